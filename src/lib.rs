@@ -1,0 +1,6 @@
+//! qsim: a discrete-event simulator of Linux dm-crypt work queues under memory pressure.
+
+pub mod engine;
+pub mod model;
+pub mod scenario;
+pub mod stats;

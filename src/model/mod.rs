@@ -1,0 +1,3 @@
+//! The dm-crypt world.
+
+pub mod observe;

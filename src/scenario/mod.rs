@@ -1,0 +1,5 @@
+//! Scenario files: loading, units, validation.
+
+pub mod types;
+
+pub use types::*;

@@ -1,0 +1,342 @@
+//! The validated, fully resolved scenario: every default filled in, every unit converted.
+//!
+//! `scenario::load()` is the only producer of these values; the model consumes them and never
+//! sees YAML. Sizes are bytes (`u64`), rates are bytes or operations per second (`f64`), times are
+//! [`SimDuration`] nanoseconds.
+
+use crate::engine::SimDuration;
+use serde::Serialize;
+
+/// A scenario ready to run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scenario {
+    /// Scenario name (defaults to the file stem).
+    pub name: String,
+    /// One-line purpose shown by `qsim list` and at the head of reports.
+    pub description: String,
+    /// Master seed of every random stream.
+    pub seed: u64,
+    /// Simulated run length, warm-up included.
+    pub duration: SimDuration,
+    /// Initial period excluded from every statistic.
+    pub warmup: SimDuration,
+    /// Event budget: a run that would need more events stops and is reported saturated.
+    pub max_events: u64,
+    /// Number of CPUs that crypt threads, kcryptd_io and inline contexts share.
+    pub cpus: u32,
+    /// Kernel timing constants.
+    pub kernel: KernelConfig,
+    /// The disk beneath dm-crypt.
+    pub device: DeviceConfig,
+    /// The request queue of that disk.
+    pub block: BlockConfig,
+    /// dm-crypt settings shared by every policy.
+    pub crypt: CryptConfig,
+    /// Queue policies to compare, in report order (names from the policy registry, or `none`).
+    pub policies: Vec<String>,
+    /// Workloads, all running at once.
+    pub workloads: Vec<WorkloadConfig>,
+}
+
+/// Kernel constants that set timeouts.
+#[derive(Debug, Clone, Serialize)]
+pub struct KernelConfig {
+    /// Timer frequency; kernel timeouts `HZ/x` truncate to whole jiffies.
+    pub hz: u32,
+}
+
+impl KernelConfig {
+    /// One jiffy.
+    pub fn jiffy(&self) -> SimDuration {
+        SimDuration::from_ns(1_000_000_000 / u64::from(self.hz))
+    }
+    /// The kernel expression `HZ / div` (integer jiffies, truncated) as a duration.
+    pub fn hz_div(&self, div: u32) -> SimDuration {
+        SimDuration::from_ns(u64::from(self.hz / div) * self.jiffy().as_ns())
+    }
+    /// Unplug delay: `3 * HZ / 1000` jiffies with a floor of one jiffy (4 ms at HZ=250).
+    pub fn unplug_delay(&self) -> SimDuration {
+        let j = (3 * self.hz / 1000).max(1);
+        SimDuration::from_ns(u64::from(j) * self.jiffy().as_ns())
+    }
+}
+
+/// A service-time (or think-time, or inter-arrival) distribution, in nanoseconds.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Distribution {
+    /// Always `value`.
+    Deterministic {
+        /// The constant value.
+        value: SimDuration,
+    },
+    /// Exponential with the given mean.
+    Exponential {
+        /// Mean.
+        mean: SimDuration,
+    },
+    /// Uniform on `[low, high]`.
+    Uniform {
+        /// Lower bound.
+        low: SimDuration,
+        /// Upper bound.
+        high: SimDuration,
+    },
+    /// Lognormal with the given mean and standard deviation (of the value, not of its log).
+    Lognormal {
+        /// Mean of the value.
+        mean: SimDuration,
+        /// Standard deviation of the value.
+        stddev: SimDuration,
+    },
+    /// Draw uniformly among the listed values (an empirical distribution).
+    Empirical {
+        /// Observed values; each is equally likely.
+        values: Vec<SimDuration>,
+    },
+}
+
+/// The disk's service model.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum DeviceConfig {
+    /// A spinning disk: seek (by distance) + rotation + transfer, one head.
+    Hdd(HddConfig),
+    /// A fixed delay (infinite server) in series with `channels` servers of given service time.
+    Nvme(NvmeConfig),
+    /// Any service-time distribution on `channels` parallel servers.
+    Generic(GenericDeviceConfig),
+}
+
+/// Spinning-disk parameters.
+#[derive(Debug, Clone, Serialize)]
+pub struct HddConfig {
+    /// Preset it came from (`hdd5400`, `hdd7200`, or `custom`).
+    pub preset: String,
+    /// Track-to-track seek (distance > 0 but tiny).
+    pub seek_min: SimDuration,
+    /// Full-stroke seek; seek(d) = min + (full - min) * sqrt(d / capacity).
+    pub seek_full: SimDuration,
+    /// Time of one revolution; rotational delay is uniform on [0, revolution).
+    pub revolution: SimDuration,
+    /// Media transfer rate in bytes per second.
+    pub transfer_rate: f64,
+    /// Capacity in bytes (sets seek distances).
+    pub capacity: u64,
+    /// Requests the drive accepts at once (NCQ depth); served one at a time in arrival order.
+    pub queue_depth: u32,
+}
+
+/// NVMe-like parameters.
+#[derive(Debug, Clone, Serialize)]
+pub struct NvmeConfig {
+    /// Fixed latency every request pays in parallel (an infinite server).
+    pub latency: SimDuration,
+    /// Parallel channels of the bottleneck stage.
+    pub channels: u32,
+    /// Fixed per-request cost in the bottleneck stage.
+    pub overhead: SimDuration,
+    /// Transfer rate of one channel, bytes per second.
+    pub transfer_rate: f64,
+    /// Requests the device accepts at once.
+    pub queue_depth: u32,
+}
+
+/// A device whose service time is any distribution; used by textbook validation.
+#[derive(Debug, Clone, Serialize)]
+pub struct GenericDeviceConfig {
+    /// Service time per request, independent of size.
+    pub service: Distribution,
+    /// Parallel servers.
+    pub channels: u32,
+    /// Requests the device accepts at once.
+    pub queue_depth: u32,
+}
+
+/// Request queue mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueMode {
+    /// Legacy request queue: per-class pools, congestion flags, plugging, an elevator.
+    Legacy,
+    /// blk-mq: a tag pool, no congestion reporting, no unplug timer, no elevator.
+    BlkMq,
+}
+
+/// Elevator (I/O scheduler) for legacy queues.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Elevator {
+    /// noop: one FIFO.
+    Fifo,
+    /// CFQ-like: sync and async slices, sync preempts async, idling, `low_latency`.
+    Cfq,
+}
+
+/// Block-layer settings of the disk beneath dm-crypt.
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockConfig {
+    /// Legacy or blk-mq.
+    pub mode: QueueMode,
+    /// Requests per class (legacy) or tags (blk-mq).
+    pub nr_requests: u32,
+    /// Elevator (legacy only).
+    pub elevator: Elevator,
+    /// Plugging on (legacy only).
+    pub plug: bool,
+    /// Queued requests that unplug a plugged queue.
+    pub unplug_threshold: u32,
+    /// CFQ low_latency.
+    pub low_latency: bool,
+    /// CFQ sync slice (HZ/10).
+    pub cfq_slice_sync: SimDuration,
+    /// CFQ async slice (HZ/25).
+    pub cfq_slice_async: SimDuration,
+    /// CFQ idle wait for more sync I/O (HZ/125).
+    pub cfq_slice_idle: SimDuration,
+    /// CFQ requests in flight per queue (quantum).
+    pub cfq_quantum: u32,
+}
+
+impl BlockConfig {
+    /// Congestion turns on when a class holds this many requests: `nr - nr/8 + 1`, at most nr.
+    pub fn congestion_on(&self) -> u32 {
+        let nr = self.nr_requests;
+        (nr - nr / 8 + 1).min(nr)
+    }
+    /// Congestion clears on a free that leaves fewer than this: `nr - nr/8 - nr/16 - 1`, at least 1.
+    pub fn congestion_off(&self) -> u32 {
+        let nr = self.nr_requests;
+        (nr.saturating_sub(nr / 8 + nr / 16 + 1)).max(1)
+    }
+}
+
+/// How the cipher answers.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum CryptoEngine {
+    /// Synchronous CPU cipher: the calling thread pays the cost.
+    Sync,
+    /// Asynchronous engine with its own servers and a queue bounded in 512-byte crypto requests;
+    /// overflow parks the request on the backlog and blocks the submitting thread.
+    Async {
+        /// Queue limit in 512-byte crypto requests (cryptd: 100 in 2.6.32).
+        queue_limit: u32,
+        /// Engine throughput, bytes per second.
+        rate: f64,
+    },
+}
+
+/// dm-crypt settings.
+#[derive(Debug, Clone, Serialize)]
+pub struct CryptConfig {
+    /// Cipher preset name (`aes-2009`, `aes-ni`, `vaes`, `null`, or `custom`).
+    pub cipher: String,
+    /// Encryption throughput of one CPU, bytes per second (`f64::INFINITY` for null).
+    pub encrypt_rate: f64,
+    /// Decryption throughput of one CPU, bytes per second.
+    pub decrypt_rate: f64,
+    /// Fixed cost per 512-byte crypto request.
+    pub per_sector_cost: SimDuration,
+    /// CPU cost of each workqueue hop (wake-up and context switch).
+    pub hop_cost: SimDuration,
+    /// Sync CPU cipher or an async engine.
+    pub engine: CryptoEngine,
+    /// Unplug the disk right after kcryptd / kcryptd_io submit (hypothesis `dm-crypt-unplug`).
+    pub unplug_after_submit: bool,
+}
+
+/// Direction mix of a fio job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RwKind {
+    /// Sequential reads.
+    Read,
+    /// Sequential writes.
+    Write,
+    /// Random reads.
+    RandRead,
+    /// Random writes.
+    RandWrite,
+    /// Random mix, `rwmixread` percent reads.
+    RandRw,
+}
+
+/// When a fio job issues I/O.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Arrivals {
+    /// Closed loop: keep `iodepth` I/Os in flight, each resubmitted after `think` time.
+    Closed {
+        /// I/Os in flight per job.
+        iodepth: u32,
+        /// Delay between a completion and the next submission.
+        think: Option<Distribution>,
+    },
+    /// Open loop at `rate` I/Os per second; at most `iodepth` in flight, later arrivals dropped.
+    Open {
+        /// I/Os per second per job.
+        rate: f64,
+        /// Poisson (exponential gaps) or constant gaps.
+        poisson: bool,
+        /// In-flight cap; arrivals over it are dropped and counted.
+        iodepth: u32,
+    },
+}
+
+/// A fio-like job.
+#[derive(Debug, Clone, Serialize)]
+pub struct FioJob {
+    /// Direction pattern.
+    pub rw: RwKind,
+    /// Percentage of reads for `randrw` (0..=100).
+    pub rwmixread: u32,
+    /// Block size, bytes (a multiple of 512).
+    pub bs: u64,
+    /// Size of the file region the job touches, bytes.
+    pub size: u64,
+    /// Byte offset of that region on the device.
+    pub offset: u64,
+    /// Closed or open loop.
+    pub arrivals: Arrivals,
+    /// Identical copies of the job.
+    pub numjobs: u32,
+    /// Writes carry REQ_SYNC (O_DIRECT/O_SYNC writers); reads always do.
+    pub sync_writes: bool,
+}
+
+/// A buffered writer: dirties page cache at `rate`; the flusher writes it back through dm-crypt.
+#[derive(Debug, Clone, Serialize)]
+pub struct BufferedWriter {
+    /// Dirtying rate, bytes per second.
+    pub rate: f64,
+    /// Writeback request size, bytes (512 KiB: the largest request).
+    pub chunk: u64,
+    /// Flusher starts when dirty data reaches this, bytes.
+    pub background_bytes: u64,
+    /// The writer is throttled while dirty + under-writeback data exceed this, bytes.
+    pub dirty_limit_bytes: u64,
+    /// Size of the file region written sequentially, bytes.
+    pub size: u64,
+    /// Byte offset of that region on the device.
+    pub offset: u64,
+}
+
+/// What a workload is.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum WorkloadKind {
+    /// A fio job (the `gitk` preset resolves to one).
+    Fio(FioJob),
+    /// Buffered writes written back by the flusher.
+    BufferedWriter(BufferedWriter),
+}
+
+/// One workload.
+#[derive(Debug, Clone, Serialize)]
+pub struct WorkloadConfig {
+    /// Name used in random-stream names and reports.
+    pub name: String,
+    /// Its behaviour.
+    pub kind: WorkloadKind,
+}

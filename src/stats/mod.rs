@@ -1,0 +1,7 @@
+//! Pure statistics: latency histograms and running summaries. No I/O, no model types.
+
+pub mod histogram;
+pub mod running;
+
+pub use histogram::Histogram;
+pub use running::Running;
