@@ -1,6 +1,7 @@
 //! qsim: a discrete-event simulator of Linux dm-crypt work queues under memory pressure.
 
 pub mod engine;
+pub mod experiment;
 pub mod model;
 pub mod scenario;
 pub mod stats;

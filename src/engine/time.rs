@@ -127,7 +127,11 @@ impl AddAssign<SimDuration> for SimTime {
 impl Add for SimDuration {
     type Output = SimDuration;
     fn add(self, d: SimDuration) -> SimDuration {
-        SimDuration(self.0.checked_add(d.0).expect("duration overflowed u64 nanoseconds"))
+        SimDuration(
+            self.0
+                .checked_add(d.0)
+                .expect("duration overflowed u64 nanoseconds"),
+        )
     }
 }
 
@@ -147,7 +151,11 @@ impl Sub for SimDuration {
 impl Mul<u64> for SimDuration {
     type Output = SimDuration;
     fn mul(self, k: u64) -> SimDuration {
-        SimDuration(self.0.checked_mul(k).expect("duration overflowed u64 nanoseconds"))
+        SimDuration(
+            self.0
+                .checked_mul(k)
+                .expect("duration overflowed u64 nanoseconds"),
+        )
     }
 }
 
