@@ -1,0 +1,12 @@
+//! `none`: no dm-crypt at all, the plain disk. The baseline every encrypted policy is compared to.
+
+use super::{NoQueue, PolicyInfo, Topology};
+
+/// Registration.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "none",
+    summary: "no dm-crypt: bios go straight to the disk (baseline)",
+    topology: Topology::Plain,
+    threads: 0,
+    build: || Box::new(NoQueue),
+};

@@ -1,0 +1,68 @@
+//! `ratio`: one crypt thread over a sync and an async list in batches, as btrfs's worker does
+//! (fs/btrfs/volumes.c, 2.6.32): up to 64 sync items, then switch if async work waits; up to 32
+//! async items, then switch if sync work waits. Sync gets about two thirds of the thread under
+//! load, and neither list starves.
+
+use super::{CryptQueuePolicy, PolicyInfo, Topology, Work};
+use std::collections::VecDeque;
+
+/// Sync items per batch.
+pub const SYNC_BATCH: u32 = 64;
+/// Async items per batch.
+pub const ASYNC_BATCH: u32 = 32;
+
+/// Registration.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "ratio",
+    summary: "one thread, btrfs batches: 64 sync then 32 async while both wait",
+    topology: Topology::Queued,
+    threads: 1,
+    build: || Box::new(Ratio::new()),
+};
+
+/// Two lists and the batch in progress.
+#[derive(Debug)]
+pub struct Ratio {
+    lists: [VecDeque<Work>; 2],
+    /// 0 = serving the sync list, 1 = the async list.
+    current: usize,
+    served: u32,
+}
+
+impl Ratio {
+    /// Starts on the sync list.
+    pub fn new() -> Self {
+        Ratio { lists: [VecDeque::new(), VecDeque::new()], current: 0, served: 0 }
+    }
+}
+
+impl Default for Ratio {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CryptQueuePolicy for Ratio {
+    fn enqueue(&mut self, work: Work) {
+        self.lists[usize::from(!work.sync)].push_back(work);
+    }
+    fn next(&mut self, _thread: usize) -> Option<Work> {
+        let other = 1 - self.current;
+        let limit = if self.current == 0 { SYNC_BATCH } else { ASYNC_BATCH };
+        let exhausted = self.lists[self.current].is_empty();
+        if exhausted || (self.served >= limit && !self.lists[other].is_empty()) {
+            if !self.lists[other].is_empty() {
+                self.current = other;
+            }
+            self.served = 0;
+        }
+        let w = self.lists[self.current].pop_front();
+        if w.is_some() {
+            self.served += 1;
+        }
+        w
+    }
+    fn len(&self) -> usize {
+        self.lists[0].len() + self.lists[1].len()
+    }
+}

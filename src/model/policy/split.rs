@@ -1,0 +1,42 @@
+//! `split`: Chris Mason's 2009 proposal (never merged). A sync queue served by its own thread
+//! (read decrypts, sync writes) and an async queue served by another (writeback encrypts). With
+//! one CPU the two threads time-share it; with two they run in parallel.
+
+use super::{CryptQueuePolicy, PolicyInfo, Topology, Work};
+use std::collections::VecDeque;
+
+/// Registration.
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "split",
+    summary: "Mason 2009: a sync (read) thread and an async (write) thread, separate FIFOs",
+    topology: Topology::Queued,
+    threads: 2,
+    build: || Box::new(Split::default()),
+};
+
+/// Thread 0 serves `sync`, thread 1 serves `async_`.
+#[derive(Debug, Default)]
+pub struct Split {
+    sync: VecDeque<Work>,
+    async_: VecDeque<Work>,
+}
+
+impl CryptQueuePolicy for Split {
+    fn enqueue(&mut self, work: Work) {
+        if work.sync {
+            self.sync.push_back(work);
+        } else {
+            self.async_.push_back(work);
+        }
+    }
+    fn next(&mut self, thread: usize) -> Option<Work> {
+        if thread == 0 {
+            self.sync.pop_front()
+        } else {
+            self.async_.pop_front()
+        }
+    }
+    fn len(&self) -> usize {
+        self.sync.len() + self.async_.len()
+    }
+}

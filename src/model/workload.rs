@@ -1,0 +1,318 @@
+//! Workloads: fio-like jobs (closed or open loop) and buffered writers with their flusher.
+//!
+//! A fio job draws from its own named random streams (`<name>.<copy>/arrival`, `/offset`, `/mix`,
+//! `/think`, `/service`), so the arrival times, offsets and device service draws it produces are
+//! the same under every policy: policies are compared with common random numbers.
+//!
+//! A buffered writer dirties page cache at a fixed rate in 64 KiB steps. Before each step it runs
+//! `balance_dirty_pages`: while its dirty plus under-writeback data exceed the dirty limit it sleeps
+//! in `congestion_wait(ASYNC, HZ/10)`. Its flusher writes dirty data back in `chunk`-sized async
+//! bios (512 KiB: the largest request) while the disk beneath is not write-congested, and backs
+//! off with `congestion_wait(ASYNC, HZ/10)` when it is, as 2.6.32's background writeback does.
+
+use super::bio::{Bio, Dir, Origin};
+use super::world::{CwWhoPub, Event, World};
+use crate::engine::{RngStreams, Scheduler, SimDuration, SimRng};
+use crate::scenario::{Arrivals, BufferedWriter, FioJob, RwKind};
+use rand::RngExt;
+
+/// Bytes a buffered writer dirties per step.
+const DIRTY_STEP: u64 = 64 * 1024;
+
+/// One copy of a fio job.
+#[derive(Debug)]
+pub struct Job {
+    cfg: FioJob,
+    /// Its submitting context (an actor of the world).
+    ctx: u32,
+    inflight: u32,
+    next_seq: u64,
+    arrival: SimRng,
+    offset: SimRng,
+    mix: SimRng,
+    think: SimRng,
+    service: SimRng,
+}
+
+impl Job {
+    /// Copy `copy` of the job named `name`.
+    pub fn new(name: &str, copy: u32, cfg: &FioJob, ctx: u32, streams: &RngStreams) -> Job {
+        let s = |what: &str| streams.stream(&format!("{name}.{copy}/{what}"));
+        Job {
+            cfg: cfg.clone(),
+            ctx,
+            inflight: 0,
+            next_seq: cfg.offset,
+            arrival: s("arrival"),
+            offset: s("offset"),
+            mix: s("mix"),
+            think: s("think"),
+            service: s("service"),
+        }
+    }
+
+    fn iodepth(&self) -> u32 {
+        match self.cfg.arrivals {
+            Arrivals::Closed { iodepth, .. } | Arrivals::Open { iodepth, .. } => iodepth,
+        }
+    }
+
+    fn next_gap(&mut self) -> SimDuration {
+        let Arrivals::Open { rate, poisson, .. } = self.cfg.arrivals else {
+            unreachable!("only open-loop jobs have arrival gaps")
+        };
+        let mean = 1.0 / rate;
+        if poisson {
+            let u: f64 = self.arrival.random();
+            SimDuration::from_secs_f64(-mean * (1.0 - u).ln())
+        } else {
+            SimDuration::from_secs_f64(mean)
+        }
+    }
+
+    fn make_bio(&mut self, sched: &Scheduler<Event>, job: u32) -> Bio {
+        let bs = self.cfg.bs;
+        let dir = match self.cfg.rw {
+            RwKind::Read | RwKind::RandRead => Dir::Read,
+            RwKind::Write | RwKind::RandWrite => Dir::Write,
+            RwKind::RandRw => {
+                let u: f64 = self.mix.random();
+                if u * 100.0 < f64::from(self.cfg.rwmixread) {
+                    Dir::Read
+                } else {
+                    Dir::Write
+                }
+            }
+        };
+        let blocks = (self.cfg.size / bs).max(1);
+        let offset = match self.cfg.rw {
+            RwKind::Read | RwKind::Write => {
+                let o = self.next_seq;
+                self.next_seq += bs;
+                if self.next_seq + bs > self.cfg.offset + blocks * bs {
+                    self.next_seq = self.cfg.offset;
+                }
+                o
+            }
+            _ => self.cfg.offset + self.offset.random_range(0..blocks) * bs,
+        };
+        let sync = dir == Dir::Read || self.cfg.sync_writes;
+        let mut bio = Bio::new(dir, sync, bs as u32, offset, Origin::Job(job), sched.now());
+        bio.service_u = self.service.random();
+        bio
+    }
+}
+
+/// A buffered writer and its flusher.
+#[derive(Debug)]
+pub struct Writer {
+    cfg: BufferedWriter,
+    /// The flusher's submitting context (an actor of the world).
+    ctx: u32,
+    dirty: u64,
+    writeback: u64,
+    next_offset: u64,
+    service: SimRng,
+    /// The flusher is asleep in congestion_wait.
+    flusher_waiting: bool,
+    /// The writer is throttled (since when), or running.
+    throttled_since: Option<crate::engine::SimTime>,
+}
+
+impl Writer {
+    /// The writer named `name`.
+    pub fn new(name: &str, cfg: &BufferedWriter, ctx: u32, streams: &RngStreams) -> Writer {
+        Writer {
+            cfg: cfg.clone(),
+            ctx,
+            dirty: 0,
+            writeback: 0,
+            next_offset: cfg.offset,
+            service: streams.stream(&format!("{name}/service")),
+            flusher_waiting: false,
+            throttled_since: None,
+        }
+    }
+
+    fn step_gap(&self) -> SimDuration {
+        SimDuration::from_secs_f64(DIRTY_STEP as f64 / self.cfg.rate)
+    }
+}
+
+/// fio's IO-depth bucket of a submission made with `depth` I/Os in flight (1, 2, 4, … ≥64).
+pub fn depth_bucket(depth: u32) -> usize {
+    (depth.max(1).ilog2() as usize).min(6)
+}
+
+impl World {
+    pub(super) fn start_workloads(&mut self, sched: &mut Scheduler<Event>) {
+        for j in 0..self.jobs.len() as u32 {
+            match self.jobs[j as usize].cfg.arrivals {
+                Arrivals::Closed { iodepth, .. } => {
+                    for _ in 0..iodepth {
+                        self.job_submit(j, sched);
+                    }
+                }
+                Arrivals::Open { .. } => {
+                    let gap = self.jobs[j as usize].next_gap();
+                    sched.schedule_in(gap, Event::JobIssue { job: j });
+                }
+            }
+        }
+        for w in 0..self.writers.len() as u32 {
+            sched.schedule_in(SimDuration::ZERO, Event::WriterTick { writer: w });
+        }
+    }
+
+    /// A job's issue event: an open-loop arrival or the end of a think time.
+    pub(super) fn job_issue(&mut self, j: u32, sched: &mut Scheduler<Event>) {
+        let job = &mut self.jobs[j as usize];
+        if let Arrivals::Open { .. } = job.cfg.arrivals {
+            let gap = job.next_gap();
+            sched.schedule_in(gap, Event::JobIssue { job: j });
+            if job.inflight >= job.iodepth() {
+                // fio's rate option cannot exceed iodepth either: the arrival is dropped.
+                let dir = if job.cfg.rw == RwKind::Write || job.cfg.rw == RwKind::RandWrite {
+                    Dir::Write
+                } else {
+                    Dir::Read
+                };
+                if self.measuring {
+                    self.dirs_dropped(dir);
+                }
+                return;
+            }
+        }
+        self.job_submit(j, sched);
+    }
+
+    fn job_submit(&mut self, j: u32, sched: &mut Scheduler<Event>) {
+        let job = &mut self.jobs[j as usize];
+        let bio = job.make_bio(sched, j);
+        job.inflight += 1;
+        let depth = job.inflight;
+        let ctx = job.ctx;
+        if sched.now() >= self.warmup {
+            self.depth_buckets[depth_bucket(depth)] += 1;
+        }
+        self.issue(bio, ctx, sched);
+    }
+
+    pub(super) fn job_completed(&mut self, j: u32, sched: &mut Scheduler<Event>) {
+        let job = &mut self.jobs[j as usize];
+        job.inflight -= 1;
+        if let Arrivals::Closed { think, .. } = &job.cfg.arrivals {
+            match think {
+                Some(d) => {
+                    let u: f64 = job.think.random();
+                    let t = d.quantile(u);
+                    sched.schedule_in(t, Event::JobIssue { job: j });
+                }
+                None => self.job_submit(j, sched),
+            }
+        }
+    }
+
+    /// The writer's next step: throttle in balance_dirty_pages, or dirty another 64 KiB.
+    pub(super) fn writer_tick(&mut self, w: u32, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let wr = &mut self.writers[w as usize];
+        if wr.dirty + wr.writeback >= wr.cfg.dirty_limit_bytes {
+            wr.throttled_since.get_or_insert(now);
+            let timeout = self.sc.kernel.hz_div(10);
+            self.congestion_wait(CwWhoPub::Writer(w), super::block::ASYNC, timeout, sched);
+            self.flusher_run(w, sched);
+            return;
+        }
+        if let Some(since) = wr.throttled_since.take()
+            && self.measuring
+        {
+            self.wb.throttled += now.since(since.max(self.warmup).min(now));
+        }
+        wr.dirty += DIRTY_STEP;
+        if self.measuring {
+            self.wb.dirtied_bytes += DIRTY_STEP;
+        }
+        let gap = wr.step_gap();
+        sched.schedule_in(gap, Event::WriterTick { writer: w });
+        self.flusher_run(w, sched);
+    }
+
+    /// The flusher writes back whole chunks while the disk is not write-congested.
+    pub(super) fn flusher_run(&mut self, w: u32, sched: &mut Scheduler<Event>) {
+        loop {
+            let wr = &self.writers[w as usize];
+            if wr.flusher_waiting {
+                // Only a congestion_wait ending may resume a sleeping flusher.
+                return;
+            }
+            // Whole chunks only, and only while over the background threshold.
+            if wr.dirty < wr.cfg.chunk || wr.dirty < wr.cfg.background_bytes {
+                return;
+            }
+            if self.context_busy(wr.ctx) {
+                // The flusher's own context is still submitting (blocked on a pool or
+                // encrypting inline); it runs the flusher again when it is free.
+                return;
+            }
+            if self.write_congested() {
+                self.writers[w as usize].flusher_waiting = true;
+                let timeout = self.sc.kernel.hz_div(10);
+                self.congestion_wait(CwWhoPub::Flusher(w), super::block::ASYNC, timeout, sched);
+                return;
+            }
+            let wr = &mut self.writers[w as usize];
+            let n = wr.cfg.chunk.min(wr.dirty);
+            wr.dirty -= n;
+            wr.writeback += n;
+            let offset = wr.next_offset;
+            wr.next_offset += n;
+            if wr.next_offset + wr.cfg.chunk > wr.cfg.offset + wr.cfg.size {
+                wr.next_offset = wr.cfg.offset;
+            }
+            let mut bio = Bio::new(
+                Dir::Write,
+                false,
+                n as u32,
+                offset,
+                Origin::Writeback(w),
+                sched.now(),
+            );
+            bio.service_u = wr.service.random();
+            let ctx = wr.ctx;
+            self.issue(bio, ctx, sched);
+        }
+    }
+
+    /// Called when a flusher's congestion_wait ends.
+    pub(super) fn flusher_woken(&mut self, w: u32) {
+        self.writers[w as usize].flusher_waiting = false;
+    }
+
+    pub(super) fn writeback_completed(
+        &mut self,
+        w: u32,
+        bytes: u32,
+        _sched: &mut Scheduler<Event>,
+    ) {
+        let wr = &mut self.writers[w as usize];
+        wr.writeback -= u64::from(bytes);
+        if self.measuring {
+            self.wb.written_back_bytes += u64::from(bytes);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_buckets_follow_fio() {
+        let got: Vec<usize> = [1, 2, 3, 4, 7, 8, 16, 31, 32, 63, 64, 1000]
+            .iter()
+            .map(|&d| depth_bucket(d))
+            .collect();
+        assert_eq!(got, vec![0, 1, 1, 2, 2, 3, 4, 4, 5, 5, 6, 6]);
+    }
+}

@@ -1,0 +1,993 @@
+//! The assembled dm-crypt world for one policy: every component, the domain event enum, and the
+//! handlers that move bios between them.
+//!
+//! ```text
+//!  fio jobs ──issue──► dm-crypt map ──reads──► kcryptd_io ──clone──┐
+//!  flusher  ──write──►      │                                      ▼
+//!                           └─writes─► crypt queue(s) ─► kcryptd ─► request pool (SYNC/ASYNC)
+//!                                        ▲      (policy)            │ plug, elevator
+//!                     read completions ──┘                          ▼
+//!                                                                 device
+//! ```
+//!
+//! Threads (crypt threads, kcryptd_io, and the submitting contexts of jobs and flushers) are
+//! *actors*: each is idle, running on a CPU, asleep on a request pool, or blocked on the crypto
+//! backlog. Their CPU work shares the [`CpuPool`].
+
+use super::bio::{Bio, BioId, BioSlab, Dir, Origin};
+use super::block::{ASYNC, BatchState, RequestQueue, SYNC};
+use super::cpu::{CpuPool, TaskTag};
+use super::device::{Device, DeviceWake};
+use super::memory::{Allocator, pages_for};
+use super::observe::{DirectionObs, RunEnd, RunObs, Stage};
+use super::policy::{CryptOp, CryptQueuePolicy, PolicyInfo, Topology, Work};
+use super::workload::{Job, Writer};
+use crate::engine::{EventId, Model, Scheduler, SimDuration, SimTime};
+use crate::scenario::{CryptoEngine, QueueMode, Scenario};
+use crate::stats::{Histogram, Running};
+use std::collections::VecDeque;
+
+/// Length of one bandwidth / IOPS sample interval (fio's default `bw_avg_time` is 500 ms).
+pub const SAMPLE_INTERVAL: SimDuration = SimDuration::from_ms(500);
+
+/// Everything that can happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// A job issues its next I/O (open-loop arrival, or closed-loop think time over).
+    JobIssue {
+        /// Job index.
+        job: u32,
+    },
+    /// The CPU pool's earliest task finishes.
+    CpuDone,
+    /// A bio's fixed device latency ends.
+    DeviceDelay {
+        /// The bio.
+        bio: BioId,
+    },
+    /// A device channel finishes its request.
+    DeviceDone {
+        /// Channel index.
+        chan: u32,
+    },
+    /// The request queue's unplug timer fires.
+    UnplugTimer,
+    /// CFQ's idle timer fires.
+    CfqIdle,
+    /// An actor woken on a request pool retries.
+    PoolWake {
+        /// Actor index.
+        actor: u32,
+    },
+    /// A `congestion_wait` times out.
+    CongestionTimeout {
+        /// Waiter slot.
+        waiter: u32,
+    },
+    /// A buffered writer dirties its next step of data.
+    WriterTick {
+        /// Writer index.
+        writer: u32,
+    },
+    /// A flusher looks for dirty data to write back.
+    FlusherRun {
+        /// Writer index.
+        writer: u32,
+    },
+    /// The async crypto engine finished a bio.
+    EngineDone {
+        /// The bio.
+        bio: BioId,
+    },
+    /// A crypt thread's last backlogged crypto request entered the engine queue.
+    BacklogUnblock {
+        /// Actor index.
+        actor: u32,
+    },
+    /// A bandwidth / IOPS sample interval ends.
+    Sample,
+    /// The warm-up ends: statistics start.
+    WarmupEnd,
+}
+
+/// What an actor is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActorKind {
+    /// Crypt thread `i` of the policy.
+    Crypt(usize),
+    /// kcryptd_io.
+    Io,
+    /// The submitting context of job `j` (used when it submits to the disk itself).
+    JobCtx(u32),
+    /// The submitting context of writer `w`'s flusher.
+    FlusherCtx(u32),
+}
+
+/// What step a CPU task finishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Crypt(CryptOp),
+    IoHop,
+    InlineEncrypt,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ActorState {
+    Idle,
+    Cpu { bio: BioId, step: Step },
+    PoolWait { bio: BioId },
+    Backlog,
+}
+
+#[derive(Debug)]
+struct Actor {
+    kind: ActorKind,
+    state: ActorState,
+    batch: BatchState,
+    /// Bios waiting for this actor (kcryptd_io's list, or a context's pending submissions).
+    queue: VecDeque<BioId>,
+}
+
+/// Who sleeps in `congestion_wait`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CwWho {
+    Writer(u32),
+    Flusher(u32),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct CwWaiter {
+    who: CwWho,
+    class: usize,
+    since: SimTime,
+    timer: EventId,
+}
+
+/// Tag bit marking a CPU task as a softirq decrypt of a bio rather than an actor's work.
+const SOFTIRQ_TAG: TaskTag = 1 << 40;
+
+/// The async crypto engine: a FIFO drained at a fixed rate, bounded in 512-byte requests.
+#[derive(Debug)]
+struct AsyncEngine {
+    queue_limit: u64,
+    unit_ns: f64,
+    busy_until: SimTime,
+}
+
+/// Running statistics of one direction.
+#[derive(Debug)]
+struct DirStats {
+    obs: DirectionObs,
+    window_ios: u64,
+    window_bytes: u64,
+}
+
+impl DirStats {
+    fn new() -> Self {
+        DirStats {
+            obs: DirectionObs {
+                ios: 0,
+                bytes: 0,
+                slat: Histogram::new(),
+                clat: Histogram::new(),
+                lat: Histogram::new(),
+                bw_kib_s: Running::new(),
+                iops: Running::new(),
+                stages: (0..Stage::COUNT).map(|_| Histogram::new()).collect(),
+                issued: 0,
+                dropped: 0,
+            },
+            window_ios: 0,
+            window_bytes: 0,
+        }
+    }
+}
+
+/// One policy's world.
+#[derive(Debug)]
+pub struct World {
+    pub(super) sc: Scenario,
+    pub(super) info: &'static PolicyInfo,
+    policy: Box<dyn CryptQueuePolicy>,
+    pub(super) bios: BioSlab,
+    pub(super) cpu: CpuPool,
+    cpu_event: Option<EventId>,
+    device: Device,
+    pub(super) queue: RequestQueue,
+    actors: Vec<Actor>,
+    io_actor: u32,
+    crypt_actors: Vec<u32>,
+    engine: Option<AsyncEngine>,
+    pub(super) alloc: Allocator,
+    pub(super) jobs: Vec<Job>,
+    pub(super) writers: Vec<Writer>,
+    cw_slots: Vec<Option<CwWaiter>>,
+    cw_free: Vec<u32>,
+    cw_queues: [Vec<u32>; 2],
+    pub(super) warmup: SimTime,
+    pub(super) measuring: bool,
+    dirs: [DirStats; 2],
+    clat_all: Histogram,
+    pub(super) depth_buckets: [u64; 7],
+    pub(super) obs_cw: [super::observe::CongestionWaitObs; 2],
+    pub(super) wb: super::observe::WritebackObs,
+    crypt_len_area: u128,
+    crypt_len_since: SimTime,
+    crypt_len_max: u64,
+    busy_at_warmup: u128,
+    device_busy_at_warmup: SimDuration,
+    block_at_warmup: super::block::BlockCounters,
+    pub(super) issued_total: u64,
+    pub(super) completed_total: u64,
+    scratch: Vec<TaskTag>,
+}
+
+impl World {
+    /// Builds the world for `policy` and schedules its first events.
+    pub fn new(sc: &Scenario, info: &'static PolicyInfo, sched: &mut Scheduler<Event>) -> World {
+        let streams = crate::engine::RngStreams::new(sc.seed, 0);
+        let mut actors = Vec::new();
+        let mut crypt_actors = Vec::new();
+        for i in 0..info.threads {
+            crypt_actors.push(actors.len() as u32);
+            actors.push(Actor::new(ActorKind::Crypt(i)));
+        }
+        let io_actor = actors.len() as u32;
+        actors.push(Actor::new(ActorKind::Io));
+        let mut jobs = Vec::new();
+        let mut writers = Vec::new();
+        for wl in &sc.workloads {
+            match &wl.kind {
+                crate::scenario::WorkloadKind::Fio(f) => {
+                    for copy in 0..f.numjobs {
+                        let ctx = actors.len() as u32;
+                        actors.push(Actor::new(ActorKind::JobCtx(jobs.len() as u32)));
+                        jobs.push(Job::new(&wl.name, copy, f, ctx, &streams));
+                    }
+                }
+                crate::scenario::WorkloadKind::BufferedWriter(b) => {
+                    let ctx = actors.len() as u32;
+                    actors.push(Actor::new(ActorKind::FlusherCtx(writers.len() as u32)));
+                    writers.push(Writer::new(&wl.name, b, ctx, &streams));
+                }
+            }
+        }
+        let engine = match sc.crypt.engine {
+            CryptoEngine::Sync => None,
+            CryptoEngine::Async { queue_limit, rate } => Some(AsyncEngine {
+                queue_limit: u64::from(queue_limit.max(1)),
+                unit_ns: 512.0 / rate * 1e9,
+                busy_until: SimTime::ZERO,
+            }),
+        };
+        let warmup = SimTime::ZERO + sc.warmup;
+        let mut w = World {
+            sc: sc.clone(),
+            info,
+            policy: (info.build)(),
+            bios: BioSlab::default(),
+            cpu: CpuPool::new(sc.cpus),
+            cpu_event: None,
+            device: Device::new(&sc.device),
+            queue: RequestQueue::new(&sc.block, &sc.kernel),
+            actors,
+            io_actor,
+            crypt_actors,
+            engine,
+            alloc: Allocator::default(),
+            jobs,
+            writers,
+            cw_slots: Vec::new(),
+            cw_free: Vec::new(),
+            cw_queues: [Vec::new(), Vec::new()],
+            warmup,
+            measuring: sc.warmup.is_zero(),
+            dirs: [DirStats::new(), DirStats::new()],
+            clat_all: Histogram::new(),
+            depth_buckets: [0; 7],
+            obs_cw: Default::default(),
+            wb: Default::default(),
+            crypt_len_area: 0,
+            crypt_len_since: warmup,
+            crypt_len_max: 0,
+            busy_at_warmup: 0,
+            device_busy_at_warmup: SimDuration::ZERO,
+            block_at_warmup: Default::default(),
+            issued_total: 0,
+            completed_total: 0,
+            scratch: Vec::new(),
+        };
+        if !w.measuring {
+            sched.schedule_at(warmup, Event::WarmupEnd);
+        }
+        sched.schedule_at(warmup + SAMPLE_INTERVAL, Event::Sample);
+        w.start_workloads(sched);
+        w
+    }
+
+    // ----- actors and CPU -------------------------------------------------------------------
+
+    fn start_cpu(&mut self, tag: TaskTag, work: SimDuration, sched: &mut Scheduler<Event>) {
+        self.cpu.add(sched.now(), work, tag);
+        self.reschedule_cpu(sched);
+    }
+
+    fn reschedule_cpu(&mut self, sched: &mut Scheduler<Event>) {
+        if let Some(id) = self.cpu_event.take() {
+            sched.cancel(id);
+        }
+        if let Some(t) = self.cpu.next_completion(sched.now()) {
+            self.cpu_event = Some(sched.schedule_at(t, Event::CpuDone));
+        }
+    }
+
+    fn cpu_done(&mut self, sched: &mut Scheduler<Event>) {
+        self.cpu_event = None;
+        let mut done = std::mem::take(&mut self.scratch);
+        done.clear();
+        self.cpu.finished(sched.now(), &mut done);
+        for &tag in &done {
+            if tag & SOFTIRQ_TAG != 0 {
+                self.complete_bio((tag & !SOFTIRQ_TAG) as BioId, sched);
+            } else {
+                self.actor_cpu_done(tag as u32, sched);
+            }
+        }
+        self.scratch = done;
+        self.reschedule_cpu(sched);
+    }
+
+    /// CPU cost of encrypting or decrypting `bytes` on one CPU.
+    fn crypto_cost(&self, op: CryptOp, bytes: u32) -> SimDuration {
+        let c = &self.sc.crypt;
+        let rate = match op {
+            CryptOp::Encrypt => c.encrypt_rate,
+            CryptOp::Decrypt => c.decrypt_rate,
+        };
+        let sectors = u64::from(bytes / 512);
+        let stream = if rate.is_finite() {
+            SimDuration::from_secs_f64(f64::from(bytes) / rate)
+        } else {
+            SimDuration::ZERO
+        };
+        stream + c.per_sector_cost * sectors
+    }
+
+    /// Lets an idle actor pick up its next piece of work.
+    fn kick(&mut self, a: u32, sched: &mut Scheduler<Event>) {
+        if self.actors[a as usize].state != ActorState::Idle {
+            return;
+        }
+        let now = sched.now();
+        match self.actors[a as usize].kind {
+            ActorKind::Crypt(t) => {
+                let Some(work) = self.policy_next(t, now) else {
+                    return;
+                };
+                self.bios[work.bio].enter(Stage::CryptService, now);
+                let hop = self.sc.crypt.hop_cost;
+                let cost = if self.engine.is_some() {
+                    hop + self.sc.crypt.per_sector_cost * self.bios[work.bio].sectors()
+                } else {
+                    hop + self.crypto_cost(work.op, self.bios[work.bio].bytes)
+                };
+                self.actors[a as usize].state = ActorState::Cpu {
+                    bio: work.bio,
+                    step: Step::Crypt(work.op),
+                };
+                self.start_cpu(TaskTag::from(a), cost, sched);
+            }
+            ActorKind::Io => {
+                let Some(bio) = self.actors[a as usize].queue.pop_front() else {
+                    return;
+                };
+                self.actors[a as usize].state = ActorState::Cpu {
+                    bio,
+                    step: Step::IoHop,
+                };
+                self.start_cpu(TaskTag::from(a), self.sc.crypt.hop_cost, sched);
+            }
+            ActorKind::JobCtx(_) | ActorKind::FlusherCtx(_) => {
+                // Submit pending bios until one blocks or needs the CPU.
+                while self.actors[a as usize].state == ActorState::Idle {
+                    let Some(bio) = self.actors[a as usize].queue.pop_front() else {
+                        break;
+                    };
+                    let b = &self.bios[bio];
+                    if self.info.topology == Topology::Inline && b.dir == Dir::Write {
+                        let cost = self.crypto_cost(CryptOp::Encrypt, b.bytes);
+                        self.bios[bio].enter(Stage::CryptService, now);
+                        self.actors[a as usize].state = ActorState::Cpu {
+                            bio,
+                            step: Step::InlineEncrypt,
+                        };
+                        self.start_cpu(TaskTag::from(a), cost, sched);
+                    } else if self.try_submit(a, bio, sched) {
+                        self.bios[bio].accepted = now;
+                    }
+                }
+                self.context_idle(a, sched);
+            }
+        }
+    }
+
+    /// A submitting context has nothing in hand: a flusher may continue writing back.
+    fn context_idle(&mut self, a: u32, sched: &mut Scheduler<Event>) {
+        let actor = &self.actors[a as usize];
+        if actor.state == ActorState::Idle
+            && actor.queue.is_empty()
+            && let ActorKind::FlusherCtx(w) = actor.kind
+        {
+            sched.schedule_in(SimDuration::ZERO, Event::FlusherRun { writer: w });
+        }
+    }
+
+    fn actor_cpu_done(&mut self, a: u32, sched: &mut Scheduler<Event>) {
+        let ActorState::Cpu { bio, step } = self.actors[a as usize].state else {
+            unreachable!("CPU task finished for an actor not on a CPU")
+        };
+        self.actors[a as usize].state = ActorState::Idle;
+        let now = sched.now();
+        match step {
+            Step::Crypt(CryptOp::Decrypt) => {
+                if let Some(unblock) = self.engine_submit(bio, now, sched) {
+                    self.block_on_backlog(a, unblock, sched);
+                } else if self.engine.is_none() {
+                    self.complete_bio(bio, sched);
+                }
+            }
+            Step::Crypt(CryptOp::Encrypt) => {
+                let pages = pages_for(self.bios[bio].bytes);
+                let granted = self.alloc.alloc_bounce(pages);
+                debug_assert!(granted, "unlimited memory refused a bounce page");
+                self.bios[bio].bounce_pages = pages;
+                if self.engine.is_some() {
+                    if let Some(unblock) = self.engine_submit(bio, now, sched) {
+                        self.block_on_backlog(a, unblock, sched);
+                    }
+                } else {
+                    self.try_submit(a, bio, sched);
+                }
+            }
+            Step::IoHop => {
+                self.try_submit(a, bio, sched);
+            }
+            Step::InlineEncrypt => {
+                let pages = pages_for(self.bios[bio].bytes);
+                self.alloc.alloc_bounce(pages);
+                self.bios[bio].bounce_pages = pages;
+                if self.try_submit(a, bio, sched) {
+                    self.bios[bio].accepted = now;
+                }
+            }
+        }
+        self.kick(a, sched);
+    }
+
+    fn block_on_backlog(&mut self, a: u32, until: SimTime, sched: &mut Scheduler<Event>) {
+        self.actors[a as usize].state = ActorState::Backlog;
+        sched.schedule_at(until, Event::BacklogUnblock { actor: a });
+    }
+
+    /// Hands a bio's crypto requests to the async engine, if there is one. Returns when the
+    /// submitting thread may go on if the queue overflowed (it is blocked on the backlog until
+    /// then), or `None` if it may go on now.
+    fn engine_submit(
+        &mut self,
+        bio: BioId,
+        now: SimTime,
+        sched: &mut Scheduler<Event>,
+    ) -> Option<SimTime> {
+        let engine = self.engine.as_mut()?;
+        let units = self.bios[bio].sectors();
+        let start = now.max(engine.busy_until);
+        let finish = start + SimDuration::from_secs_f64(units as f64 * engine.unit_ns / 1e9);
+        engine.busy_until = finish;
+        sched.schedule_at(finish, Event::EngineDone { bio });
+        // The last request enters the queue once no more than `queue_limit` remain ahead of
+        // and including it; until then the thread sits on the backlog.
+        let room = SimDuration::from_secs_f64(engine.queue_limit as f64 * engine.unit_ns / 1e9);
+        let enter = SimTime::from_ns(finish.as_ns().saturating_sub(room.as_ns()));
+        (enter > now).then_some(enter)
+    }
+
+    fn engine_done(&mut self, bio: BioId, sched: &mut Scheduler<Event>) {
+        match self.bios[bio].dir {
+            Dir::Read => self.complete_bio(bio, sched),
+            Dir::Write => {
+                // 2.6.32: an async encryption completion hands the clone to kcryptd_io.
+                self.bios[bio].enter(Stage::IoQueue, sched.now());
+                let io = self.io_actor;
+                self.actors[io as usize].queue.push_back(bio);
+                self.kick(io, sched);
+            }
+        }
+    }
+
+    // ----- crypt queue accounting -----------------------------------------------------------
+
+    fn crypt_len_tick(&mut self, now: SimTime) {
+        if self.measuring {
+            let dt = now.saturating_since(self.crypt_len_since).as_ns();
+            self.crypt_len_area += u128::from(dt) * self.policy.len() as u128;
+        }
+        self.crypt_len_since = now;
+    }
+
+    fn policy_enqueue(&mut self, work: Work, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        self.crypt_len_tick(now);
+        self.policy.enqueue(work);
+        if self.measuring {
+            self.crypt_len_max = self.crypt_len_max.max(self.policy.len() as u64);
+        }
+        for i in 0..self.crypt_actors.len() {
+            let a = self.crypt_actors[i];
+            self.kick(a, sched);
+        }
+    }
+
+    fn policy_next(&mut self, thread: usize, now: SimTime) -> Option<Work> {
+        self.crypt_len_tick(now);
+        self.policy.next(thread)
+    }
+
+    // ----- block layer ----------------------------------------------------------------------
+
+    /// Tries to get a request for `bio` on behalf of actor `a` and insert it. On a full pool
+    /// the actor sleeps holding the bio and `false` is returned.
+    fn try_submit(&mut self, a: u32, bio: BioId, sched: &mut Scheduler<Event>) -> bool {
+        let now = sched.now();
+        let class = self.bios[bio].class();
+        if !self
+            .queue
+            .get_request(class, &mut self.actors[a as usize].batch, now)
+        {
+            self.bios[bio].enter(Stage::PoolSleep, now);
+            self.actors[a as usize].state = ActorState::PoolWait { bio };
+            self.queue.sleep(class, a, sched);
+            self.dispatch(sched);
+            return false;
+        }
+        let unplug = match self.actors[a as usize].kind {
+            ActorKind::Crypt(_) | ActorKind::Io => self.sc.crypt.unplug_after_submit,
+            ActorKind::JobCtx(_) => true,
+            ActorKind::FlusherCtx(_) => false,
+        };
+        self.bios[bio].enter(Stage::BlockQueue, now);
+        let sync = self.bios[bio].sync;
+        self.queue.insert(bio, sync, unplug, sched);
+        self.dispatch(sched);
+        true
+    }
+
+    fn pool_wake(&mut self, a: u32, sched: &mut Scheduler<Event>) {
+        let ActorState::PoolWait { bio } = self.actors[a as usize].state else {
+            unreachable!("pool wake for an actor that is not asleep on the pool")
+        };
+        let now = sched.now();
+        let window = self.sc.kernel.hz_div(50);
+        self.actors[a as usize].batch.set_batching(now, window);
+        self.actors[a as usize].state = ActorState::Idle;
+        if self.try_submit(a, bio, sched) {
+            if matches!(
+                self.actors[a as usize].kind,
+                ActorKind::JobCtx(_) | ActorKind::FlusherCtx(_)
+            ) {
+                self.bios[bio].accepted = now;
+            }
+            self.kick(a, sched);
+        }
+    }
+
+    /// Moves requests from the elevator to the device while both allow it.
+    fn dispatch(&mut self, sched: &mut Scheduler<Event>) {
+        while self.device.can_accept() {
+            let Some(bio) = self.queue.next_dispatch(sched) else {
+                break;
+            };
+            let now = sched.now();
+            self.bios[bio].enter(Stage::Device, now);
+            if let Some(wake) = self.device.accept(bio, &self.bios, now) {
+                schedule_device(wake, sched);
+            }
+        }
+    }
+
+    fn device_done(&mut self, chan: u32, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let (bio, next) = self.device.channel_done(chan, &self.bios, now);
+        if let Some(wake) = next {
+            schedule_device(wake, sched);
+        }
+        let (sync, class, dir) = {
+            let b = &self.bios[bio];
+            (b.sync, b.class(), b.dir)
+        };
+        self.queue.completed(sync, sched);
+        // End the clone: writes are done, reads still need decrypting.
+        match (dir, self.info.topology) {
+            (Dir::Write, _) | (Dir::Read, Topology::Plain) => self.complete_bio(bio, sched),
+            (Dir::Read, Topology::Queued) => {
+                self.bios[bio].enter(Stage::CryptQueue, now);
+                let w = Work {
+                    bio,
+                    op: CryptOp::Decrypt,
+                    sync,
+                };
+                self.policy_enqueue(w, sched);
+            }
+            (Dir::Read, Topology::Inline) => {
+                self.bios[bio].enter(Stage::CryptService, now);
+                let cost = self.crypto_cost(CryptOp::Decrypt, self.bios[bio].bytes);
+                self.start_cpu(SOFTIRQ_TAG | TaskTag::from(bio), cost, sched);
+            }
+        }
+        // Then the request goes back to its pool.
+        let freed = self.queue.free_request(class, now);
+        if freed.cleared {
+            self.congestion_clear(class, sched);
+        }
+        if let Some(actor) = freed.wake {
+            sched.schedule_in(SimDuration::ZERO, Event::PoolWake { actor });
+        }
+        self.dispatch(sched);
+    }
+
+    // ----- dm-crypt entry and bio completion ------------------------------------------------
+
+    /// Issues a new bio from a workload: dm-crypt's map, or the submitting context.
+    pub(super) fn issue(&mut self, mut bio: Bio, ctx: u32, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        bio.measured = now >= self.warmup;
+        let measured = bio.measured;
+        let dir = bio.dir;
+        let waiter = matches!(bio.origin, Origin::Job(_)) && bio.sync;
+        let id = self.bios.insert(bio);
+        self.issued_total += 1;
+        if measured {
+            self.dirs[dir as usize].obs.issued += 1;
+        }
+        match self.info.topology {
+            Topology::Plain | Topology::Inline => {
+                self.actors[ctx as usize].queue.push_back(id);
+                self.kick(ctx, sched);
+            }
+            Topology::Queued => {
+                // dm-crypt's map only queues the bio: it is accepted at once.
+                self.bios[id].accepted = now;
+                match dir {
+                    Dir::Read => {
+                        self.bios[id].enter(Stage::IoQueue, now);
+                        let io = self.io_actor;
+                        self.actors[io as usize].queue.push_back(id);
+                        self.kick(io, sched);
+                    }
+                    Dir::Write => {
+                        self.bios[id].enter(Stage::CryptQueue, now);
+                        let sync = self.bios[id].sync;
+                        self.policy_enqueue(
+                            Work {
+                                bio: id,
+                                op: CryptOp::Encrypt,
+                                sync,
+                            },
+                            sched,
+                        );
+                    }
+                }
+                if waiter {
+                    // The issuer now waits and unplugs the dm device, which unplugs the disk
+                    // beneath: before kcryptd_io or kcryptd has submitted the clone.
+                    self.queue.unplug(sched);
+                    self.dispatch(sched);
+                }
+            }
+        }
+    }
+
+    fn complete_bio(&mut self, id: BioId, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let mut bio = self.bios.remove(id);
+        bio.enter(Stage::Other, now);
+        if bio.bounce_pages > 0 {
+            self.alloc.free_bounce(bio.bounce_pages);
+        }
+        self.completed_total += 1;
+        if bio.measured {
+            let d = &mut self.dirs[bio.dir as usize];
+            let slat = bio.accepted.since(bio.issued).as_ns();
+            let clat = now.since(bio.accepted).as_ns();
+            d.obs.ios += 1;
+            d.obs.bytes += u64::from(bio.bytes);
+            d.obs.slat.record(slat);
+            d.obs.clat.record(clat);
+            d.obs.lat.record(slat + clat);
+            for (h, &ns) in d.obs.stages.iter_mut().zip(bio.stage_ns.iter()) {
+                h.record(ns);
+            }
+            d.window_ios += 1;
+            d.window_bytes += u64::from(bio.bytes);
+            self.clat_all.record(clat);
+        }
+        match bio.origin {
+            Origin::Job(j) => self.job_completed(j, sched),
+            Origin::Writeback(w) => self.writeback_completed(w, bio.bytes, sched),
+        }
+    }
+
+    // ----- congestion_wait ------------------------------------------------------------------
+
+    /// `congestion_wait(class, timeout)`: sleep on the class's global queue until a clear of that
+    /// class or the timeout. It never checks whether anything is congested.
+    pub(super) fn congestion_wait(
+        &mut self,
+        who: CwWhoPub,
+        class: usize,
+        timeout: SimDuration,
+        sched: &mut Scheduler<Event>,
+    ) {
+        let who = match who {
+            CwWhoPub::Writer(w) => CwWho::Writer(w),
+            CwWhoPub::Flusher(w) => CwWho::Flusher(w),
+        };
+        let slot = self.cw_free.pop().unwrap_or_else(|| {
+            self.cw_slots.push(None);
+            (self.cw_slots.len() - 1) as u32
+        });
+        let timer = sched.schedule_in(timeout, Event::CongestionTimeout { waiter: slot });
+        self.cw_slots[slot as usize] = Some(CwWaiter {
+            who,
+            class,
+            since: sched.now(),
+            timer,
+        });
+        self.cw_queues[class].push(slot);
+        if self.measuring {
+            self.obs_cw[class].waits += 1;
+        }
+    }
+
+    fn congestion_clear(&mut self, class: usize, sched: &mut Scheduler<Event>) {
+        if self.cw_queues[class].is_empty() {
+            return;
+        }
+        let waiters = std::mem::take(&mut self.cw_queues[class]);
+        for &slot in &waiters {
+            let w = self.cw_slots[slot as usize].expect("queued waiter slot is empty");
+            sched.cancel(w.timer);
+            self.end_wait(slot, true, sched);
+        }
+        let mut waiters = waiters;
+        waiters.clear();
+        if self.cw_queues[class].is_empty() {
+            self.cw_queues[class] = waiters;
+        }
+    }
+
+    fn congestion_timeout(&mut self, slot: u32, sched: &mut Scheduler<Event>) {
+        let w = self.cw_slots[slot as usize].expect("timed-out waiter slot is empty");
+        let q = &mut self.cw_queues[w.class];
+        let pos = q
+            .iter()
+            .position(|&s| s == slot)
+            .expect("waiter not queued");
+        q.swap_remove(pos);
+        self.end_wait(slot, false, sched);
+    }
+
+    fn end_wait(&mut self, slot: u32, early: bool, sched: &mut Scheduler<Event>) {
+        let w = self.cw_slots[slot as usize]
+            .take()
+            .expect("waiter slot is empty");
+        self.cw_free.push(slot);
+        if self.measuring {
+            let o = &mut self.obs_cw[w.class];
+            o.total += sched.now().since(w.since.max(self.warmup).min(sched.now()));
+            if early {
+                o.woken_early += 1;
+            }
+        }
+        match w.who {
+            CwWho::Writer(i) => self.writer_tick(i, sched),
+            CwWho::Flusher(i) => {
+                self.flusher_woken(i);
+                self.flusher_run(i, sched);
+            }
+        }
+    }
+
+    /// Whether writeback should back off: the disk beneath reports ASYNC congestion.
+    pub(super) fn write_congested(&self) -> bool {
+        self.sc.block.mode == QueueMode::Legacy && self.queue.is_congested(ASYNC)
+    }
+
+    /// Counts an open-loop arrival dropped because its job had `iodepth` in flight.
+    pub(super) fn dirs_dropped(&mut self, dir: Dir) {
+        self.dirs[dir as usize].obs.dropped += 1;
+    }
+
+    // ----- statistics -----------------------------------------------------------------------
+
+    fn sample(&mut self, sched: &mut Scheduler<Event>) {
+        let secs = SAMPLE_INTERVAL.as_secs_f64();
+        for d in &mut self.dirs {
+            d.obs.bw_kib_s.push(d.window_bytes as f64 / 1024.0 / secs);
+            d.obs.iops.push(d.window_ios as f64 / secs);
+            d.window_bytes = 0;
+            d.window_ios = 0;
+        }
+        sched.schedule_in(SAMPLE_INTERVAL, Event::Sample);
+    }
+
+    fn warmup_end(&mut self, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        self.measuring = true;
+        self.cpu.sync(now);
+        self.busy_at_warmup = self.cpu.busy_cpu_ns();
+        self.device_busy_at_warmup = self.device.busy_time(now);
+        self.queue.finish(now);
+        self.block_at_warmup = self.queue.counters.clone();
+        self.crypt_len_since = now;
+        for d in &mut self.dirs {
+            d.window_bytes = 0;
+            d.window_ios = 0;
+        }
+    }
+
+    /// Ends the run at `now` and returns what it measured.
+    pub fn finish(mut self, now: SimTime, events: u64, saturated: bool) -> RunObs {
+        self.crypt_len_tick(now);
+        self.cpu.sync(now);
+        self.queue.finish(now);
+        let measured = now.saturating_since(self.warmup);
+        let span = measured.as_ns().max(1);
+        let c = &self.queue.counters;
+        let b0 = &self.block_at_warmup;
+        let block = super::observe::BlockObs {
+            congested: [
+                c.congested[SYNC].saturating_sub(b0.congested[SYNC]),
+                c.congested[ASYNC].saturating_sub(b0.congested[ASYNC]),
+            ],
+            pool_sleeps: [
+                c.pool_sleeps[SYNC] - b0.pool_sleeps[SYNC],
+                c.pool_sleeps[ASYNC] - b0.pool_sleeps[ASYNC],
+            ],
+            clears: [
+                c.clears[SYNC] - b0.clears[SYNC],
+                c.clears[ASYNC] - b0.clears[ASYNC],
+            ],
+            timer_unplugs: c.timer_unplugs - b0.timer_unplugs,
+            threshold_unplugs: c.threshold_unplugs - b0.threshold_unplugs,
+            dispatched: c.dispatched - b0.dispatched,
+            device_busy: self
+                .device
+                .busy_time(now)
+                .saturating_sub(self.device_busy_at_warmup),
+        };
+        // Waits still in progress count up to now.
+        for w in self.cw_slots.iter().flatten() {
+            self.obs_cw[w.class].total += now.saturating_since(w.since.max(self.warmup));
+        }
+        let [r, w] = self.dirs;
+        RunObs {
+            policy: self.info.name.to_string(),
+            measured,
+            dirs: [r.obs, w.obs],
+            clat_all: self.clat_all,
+            depth_buckets: self.depth_buckets,
+            congestion_waits: self.obs_cw,
+            block,
+            writeback: self.wb,
+            cpu_utilisation: (self.cpu.busy_cpu_ns() - self.busy_at_warmup) as f64
+                / (span as f64 * f64::from(self.cpu.cpus())),
+            crypt_queue_len_avg: self.crypt_len_area as f64 / span as f64,
+            crypt_queue_len_max: self.crypt_len_max,
+            events,
+            end: if saturated {
+                RunEnd::Saturated
+            } else {
+                RunEnd::Horizon
+            },
+        }
+    }
+
+    /// Conservation checks: every bio issued is completed or still in flight, every bounce page
+    /// allocated is freed or held by a bio in flight. Returns the violations.
+    pub fn check_invariants(&self) -> Vec<String> {
+        let mut errs = Vec::new();
+        let live = self.bios.live() as u64;
+        if self.issued_total != self.completed_total + live {
+            errs.push(format!(
+                "requests: issued {} != completed {} + in flight {}",
+                self.issued_total, self.completed_total, live
+            ));
+        }
+        let held: u64 = self.bios.iter().map(|b| u64::from(b.bounce_pages)).sum();
+        if self.alloc.held() != held {
+            errs.push(format!(
+                "bounce pages: allocator holds {} but bios in flight hold {}",
+                self.alloc.held(),
+                held
+            ));
+        }
+        let queued = self.policy.len() as u64;
+        if queued > live {
+            errs.push(format!(
+                "crypt queue holds {queued} items but only {live} bios live"
+            ));
+        }
+        errs
+    }
+}
+
+/// Who sleeps in `congestion_wait` (for the workload module).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CwWhoPub {
+    /// A buffered writer throttled in balance_dirty_pages.
+    Writer(u32),
+    /// A flusher backing off a congested disk.
+    Flusher(u32),
+}
+
+impl Actor {
+    fn new(kind: ActorKind) -> Self {
+        Actor {
+            kind,
+            state: ActorState::Idle,
+            batch: BatchState::default(),
+            queue: VecDeque::new(),
+        }
+    }
+}
+
+fn schedule_device(wake: DeviceWake, sched: &mut Scheduler<Event>) {
+    match wake {
+        DeviceWake::DelayDone(t, bio) => sched.schedule_at(t, Event::DeviceDelay { bio }),
+        DeviceWake::ChannelDone(t, chan) => sched.schedule_at(t, Event::DeviceDone { chan }),
+    };
+}
+
+impl Model for World {
+    type Event = Event;
+
+    fn handle(&mut self, ev: Event, sched: &mut Scheduler<Event>) {
+        match ev {
+            Event::JobIssue { job } => self.job_issue(job, sched),
+            Event::CpuDone => self.cpu_done(sched),
+            Event::DeviceDelay { bio } => {
+                if let Some(wake) = self.device.delay_done(bio, &self.bios, sched.now()) {
+                    schedule_device(wake, sched);
+                }
+            }
+            Event::DeviceDone { chan } => self.device_done(chan, sched),
+            Event::UnplugTimer => {
+                self.queue.unplug_timer();
+                self.dispatch(sched);
+            }
+            Event::CfqIdle => {
+                self.queue.idle_timer();
+                self.dispatch(sched);
+            }
+            Event::PoolWake { actor } => self.pool_wake(actor, sched),
+            Event::CongestionTimeout { waiter } => self.congestion_timeout(waiter, sched),
+            Event::WriterTick { writer } => self.writer_tick(writer, sched),
+            Event::FlusherRun { writer } => self.flusher_run(writer, sched),
+            Event::EngineDone { bio } => self.engine_done(bio, sched),
+            Event::BacklogUnblock { actor } => {
+                self.actors[actor as usize].state = ActorState::Idle;
+                self.kick(actor, sched);
+            }
+            Event::Sample => self.sample(sched),
+            Event::WarmupEnd => self.warmup_end(sched),
+        }
+    }
+}
+
+impl World {
+    /// Whether actor `a` (a submitting context) can take another bio right now.
+    pub(super) fn context_busy(&self, a: u32) -> bool {
+        let actor = &self.actors[a as usize];
+        actor.state != ActorState::Idle || !actor.queue.is_empty()
+    }
+}
