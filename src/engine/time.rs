@@ -173,7 +173,7 @@ impl fmt::Display for SimDuration {
         } else {
             (1, "ns")
         };
-        if ns % div == 0 {
+        if ns.is_multiple_of(div) {
             write!(f, "{}{}", ns / div, unit)
         } else {
             let v = ns as f64 / div as f64;

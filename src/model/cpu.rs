@@ -177,7 +177,7 @@ mod tests {
             let mut rem: Vec<f64> = vec![f64::NAN; jobs.len()];
             let mut done_ref = vec![0u64; jobs.len()];
             let mut t = 0u64;
-            while done_ref.iter().any(|&d| d == 0) {
+            while done_ref.contains(&0) {
                 for (i, &(a, w)) in jobs.iter().enumerate() {
                     if a == t {
                         rem[i] = w as f64;
