@@ -3,5 +3,6 @@
 pub mod engine;
 pub mod experiment;
 pub mod model;
+pub mod report;
 pub mod scenario;
 pub mod stats;

@@ -1,0 +1,432 @@
+//! JSON renderers: fio-compatible `--output-format=json` and `json+` (one job per policy, key
+//! names and value types as fio 3.x writes them, so fio-plot and fio's scripts read the file),
+//! and qsim's own schema: the [`Report`] itself, which `qsim plot` reads back.
+//!
+//! fio-compatible output follows `OUTPUT.md` §2: `"fio version"` is `qsim-<version>`; `read`,
+//! `write` and `trim` are always present (zero-filled when unused); `job options` values are
+//! strings; `clat_ns` carries a `percentile` map keyed `"%f"` when it has samples (and `bins`
+//! in json+); wall-clock fields (`timestamp`, `time`, `job_start`, `eta`) are left out so a
+//! seeded run reproduces byte for byte. qsim's extra numbers sit in a `qsim` object per job,
+//! which fio tools ignore. Maps keep fio's key order.
+
+use super::{Direction, DirectionReport, LatencySummary, PolicyReport, Report};
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use std::io;
+
+/// Writes fio-compatible JSON (`--output-format=json`).
+pub fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
+    write_pretty(&fio_output(report, false), out)
+}
+
+/// Writes fio-compatible json+ : as [`render`], plus the non-zero histogram `bins` of `clat_ns`.
+pub fn render_plus(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
+    write_pretty(&fio_output(report, true), out)
+}
+
+/// Writes the [`Report`] in qsim's own schema (`schema_version` first), for `qsim plot`.
+pub fn render_report(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
+    write_pretty(report, out)
+}
+
+fn write_pretty<T: Serialize>(value: &T, out: &mut dyn io::Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::from)?;
+    out.write_all(b"\n")
+}
+
+/// A JSON object whose keys keep insertion order.
+struct Ordered<V>(Vec<(String, V)>);
+
+impl<V: Serialize> Serialize for Ordered<V> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct FioOutput<'a> {
+    #[serde(rename = "fio version")]
+    fio_version: String,
+    jobs: Vec<Job<'a>>,
+}
+
+#[derive(Serialize)]
+struct Job<'a> {
+    jobname: String,
+    groupid: u32,
+    error: u32,
+    /// Simulated seconds (duration including warm-up), not wall-clock time.
+    elapsed: u64,
+    #[serde(rename = "job options")]
+    job_options: Ordered<String>,
+    read: Dir,
+    write: Dir,
+    trim: Dir,
+    sync: Sync,
+    job_runtime: u64,
+    usr_cpu: f64,
+    sys_cpu: f64,
+    ctx: u64,
+    majf: u64,
+    minf: u64,
+    iodepth_level: Ordered<f64>,
+    iodepth_submit: Ordered<f64>,
+    iodepth_complete: Ordered<f64>,
+    latency_ns: Ordered<f64>,
+    latency_us: Ordered<f64>,
+    latency_ms: Ordered<f64>,
+    qsim: Qsim<'a>,
+}
+
+#[derive(Serialize, Default)]
+struct Dir {
+    io_bytes: u64,
+    io_kbytes: u64,
+    bw_bytes: u64,
+    bw: u64,
+    iops: f64,
+    runtime: u64,
+    total_ios: u64,
+    short_ios: u64,
+    drop_ios: u64,
+    slat_ns: Lat,
+    clat_ns: Lat,
+    lat_ns: Lat,
+    bw_min: u64,
+    bw_max: u64,
+    bw_agg: f64,
+    bw_mean: f64,
+    bw_dev: f64,
+    bw_samples: u64,
+    iops_min: u64,
+    iops_max: u64,
+    iops_mean: f64,
+    iops_stddev: f64,
+    iops_samples: u64,
+}
+
+#[derive(Serialize, Default)]
+struct Lat {
+    min: u64,
+    max: u64,
+    mean: f64,
+    stddev: f64,
+    #[serde(rename = "N")]
+    n: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    percentile: Option<Ordered<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bins: Option<Ordered<u64>>,
+}
+
+#[derive(Serialize, Default)]
+struct Sync {
+    total_ios: u64,
+    lat_ns: Lat,
+}
+
+/// qsim's per-job extras: identity of the run and the numbers fio has no key for.
+#[derive(Serialize)]
+struct Qsim<'a> {
+    scenario: &'a str,
+    policy: &'a str,
+    seed: u64,
+    replications: u32,
+    measured_ns: u64,
+    end: &'a super::RunEnd,
+    events: u64,
+    issued: [u64; 2],
+    stages: Ordered<&'a [super::StageReport]>,
+    congestion: &'a [super::CongestionReport],
+    congestion_early_pct: f64,
+    block: &'a super::BlockReport,
+    writeback: &'a super::WritebackReport,
+    cpu_util_pct: f64,
+    crypt_queue_len_avg: f64,
+    crypt_queue_len_max: u64,
+    clipped: u64,
+    warnings: Vec<&'a super::Warning>,
+}
+
+fn fio_output(report: &Report, plus: bool) -> FioOutput<'_> {
+    FioOutput {
+        fio_version: format!("qsim-{}", report.qsim_version),
+        jobs: report
+            .policies
+            .iter()
+            .map(|p| job(report, p, plus))
+            .collect(),
+    }
+}
+
+/// fio's way of writing a block size: `4k`, `1m`, or bytes.
+fn bs_string(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * 1024;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{}m", bytes / MIB)
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{}k", bytes / KIB)
+    } else {
+        bytes.to_string()
+    }
+}
+
+fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
+    let name = format!("{}-{}", r.scenario, p.policy);
+    let o = &r.job_options;
+    let job_options = Ordered(vec![
+        ("name".to_string(), name.clone()),
+        ("rw".to_string(), o.rw.clone()),
+        ("bs".to_string(), bs_string(o.bs_bytes)),
+        ("iodepth".to_string(), o.iodepth.to_string()),
+        ("numjobs".to_string(), o.numjobs.to_string()),
+    ]);
+    let depth_labels = ["1", "2", "4", "8", "16", "32", ">=64"];
+    let zero_depths =
+        |labels: [&str; 7]| Ordered(labels.iter().map(|l| (l.to_string(), 0.0)).collect());
+    let lat_map = |labels: &[&str], shares: &[f64]| {
+        Ordered(
+            labels
+                .iter()
+                .zip(shares)
+                .map(|(l, &v)| (l.to_string(), v))
+                .collect(),
+        )
+    };
+    let nu = &super::fiofmt::LAT_LABELS_NU;
+    let read = p.direction(Direction::Read);
+    let write = p.direction(Direction::Write);
+    Job {
+        jobname: name,
+        groupid: 0,
+        error: 0,
+        elapsed: r.duration_ns.div_ceil(1_000_000_000),
+        job_options,
+        read: dir(r, read, plus),
+        write: dir(r, write, plus),
+        trim: Dir::default(),
+        sync: Sync::default(),
+        job_runtime: p.runtime_ms,
+        usr_cpu: 0.0,
+        sys_cpu: 0.0,
+        ctx: 0,
+        majf: 0,
+        minf: 0,
+        iodepth_level: lat_map(&depth_labels, &p.depth_pct),
+        iodepth_submit: zero_depths(["0", "4", "8", "16", "32", "64", ">=64"]),
+        iodepth_complete: zero_depths(["0", "4", "8", "16", "32", "64", ">=64"]),
+        latency_ns: lat_map(nu, &p.latency_pct.nsec_pct),
+        latency_us: lat_map(nu, &p.latency_pct.usec_pct),
+        latency_ms: lat_map(&super::fiofmt::LAT_LABELS_M, &p.latency_pct.msec_pct),
+        qsim: Qsim {
+            scenario: &r.scenario,
+            policy: &p.policy,
+            seed: r.seed,
+            replications: r.replications,
+            measured_ns: p.measured_ns,
+            end: &p.end,
+            events: p.events,
+            issued: [read.issued, write.issued],
+            stages: Ordered(vec![
+                ("read".to_string(), read.stages.as_slice()),
+                ("write".to_string(), write.stages.as_slice()),
+            ]),
+            congestion: &p.congestion,
+            congestion_early_pct: p.congestion_early_pct,
+            block: &p.block,
+            writeback: &p.writeback,
+            cpu_util_pct: p.cpu_util_pct,
+            crypt_queue_len_avg: p.crypt_queue_len_avg,
+            crypt_queue_len_max: p.crypt_queue_len_max,
+            clipped: p.clipped,
+            warnings: r
+                .warnings
+                .iter()
+                .filter(|w| match w {
+                    super::Warning::Saturated { policy, .. }
+                    | super::Warning::HistogramClipped { policy, .. } => *policy == p.policy,
+                })
+                .collect(),
+        },
+    }
+}
+
+fn lat(r: &Report, l: &LatencySummary, percentiles: bool, plus: bool) -> Lat {
+    let with_percentiles = percentiles && l.n > 0 && !l.percentiles_ns.is_empty();
+    Lat {
+        min: l.min_ns,
+        max: l.max_ns,
+        mean: l.mean_ns,
+        stddev: l.stddev_ns,
+        n: l.n,
+        percentile: with_percentiles.then(|| {
+            Ordered(
+                r.percentile_list
+                    .iter()
+                    .zip(&l.percentiles_ns)
+                    .map(|(p, &v)| (format!("{p:.6}"), v))
+                    .collect(),
+            )
+        }),
+        bins: (with_percentiles && plus).then(|| {
+            Ordered(
+                l.bins
+                    .iter()
+                    .map(|&(value, count)| (value.to_string(), count))
+                    .collect(),
+            )
+        }),
+    }
+}
+
+fn dir(r: &Report, d: &DirectionReport, plus: bool) -> Dir {
+    let has_io = d.ios > 0;
+    Dir {
+        io_bytes: d.bytes,
+        io_kbytes: d.bytes >> 10,
+        bw_bytes: d.bw_bytes_per_s,
+        bw: d.bw_bytes_per_s / 1024,
+        iops: d.iops,
+        runtime: d.runtime_ms,
+        total_ios: d.ios,
+        short_ios: 0,
+        drop_ios: d.dropped,
+        slat_ns: lat(r, &d.slat, false, plus),
+        clat_ns: lat(r, &d.clat, has_io, plus),
+        lat_ns: lat(r, &d.lat, false, plus),
+        bw_min: d.bw_kib_s.min as u64,
+        bw_max: d.bw_kib_s.max as u64,
+        bw_agg: d.bw_agg_pct,
+        bw_mean: d.bw_kib_s.mean,
+        bw_dev: d.bw_kib_s.stddev,
+        bw_samples: d.bw_kib_s.samples,
+        iops_min: d.iops_samples.min as u64,
+        iops_max: d.iops_samples.max as u64,
+        iops_mean: d.iops_samples.mean,
+        iops_stddev: d.iops_samples.stddev,
+        iops_samples: d.iops_samples.samples,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tests::report;
+    use serde_json::Value;
+
+    fn parsed(f: fn(&Report, &mut dyn io::Write) -> io::Result<()>) -> (String, Value) {
+        let mut buf = Vec::new();
+        f(&report(), &mut buf).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        let v = serde_json::from_str(&text).unwrap();
+        (text, v)
+    }
+
+    #[test]
+    fn fio_json_has_what_fio_plot_needs() {
+        let (_, v) = parsed(render);
+        assert_eq!(
+            v["fio version"],
+            format!("qsim-{}", env!("CARGO_PKG_VERSION"))
+        );
+        let jobs = v["jobs"].as_array().unwrap();
+        assert_eq!(jobs.len(), 2);
+        let job = &jobs[0];
+        assert_eq!(job["jobname"], "two-queue-fifo");
+        let opts = &job["job options"];
+        for (key, want) in [
+            ("rw", "randrw"),
+            ("bs", "4k"),
+            ("iodepth", "8"),
+            ("numjobs", "1"),
+        ] {
+            assert_eq!(opts[key], want, "{key}");
+        }
+        for dir in ["read", "write", "trim"] {
+            let d = &job[dir];
+            for key in [
+                "bw",
+                "iops",
+                "iops_stddev",
+                "runtime",
+                "total_ios",
+                "io_bytes",
+                "bw_bytes",
+            ] {
+                assert!(d.get(key).is_some(), "{dir}.{key}");
+            }
+            assert!(d["lat_ns"]["mean"].is_f64() && d["lat_ns"]["stddev"].is_f64());
+            assert!(d["iops"].is_f64());
+        }
+        for key in ["latency_ns", "latency_us", "latency_ms", "iodepth_level"] {
+            assert!(job[key].is_object(), "{key}");
+        }
+        assert_eq!(job["latency_ms"].as_object().unwrap().len(), 12);
+        assert!(job["latency_ms"][">=2000"].is_f64());
+        assert_eq!(job["usr_cpu"], 0.0);
+        assert_eq!(job["sys_cpu"], 0.0);
+        assert_eq!(job["sync"]["lat_ns"]["N"], 0);
+        // Values from the report.
+        let read = &job["read"];
+        assert_eq!(read["total_ios"], 10);
+        assert_eq!(read["io_kbytes"], 40);
+        assert_eq!(read["bw_bytes"], 4096);
+        assert_eq!(read["bw"], 4);
+        assert_eq!(read["runtime"], 10_000);
+        assert_eq!(read["clat_ns"]["N"], 10);
+        let pct = read["clat_ns"]["percentile"].as_object().unwrap();
+        assert_eq!(pct.len(), 17);
+        assert_eq!(pct["1.000000"], 38_144);
+        assert_eq!(pct["99.990000"], 41_680_896);
+        assert!(read["clat_ns"].get("bins").is_none());
+        assert!(read["slat_ns"].get("percentile").is_none());
+        assert!(job["trim"]["clat_ns"].get("percentile").is_none());
+        assert_eq!(job["trim"]["clat_ns"]["N"], 0);
+        assert_eq!(job["qsim"]["policy"], "fifo");
+        assert_eq!(job["qsim"]["stages"]["read"].as_array().unwrap().len(), 7);
+        assert_eq!(jobs[1]["qsim"]["warnings"][0]["kind"], "saturated");
+    }
+
+    #[test]
+    fn json_plus_adds_bins_in_order() {
+        let (text, v) = parsed(render_plus);
+        let bins = v["jobs"][0]["read"]["clat_ns"]["bins"].as_object().unwrap();
+        let total: u64 = bins.values().map(|c| c.as_u64().unwrap()).sum();
+        assert_eq!(total, 10);
+        assert_eq!(bins["38144"], 1);
+        // Percentile keys appear in fio's order, not sorted as strings.
+        let one = text.find("\"1.000000\"").unwrap();
+        let five = text.find("\"5.000000\"").unwrap();
+        let ten = text.find("\"10.000000\"").unwrap();
+        assert!(one < five && five < ten);
+        // No wall-clock fields.
+        for key in ["timestamp", "time", "job_start", "eta"] {
+            assert!(
+                v.get(key).is_none() && v["jobs"][0].get(key).is_none(),
+                "{key}"
+            );
+        }
+    }
+
+    #[test]
+    fn qsim_schema_round_trips() {
+        let (_, v) = parsed(render_report);
+        assert_eq!(v["schema_version"], 1);
+        assert_eq!(v["policies"].as_array().unwrap().len(), 2);
+        assert_eq!(v["comparison"][1]["saturated"], true);
+        assert!(v["policies"][0]["directions"][0]["clat"]["bins"].is_array());
+    }
+
+    #[test]
+    fn block_sizes_read_like_fio() {
+        assert_eq!(bs_string(4096), "4k");
+        assert_eq!(bs_string(512), "512");
+        assert_eq!(bs_string(1 << 20), "1m");
+        assert_eq!(bs_string(6144), "6k");
+    }
+}

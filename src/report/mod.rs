@@ -1,0 +1,928 @@
+//! The report: one [`Report`] built from a scenario and its runs, and the renderers that write
+//! it out (fio-style text in [`text`], fio-compatible JSON and qsim's own schema in [`json`]).
+//!
+//! The report holds numbers only (nanoseconds, bytes, percentages, counts), never formatted
+//! strings, so every renderer (and `qsim plot`, reading the JSON) sees the same values and picks
+//! its own units. Percentiles are fio histogram bucket midpoints (see [`crate::stats::histogram`]).
+
+pub mod fiofmt;
+pub mod json;
+pub mod text;
+
+use crate::model::observe::{DirectionObs, RunEnd, RunObs, Stage};
+use crate::scenario::{Arrivals, RwKind, Scenario, WorkloadKind};
+use crate::stats::histogram::{CLIP_NS, LAT_M_NR, LAT_N_NR, LAT_U_NR};
+use crate::stats::{Histogram, Running};
+use serde::Serialize;
+
+/// Version of the serialised [`Report`] layout; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// fio's default percentile list (`percentile_list`): 17 entries.
+pub const DEFAULT_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+/// Decimals fio prints for [`DEFAULT_PERCENTILES`] (the most any entry needs).
+pub const PERCENTILE_PRECISION: usize = 2;
+
+/// Everything the renderers need about one scenario's runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Layout version of this structure ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// qsim version that produced it (`CARGO_PKG_VERSION`).
+    pub qsim_version: String,
+    /// Scenario name.
+    pub scenario: String,
+    /// Scenario description (may be empty).
+    pub description: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Replications per policy pooled into each block (1 until replications exist).
+    pub replications: u32,
+    /// Simulated run length including warm-up, ns.
+    pub duration_ns: u64,
+    /// Warm-up excluded from every statistic, ns.
+    pub warmup_ns: u64,
+    /// Event budget per run.
+    pub max_events: u64,
+    /// Jobs in fio's sense: fio `numjobs` summed over fio workloads, plus one per buffered writer.
+    pub jobs: u32,
+    /// fio job options describing the workload, for fio's JSON and fio-plot.
+    pub job_options: JobOptions,
+    /// Percentiles listed in each direction's `percentiles` (ascending).
+    pub percentile_list: Vec<f64>,
+    /// One entry per policy, in scenario order.
+    pub policies: Vec<PolicyReport>,
+    /// One row per policy, in the same order: the headline numbers side by side.
+    pub comparison: Vec<ComparisonRow>,
+    /// Conditions the reader must know about, in policy order.
+    pub warnings: Vec<Warning>,
+}
+
+/// The fio options fio-plot selects files by, taken from the scenario's first fio workload.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JobOptions {
+    /// fio `rw` (`read`, `write`, `randread`, `randwrite`, `randrw`).
+    pub rw: String,
+    /// Block size, bytes.
+    pub bs_bytes: u64,
+    /// I/Os in flight per job.
+    pub iodepth: u32,
+    /// Copies of the job.
+    pub numjobs: u32,
+}
+
+/// I/O direction of a fio section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Reads.
+    Read,
+    /// Writes.
+    Write,
+}
+
+impl Direction {
+    /// fio's name for the direction (`read`, `write`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+        }
+    }
+}
+
+/// Measurements of one policy's run.
+#[derive(Debug, Clone, Serialize)]
+pub struct PolicyReport {
+    /// Policy name.
+    pub policy: String,
+    /// How the run ended.
+    pub end: RunEnd,
+    /// Length of the measured window, ns.
+    pub measured_ns: u64,
+    /// The measured window in whole milliseconds as fio's `runtime` (at least 1 when any I/O
+    /// completed, so rates stay finite).
+    pub runtime_ms: u64,
+    /// Events the engine processed.
+    pub events: u64,
+    /// Read section, then write section (always both; a renderer skips one without I/Os).
+    pub directions: Vec<DirectionReport>,
+    /// clat shares of all completed I/Os per fio latency bucket (the `lat (usec)` lines).
+    pub latency_pct: LatencyShares,
+    /// Submissions per fio depth bucket (1, 2, 4, 8, 16, 32, >=64), percent.
+    pub depth_pct: [f64; 7],
+    /// `congestion_wait` on the SYNC queue, then the ASYNC queue.
+    pub congestion: Vec<CongestionReport>,
+    /// Share of all congestion waits that ended early because congestion cleared, percent.
+    pub congestion_early_pct: f64,
+    /// Block-layer counters.
+    pub block: BlockReport,
+    /// Writer-side counters.
+    pub writeback: WritebackReport,
+    /// Utilisation of the CPU pool over the measured window, percent.
+    pub cpu_util_pct: f64,
+    /// Time-average crypt queue length.
+    pub crypt_queue_len_avg: f64,
+    /// Largest crypt queue length seen.
+    pub crypt_queue_len_max: u64,
+    /// Latency samples at or above the histogram's top (2^34 ns), summed over slat/clat/lat of
+    /// both directions.
+    pub clipped: u64,
+}
+
+impl PolicyReport {
+    /// Whether the run stopped on its event budget.
+    pub fn saturated(&self) -> bool {
+        self.end == RunEnd::Saturated
+    }
+    /// The section for `dir`.
+    pub fn direction(&self, dir: Direction) -> &DirectionReport {
+        match dir {
+            Direction::Read => &self.directions[0],
+            Direction::Write => &self.directions[1],
+        }
+    }
+}
+
+/// One direction's fio numbers.
+#[derive(Debug, Clone, Serialize)]
+pub struct DirectionReport {
+    /// Which direction.
+    pub direction: Direction,
+    /// Completed I/Os in the measured window.
+    pub ios: u64,
+    /// Bytes of those I/Os.
+    pub bytes: u64,
+    /// I/Os issued in the measured window.
+    pub issued: u64,
+    /// Open-loop arrivals dropped at the `iodepth` cap.
+    pub dropped: u64,
+    /// fio's `runtime` for this direction, ms (0 when the direction has no I/O).
+    pub runtime_ms: u64,
+    /// Bandwidth, bytes per second, fio's integer `1000 * bytes / runtime_ms`.
+    pub bw_bytes_per_s: u64,
+    /// I/Os per second, `1000 * ios / runtime_ms`.
+    pub iops: f64,
+    /// Submission latency.
+    pub slat: LatencySummary,
+    /// Completion latency, with percentiles and histogram bins.
+    pub clat: LatencySummary,
+    /// Total latency, with percentiles (fio's `lat_percentiles=1`).
+    pub lat: LatencySummary,
+    /// Bandwidth over 500 ms samples, KiB/s.
+    pub bw_kib_s: SampleSummary,
+    /// fio's `per=`: mean sampled bandwidth as a share of the group's aggregate, percent.
+    pub bw_agg_pct: f64,
+    /// IOPS over 500 ms samples.
+    pub iops_samples: SampleSummary,
+    /// Where the time went, one entry per [`Stage`] in report order.
+    pub stages: Vec<StageReport>,
+}
+
+/// Summary of one latency histogram.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LatencySummary {
+    /// Samples.
+    pub n: u64,
+    /// Smallest sample, ns (exact).
+    pub min_ns: u64,
+    /// Largest sample, ns (exact).
+    pub max_ns: u64,
+    /// Mean, ns (exact).
+    pub mean_ns: f64,
+    /// Sample standard deviation, ns.
+    pub stddev_ns: f64,
+    /// Values for [`Report::percentile_list`], in that order (empty when not computed or n = 0).
+    pub percentiles_ns: Vec<u64>,
+    /// Non-zero histogram buckets as (bucket value ns, count) (empty unless kept for json+).
+    pub bins: Vec<(u64, u64)>,
+}
+
+impl LatencySummary {
+    fn from_histogram(h: &Histogram, percentiles: Option<&[f64]>, bins: bool) -> Self {
+        LatencySummary {
+            n: h.count(),
+            min_ns: h.min(),
+            max_ns: h.max(),
+            mean_ns: h.mean(),
+            stddev_ns: h.stddev(),
+            percentiles_ns: match percentiles {
+                Some(ps) if !h.is_empty() => h.percentiles(ps),
+                _ => Vec::new(),
+            },
+            bins: if bins { h.bins().collect() } else { Vec::new() },
+        }
+    }
+}
+
+/// Summary of per-interval samples (bandwidth or IOPS).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct SampleSummary {
+    /// Number of samples.
+    pub samples: u64,
+    /// Smallest sample.
+    pub min: f64,
+    /// Largest sample.
+    pub max: f64,
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation.
+    pub stddev: f64,
+}
+
+impl From<&Running> for SampleSummary {
+    fn from(r: &Running) -> Self {
+        SampleSummary {
+            samples: r.count(),
+            min: r.min(),
+            max: r.max(),
+            mean: r.mean(),
+            stddev: r.stddev(),
+        }
+    }
+}
+
+/// Time spent in one stage by one direction's I/Os.
+#[derive(Debug, Clone, Serialize)]
+pub struct StageReport {
+    /// The stage.
+    pub stage: Stage,
+    /// Its label ([`Stage::label`]).
+    pub label: String,
+    /// Samples recorded for the stage.
+    pub n: u64,
+    /// Mean time in the stage per sample, ns.
+    pub mean_ns: f64,
+    /// 99th percentile, ns (bucket midpoint).
+    pub p99_ns: u64,
+    /// Total time in the stage as a share of total latency (sum over I/Os), percent.
+    pub share_pct: f64,
+}
+
+/// clat shares per fio latency bucket, percent of all completed I/Os (non-zero shares below
+/// 0.01% are raised to 0.01%, as fio does).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LatencyShares {
+    /// Buckets `2 4 10 20 50 100 250 500 750 1000` ns.
+    pub nsec_pct: [f64; LAT_N_NR],
+    /// The same labels in µs.
+    pub usec_pct: [f64; LAT_U_NR],
+    /// The same labels in ms, then `2000` and `>=2000`.
+    pub msec_pct: [f64; LAT_M_NR],
+}
+
+/// `congestion_wait` on one class's queue.
+#[derive(Debug, Clone, Serialize)]
+pub struct CongestionReport {
+    /// `sync` or `async`.
+    pub class: String,
+    /// Waits started.
+    pub waits: u64,
+    /// Waits woken early because congestion cleared.
+    pub woken_early: u64,
+    /// Total time slept, ns.
+    pub total_ns: u64,
+}
+
+/// Block-layer counters of the disk.
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockReport {
+    /// Time the SYNC and ASYNC classes spent congested, ns.
+    pub congested_ns: [u64; 2],
+    /// Request-pool sleeps per class (SYNC, ASYNC).
+    pub pool_sleeps: [u64; 2],
+    /// Congestion clears per class (SYNC, ASYNC).
+    pub clears: [u64; 2],
+    /// Unplugs by the unplug timer.
+    pub timer_unplugs: u64,
+    /// Unplugs by reaching the unplug threshold.
+    pub threshold_unplugs: u64,
+    /// Requests dispatched to the device.
+    pub dispatched: u64,
+    /// Device busy time, ns.
+    pub device_busy_ns: u64,
+    /// Device busy time over the measured window, percent (at most 100).
+    pub device_util_pct: f64,
+}
+
+/// Buffered-writer counters.
+#[derive(Debug, Clone, Serialize)]
+pub struct WritebackReport {
+    /// Bytes dirtied by buffered writers.
+    pub dirtied_bytes: u64,
+    /// Bytes written back.
+    pub written_back_bytes: u64,
+    /// Time writers spent throttled, ns.
+    pub throttled_ns: u64,
+}
+
+/// One policy's headline numbers for the comparison table.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComparisonRow {
+    /// Policy name.
+    pub policy: String,
+    /// Whether the run hit its event budget.
+    pub saturated: bool,
+    /// Read clat median, ns (`None` without reads).
+    pub read_clat_ns_p50: Option<u64>,
+    /// Read clat 99th percentile, ns.
+    pub read_clat_ns_p99: Option<u64>,
+    /// Read clat 99.9th percentile, ns.
+    pub read_clat_ns_p99_9: Option<u64>,
+    /// Read clat 99.99th percentile, ns.
+    pub read_clat_ns_p99_99: Option<u64>,
+    /// Read I/Os per second.
+    pub read_iops: f64,
+    /// Write throughput, MiB/s.
+    pub write_mib_s: f64,
+}
+
+/// Something the reader must know before trusting a block.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Warning {
+    /// The run used up its event budget before the horizon: the system did not keep up, and the
+    /// figures cover a shortened window.
+    Saturated {
+        /// Policy concerned.
+        policy: String,
+        /// Measured window actually covered, ns.
+        measured_ns: u64,
+        /// Measured window the scenario asked for (duration − warm-up), ns.
+        planned_ns: u64,
+        /// The scenario's event budget.
+        max_events: u64,
+    },
+    /// Latencies at or above the histogram's top landed in its last bucket.
+    HistogramClipped {
+        /// Policy concerned.
+        policy: String,
+        /// Samples clipped.
+        count: u64,
+        /// The histogram's top, ns.
+        limit_ns: u64,
+    },
+}
+
+impl Report {
+    /// Builds the report from the scenario and one run per policy, in scenario order.
+    pub fn new(scenario: &Scenario, runs: &[RunObs]) -> Report {
+        debug_assert_eq!(
+            runs.len(),
+            scenario.policies.len(),
+            "one run per scenario policy"
+        );
+        let percentile_list = DEFAULT_PERCENTILES.to_vec();
+        let policies: Vec<PolicyReport> = runs
+            .iter()
+            .map(|run| policy_report(run, &percentile_list))
+            .collect();
+        let comparison = policies
+            .iter()
+            .map(|p| comparison_row(p, &percentile_list))
+            .collect();
+        let planned_ns = scenario
+            .duration
+            .as_ns()
+            .saturating_sub(scenario.warmup.as_ns());
+        let mut warnings = Vec::new();
+        for p in &policies {
+            if p.saturated() {
+                warnings.push(Warning::Saturated {
+                    policy: p.policy.clone(),
+                    measured_ns: p.measured_ns,
+                    planned_ns,
+                    max_events: scenario.max_events,
+                });
+            }
+            if p.clipped > 0 {
+                warnings.push(Warning::HistogramClipped {
+                    policy: p.policy.clone(),
+                    count: p.clipped,
+                    limit_ns: CLIP_NS,
+                });
+            }
+        }
+        Report {
+            schema_version: SCHEMA_VERSION,
+            qsim_version: env!("CARGO_PKG_VERSION").to_string(),
+            scenario: scenario.name.clone(),
+            description: scenario.description.clone(),
+            seed: scenario.seed,
+            replications: 1,
+            duration_ns: scenario.duration.as_ns(),
+            warmup_ns: scenario.warmup.as_ns(),
+            max_events: scenario.max_events,
+            jobs: job_count(scenario),
+            job_options: job_options(scenario),
+            percentile_list,
+            policies,
+            comparison,
+            warnings,
+        }
+    }
+}
+
+/// fio's `rw` spelling.
+fn rw_name(rw: RwKind) -> &'static str {
+    match rw {
+        RwKind::Read => "read",
+        RwKind::Write => "write",
+        RwKind::RandRead => "randread",
+        RwKind::RandWrite => "randwrite",
+        RwKind::RandRw => "randrw",
+    }
+}
+
+/// Options of the first fio workload; failing that, a buffered writer reads as a sequential
+/// writer at depth 1 with its writeback chunk as block size; with no workload at all, 4 KiB
+/// reads at depth 1.
+fn job_options(scenario: &Scenario) -> JobOptions {
+    let fio = scenario.workloads.iter().find_map(|w| match &w.kind {
+        WorkloadKind::Fio(job) => Some(job),
+        WorkloadKind::BufferedWriter(_) => None,
+    });
+    if let Some(job) = fio {
+        let iodepth = match job.arrivals {
+            Arrivals::Closed { iodepth, .. } | Arrivals::Open { iodepth, .. } => iodepth,
+        };
+        return JobOptions {
+            rw: rw_name(job.rw).to_string(),
+            bs_bytes: job.bs,
+            iodepth,
+            numjobs: job.numjobs,
+        };
+    }
+    let writer = scenario.workloads.iter().find_map(|w| match &w.kind {
+        WorkloadKind::BufferedWriter(b) => Some(b),
+        WorkloadKind::Fio(_) => None,
+    });
+    match writer {
+        Some(b) => JobOptions {
+            rw: "write".to_string(),
+            bs_bytes: b.chunk,
+            iodepth: 1,
+            numjobs: 1,
+        },
+        None => JobOptions {
+            rw: "read".to_string(),
+            bs_bytes: 4096,
+            iodepth: 1,
+            numjobs: 1,
+        },
+    }
+}
+
+/// fio `numjobs` over fio workloads plus one per buffered writer; at least 1.
+fn job_count(scenario: &Scenario) -> u32 {
+    let n: u32 = scenario
+        .workloads
+        .iter()
+        .map(|w| match &w.kind {
+            WorkloadKind::Fio(job) => job.numjobs,
+            WorkloadKind::BufferedWriter(_) => 1,
+        })
+        .sum();
+    n.max(1)
+}
+
+/// fio's `stat_calc_lat` / `stat_calc_dist` share: `count / total` in percent, with non-zero
+/// shares below `floor` raised to it.
+fn share_pct(count: u64, total: u64, floor: f64) -> f64 {
+    if total == 0 {
+        return 0.0;
+    }
+    let pct = count as f64 / total as f64 * 100.0;
+    if count > 0 && pct < floor { floor } else { pct }
+}
+
+fn policy_report(run: &RunObs, percentile_list: &[f64]) -> PolicyReport {
+    let measured_ns = run.measured.as_ns();
+    let any_io = run.dirs.iter().any(|d| d.ios > 0);
+    let runtime_ms = match measured_ns / 1_000_000 {
+        0 if any_io => 1,
+        ms => ms,
+    };
+    let directions: Vec<DirectionReport> = [Direction::Read, Direction::Write]
+        .into_iter()
+        .zip(&run.dirs)
+        .map(|(dir, obs)| direction_report(dir, obs, runtime_ms, percentile_list))
+        .collect();
+
+    // fio divides the coarse latency counts by all I/Os of the job; qsim uses completed ones.
+    let completed: u64 = run.dirs.iter().map(|d| d.ios).sum();
+    let total = if completed > 0 {
+        completed
+    } else {
+        run.clat_all.count()
+    };
+    let counts = run.clat_all.lat_bucket_counts();
+    let mut latency_pct = LatencyShares::default();
+    for (i, &c) in counts.iter().enumerate() {
+        let pct = share_pct(c, total, 0.01);
+        if i < LAT_N_NR {
+            latency_pct.nsec_pct[i] = pct;
+        } else if i < LAT_N_NR + LAT_U_NR {
+            latency_pct.usec_pct[i - LAT_N_NR] = pct;
+        } else {
+            latency_pct.msec_pct[i - LAT_N_NR - LAT_U_NR] = pct;
+        }
+    }
+
+    let depth_total: u64 = run.depth_buckets.iter().sum();
+    let mut depth_pct = [0.0; 7];
+    for (out, &c) in depth_pct.iter_mut().zip(&run.depth_buckets) {
+        *out = share_pct(c, depth_total, 0.1);
+    }
+
+    let congestion: Vec<CongestionReport> = ["sync", "async"]
+        .into_iter()
+        .zip(&run.congestion_waits)
+        .map(|(class, c)| CongestionReport {
+            class: class.to_string(),
+            waits: c.waits,
+            woken_early: c.woken_early,
+            total_ns: c.total.as_ns(),
+        })
+        .collect();
+    let waits: u64 = congestion.iter().map(|c| c.waits).sum();
+    let early: u64 = congestion.iter().map(|c| c.woken_early).sum();
+
+    let b = &run.block;
+    let device_util_pct = if measured_ns == 0 {
+        0.0
+    } else {
+        (b.device_busy.as_ns() as f64 / measured_ns as f64 * 100.0).min(100.0)
+    };
+    let clipped = run
+        .dirs
+        .iter()
+        .map(|d| d.slat.clipped() + d.clat.clipped() + d.lat.clipped())
+        .sum();
+
+    PolicyReport {
+        policy: run.policy.clone(),
+        end: run.end,
+        measured_ns,
+        runtime_ms,
+        events: run.events,
+        directions,
+        latency_pct,
+        depth_pct,
+        congestion,
+        congestion_early_pct: share_pct(early, waits, 0.0),
+        block: BlockReport {
+            congested_ns: [b.congested[0].as_ns(), b.congested[1].as_ns()],
+            pool_sleeps: b.pool_sleeps,
+            clears: b.clears,
+            timer_unplugs: b.timer_unplugs,
+            threshold_unplugs: b.threshold_unplugs,
+            dispatched: b.dispatched,
+            device_busy_ns: b.device_busy.as_ns(),
+            device_util_pct,
+        },
+        writeback: WritebackReport {
+            dirtied_bytes: run.writeback.dirtied_bytes,
+            written_back_bytes: run.writeback.written_back_bytes,
+            throttled_ns: run.writeback.throttled.as_ns(),
+        },
+        cpu_util_pct: run.cpu_utilisation * 100.0,
+        crypt_queue_len_avg: run.crypt_queue_len_avg,
+        crypt_queue_len_max: run.crypt_queue_len_max,
+        clipped,
+    }
+}
+
+fn direction_report(
+    direction: Direction,
+    obs: &DirectionObs,
+    runtime_ms: u64,
+    percentile_list: &[f64],
+) -> DirectionReport {
+    // fio's runtime is zero for a direction that did nothing.
+    let runtime_ms = if obs.ios == 0 { 0 } else { runtime_ms };
+    let (bw_bytes_per_s, iops) = if runtime_ms == 0 {
+        (0, 0.0)
+    } else {
+        let bw = u128::from(obs.bytes) * 1000 / u128::from(runtime_ms);
+        (
+            u64::try_from(bw).unwrap_or(u64::MAX),
+            1000.0 * obs.ios as f64 / runtime_ms as f64,
+        )
+    };
+    let bw_kib_s = SampleSummary::from(&obs.bw_kib_s);
+    // fio's convert_agg_kbytes_percent: the (truncated) mean sample over the group aggregate.
+    let bw_agg_pct = if bw_kib_s.samples == 0 {
+        0.0
+    } else if bw_bytes_per_s > 1024 {
+        (bw_kib_s.mean.trunc() * 100.0 / (bw_bytes_per_s as f64 / 1024.0)).min(100.0)
+    } else {
+        100.0
+    };
+    let lat_sum = obs.lat.sum();
+    let stages = Stage::ALL
+        .iter()
+        .map(|&stage| {
+            let h = obs.stages.get(stage.index());
+            let (n, mean_ns, p99_ns, sum) = h.map_or((0, 0.0, 0, 0), |h| {
+                (h.count(), h.mean(), h.percentile(99.0), h.sum())
+            });
+            StageReport {
+                stage,
+                label: stage.label().to_string(),
+                n,
+                mean_ns,
+                p99_ns,
+                share_pct: if lat_sum == 0 {
+                    0.0
+                } else {
+                    sum as f64 / lat_sum as f64 * 100.0
+                },
+            }
+        })
+        .collect();
+    DirectionReport {
+        direction,
+        ios: obs.ios,
+        bytes: obs.bytes,
+        issued: obs.issued,
+        dropped: obs.dropped,
+        runtime_ms,
+        bw_bytes_per_s,
+        iops,
+        slat: LatencySummary::from_histogram(&obs.slat, None, false),
+        clat: LatencySummary::from_histogram(&obs.clat, Some(percentile_list), true),
+        lat: LatencySummary::from_histogram(&obs.lat, Some(percentile_list), false),
+        bw_kib_s,
+        bw_agg_pct,
+        iops_samples: SampleSummary::from(&obs.iops),
+        stages,
+    }
+}
+
+fn comparison_row(p: &PolicyReport, percentile_list: &[f64]) -> ComparisonRow {
+    let read = p.direction(Direction::Read);
+    let write = p.direction(Direction::Write);
+    let pick = |want: f64| -> Option<u64> {
+        if read.ios == 0 {
+            return None;
+        }
+        // Reuse the fio block's values so the two never disagree.
+        percentile_list
+            .iter()
+            .position(|&q| q == want)
+            .and_then(|i| read.clat.percentiles_ns.get(i).copied())
+    };
+    ComparisonRow {
+        policy: p.policy.clone(),
+        saturated: p.saturated(),
+        read_clat_ns_p50: pick(50.0),
+        read_clat_ns_p99: pick(99.0),
+        read_clat_ns_p99_9: pick(99.9),
+        read_clat_ns_p99_99: pick(99.99),
+        read_iops: read.iops,
+        write_mib_s: write.bw_bytes_per_s as f64 / (1024.0 * 1024.0),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    //! Hand-built scenario and run observations shared by the renderer tests.
+
+    use super::*;
+    use crate::engine::SimDuration;
+    use crate::model::observe::{BlockObs, CongestionWaitObs, WritebackObs};
+    use crate::scenario::{
+        BlockConfig, CryptConfig, CryptoEngine, DeviceConfig, Elevator, FioJob, KernelConfig,
+        NvmeConfig, QueueMode, WorkloadConfig,
+    };
+
+    /// A two-policy scenario with one 4 KiB randrw fio job at depth 8.
+    pub(crate) fn scenario() -> Scenario {
+        Scenario {
+            name: "two-queue".to_string(),
+            description: "reads behind writeback".to_string(),
+            seed: 42,
+            duration: SimDuration::from_secs(11),
+            warmup: SimDuration::from_secs(1),
+            max_events: 1_000_000,
+            cpus: 2,
+            kernel: KernelConfig { hz: 250 },
+            device: DeviceConfig::Nvme(NvmeConfig {
+                latency: SimDuration::from_us(20),
+                channels: 4,
+                overhead: SimDuration::from_us(5),
+                transfer_rate: 1e9,
+                queue_depth: 32,
+            }),
+            block: BlockConfig {
+                mode: QueueMode::Legacy,
+                nr_requests: 128,
+                elevator: Elevator::Cfq,
+                plug: true,
+                unplug_threshold: 4,
+                low_latency: true,
+                cfq_slice_sync: SimDuration::from_ms(100),
+                cfq_slice_async: SimDuration::from_ms(40),
+                cfq_slice_idle: SimDuration::from_ms(8),
+                cfq_quantum: 8,
+            },
+            crypt: CryptConfig {
+                cipher: "aes-ni".to_string(),
+                encrypt_rate: 1e9,
+                decrypt_rate: 1e9,
+                per_sector_cost: SimDuration::from_ns(100),
+                hop_cost: SimDuration::from_us(2),
+                engine: CryptoEngine::Sync,
+                unplug_after_submit: false,
+            },
+            policies: vec!["fifo".to_string(), "split".to_string()],
+            workloads: vec![WorkloadConfig {
+                name: "fio".to_string(),
+                kind: WorkloadKind::Fio(FioJob {
+                    rw: RwKind::RandRw,
+                    rwmixread: 50,
+                    bs: 4096,
+                    size: 1 << 30,
+                    offset: 0,
+                    arrivals: Arrivals::Closed {
+                        iodepth: 8,
+                        think: None,
+                    },
+                    numjobs: 1,
+                    sync_writes: false,
+                }),
+            }],
+        }
+    }
+
+    fn direction(
+        ios: u64,
+        slat: &[u64],
+        clat: &[u64],
+        bw: &[f64],
+        stage_ns: &[u64],
+    ) -> DirectionObs {
+        let mut d = DirectionObs {
+            ios,
+            bytes: ios * 4096,
+            slat: Histogram::new(),
+            clat: Histogram::new(),
+            lat: Histogram::new(),
+            bw_kib_s: Running::new(),
+            iops: Running::new(),
+            stages: (0..Stage::COUNT).map(|_| Histogram::new()).collect(),
+            issued: ios + 1,
+            dropped: 0,
+        };
+        for (i, (&s, &c)) in slat.iter().zip(clat).enumerate() {
+            d.slat.record(s);
+            d.clat.record(c);
+            d.lat.record(s + c);
+            // Split each latency between crypt queue wait, device and "other" (the slat).
+            let device = stage_ns[i % stage_ns.len()].min(c);
+            d.stages[Stage::Device.index()].record(device);
+            d.stages[Stage::CryptQueue.index()].record(c - device);
+            d.stages[Stage::Other.index()].record(s);
+        }
+        for &b in bw {
+            d.bw_kib_s.push(b);
+            d.iops.push(b / 4.0);
+        }
+        d
+    }
+
+    /// A run with 10 reads (two of them slow) and 4 writes over 10 s.
+    pub(crate) fn run(policy: &str, end: RunEnd) -> RunObs {
+        let read_slat = [
+            812, 900, 1_000, 1_100, 1_200, 1_300, 1_400, 1_500, 2_000, 48_213,
+        ];
+        let read_clat = [
+            38_112, 40_000, 52_000, 60_000, 70_000, 90_000, 120_000, 300_000, 2_500_000, 41_870_336,
+        ];
+        let write_slat = [3_000, 4_000, 5_000, 1_650_000];
+        let write_clat = [3_100_000, 9_000_000, 20_000_000, 212_000_000];
+        let reads = direction(
+            10,
+            &read_slat,
+            &read_clat,
+            &[9_312.0, 9_904.0, 9_650.0],
+            &[30_000],
+        );
+        let writes = direction(
+            4,
+            &write_slat,
+            &write_clat,
+            &[4_416.0, 5_120.0],
+            &[1_000_000],
+        );
+        let mut clat_all = reads.clat.clone();
+        clat_all.merge(&writes.clat);
+        RunObs {
+            policy: policy.to_string(),
+            measured: SimDuration::from_secs(10),
+            dirs: [reads, writes],
+            clat_all,
+            depth_buckets: [4, 3, 5, 2, 0, 0, 0],
+            congestion_waits: [
+                CongestionWaitObs {
+                    waits: 38,
+                    woken_early: 10,
+                    total: SimDuration::from_ms(412),
+                },
+                CongestionWaitObs {
+                    waits: 270,
+                    woken_early: 30,
+                    total: SimDuration::from_ms(2_911),
+                },
+            ],
+            block: BlockObs {
+                congested: [SimDuration::from_ms(12), SimDuration::from_ms(340)],
+                pool_sleeps: [3, 120],
+                clears: [40, 210],
+                timer_unplugs: 15,
+                threshold_unplugs: 230,
+                dispatched: 36_180,
+                device_busy: SimDuration::from_ms(8_731),
+            },
+            writeback: WritebackObs {
+                dirtied_bytes: 300 << 20,
+                written_back_bytes: 280 << 20,
+                throttled: SimDuration::from_ms(1_250),
+            },
+            cpu_utilisation: 0.4321,
+            crypt_queue_len_avg: 3.25,
+            crypt_queue_len_max: 41,
+            events: 123_456,
+            end,
+        }
+    }
+
+    pub(crate) fn report() -> Report {
+        Report::new(
+            &scenario(),
+            &[
+                run("fifo", RunEnd::Horizon),
+                run("split", RunEnd::Saturated),
+            ],
+        )
+    }
+
+    #[test]
+    fn builds_fio_numbers() {
+        let r = report();
+        assert_eq!(r.schema_version, 1);
+        assert_eq!(r.jobs, 1);
+        assert_eq!(
+            r.job_options,
+            JobOptions {
+                rw: "randrw".into(),
+                bs_bytes: 4096,
+                iodepth: 8,
+                numjobs: 1
+            }
+        );
+        let p = &r.policies[0];
+        assert_eq!(p.runtime_ms, 10_000);
+        let read = p.direction(Direction::Read);
+        assert_eq!(read.bw_bytes_per_s, 4096);
+        assert_eq!(read.iops, 1.0);
+        assert_eq!(read.clat.percentiles_ns.len(), 17);
+        assert_eq!(read.clat.n, 10);
+        // 7 of 14 clat values are in [10 us, 1 ms)... share of all completed I/Os.
+        let us: f64 = p.latency_pct.usec_pct.iter().sum();
+        let ms: f64 = p.latency_pct.msec_pct.iter().sum();
+        assert!((us + ms - 100.0).abs() < 1e-9);
+        assert!((p.latency_pct.usec_pct[4] - 100.0 * 2.0 / 14.0).abs() < 1e-9);
+        assert!((p.depth_pct.iter().sum::<f64>() - 100.0).abs() < 1e-9);
+        assert!((p.block.device_util_pct - 87.31).abs() < 1e-9);
+        assert!((p.congestion_early_pct - 100.0 * 40.0 / 308.0).abs() < 1e-9);
+        // Stage shares of total latency add up to 100% when stages partition lat.
+        let shares: f64 = read.stages.iter().map(|s| s.share_pct).sum();
+        assert!((shares - 100.0).abs() < 1e-6, "{shares}");
+        // Comparison rows and warnings.
+        assert_eq!(r.comparison.len(), 2);
+        assert_eq!(
+            r.comparison[0].read_clat_ns_p50,
+            Some(read.clat.percentiles_ns[6])
+        );
+        assert!(r.comparison[1].saturated);
+        assert_eq!(r.warnings.len(), 1);
+        assert!(matches!(&r.warnings[0], Warning::Saturated { policy, .. } if policy == "split"));
+    }
+
+    #[test]
+    fn empty_direction_is_zero_filled() {
+        let mut run = run("fifo", RunEnd::Horizon);
+        run.dirs[1] = direction(0, &[], &[], &[], &[1]);
+        let r = Report::new(&scenario(), &[run.clone(), run]);
+        let w = r.policies[0].direction(Direction::Write);
+        assert_eq!((w.runtime_ms, w.bw_bytes_per_s, w.iops), (0, 0, 0.0));
+        assert!(w.clat.percentiles_ns.is_empty());
+        assert!(w.stages.iter().all(|s| s.share_pct == 0.0));
+    }
+}

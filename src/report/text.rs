@@ -1,0 +1,534 @@
+//! Text renderer: a legend, one fio "normal"-style block per policy (fio 3.x formats, then
+//! qsim's own `  label        : k=v` lines and a "where the time went" table per direction), a
+//! comparison table across policies and the warnings.
+//!
+//! Layout rules are those of `OUTPUT.md` §1 and fio's `stat.c`; the fio-exact pieces live in
+//! [`super::fiofmt`]. Everything is built in a string and written once.
+
+use super::fiofmt::{
+    LAT_LABELS_M, LAT_LABELS_NU, N2sUnit, TimeUnit, lat_line, lat_share_lines, num2str,
+    percentile_block,
+};
+use super::{
+    Direction, DirectionReport, LatencySummary, PERCENTILE_PRECISION, PolicyReport, Report, Warning,
+};
+use crate::engine::SimDuration;
+use std::fmt::Write as _;
+use std::io;
+
+/// Choices of the text renderer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextOptions {
+    /// Show total-latency percentiles instead of clat ones (fio's `lat_percentiles=1`).
+    pub lat_percentiles: bool,
+}
+
+/// Writes the whole report with default options.
+pub fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
+    render_with(report, &TextOptions::default(), out)
+}
+
+/// Writes the whole report: legend, one block per policy, comparison table, warnings.
+pub fn render_with(report: &Report, opts: &TextOptions, out: &mut dyn io::Write) -> io::Result<()> {
+    let mut s = String::new();
+    legend(report, &mut s);
+    for policy in &report.policies {
+        s.push('\n');
+        policy_block(report, policy, opts, &mut s);
+    }
+    s.push('\n');
+    comparison(report, &mut s);
+    warnings(report, &mut s);
+    out.write_all(s.as_bytes())
+}
+
+/// Formats a duration in ns with an adaptive unit: `812 ns`, `38.1 us`, `8.5 ms`, `1.250 s`
+/// (one decimal for us and ms, three for s, as hyperfine does).
+pub fn adaptive_ns(ns: f64) -> String {
+    if ns < 999.5 {
+        format!("{ns:.0} ns")
+    } else if ns < 999_950.0 {
+        format!("{:.1} us", ns / 1e3)
+    } else if ns < 999_950_000.0 {
+        format!("{:.1} ms", ns / 1e6)
+    } else {
+        format!("{:.3} s", ns / 1e9)
+    }
+}
+
+/// Whole milliseconds, rounded to nearest.
+fn ms_rounded(ns: u64) -> u64 {
+    ns.saturating_add(500_000) / 1_000_000
+}
+
+fn legend(r: &Report, s: &mut String) {
+    let _ = writeln!(s, "qsim {}: scenario {}", r.qsim_version, r.scenario);
+    if !r.description.is_empty() {
+        let _ = writeln!(s, "{}", r.description);
+    }
+    let policies: Vec<&str> = r.policies.iter().map(|p| p.policy.as_str()).collect();
+    let _ = writeln!(
+        s,
+        "seed={}, duration={}, warm-up={} (excluded), policies: {}",
+        r.seed,
+        SimDuration::from_ns(r.duration_ns),
+        SimDuration::from_ns(r.warmup_ns),
+        policies.join(", ")
+    );
+    s.push('\n');
+    s.push_str(
+        "Legend: slat is the time from issue until dm-crypt accepted the bio (the block layer,\n\
+         for policy \"none\"), clat the time from there to completion, and lat = slat + clat.\n\
+         Percentiles are midpoints of fio's histogram buckets (within 0.8%). The \"lat (usec)\"\n\
+         lines count clat as a share of all completed I/Os. IOPS, BW and runtime cover the\n\
+         measured window (warm-up excluded); bw and iops lines summarise 500 ms samples of\n\
+         simulated time.\n",
+    );
+}
+
+fn policy_block(r: &Report, p: &PolicyReport, opts: &TextOptions, s: &mut String) {
+    let _ = writeln!(
+        s,
+        "{}: (groupid=0, jobs={}): err={:2}: policy={}: seed={}: reps={}",
+        r.scenario, r.jobs, 0, p.policy, r.seed, r.replications
+    );
+    if !r.description.is_empty() {
+        let _ = writeln!(s, "  Description  : [{}]", r.description);
+    }
+    for d in &p.directions {
+        if d.ios > 0 {
+            direction_block(r, d, opts, s);
+        }
+    }
+    let lat = &p.latency_pct;
+    s.push_str(&lat_share_lines(
+        TimeUnit::Nsec,
+        &LAT_LABELS_NU,
+        &lat.nsec_pct,
+    ));
+    s.push_str(&lat_share_lines(
+        TimeUnit::Usec,
+        &LAT_LABELS_NU,
+        &lat.usec_pct,
+    ));
+    s.push_str(&lat_share_lines(
+        TimeUnit::Msec,
+        &LAT_LABELS_M,
+        &lat.msec_pct,
+    ));
+    let d = &p.depth_pct;
+    let _ = writeln!(
+        s,
+        "  IO depths    : 1={:3.1}%, 2={:3.1}%, 4={:3.1}%, 8={:3.1}%, 16={:3.1}%, 32={:3.1}%, >=64={:3.1}%",
+        d[0], d[1], d[2], d[3], d[4], d[5], d[6]
+    );
+    let (read, write) = (p.direction(Direction::Read), p.direction(Direction::Write));
+    let _ = writeln!(
+        s,
+        "     issued rwts: total={},{},0,0 short=0,0,0,0 dropped={},{},0,0",
+        read.issued, write.issued, read.dropped, write.dropped
+    );
+    qsim_lines(r, p, s);
+    for d in &p.directions {
+        if d.ios > 0 {
+            s.push('\n');
+            stage_table(r, d, s);
+        }
+    }
+}
+
+fn direction_block(r: &Report, d: &DirectionReport, opts: &TextOptions, s: &mut String) {
+    let iops = u128::from(d.ios) * 1000 / u128::from(d.runtime_ms.max(1));
+    let iops = u64::try_from(iops).unwrap_or(u64::MAX);
+    let _ = writeln!(
+        s,
+        "  {}: IOPS={}, BW={} ({})({}/{}msec)",
+        d.direction.name(),
+        num2str(iops, 4, 1, false, N2sUnit::None),
+        num2str(d.bw_bytes_per_s, 4, 1, true, N2sUnit::BytePerSec),
+        num2str(d.bw_bytes_per_s, 4, 1, false, N2sUnit::BytePerSec),
+        num2str(d.bytes, 4, 1, true, N2sUnit::Byte),
+        d.runtime_ms
+    );
+    for (name, l) in [("slat", &d.slat), ("clat", &d.clat), (" lat", &d.lat)] {
+        if l.n > 0 {
+            s.push_str(&lat_line(name, l.min_ns, l.max_ns, l.mean_ns, l.stddev_ns));
+        }
+    }
+    let (name, shown) = if opts.lat_percentiles {
+        ("lat", &d.lat)
+    } else {
+        ("clat", &d.clat)
+    };
+    if shown.n > 0 {
+        s.push_str(&percentile_block(
+            name,
+            &r.percentile_list,
+            &shown.percentiles_ns,
+            PERCENTILE_PRECISION,
+        ));
+    }
+    let bw = &d.bw_kib_s;
+    if bw.samples > 0 {
+        // fio keeps min and max as integers and switches to MiB once the mean passes 1 GiB/s.
+        let (mut min, mut max, mut mean, mut dev) =
+            (bw.min as u64, bw.max as u64, bw.mean, bw.stddev);
+        let mut unit = "KiB";
+        if mean > 1024.0 * 1024.0 {
+            min = (min as f64 / 1024.0) as u64;
+            max = (max as f64 / 1024.0) as u64;
+            mean /= 1024.0;
+            dev /= 1024.0;
+            unit = "MiB";
+        }
+        let _ = writeln!(
+            s,
+            "   bw ({unit:>5}/s): min={min:5}, max={max:5}, per={:3.2}%, avg={mean:5.2}, stdev={dev:5.2}, samples={}",
+            d.bw_agg_pct, bw.samples
+        );
+    }
+    let io = &d.iops_samples;
+    if io.samples > 0 {
+        let _ = writeln!(
+            s,
+            "   iops        : min={:5}, max={:5}, avg={:5.2}, stdev={:5.2}, samples={}",
+            io.min as u64, io.max as u64, io.mean, io.stddev, io.samples
+        );
+    }
+}
+
+fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
+    let (sync, asyn) = (&p.congestion[0], &p.congestion[1]);
+    let _ = writeln!(
+        s,
+        "  congestion   : sync_waits={} ({}ms), async_waits={} ({}ms), early={:.1}%",
+        sync.waits,
+        ms_rounded(sync.total_ns),
+        asyn.waits,
+        ms_rounded(asyn.total_ns),
+        p.congestion_early_pct
+    );
+    let b = &p.block;
+    let _ = writeln!(
+        s,
+        "  block        : congested_ms={}/{}, pool_sleeps={}/{}, clears={}/{} (sync/async), \
+         unplugs={}/{} (timer/threshold), dispatched={}, util={:3.2}%",
+        ms_rounded(b.congested_ns[0]),
+        ms_rounded(b.congested_ns[1]),
+        b.pool_sleeps[0],
+        b.pool_sleeps[1],
+        b.clears[0],
+        b.clears[1],
+        b.timer_unplugs,
+        b.threshold_unplugs,
+        b.dispatched,
+        b.device_util_pct
+    );
+    let w = &p.writeback;
+    if w.dirtied_bytes > 0 || w.written_back_bytes > 0 || w.throttled_ns > 0 {
+        let _ = writeln!(
+            s,
+            "  writeback    : dirtied={}, written={}, throttled={}ms",
+            num2str(w.dirtied_bytes, 4, 1, true, N2sUnit::Byte),
+            num2str(w.written_back_bytes, 4, 1, true, N2sUnit::Byte),
+            ms_rounded(w.throttled_ns)
+        );
+    }
+    let _ = writeln!(s, "  cpu          : util={:3.2}%", p.cpu_util_pct);
+    let _ = writeln!(
+        s,
+        "  crypt queue  : avg={:.2}, max={}",
+        p.crypt_queue_len_avg, p.crypt_queue_len_max
+    );
+    if p.saturated() {
+        let planned = r.duration_ns.saturating_sub(r.warmup_ns);
+        let _ = writeln!(
+            s,
+            "  saturated    : yes, the event budget ({} events) ran out after {} of the {} window; \
+             figures cover that part only",
+            r.max_events,
+            SimDuration::from_ns(p.measured_ns),
+            SimDuration::from_ns(planned)
+        );
+    }
+}
+
+/// The value of percentile `p` in `l`, if `p` is in the report's list.
+fn percentile_of(r: &Report, l: &LatencySummary, p: f64) -> Option<u64> {
+    r.percentile_list
+        .iter()
+        .position(|&q| q == p)
+        .and_then(|i| l.percentiles_ns.get(i).copied())
+}
+
+/// Right-aligns every column but the first, which is left-aligned; two spaces between columns.
+fn table(rows: &[Vec<String>], indent: &str, s: &mut String) {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in rows {
+        let mut line = String::from(indent);
+        for (c, cell) in row.iter().enumerate() {
+            if c == 0 {
+                let _ = write!(line, "{cell:<w$}", w = widths[0]);
+            } else {
+                let _ = write!(line, "  {cell:>w$}", w = widths[c]);
+            }
+        }
+        s.push_str(line.trim_end());
+        s.push('\n');
+    }
+}
+
+fn stage_table(r: &Report, d: &DirectionReport, s: &mut String) {
+    let _ = writeln!(
+        s,
+        "  where the time went ({}: {} I/Os, share of total latency):",
+        d.direction.name(),
+        d.ios
+    );
+    let mut rows = vec![vec![
+        "stage".to_string(),
+        "mean".to_string(),
+        "p99".to_string(),
+        "share".to_string(),
+    ]];
+    for st in &d.stages {
+        rows.push(vec![
+            st.label.clone(),
+            adaptive_ns(st.mean_ns),
+            adaptive_ns(st.p99_ns as f64),
+            format!("{:.1}%", st.share_pct),
+        ]);
+    }
+    let total_share: f64 = d.stages.iter().map(|st| st.share_pct).sum();
+    rows.push(vec![
+        "total (lat)".to_string(),
+        adaptive_ns(d.lat.mean_ns),
+        percentile_of(r, &d.lat, 99.0).map_or("-".to_string(), |v| adaptive_ns(v as f64)),
+        format!("{total_share:.1}%"),
+    ]);
+    table(&rows, "    ", s);
+}
+
+fn comparison(r: &Report, s: &mut String) {
+    s.push_str("Comparison (read clat percentiles, read IOPS, write throughput):\n");
+    let mut rows = vec![
+        [
+            "policy",
+            "p50",
+            "p99",
+            "p99.9",
+            "p99.99",
+            "read IOPS",
+            "write MiB/s",
+        ]
+        .iter()
+        .map(|h| h.to_string())
+        .collect::<Vec<_>>(),
+    ];
+    let cell = |v: Option<u64>| v.map_or("-".to_string(), |ns| adaptive_ns(ns as f64));
+    for c in &r.comparison {
+        let mut row = vec![
+            c.policy.clone(),
+            cell(c.read_clat_ns_p50),
+            cell(c.read_clat_ns_p99),
+            cell(c.read_clat_ns_p99_9),
+            cell(c.read_clat_ns_p99_99),
+            format!("{:.0}", c.read_iops),
+            format!("{:.2}", c.write_mib_s),
+        ];
+        if c.saturated {
+            row.push("saturated".to_string());
+        }
+        rows.push(row);
+    }
+    table(&rows, "  ", s);
+}
+
+fn warnings(r: &Report, s: &mut String) {
+    if r.warnings.is_empty() {
+        return;
+    }
+    s.push_str("\nWarnings:\n");
+    for w in &r.warnings {
+        let _ = writeln!(s, "  {}", warning_text(w));
+    }
+}
+
+/// One-line text of a warning with a hint that uses the scenario's own settings.
+pub fn warning_text(w: &Warning) -> String {
+    match w {
+        Warning::Saturated {
+            policy,
+            measured_ns,
+            planned_ns,
+            max_events,
+        } => format!(
+            "{policy}: saturated: the event budget (max_events={max_events}) ran out after {} of \
+             the {} measured window; the offered load may exceed what this policy can serve. \
+             Raise max_events or shorten duration to see whether it recovers.",
+            SimDuration::from_ns(*measured_ns),
+            SimDuration::from_ns(*planned_ns)
+        ),
+        Warning::HistogramClipped {
+            policy,
+            count,
+            limit_ns,
+        } => format!(
+            "{policy}: {count} latencies at or above {} landed in the histogram's last bucket; \
+             percentiles that high read low (min, max and mean stay exact).",
+            SimDuration::from_ns(*limit_ns)
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::observe::RunEnd;
+    use crate::report::tests::{report, run, scenario};
+
+    fn rendered(r: &Report) -> String {
+        let mut buf = Vec::new();
+        render(r, &mut buf).unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn adaptive_units() {
+        assert_eq!(adaptive_ns(812.0), "812 ns");
+        assert_eq!(adaptive_ns(999.6), "1.0 us");
+        assert_eq!(adaptive_ns(38_144.0), "38.1 us");
+        assert_eq!(adaptive_ns(8_454_144.0), "8.5 ms");
+        assert_eq!(adaptive_ns(1_250_000_000.0), "1.250 s");
+    }
+
+    #[test]
+    fn whole_policy_block() {
+        let r = report();
+        let mut s = String::new();
+        policy_block(&r, &r.policies[0], &TextOptions::default(), &mut s);
+        let expected = "\
+two-queue: (groupid=0, jobs=1): err= 0: policy=fifo: seed=42: reps=1
+  Description  : [reads behind writeback]
+  read: IOPS=1, BW=4096B/s (4096B/s)(40.0KiB/10000msec)
+    slat (nsec): min=812, max=48213, avg=5942.50, stdev=14856.27
+    clat (usec): min=38, max=41870, avg=4514.04, stdev=13147.61
+     lat (usec): min=38, max=41918, avg=4519.99, stdev=13162.45
+    clat percentiles (usec):
+     |  1.00th=[   39],  5.00th=[   39], 10.00th=[   39], 20.00th=[   41],
+     | 30.00th=[   52], 40.00th=[   61], 50.00th=[   71], 60.00th=[   90],
+     | 70.00th=[  121], 80.00th=[  302], 90.00th=[ 2507], 95.00th=[41681],
+     | 99.00th=[41681], 99.50th=[41681], 99.90th=[41681], 99.95th=[41681],
+     | 99.99th=[41681]
+   bw (  KiB/s): min= 9312, max= 9904, per=100.00%, avg=9622.00, stdev=296.99, samples=3
+   iops        : min= 2328, max= 2476, avg=2405.50, stdev=74.25, samples=3
+  write: IOPS=0, BW=1638B/s (1638B/s)(16.0KiB/10000msec)
+    slat (usec): min=3, max=1650, avg=415.50, stdev=823.00
+    clat (msec): min=3, max=212, avg=61.02, stdev=100.89
+     lat (msec): min=3, max=213, avg=61.44, stdev=101.71
+    clat percentiles (msec):
+     |  1.00th=[    4],  5.00th=[    4], 10.00th=[    4], 20.00th=[    4],
+     | 30.00th=[    9], 40.00th=[    9], 50.00th=[    9], 60.00th=[   21],
+     | 70.00th=[   21], 80.00th=[  213], 90.00th=[  213], 95.00th=[  213],
+     | 99.00th=[  213], 99.50th=[  213], 99.90th=[  213], 99.95th=[  213],
+     | 99.99th=[  213]
+   bw (  KiB/s): min= 4416, max= 5120, per=100.00%, avg=4768.00, stdev=497.80, samples=2
+   iops        : min= 1104, max= 1280, avg=1192.00, stdev=124.45, samples=2
+  lat (usec)   : 50=14.29%, 100=28.57%, 250=7.14%, 500=7.14%
+  lat (msec)   : 4=14.29%, 10=7.14%, 50=14.29%, 250=7.14%
+  IO depths    : 1=28.6%, 2=21.4%, 4=35.7%, 8=14.3%, 16=0.0%, 32=0.0%, >=64=0.0%
+     issued rwts: total=11,5,0,0 short=0,0,0,0 dropped=0,0,0,0
+  congestion   : sync_waits=38 (412ms), async_waits=270 (2911ms), early=13.0%
+  block        : congested_ms=12/340, pool_sleeps=3/120, clears=40/210 (sync/async), unplugs=15/230 (timer/threshold), dispatched=36180, util=87.31%
+  writeback    : dirtied=300MiB, written=280MiB, throttled=1250ms
+  cpu          : util=43.21%
+  crypt queue  : avg=3.25, max=41
+
+  where the time went (read: 10 I/Os, share of total latency):
+    stage                  mean      p99   share
+    crypt queue wait     4.5 ms  41.7 ms   99.2%
+    crypt service          0 ns     0 ns    0.0%
+    kcryptd_io hop         0 ns     0 ns    0.0%
+    request-pool sleep     0 ns     0 ns    0.0%
+    block queue wait       0 ns     0 ns    0.0%
+    device service      30.0 us  30.1 us    0.7%
+    other                5.9 us  48.4 us    0.1%
+    total (lat)          4.5 ms  41.7 ms  100.0%
+
+  where the time went (write: 4 I/Os, share of total latency):
+    stage                   mean       p99   share
+    crypt queue wait     60.0 ms  210.8 ms   97.7%
+    crypt service           0 ns      0 ns    0.0%
+    kcryptd_io hop          0 ns      0 ns    0.0%
+    request-pool sleep      0 ns      0 ns    0.0%
+    block queue wait        0 ns      0 ns    0.0%
+    device service        1.0 ms    1.0 ms    1.6%
+    other               415.5 us    1.6 ms    0.7%
+    total (lat)          61.4 ms  212.9 ms  100.0%
+";
+        assert_eq!(s, expected, "got:\n{s}");
+    }
+
+    #[test]
+    fn saturated_block_and_comparison() {
+        let text = rendered(&report());
+        assert!(text.starts_with("qsim "));
+        assert!(text.contains("Legend: slat is the time from issue until dm-crypt accepted"));
+        assert!(text.contains(
+            "  saturated    : yes, the event budget (1000000 events) ran out after 10s of the 10s window"
+        ));
+        let cmp = text
+            .split("Comparison (read clat percentiles, read IOPS, write throughput):\n")
+            .nth(1)
+            .unwrap();
+        let lines: Vec<&str> = cmp.lines().take(3).collect();
+        assert_eq!(
+            lines,
+            [
+                "  policy      p50      p99    p99.9   p99.99  read IOPS  write MiB/s",
+                "  fifo    70.1 us  41.7 ms  41.7 ms  41.7 ms          1         0.00",
+                "  split   70.1 us  41.7 ms  41.7 ms  41.7 ms          1         0.00  saturated",
+            ]
+        );
+        assert!(
+            text.contains("Warnings:\n  split: saturated: the event budget (max_events=1000000)")
+        );
+    }
+
+    #[test]
+    fn direction_without_io_is_omitted() {
+        let mut only_reads = run("fifo", RunEnd::Horizon);
+        only_reads.dirs[1].ios = 0;
+        only_reads.dirs[1].bytes = 0;
+        let r = Report::new(&scenario(), &[only_reads.clone(), only_reads]);
+        let text = rendered(&r);
+        assert!(text.contains("  read: IOPS="));
+        assert!(!text.contains("  write: IOPS="));
+        assert!(!text.contains("(write: "));
+    }
+
+    #[test]
+    fn lat_percentiles_option_switches_the_block() {
+        let mut buf = Vec::new();
+        render_with(
+            &report(),
+            &TextOptions {
+                lat_percentiles: true,
+            },
+            &mut buf,
+        )
+        .unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(text.contains("    lat percentiles (usec):"));
+        assert!(!text.contains("    clat percentiles ("));
+    }
+}
