@@ -1,6 +1,8 @@
 //! qsim: a discrete-event simulator of Linux dm-crypt work queues under memory pressure.
 
+pub mod cli;
 pub mod engine;
+pub mod error;
 pub mod experiment;
 pub mod model;
 pub mod report;

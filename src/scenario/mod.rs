@@ -1,5 +1,679 @@
-//! Scenario files: loading, units, validation.
+//! Scenario files: the one way in from YAML to a validated [`Scenario`].
+//!
+//! ```text
+//! file ──read──▶ text ──serde-saphyr──▶ schema::Raw* ──validate──▶ types::Scenario
+//!                  │                        │                         │
+//!                  └── empty? ──────────────┴──── Error (file:line:col, field path, hint)
+//! ```
+//!
+//! - [`load`] and [`load_str`] are the only entry points; [`resolve`] adds the scenarios shipped
+//!   inside the binary ([`shipped`]), and [`describe`] prints a resolved scenario with its derived
+//!   values (what `qsim check` shows).
+//! - [`units`] parses `4k`, `1.5ms`, `60MB/s`; [`schema`] mirrors the file; `validate` fills every
+//!   default and is the only producer of value errors; [`types`] is the result the model reads.
+//! - [`Error`] is the single error type: file, line and column, field path, message and hint.
+//!
+//! serde-saphyr is pinned at 2.2 and used only in this module.
 
+pub mod schema;
+mod shipped;
 pub mod types;
+pub mod units;
+mod validate;
 
+pub use shipped::{ShippedScenario, resolve, shipped};
 pub use types::*;
+pub use validate::describe;
+
+use serde_saphyr::{Location, MessageFormatter};
+use std::fmt;
+use std::path::Path;
+
+/// A minimal valid scenario, shown when a file is empty.
+pub const MINIMAL_SCENARIO: &str = "device: { kind: nvme }\nworkloads:\n  - kind: fio";
+
+/// What went wrong, broadly; the message says precisely.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The file could not be read (missing, unreadable, not UTF-8).
+    Read,
+    /// The file holds no scenario at all.
+    Empty,
+    /// The text is not valid YAML, or not a mapping where one is needed.
+    Syntax,
+    /// A key that the schema does not know (a typo, or a field of another level).
+    UnknownField,
+    /// A name outside a closed list: device kind, cipher, workload kind, policy, …
+    UnknownName,
+    /// A value of the wrong type, unit or range.
+    BadValue,
+    /// A required field is absent.
+    Missing,
+    /// Fields that cannot go together (a field of another kind, warmup ≥ duration, …).
+    Conflict,
+}
+
+/// A scenario that cannot be loaded. Always the user's to fix, never fatal to anything else:
+/// [`Error::exit_code`] is 2 (bad input).
+///
+/// Displays as one screen, without the leading `error: ` (the caller adds it):
+/// ```text
+/// scenarios/x.yaml:9:5: workloads[1].rate: rate must be positive, got "-5/s"
+///   hint: a rate is a number and a unit: 2000/s or 2000 iops (operations), 60MB/s, …
+///    9 |     rate: -5/s
+///      |           ^
+/// ```
+#[derive(Debug)]
+pub struct Error(Box<Inner>);
+
+/// The fields of an [`Error`], boxed so that `Result<_, Error>` stays one pointer wide.
+#[derive(Debug)]
+struct Inner {
+    kind: ErrorKind,
+    file: String,
+    line: Option<u64>,
+    column: Option<u64>,
+    path: Option<String>,
+    message: String,
+    hint: Option<String>,
+    source_line: Option<String>,
+    io: Option<std::io::Error>,
+}
+
+impl Error {
+    /// The broad class of the problem.
+    pub fn kind(&self) -> ErrorKind {
+        self.0.kind
+    }
+    /// The file as the user named it (`<shipped>/name.yaml` for an embedded scenario).
+    pub fn file(&self) -> &str {
+        &self.0.file
+    }
+    /// 1-based line, when the problem has a place in the file.
+    pub fn line(&self) -> Option<u64> {
+        self.0.line
+    }
+    /// 1-based column, when the problem has a place in the file.
+    pub fn column(&self) -> Option<u64> {
+        self.0.column
+    }
+    /// Field path such as `workloads[1].rate`, when known.
+    pub fn path(&self) -> Option<&str> {
+        self.0.path.as_deref()
+    }
+    /// What is wrong.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+    /// How to fix it.
+    pub fn hint(&self) -> Option<&str> {
+        self.0.hint.as_deref()
+    }
+    /// Process exit code for this error: 2, bad input.
+    pub fn exit_code(&self) -> i32 {
+        2
+    }
+
+    /// An error about the whole file (no place in it).
+    fn whole_file(kind: ErrorKind, file: &str, message: String, hint: Option<String>) -> Self {
+        Error(Box::new(Inner {
+            kind,
+            file: file.to_string(),
+            line: None,
+            column: None,
+            path: None,
+            message,
+            hint,
+            source_line: None,
+            io: None,
+        }))
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.file)?;
+        if let Some(line) = self.0.line {
+            write!(f, ":{line}")?;
+            if let Some(col) = self.0.column {
+                write!(f, ":{col}")?;
+            }
+        }
+        write!(f, ": ")?;
+        if let Some(path) = self.0.path.as_deref().filter(|p| !p.is_empty()) {
+            write!(f, "{path}: ")?;
+        }
+        write!(f, "{}", self.0.message)?;
+        if let Some(hint) = &self.0.hint {
+            for (i, l) in hint.lines().enumerate() {
+                if i == 0 {
+                    write!(f, "\n  hint: {l}")?;
+                } else {
+                    write!(f, "\n        {l}")?;
+                }
+            }
+        }
+        if let (Some(src), Some(line)) = (&self.0.source_line, self.0.line) {
+            let number = line.to_string();
+            let pad = " ".repeat(number.len());
+            write!(f, "\n  {number} | {src}")?;
+            if let Some(col) = self.0.column {
+                // Keep tabs so the caret lines up under the same tab stops.
+                let lead: String = src
+                    .chars()
+                    .take(col.saturating_sub(1) as usize)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
+                write!(f, "\n  {pad} | {lead}^")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0
+            .io
+            .as_ref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// The text being loaded and the name to show for it; builds located errors.
+pub(crate) struct Source<'a> {
+    /// Display name of the file.
+    pub name: &'a str,
+    /// Its text.
+    pub text: &'a str,
+    /// Field paths by location, for serde-saphyr errors (which carry no path).
+    pub outline: schema::Outline,
+}
+
+impl<'a> Source<'a> {
+    pub(crate) fn new(name: &'a str, text: &'a str) -> Self {
+        Source {
+            name,
+            text,
+            outline: schema::outline(text),
+        }
+    }
+
+    /// An error at `loc` (ignored if unknown) about the field at `path`.
+    pub(crate) fn error(
+        &self,
+        kind: ErrorKind,
+        loc: Option<Location>,
+        path: &str,
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) -> Error {
+        let loc = loc.filter(|l| l.line() > 0);
+        let source_line = loc.and_then(|l| {
+            self.text
+                .lines()
+                .nth(l.line() as usize - 1)
+                .map(|s| s.trim_end().to_string())
+        });
+        Error(Box::new(Inner {
+            kind,
+            file: self.name.to_string(),
+            line: loc.map(|l| l.line()),
+            column: loc.map(|l| l.column()),
+            path: (!path.is_empty()).then(|| path.to_string()),
+            message: message.into(),
+            hint,
+            source_line,
+            io: None,
+        }))
+    }
+
+    /// Converts a serde-saphyr error into a located, hinted [`Error`].
+    fn yaml_error(&self, err: &serde_saphyr::Error) -> Error {
+        use serde_saphyr::Error as Y;
+        let mut inner = err.without_snippet();
+        while let Y::AliasError { error, .. } = inner {
+            inner = error.without_snippet();
+        }
+        let loc = err.location().or_else(|| inner.location());
+        let at = |outermost: bool| {
+            loc.and_then(|l| self.outline.path_at(l.line(), l.column(), outermost))
+                .unwrap_or("")
+                .to_string()
+        };
+        let text_at = || loc.map(|l| self.token_at(l)).unwrap_or_default();
+        match inner {
+            Y::SerdeUnknownField {
+                field, expected, ..
+            } => {
+                let path = at(false);
+                let hint = suggestion(field, expected)
+                    .map(|s| {
+                        format!(
+                            "did you mean `{s}`? valid fields here: {}",
+                            expected.join(", ")
+                        )
+                    })
+                    .unwrap_or_else(|| format!("valid fields here: {}", expected.join(", ")));
+                self.error(
+                    ErrorKind::UnknownField,
+                    loc,
+                    &path,
+                    format!("unknown field `{field}`"),
+                    Some(hint),
+                )
+            }
+            Y::SerdeUnknownVariant {
+                variant, expected, ..
+            } => {
+                let path = at(false);
+                let what = name_class(&path);
+                let list = expected.join(", ");
+                let hint = suggestion(variant, expected)
+                    .map(|s| format!("did you mean `{s}`? valid {what}s: {list}"))
+                    .unwrap_or_else(|| format!("valid {what}s: {list}"));
+                self.error(
+                    ErrorKind::UnknownName,
+                    loc,
+                    &path,
+                    format!("unknown {what} `{variant}`"),
+                    Some(hint),
+                )
+            }
+            Y::SerdeMissingField { field, .. } => {
+                let path = at(true);
+                self.error(
+                    ErrorKind::Missing,
+                    loc,
+                    &path,
+                    format!("missing field `{field}`"),
+                    Some(format!("add `{field}:` to this mapping")),
+                )
+            }
+            Y::Message { msg, .. } => {
+                let (message, hint) = units::split_hint(msg);
+                self.error(
+                    ErrorKind::BadValue,
+                    loc,
+                    &at(false),
+                    message,
+                    hint.map(str::to_string),
+                )
+            }
+            Y::InvalidScalar { ty, .. } => {
+                let (what, hint) = scalar_hint(ty);
+                self.error(
+                    ErrorKind::BadValue,
+                    loc,
+                    &at(false),
+                    format!("expected {what}, got {:?}", text_at()),
+                    Some(hint.to_string()),
+                )
+            }
+            Y::SerdeInvalidType {
+                unexpected,
+                expected,
+                ..
+            }
+            | Y::SerdeInvalidValue {
+                unexpected,
+                expected,
+                ..
+            } => self.error(
+                ErrorKind::BadValue,
+                loc,
+                &at(false),
+                format!("expected {expected}, got {unexpected}"),
+                Some(type_hint(expected).to_string()),
+            ),
+            Y::DuplicateMappingKey { key, .. } => self.error(
+                ErrorKind::Syntax,
+                loc,
+                &at(false),
+                match key {
+                    Some(k) => format!("duplicate key `{k}`"),
+                    None => "duplicate key".to_string(),
+                },
+                Some("each key may appear once in a mapping; remove or merge the repeats".into()),
+            ),
+            other => {
+                let message = serde_saphyr::DefaultMessageFormatter.format_message(other);
+                let message = message.escape_debug().to_string();
+                let hint = if matches!(other, Y::Unexpected { .. }) && at(false).is_empty() {
+                    format!(
+                        "a scenario is a YAML mapping of keys to values, for example:\n{MINIMAL_SCENARIO}"
+                    )
+                } else {
+                    "check the indentation (spaces, not tabs), quotes and brackets on this line \
+                     and the one above"
+                        .to_string()
+                };
+                self.error(ErrorKind::Syntax, loc, &at(false), message, Some(hint))
+            }
+        }
+    }
+
+    /// The scalar text at a location, up to the end of the line or a comment, for echoing.
+    fn token_at(&self, loc: Location) -> String {
+        let Some(line) = self.text.lines().nth(loc.line().saturating_sub(1) as usize) else {
+            return String::new();
+        };
+        let rest: String = line
+            .chars()
+            .skip(loc.column().saturating_sub(1) as usize)
+            .collect();
+        let rest = rest.split(" #").next().unwrap_or("");
+        rest.trim()
+            .trim_end_matches([',', '}', ']'])
+            .trim()
+            .to_string()
+    }
+}
+
+/// What kind of name a field path holds, for "unknown device kind `x`".
+fn name_class(path: &str) -> &'static str {
+    let last = path.rsplit('.').next().unwrap_or("");
+    if path == "device.kind" {
+        "device kind"
+    } else if path.starts_with("workloads[") && last == "kind" {
+        "workload kind"
+    } else if last == "kind" {
+        "distribution kind"
+    } else {
+        match last {
+            "cipher" => "cipher",
+            "engine" => "crypto engine",
+            "mode" => "queue mode",
+            "elevator" => "elevator",
+            "rw" => "rw pattern",
+            "arrivals" => "arrival process",
+            _ => "value",
+        }
+    }
+}
+
+/// The expectation and hint for a scalar that failed to parse as `ty`.
+fn scalar_hint(ty: &str) -> (&'static str, &'static str) {
+    match ty {
+        "u32" => (
+            "a whole number",
+            "write a whole number from 0 to 4294967295, without a unit",
+        ),
+        "u64" => (
+            "a whole number",
+            "write a whole number from 0 to 18446744073709551615, without a unit",
+        ),
+        "boolean" => ("true or false", "write true or false"),
+        _ => (
+            "a different kind of value",
+            "see the scenario reference in scenarios/two-queue.yaml",
+        ),
+    }
+}
+
+/// A hint for a type mismatch, from serde's description of what was expected.
+fn type_hint(expected: &str) -> &'static str {
+    if expected.contains("size") {
+        units::SIZE_HINT
+    } else if expected.contains("duration") {
+        units::DURATION_HINT
+    } else if expected.contains("rate") {
+        units::RATE_HINT
+    } else if expected.contains("sequence") {
+        "write a list: [a, b] or one `- item` per line"
+    } else if expected.contains("struct") || expected.contains("map") {
+        "write a mapping: `key: value` pairs indented under this key"
+    } else {
+        "see the scenario reference in scenarios/two-queue.yaml"
+    }
+}
+
+/// Edit distance between two short strings, counting insertions, deletions, substitutions and
+/// swaps of two adjacent characters as one edit each (optimal string alignment).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    // d[i][j]: distance between the first i chars of a and the first j chars of b.
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// The closest candidate to a misspelt `word`, if one is close enough to be a likely typo:
+/// within a third of the word's length (at least 1, at most 3 edits).
+pub(crate) fn suggestion<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    let limit = (word.chars().count() / 3).clamp(1, 3);
+    candidates
+        .iter()
+        .map(|c| (edit_distance(word, c), *c))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
+}
+
+/// Reads and validates a scenario file. The file stem is the default `name`.
+pub fn load(path: &Path) -> Result<Scenario, Error> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| {
+        let names = shipped::shipped_names();
+        let hint = if e.kind() == std::io::ErrorKind::NotFound {
+            format!(
+                "check the path, or use a shipped scenario by name: {} (`qsim list` describes them)",
+                names.join(", ")
+            )
+        } else {
+            "check the file's permissions".to_string()
+        };
+        let mut err = Error::whole_file(
+            ErrorKind::Read,
+            &shown,
+            format!("cannot read the scenario file: {e}"),
+            Some(hint),
+        );
+        err.0.io = Some(e);
+        err
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Error::whole_file(
+            ErrorKind::Read,
+            &shown,
+            format!(
+                "the file is not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+            Some("save the scenario as UTF-8".to_string()),
+        )
+    })?;
+    load_str(&shown, &text)
+}
+
+/// Parses and validates scenario text; `source_name` names it in errors and its file stem is the
+/// default `name`.
+pub fn load_str(source_name: &str, text: &str) -> Result<Scenario, Error> {
+    let source = Source::new(source_name, text);
+    if source.outline.empty {
+        return Err(Error::whole_file(
+            ErrorKind::Empty,
+            source_name,
+            "the scenario file is empty".to_string(),
+            Some(format!(
+                "a scenario needs at least a device and a workload, for example:\n{MINIMAL_SCENARIO}"
+            )),
+        ));
+    }
+    let raw: serde_saphyr::Spanned<schema::RawScenario> =
+        serde_saphyr::from_str(text).map_err(|e| source.yaml_error(&e))?;
+    let stem = Path::new(source_name)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("scenario");
+    validate::validate(raw, &source, stem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> Error {
+        load_str("x.yaml", text).expect_err("should fail")
+    }
+
+    const BASE: &str = "device: { kind: nvme }\nworkloads:\n  - kind: fio\n";
+
+    #[test]
+    fn suggestions_catch_typos_only() {
+        let fields = ["workers", "name", "workloads"];
+        assert_eq!(suggestion("wrokers", &fields), Some("workers"));
+        assert_eq!(suggestion("workload", &fields), Some("workloads"));
+        assert_eq!(suggestion("zzz", &fields), None);
+        assert_eq!(suggestion("splti", &["fifo", "split"]), Some("split"));
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+    }
+
+    #[test]
+    fn the_minimal_scenario_loads() {
+        let s = load_str("dir/mini.yaml", MINIMAL_SCENARIO).unwrap();
+        assert_eq!(s.name, "mini");
+        load_str("x.yaml", BASE).unwrap();
+    }
+
+    #[test]
+    fn typo_at_any_depth_is_located_with_a_suggestion() {
+        let e = err("device: { kind: nvme }\nworkloads:\n  - kind: fio\n    iodpeth: 4\n");
+        assert_eq!(e.kind(), ErrorKind::UnknownField);
+        assert_eq!((e.line(), e.column()), (Some(4), Some(5)));
+        assert_eq!(e.path(), Some("workloads[0].iodpeth"));
+        assert!(
+            e.hint().unwrap().starts_with("did you mean `iodepth`?"),
+            "{e}"
+        );
+        let e = err(&format!("{BASE}crypt:\n  hop_cots: 1us\n"));
+        assert_eq!(e.path(), Some("crypt.hop_cots"));
+        assert!(e.hint().unwrap().contains("`hop_cost`"));
+        let e = err(&format!("{BASE}sed: 3\n"));
+        assert!(e.hint().unwrap().contains("`seed`"), "{e}");
+    }
+
+    #[test]
+    fn wrong_units_are_located_and_hinted() {
+        let e = err("device: { kind: nvme }\nworkloads:\n  - kind: fio\n    bs: 4kk\n");
+        assert_eq!(e.kind(), ErrorKind::BadValue);
+        assert_eq!((e.line(), e.column()), (Some(4), Some(9)));
+        assert_eq!(e.path(), Some("workloads[0].bs"));
+        assert!(e.message().contains("\"4kk\""));
+        assert_eq!(e.hint(), Some(units::SIZE_HINT));
+        let e = err(&format!("{BASE}duration: 10 parsecs\n"));
+        assert_eq!(e.path(), Some("duration"));
+        assert!(e.message().contains("parsecs"), "{e}");
+        let e = err(&format!("{BASE}duration: 100\n"));
+        assert!(e.message().contains("durations need a unit"), "{e}");
+    }
+
+    #[test]
+    fn display_is_one_screen_with_hint_and_caret() {
+        let e = err(
+            "device: { kind: nvme }\nworkloads:\n  - kind: fio\n  - kind: fio\n    rate: -5/s\n",
+        );
+        let shown = e.to_string();
+        let expected =
+            "x.yaml:5:11: workloads[1].rate: rate must be positive, got \"-5/s\"\n  hint: ";
+        assert!(shown.starts_with(expected), "{shown}");
+        assert!(
+            shown.ends_with("  5 |     rate: -5/s\n    |           ^"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn empty_files_show_a_minimal_scenario() {
+        for text in ["", "# nothing\n", "---\n"] {
+            let e = err(text);
+            assert_eq!(e.kind(), ErrorKind::Empty);
+            assert_eq!(e.line(), None);
+            assert_eq!(
+                e.to_string().lines().next(),
+                Some("x.yaml: the scenario file is empty")
+            );
+            assert!(e.hint().unwrap().contains("kind: nvme"));
+        }
+    }
+
+    #[test]
+    fn missing_files_name_the_path_reason_and_shipped_scenarios() {
+        let e = load(Path::new("/nonexistent/dir/x.yaml")).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Read);
+        let shown = e.to_string();
+        assert!(
+            shown.starts_with(
+                "/nonexistent/dir/x.yaml: cannot read the scenario file: No such file or directory"
+            ),
+            "{shown}"
+        );
+        assert!(shown.contains("two-queue"), "{shown}");
+        assert!(std::error::Error::source(&e).is_some());
+        assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn unknown_names_list_the_valid_ones() {
+        let e = err("device: { kind: hdd5401 }\nworkloads:\n  - kind: fio\n");
+        assert_eq!(e.kind(), ErrorKind::UnknownName);
+        assert_eq!(e.path(), Some("device.kind"));
+        assert_eq!(e.message(), "unknown device kind `hdd5401`");
+        assert!(
+            e.hint().unwrap().starts_with("did you mean `hdd5400`?"),
+            "{e}"
+        );
+        let e = err(&format!("{BASE}crypt: {{ cipher: aes }}\n"));
+        assert!(
+            e.hint().unwrap().contains("aes-2009, aes-ni, vaes, null"),
+            "{e}"
+        );
+        let e = err("device: { kind: nvme }\nworkloads:\n  - kind: foo\n");
+        assert_eq!(e.message(), "unknown workload kind `foo`");
+        assert!(e.hint().unwrap().contains("fio, gitk, buffered-writer"));
+    }
+
+    #[test]
+    fn syntax_errors_are_located() {
+        let e = err("device: { kind: nvme\nworkloads: [\n");
+        assert!(e.line().is_some(), "{e}");
+        let e = err("name: a: b\n");
+        assert_eq!(e.kind(), ErrorKind::Syntax);
+        assert_eq!(e.line(), Some(1));
+        let e = err("device:\n\tkind: nvme\n");
+        assert_eq!(e.kind(), ErrorKind::Syntax);
+        let e = err("just words\n");
+        assert!(e.hint().unwrap().contains("mapping"), "{e}");
+        let e = err(&format!("{BASE}seed: 1\nseed: 2\n"));
+        assert!(e.message().contains("duplicate key `seed`"), "{e}");
+    }
+
+    #[test]
+    fn type_mismatches_echo_the_value() {
+        let e = err(&format!("{BASE}cpus: -2\n"));
+        assert_eq!(e.message(), "expected a whole number, got \"-2\"");
+        assert_eq!(e.path(), Some("cpus"));
+        let e = err(&format!("{BASE}crypt: {{ unplug_after_submit: maybe }}\n"));
+        assert!(e.message().contains("true or false"), "{e}");
+    }
+}

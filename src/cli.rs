@@ -1,0 +1,292 @@
+//! The command line: `qsim run`, `qsim check`, `qsim list` (clap derive; the doc comments below
+//! are the help text). This is the only module that adds `anyhow` context.
+//!
+//! Every command writes to the `out` it is given (a locked stdout in the binary, a buffer in
+//! tests) and never prints on its own, so a closed pipe surfaces as an `io::Error` that `main`
+//! recognises.
+
+use crate::engine::SimDuration;
+use crate::error::UsageError;
+use crate::experiment::{self, RunOptions};
+use crate::scenario::{self, Scenario, units};
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::{self, Write};
+
+/// Simulates Linux dm-crypt work queues and compares queue policies.
+#[derive(Debug, Parser)]
+#[command(name = "qsim", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run every policy of a scenario and print the report.
+    Run(RunArgs),
+    /// Validate a scenario and print it resolved: every default filled in, every derived value.
+    Check {
+        /// A scenario file, or the name of a shipped scenario (see `qsim list`).
+        scenario: String,
+    },
+    /// List the scenarios shipped inside qsim.
+    List,
+}
+
+/// Arguments of `qsim run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A scenario file, or the name of a shipped scenario (see `qsim list`).
+    pub scenario: String,
+    /// Override the scenario's duration (warm-up included), e.g. 10s or 500ms.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    pub duration: Option<SimDuration>,
+    /// Override the scenario's master seed.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Normal)]
+    pub format: Format,
+}
+
+/// Report formats of `qsim run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// fio-style text.
+    Normal,
+    /// JSON.
+    Json,
+}
+
+impl Format {
+    /// The name `experiment::RunOptions::format` expects.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Normal => "normal",
+            Format::Json => "json",
+        }
+    }
+}
+
+/// clap value parser for `--duration`: the scenario file's duration syntax.
+fn parse_duration_arg(text: &str) -> Result<SimDuration, String> {
+    match units::parse_duration(text) {
+        Ok(d) if d.is_zero() => Err("the duration must be longer than zero".to_string()),
+        Ok(d) => Ok(d),
+        Err(e) => Err(format!("{}\n  hint: {}", e.message, e.hint)),
+    }
+}
+
+/// Applies `qsim run`'s overrides to a loaded scenario, rechecking what they can break.
+pub fn apply_overrides(sc: &mut Scenario, args: &RunArgs) -> Result<(), UsageError> {
+    if let Some(d) = args.duration {
+        if d <= sc.warmup {
+            return Err(UsageError {
+                message: format!(
+                    "--duration {d} is not longer than the scenario's warm-up ({})",
+                    sc.warmup
+                ),
+                hint: "the warm-up is part of the duration; give a longer --duration".to_string(),
+            });
+        }
+        sc.duration = d;
+    }
+    if let Some(seed) = args.seed {
+        sc.seed = seed;
+    }
+    Ok(())
+}
+
+/// A writer that remembers whether its reader went away, whatever error type the code above it
+/// turns the `io::Error` into.
+struct PipeWatch<'a> {
+    inner: &'a mut dyn Write,
+    broken: bool,
+}
+
+impl PipeWatch<'_> {
+    fn note<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
+        if let Err(e) = &r
+            && e.kind() == io::ErrorKind::BrokenPipe
+        {
+            self.broken = true;
+        }
+        r
+    }
+}
+
+impl Write for PipeWatch<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let r = self.inner.write(buf);
+        self.note(r)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        let r = self.inner.flush();
+        self.note(r)
+    }
+}
+
+/// Runs a parsed command line, writing its output to `out`.
+pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Run(args) => run_cmd(&args, out),
+        Command::Check { scenario } => check_cmd(&scenario, out),
+        Command::List => list_cmd(out),
+    }
+}
+
+fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut sc = scenario::resolve(&args.scenario)?;
+    apply_overrides(&mut sc, args)?;
+    let opts = RunOptions {
+        format: args.format.name().to_string(),
+        ..RunOptions::default()
+    };
+    let mut watch = PipeWatch {
+        inner: out,
+        broken: false,
+    };
+    let result = experiment::run_and_report(&sc, &opts, &mut watch);
+    if watch.broken {
+        return Err(io::Error::from(io::ErrorKind::BrokenPipe).into());
+    }
+    result.with_context(|| format!("running scenario `{}`", sc.name))
+}
+
+fn check_cmd(arg: &str, out: &mut dyn Write) -> anyhow::Result<()> {
+    let sc = scenario::resolve(arg)?;
+    out.write_all(scenario::describe(&sc).as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+fn list_cmd(out: &mut dyn Write) -> anyhow::Result<()> {
+    let all = scenario::shipped();
+    let width = all.iter().map(|s| s.name.len()).max().unwrap_or(0);
+    for s in &all {
+        writeln!(out, "{:width$}  {}", s.name, s.purpose)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("qsim").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_command_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn run_takes_duration_seed_and_format() {
+        let cli = parse(&[
+            "run",
+            "x.yaml",
+            "--duration",
+            "1.5s",
+            "--seed",
+            "9",
+            "--format",
+            "json",
+        ])
+        .unwrap();
+        let Command::Run(a) = cli.command else {
+            panic!("run")
+        };
+        assert_eq!(a.scenario, "x.yaml");
+        assert_eq!(a.duration, Some(SimDuration::from_ms(1500)));
+        assert_eq!(a.seed, Some(9));
+        assert_eq!(a.format, Format::Json);
+        let Command::Run(a) = parse(&["run", "x"]).unwrap().command else {
+            panic!("run")
+        };
+        assert_eq!((a.duration, a.seed, a.format), (None, None, Format::Normal));
+    }
+
+    #[test]
+    fn bad_flag_values_are_usage_errors() {
+        let e = parse(&["run", "x", "--duration", "10"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("durations need a unit"), "{e}");
+        assert_eq!(
+            parse(&["run", "x", "--duration", "0s"])
+                .unwrap_err()
+                .exit_code(),
+            2
+        );
+        assert_eq!(
+            parse(&["run", "x", "--format", "xml"])
+                .unwrap_err()
+                .exit_code(),
+            2
+        );
+        assert_eq!(
+            parse(&["run", "x", "--seed", "-1"])
+                .unwrap_err()
+                .exit_code(),
+            2
+        );
+        assert_eq!(parse(&["check"]).unwrap_err().exit_code(), 2);
+        assert_eq!(parse(&["frobnicate"]).unwrap_err().exit_code(), 2);
+    }
+
+    #[test]
+    fn overrides_apply_and_are_checked() {
+        let mut sc = scenario::resolve("two-queue").unwrap();
+        let Command::Run(a) = parse(&["run", "two-queue", "--duration", "10s", "--seed", "3"])
+            .unwrap()
+            .command
+        else {
+            panic!("run")
+        };
+        apply_overrides(&mut sc, &a).unwrap();
+        assert_eq!((sc.duration, sc.seed), (SimDuration::from_secs(10), 3));
+        let Command::Run(a) = parse(&["run", "two-queue", "--duration", "1s"])
+            .unwrap()
+            .command
+        else {
+            panic!("run")
+        };
+        let e = apply_overrides(&mut sc, &a).unwrap_err();
+        assert!(e.message.contains("--duration 1s"), "{e}");
+    }
+
+    #[test]
+    fn list_and_check_write_to_the_given_output() {
+        let mut buf = Vec::new();
+        run(parse(&["list"]).unwrap(), &mut buf).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(
+            text.contains("two-queue") && text.contains("nvme-fio"),
+            "{text}"
+        );
+        let mut buf = Vec::new();
+        run(parse(&["check", "two-queue"]).unwrap(), &mut buf).unwrap();
+        assert!(String::from_utf8(buf).unwrap().contains("113"));
+    }
+
+    #[test]
+    fn a_closed_pipe_is_reported_as_broken_pipe() {
+        struct Closed;
+        impl Write for Closed {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::from(io::ErrorKind::BrokenPipe))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Err(io::Error::from(io::ErrorKind::BrokenPipe))
+            }
+        }
+        let e = run(parse(&["list"]).unwrap(), &mut Closed).unwrap_err();
+        assert!(crate::error::is_broken_pipe(&e));
+    }
+}

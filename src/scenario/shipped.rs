@@ -1,0 +1,148 @@
+//! Scenarios shipped inside the binary: every file of `scenarios/`, embedded at build time, so
+//! `qsim run two-queue` works from any directory.
+//!
+//! A name resolves to a shipped scenario only when no file of that path exists, and only in the
+//! forms a user types for one: `two-queue`, `two-queue.yaml` or `scenarios/two-queue.yaml`. Any
+//! other path that does not exist is a missing file, never silently a shipped scenario.
+
+use super::{Error, Scenario, load, load_str};
+use std::path::Path;
+
+/// The embedded files: (file name, text). Adding a scenario means adding a line here.
+const FILES: &[(&str, &str)] = &[
+    (
+        "nvme-fio.yaml",
+        include_str!("../../scenarios/nvme-fio.yaml"),
+    ),
+    (
+        "two-queue.yaml",
+        include_str!("../../scenarios/two-queue.yaml"),
+    ),
+];
+
+/// One embedded scenario.
+#[derive(Debug, Clone)]
+pub struct ShippedScenario {
+    /// Name to pass to `qsim run` (the file name without `.yaml`).
+    pub name: &'static str,
+    /// File name under `scenarios/`.
+    pub file: &'static str,
+    /// One-line purpose: the scenario's `description:` (or why it does not load).
+    pub purpose: String,
+    /// The YAML text.
+    pub yaml: &'static str,
+}
+
+impl ShippedScenario {
+    /// The name used in error messages: `<shipped>/two-queue.yaml`.
+    pub fn source_name(&self) -> String {
+        format!("<shipped>/{}", self.file)
+    }
+
+    /// Loads and validates the embedded text.
+    pub fn load(&self) -> Result<Scenario, Error> {
+        load_str(&self.source_name(), self.yaml)
+    }
+}
+
+/// Names of the shipped scenarios, sorted.
+pub(crate) fn shipped_names() -> Vec<&'static str> {
+    FILES
+        .iter()
+        .map(|(file, _)| file.trim_end_matches(".yaml"))
+        .collect()
+}
+
+/// Every shipped scenario, sorted by name, with its purpose read from its `description:`.
+pub fn shipped() -> Vec<ShippedScenario> {
+    FILES
+        .iter()
+        .map(|&(file, yaml)| {
+            let mut s = ShippedScenario {
+                name: file.trim_end_matches(".yaml"),
+                file,
+                purpose: String::new(),
+                yaml,
+            };
+            s.purpose = match s.load() {
+                Ok(sc) => sc.description,
+                Err(e) => format!("(does not load: {})", e.message()),
+            };
+            s
+        })
+        .collect()
+}
+
+/// The shipped scenario that `arg` names, if it is written as one: `name`, `name.yaml`, or
+/// `scenarios/name.yaml` (also with a leading `./`).
+fn find(arg: &str) -> Option<(&'static str, &'static str)> {
+    let path = Path::new(arg);
+    let parent = path.parent().map(|p| p.to_string_lossy().into_owned());
+    let parent_ok = matches!(
+        parent.as_deref(),
+        None | Some("" | "scenarios" | "./scenarios")
+    );
+    if !parent_ok {
+        return None;
+    }
+    let file = path.file_name()?.to_str()?;
+    let stem = file.strip_suffix(".yaml").unwrap_or(file);
+    FILES
+        .iter()
+        .find(|(f, _)| f.trim_end_matches(".yaml") == stem)
+        .copied()
+}
+
+/// Loads the scenario that a command-line argument names: an existing file first, else a shipped
+/// scenario by name, else the missing-file error (which lists the shipped names).
+pub fn resolve(arg: &str) -> Result<Scenario, Error> {
+    let path = Path::new(arg);
+    if path.exists() {
+        return load(path);
+    }
+    match find(arg) {
+        Some((file, yaml)) => load_str(&format!("<shipped>/{file}"), yaml),
+        None => load(path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_scenario_loads_and_has_a_purpose() {
+        let all = shipped();
+        assert_eq!(all.len(), FILES.len());
+        for s in &all {
+            let sc = s.load().unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(sc.name, s.name, "name matches the file");
+            assert!(
+                !s.purpose.is_empty() && !s.purpose.contains('\n'),
+                "{}",
+                s.name
+            );
+        }
+        let names: Vec<_> = all.iter().map(|s| s.name).collect();
+        assert_eq!(names, shipped_names());
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted");
+    }
+
+    #[test]
+    fn names_resolve_in_the_forms_users_type() {
+        for arg in [
+            "two-queue",
+            "two-queue.yaml",
+            "scenarios/two-queue.yaml",
+            "./scenarios/two-queue.yaml",
+        ] {
+            assert_eq!(find(arg).map(|f| f.0), Some("two-queue.yaml"), "{arg}");
+        }
+        assert_eq!(find("elsewhere/two-queue.yaml"), None);
+        assert_eq!(find("three-queue"), None);
+        let e = resolve("no-such-scenario").unwrap_err();
+        assert_eq!(e.kind(), super::super::ErrorKind::Read);
+        assert!(e.hint().unwrap().contains("two-queue"));
+        assert_eq!(resolve("nvme-fio").unwrap().name, "nvme-fio");
+    }
+}
