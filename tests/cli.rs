@@ -1,0 +1,207 @@
+//! The command line as a user meets it: bad scenarios give one located, hinted error and exit 2
+//! with nothing on stdout; shipped scenarios list, check and run by name; a closed pipe is not
+//! an error.
+
+use crate::util::{Run, TempDir, qsim};
+use std::process::Stdio;
+
+/// A valid scenario that the bad ones below each break in one place.
+const GOOD: &str = "\
+device: { kind: nvme }
+policies: [fifo]
+workloads:
+  - kind: fio
+  - kind: fio
+    rate: 2000/s
+";
+
+/// Writes `text` to a temp file and runs `qsim check` on it.
+fn check_text(text: &str) -> (Run, String, TempDir) {
+    let dir = TempDir::new();
+    let path = dir.file("bad.yaml", text);
+    (Run::of(&["check", &path]), path, dir)
+}
+
+#[test]
+fn the_good_fixture_is_valid() {
+    let (run, _, _dir) = check_text(GOOD);
+    run.assert_ok();
+}
+
+#[test]
+fn a_typo_in_a_field_names_file_line_field_and_the_fix() {
+    let (run, path, _dir) = check_text(&GOOD.replace("    rate: 2000/s", "    iodpeth: 4"));
+    run.assert_bad_input().stderr_has(&[
+        &format!("{path}:6:5: workloads[1].iodpeth: unknown field `iodpeth`"),
+        "did you mean `iodepth`?",
+    ]);
+}
+
+#[test]
+fn a_typo_at_the_top_level_is_caught_too() {
+    let (run, path, _dir) = check_text(&format!("{GOOD}sede: 4\n"));
+    run.assert_bad_input()
+        .stderr_has(&[&format!("{path}:7:1: sede:"), "did you mean `seed`?"]);
+}
+
+#[test]
+fn a_wrong_unit_echoes_the_value_and_lists_units() {
+    let (run, path, _dir) = check_text(&GOOD.replace(
+        "  - kind: fio\n  - kind",
+        "  - kind: fio\n    bs: 4kk\n  - kind",
+    ));
+    run.assert_bad_input().stderr_has(&[
+        &format!("{path}:5:9: workloads[0].bs:"),
+        "\"4kk\"",
+        "KiB",
+    ]);
+    let (run, path, _dir) = check_text(&format!("{GOOD}duration: 10 parsecs\n"));
+    run.assert_bad_input()
+        .stderr_has(&[&format!("{path}:7:11: duration:"), "parsecs", "ms"]);
+}
+
+#[test]
+fn a_negative_rate_is_refused_where_it_stands() {
+    let (run, path, _dir) = check_text(&GOOD.replace("2000/s", "-5/s"));
+    run.assert_bad_input().stderr_has(&[
+        &format!("{path}:6:11: workloads[1].rate: rate must be positive, got \"-5/s\""),
+        "  6 |     rate: -5/s",
+    ]);
+}
+
+#[test]
+fn an_empty_file_shows_a_minimal_scenario() {
+    let (run, path, _dir) = check_text("");
+    run.assert_bad_input().stderr_has(&[
+        &format!("error: {path}: the scenario file is empty"),
+        "kind: nvme",
+    ]);
+}
+
+#[test]
+fn a_missing_file_names_the_path_the_reason_and_the_shipped_scenarios() {
+    let dir = TempDir::new();
+    let path = dir.path().join("absent.yaml");
+    let path = path.to_str().unwrap();
+    Run::of(&["check", path]).assert_bad_input().stderr_has(&[
+        &format!("error: {path}: cannot read the scenario file: No such file or directory"),
+        "two-queue",
+        "nvme-fio",
+    ]);
+    Run::of(&["run", path]).assert_bad_input();
+}
+
+#[test]
+fn an_unknown_policy_lists_the_valid_ones() {
+    let (run, path, _dir) = check_text(&GOOD.replace("[fifo]", "[fifo, sync-async]"));
+    run.assert_bad_input().stderr_has(&[
+        &format!("{path}:2:18: policies[1]: unknown policy `sync-async`"),
+        "fifo",
+        "split",
+        "prio",
+    ]);
+}
+
+#[test]
+fn unknown_preset_names_list_the_valid_ones() {
+    let (run, _, _dir) = check_text(&GOOD.replace("kind: nvme", "kind: ssd"));
+    run.assert_bad_input().stderr_has(&[
+        "device.kind: unknown device kind `ssd`",
+        "hdd5400, hdd7200, nvme, generic",
+    ]);
+    let (run, _, _dir) = check_text(&format!("{GOOD}crypt: {{ cipher: aes-2010 }}\n"));
+    run.assert_bad_input().stderr_has(&[
+        "crypt.cipher: unknown cipher `aes-2010`",
+        "did you mean `aes-2009`?",
+    ]);
+    let (run, _, _dir) = check_text(&GOOD.replace(
+        "  - kind: fio\n  - kind: fio",
+        "  - kind: fio\n  - kind: dd",
+    ));
+    run.assert_bad_input().stderr_has(&[
+        "workloads[1].kind: unknown workload kind `dd`",
+        "fio, gitk, buffered-writer",
+    ]);
+}
+
+#[test]
+fn a_yaml_syntax_error_is_located() {
+    let (run, path, _dir) =
+        check_text("device: { kind: nvme }\nworkloads:\n  - kind: fio\n    name: a: b\n");
+    run.assert_bad_input().stderr_has(&[&format!("{path}:4:")]);
+}
+
+#[test]
+fn check_shows_both_shipped_scenarios_with_derived_thresholds() {
+    for name in ["two-queue", "nvme-fio"] {
+        Run::of(&["check", name]).assert_ok().stdout_has(&[
+            name,
+            "113",
+            "103",
+            "mean service",
+            "cost 4KiB",
+        ]);
+    }
+    Run::of(&["check", "scenarios/two-queue.yaml"])
+        .assert_ok()
+        .stdout_has(&["unplug delay 4ms", "12ms mean over random distances"]);
+}
+
+#[test]
+fn list_shows_every_shipped_scenario_with_its_purpose() {
+    let run = Run::of(&["list"]);
+    run.assert_ok().stdout_has(&["two-queue", "nvme-fio"]);
+    assert_eq!(run.stdout.lines().count(), 2, "{}", run.stdout);
+}
+
+#[test]
+fn run_resolves_a_shipped_name_from_any_directory() {
+    let dir = TempDir::new();
+    let out = qsim(&["run", "two-queue", "--duration", "3s", "--seed", "5"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("two-queue"));
+}
+
+#[test]
+fn run_refuses_a_duration_inside_the_warmup() {
+    Run::of(&["run", "two-queue", "--duration", "1s"])
+        .assert_bad_input()
+        .stderr_has(&["--duration 1s", "warm-up"]);
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    for args in [
+        &["run"][..],
+        &["run", "two-queue", "--duration", "10"],
+        &["run", "two-queue", "--format", "xml"],
+        &["frobnicate"],
+    ] {
+        let run = Run::of(args);
+        assert_eq!(run.code, Some(2), "{args:?}: {}", run.stderr);
+        assert!(run.stdout.is_empty());
+        assert!(!run.stderr.contains("panicked"));
+    }
+    Run::of(&["run", "two-queue", "--duration", "10"]).stderr_has(&["durations need a unit"]);
+}
+
+#[test]
+fn a_closed_stdout_is_not_an_error() {
+    for args in [&["list"][..], &["check", "two-queue"]] {
+        let mut child = qsim(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the read end at once, as `| head -0` would.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}

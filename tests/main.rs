@@ -1,0 +1,4 @@
+//! One integration-test binary that drives the real `qsim` executable; one module per topic.
+
+mod cli;
+mod util;

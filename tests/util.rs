@@ -1,0 +1,128 @@
+//! Helpers for driving the `qsim` binary: a command builder, captured output, and temporary
+//! directories that clean up after themselves.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A `qsim` command run from the crate root, with no input.
+pub fn qsim(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_qsim"));
+    cmd.args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// What a finished `qsim` printed and how it exited.
+pub struct Run {
+    /// Exit code (`None` if killed by a signal).
+    pub code: Option<i32>,
+    /// Standard output, lossily decoded.
+    pub stdout: String,
+    /// Standard error, lossily decoded.
+    pub stderr: String,
+}
+
+impl Run {
+    /// Runs `qsim` with `args` to completion.
+    pub fn of(args: &[&str]) -> Run {
+        let out: Output = qsim(args).output().expect("the qsim binary runs");
+        Run {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// Asserts success with something on stdout and nothing on stderr.
+    pub fn assert_ok(&self) -> &Run {
+        assert_eq!(self.code, Some(0), "stderr:\n{}", self.stderr);
+        assert!(!self.stdout.is_empty(), "no output");
+        assert!(self.stderr.is_empty(), "stderr:\n{}", self.stderr);
+        self
+    }
+
+    /// Asserts a bad-input failure: exit 2, an `error:` with a hint on stderr, no stdout, no panic.
+    pub fn assert_bad_input(&self) -> &Run {
+        assert_eq!(
+            self.code,
+            Some(2),
+            "stdout:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+        assert!(self.stdout.is_empty(), "partial output:\n{}", self.stdout);
+        assert!(
+            self.stderr.starts_with("error: "),
+            "stderr:\n{}",
+            self.stderr
+        );
+        assert!(self.stderr.contains("hint:"), "no hint:\n{}", self.stderr);
+        assert!(!self.stderr.contains("panicked"), "panic:\n{}", self.stderr);
+        self
+    }
+
+    /// Asserts that stderr contains each of `needles`.
+    pub fn stderr_has(&self, needles: &[&str]) -> &Run {
+        for n in needles {
+            assert!(
+                self.stderr.contains(n),
+                "missing {n:?} in stderr:\n{}",
+                self.stderr
+            );
+        }
+        self
+    }
+
+    /// Asserts that stdout contains each of `needles`.
+    pub fn stdout_has(&self, needles: &[&str]) -> &Run {
+        for n in needles {
+            assert!(
+                self.stdout.contains(n),
+                "missing {n:?} in stdout:\n{}",
+                self.stdout
+            );
+        }
+        self
+    }
+}
+
+/// A fresh directory under the system temp dir, removed on drop.
+pub struct TempDir(PathBuf);
+
+impl Default for TempDir {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TempDir {
+    /// Creates a new, empty directory unique to this process and call.
+    pub fn new() -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("qsim-test-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// Writes `text` to `name` inside the directory and returns its path as a string.
+    pub fn file(&self, name: &str, text: &str) -> String {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).expect("write fixture");
+        p.to_str().expect("UTF-8 temp path").to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
