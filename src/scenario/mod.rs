@@ -270,9 +270,14 @@ impl<'a> Source<'a> {
                 let path = at(false);
                 let what = name_class(&path);
                 let list = expected.join(", ");
-                let hint = suggestion(variant, expected)
+                let mut hint = suggestion(variant, expected)
                     .map(|s| format!("did you mean `{s}`? valid {what}s: {list}"))
                     .unwrap_or_else(|| format!("valid {what}s: {list}"));
+                if variant.contains(char::is_whitespace) {
+                    hint.push_str(
+                        "\nthe value runs on into the next line: is a `{` or `[` left unclosed?",
+                    );
+                }
                 self.error(
                     ErrorKind::UnknownName,
                     loc,
@@ -327,6 +332,39 @@ impl<'a> Source<'a> {
                 format!("expected {expected}, got {unexpected}"),
                 Some(type_hint(expected).to_string()),
             ),
+            Y::Unexpected { expected, .. } => {
+                let path = at(false);
+                let (noun, hint) = match *expected {
+                    "mapping start" if path.is_empty() => (
+                        "a mapping of keys to values",
+                        format!("a scenario looks like this:\n{MINIMAL_SCENARIO}"),
+                    ),
+                    "mapping start" => (
+                        "a mapping",
+                        format!(
+                            "write `key: value` pairs indented under `{path}:`, or inline: \
+                             {{ key: value }}"
+                        ),
+                    ),
+                    "sequence start" => (
+                        "a list",
+                        "write a list: [a, b], or one `- item` per line".to_string(),
+                    ),
+                    "string scalar" | "scalar" => (
+                        "a single value",
+                        "write one plain value here; quote it if it contains `: ` or ` #`"
+                            .to_string(),
+                    ),
+                    other => (other, SYNTAX_HINT.to_string()),
+                };
+                self.error(
+                    ErrorKind::BadValue,
+                    loc,
+                    &path,
+                    format!("expected {noun}, got {:?}", text_at()),
+                    Some(hint),
+                )
+            }
             Y::DuplicateMappingKey { key, .. } => self.error(
                 ErrorKind::Syntax,
                 loc,
@@ -340,16 +378,13 @@ impl<'a> Source<'a> {
             other => {
                 let message = serde_saphyr::DefaultMessageFormatter.format_message(other);
                 let message = message.escape_debug().to_string();
-                let hint = if matches!(other, Y::Unexpected { .. }) && at(false).is_empty() {
-                    format!(
-                        "a scenario is a YAML mapping of keys to values, for example:\n{MINIMAL_SCENARIO}"
-                    )
-                } else {
-                    "check the indentation (spaces, not tabs), quotes and brackets on this line \
-                     and the one above"
-                        .to_string()
-                };
-                self.error(ErrorKind::Syntax, loc, &at(false), message, Some(hint))
+                self.error(
+                    ErrorKind::Syntax,
+                    loc,
+                    &at(false),
+                    message,
+                    Some(SYNTAX_HINT.to_string()),
+                )
             }
         }
     }
@@ -363,13 +398,23 @@ impl<'a> Source<'a> {
             .chars()
             .skip(loc.column().saturating_sub(1) as usize)
             .collect();
-        let rest = rest.split(" #").next().unwrap_or("");
-        rest.trim()
-            .trim_end_matches([',', '}', ']'])
-            .trim()
-            .to_string()
+        let rest = rest.split(" #").next().unwrap_or("").trim();
+        if rest.starts_with(['[', '{']) {
+            rest.to_string()
+        } else {
+            // Inside a flow collection the scalar ends at the next separator.
+            rest.split([',', '}', ']'])
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        }
     }
 }
+
+/// Hint for YAML that does not parse.
+const SYNTAX_HINT: &str = "check the indentation (spaces, not tabs), quotes and brackets on this \
+                           line and the one above";
 
 /// What kind of name a field path holds, for "unknown device kind `x`".
 fn name_class(path: &str) -> &'static str {
@@ -663,7 +708,19 @@ mod tests {
         let e = err("device:\n\tkind: nvme\n");
         assert_eq!(e.kind(), ErrorKind::Syntax);
         let e = err("just words\n");
-        assert!(e.hint().unwrap().contains("mapping"), "{e}");
+        assert_eq!(
+            e.message(),
+            "expected a mapping of keys to values, got \"just words\""
+        );
+        let e = err(&format!("{BASE}kernel: 250\n"));
+        assert_eq!(
+            (e.path(), e.message()),
+            (Some("kernel"), "expected a mapping, got \"250\"")
+        );
+        let e = err(&format!("{BASE}policies: fifo\n"));
+        assert_eq!(e.message(), "expected a list, got \"fifo\"");
+        let e = err("device: { kind: nvme\nworkloads: [\n");
+        assert!(e.hint().unwrap().contains("left unclosed"), "{e}");
         let e = err(&format!("{BASE}seed: 1\nseed: 2\n"));
         assert!(e.message().contains("duplicate key `seed`"), "{e}");
     }

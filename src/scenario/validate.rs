@@ -22,6 +22,19 @@
 //! full stroke is chosen as `min + (mean − min)·15/8`. When a file overrides `seek_min` only, the
 //! full stroke is recomputed so the preset's mean seek holds; likewise an NVMe `overhead` follows
 //! an overridden `transfer_rate` so a 4 KiB request still costs 5.18 µs in the bottleneck.
+//!
+//! Choices where the schema leaves room, made here once:
+//! - `hdd7200` keeps the 2 ms track-to-track seek of `hdd5400`; only its mean (8.5 ms) differs.
+//! - An HDD preset with any override is reported as `<preset> (custom)`; a cipher with
+//!   overridden rates as `<cipher> (custom rates)`.
+//! - Under blk-mq, `nr_requests` (the tag count) stays 128 unless given, rather than following the
+//!   device's queue depth; `elevator` may only be `fifo`, and `plug`, `unplug_threshold` and the
+//!   CFQ fields are refused rather than ignored. CFQ fields are refused under `elevator: fifo` too.
+//! - `rwmixread` is refused unless `rw: randrw`; `arrivals` unless `rate`; `think` with `rate`.
+//! - Default workload names are `<kind><index>` with the 0-based index of the field path
+//!   (`gitk0`, `buffered-writer1`). A region without `offset` starts where the previous
+//!   workload's region ends; regions must be sector-aligned and, on an HDD, inside its capacity.
+//! - `size` defaults to 1 GiB for fio and buffered writers and 256 MiB for `gitk`.
 
 use super::schema::{
     ArrivalsName, CipherName, DeviceKind, DistKind, ElevatorName, EngineName, Field, QueueModeName,
