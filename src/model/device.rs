@@ -7,7 +7,9 @@
 //! - `hdd`: seek by distance from the head (`min + (full - min) * sqrt(d / capacity)`, none when
 //!   the request starts where the last ended) + rotation (uniform over one revolution, none when
 //!   sequential) + transfer;
-//! - `nvme`: fixed overhead + transfer, after the fixed latency;
+//! - `nvme`: after the fixed latency, an exponentially distributed controller overhead (mean
+//!   `overhead`) + transfer: flash channels, garbage collection and firmware make service times
+//!   vary, which the seed fio run's spread shows;
 //! - `generic`: any distribution, independent of size (what textbook validation uses).
 //!
 //! The randomness is the bio's own uniform draw ([`Bio::service_u`]), so a given bio costs the
@@ -134,7 +136,8 @@ impl Device {
                 SimDuration::from_secs_f64(seek + rotation + transfer)
             }
             DeviceConfig::Nvme(n) => {
-                n.overhead + SimDuration::from_secs_f64(f64::from(bio.bytes) / n.transfer_rate)
+                let overhead = -n.overhead.as_secs_f64() * (1.0 - bio.service_u).ln();
+                SimDuration::from_secs_f64(overhead + f64::from(bio.bytes) / n.transfer_rate)
             }
             DeviceConfig::Generic(g) => g.service.quantile(bio.service_u),
         }

@@ -134,7 +134,7 @@ pub struct NvmeConfig {
     pub latency: SimDuration,
     /// Parallel channels of the bottleneck stage.
     pub channels: u32,
-    /// Fixed per-request cost in the bottleneck stage.
+    /// Mean per-request controller cost in the bottleneck stage (exponentially distributed).
     pub overhead: SimDuration,
     /// Transfer rate of one channel, bytes per second.
     pub transfer_rate: f64,
