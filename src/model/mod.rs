@@ -142,3 +142,147 @@ mod tests {
         assert!((mean_ms - 5.0).abs() < 0.25, "mean sojourn {mean_ms} ms");
     }
 }
+
+/// Mechanism tests: each switches one mechanism on or off and checks the effect it must have.
+#[cfg(test)]
+mod mechanism_tests {
+    use super::*;
+    use observe::{RunObs, Stage};
+
+    fn run(yaml: &str) -> Vec<RunObs> {
+        let sc = crate::scenario::load_str("test.yaml", yaml).expect("test scenario is valid");
+        sc.policies
+            .iter()
+            .map(|p| {
+                let r = run_policy(&sc, policy::find(p).unwrap());
+                assert!(r.violations.is_empty(), "{p}: {:?}", r.violations);
+                r.obs
+            })
+            .collect()
+    }
+
+    const READER_ON_IDLE_DISK: &str = "
+duration: 10s
+device: { kind: generic, service: 1ms }
+block: { elevator: fifo }
+crypt: { cipher: null, hop_cost: 0ns, unplug_after_submit: UNPLUG }
+policies: [none, fifo]
+workloads:
+  - { kind: fio, rw: randread, iodepth: 1 }
+";
+
+    #[test]
+    fn the_unplug_timer_delays_reads_that_kcryptd_io_submits() {
+        let plugged = run(&READER_ON_IDLE_DISK.replace("UNPLUG", "false"));
+        let unplugged = run(&READER_ON_IDLE_DISK.replace("UNPLUG", "true"));
+        let mean_ms = |o: &RunObs| o.dirs[0].lat.mean() / 1e6;
+        // Without dm-crypt the reader unplugs after its own submission: 1 ms per read.
+        assert!((mean_ms(&plugged[0]) - 1.0).abs() < 0.01);
+        // Through dm-crypt the reader's unplug comes before kcryptd_io submits the clone, which
+        // then waits for the unplug timer: 3*HZ/1000 -> one jiffy = 4 ms at HZ=250.
+        assert!(
+            (mean_ms(&plugged[1]) - 5.0).abs() < 0.01,
+            "{}",
+            mean_ms(&plugged[1])
+        );
+        assert!(plugged[1].block.timer_unplugs > 1000);
+        // The dm-crypt-unplug hypothesis removes that delay.
+        assert!((mean_ms(&unplugged[1]) - 1.0).abs() < 0.01);
+        assert_eq!(unplugged[1].block.timer_unplugs, 0);
+    }
+
+    #[test]
+    fn a_full_request_pool_blocks_the_submitter() {
+        let obs = run("
+duration: 5s
+device: { kind: generic, service: 1ms }
+block: { elevator: fifo, nr_requests: 4 }
+policies: [none]
+workloads:
+  - { kind: fio, rw: randwrite, iodepth: 16 }
+");
+        let o = &obs[0];
+        assert!(o.block.pool_sleeps[1] > 100, "{:?}", o.block);
+        // The job itself sleeps in get_request: that time is submission latency.
+        assert!(
+            o.dirs[1].slat.mean() > 1e6,
+            "slat {}",
+            o.dirs[1].slat.mean()
+        );
+        assert!(o.dirs[1].stages[Stage::PoolSleep.index()].percentile(99.0) > 500_000);
+    }
+
+    const SPLIT_ON_CPUS: &str = "
+duration: 20s
+cpus: CPUS
+device: { kind: generic, service: 100us, channels: 8 }
+block: { mode: blk-mq }
+crypt: { cipher: aes-2009, hop_cost: 0ns }
+policies: [split]
+workloads:
+  - { kind: fio, rw: randread, iodepth: 1, bs: 64k }
+  - { kind: fio, rw: randwrite, iodepth: 4, bs: 512k }
+";
+
+    #[test]
+    fn split_threads_time_share_one_cpu_and_run_in_parallel_on_two() {
+        let one = run(&SPLIT_ON_CPUS.replace("CPUS", "1"));
+        let two = run(&SPLIT_ON_CPUS.replace("CPUS", "2"));
+        let svc = |o: &RunObs| o.dirs[0].stages[Stage::CryptService.index()].mean() / 1e3;
+        // 64 KiB at 60 MB/s is 1092 us of CPU; with the write thread always busy, one CPU
+        // halves the read thread's speed.
+        assert!(
+            (svc(&two[0]) - 1092.0).abs() < 15.0,
+            "two cpus: {} us",
+            svc(&two[0])
+        );
+        assert!(
+            (svc(&one[0]) - 2184.0).abs() < 60.0,
+            "one cpu: {} us",
+            svc(&one[0])
+        );
+    }
+
+    #[test]
+    fn an_async_engine_backlog_blocks_the_fifo_thread() {
+        let obs = run("
+duration: 20s
+device: { kind: generic, service: 100us, channels: 8 }
+block: { mode: blk-mq }
+crypt: { cipher: aes-2009, hop_cost: 0ns, engine: async, async_queue_limit: 100 }
+policies: [fifo]
+workloads:
+  - { kind: fio, rw: randread, iodepth: 1, think: 5ms }
+  - { kind: fio, rw: randwrite, iodepth: 1, bs: 512k, think: 50ms }
+");
+        let o = &obs[0];
+        // A 512 KiB write is 1024 crypto requests against a queue of 100: kcryptd blocks until
+        // 924 of them have drained (~7.9 ms at 60 MB/s) and reads queued behind it wait.
+        let p99 = o.dirs[0].stages[Stage::CryptQueue.index()].percentile(99.9);
+        assert!(p99 > 5_000_000, "read crypt-queue p99.9 {p99} ns");
+    }
+
+    const WRITEBACK: &str = "
+duration: 20s
+device: { kind: hdd7200 }
+block: { mode: MODE }
+crypt: { cipher: aes-ni }
+policies: [none]
+workloads:
+  - { kind: buffered-writer, rate: 200MB/s }
+";
+
+    #[test]
+    fn congestion_waits_end_early_on_clears_only_with_legacy_queues() {
+        let legacy = run(&WRITEBACK.replace("MODE", "legacy"));
+        let mq = run(&WRITEBACK.replace("MODE", "blk-mq"));
+        let cw = &legacy[0].congestion_waits[1];
+        assert!(cw.waits > 0 && cw.woken_early > 0, "{cw:?}");
+        assert!(legacy[0].block.clears[1] > 0);
+        let cw = &mq[0].congestion_waits[1];
+        assert!(cw.waits > 0, "{cw:?}");
+        assert_eq!(cw.woken_early, 0, "blk-mq never clears congestion");
+        // Every blk-mq wait lasts its full HZ/10.
+        assert_eq!(cw.total.as_ns() / cw.waits, 100_000_000);
+    }
+}
