@@ -29,6 +29,9 @@ use serde_saphyr::{Location, MessageFormatter};
 use std::fmt;
 use std::path::Path;
 
+/// Largest scenario file [bytes] that `load` reads.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
 /// A minimal valid scenario, shown when a file is empty.
 pub const MINIMAL_SCENARIO: &str = "device: { kind: nvme }\nworkloads:\n  - kind: fio";
 
@@ -516,16 +519,17 @@ pub(crate) fn suggestion<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c s
 
 /// Reads and validates a scenario file. The file stem is the default `name`.
 pub fn load(path: &Path) -> Result<Scenario, Error> {
+    use std::io::ErrorKind as Io;
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| {
-        let names = shipped::shipped_names();
-        let hint = if e.kind() == std::io::ErrorKind::NotFound {
-            format!(
+    let read_error = |e: std::io::Error| {
+        let hint = match e.kind() {
+            Io::NotFound => format!(
                 "check the path, or use a shipped scenario by name: {} (`qsim list` describes them)",
-                names.join(", ")
-            )
-        } else {
-            "check the file's permissions".to_string()
+                shipped::shipped_names().join(", ")
+            ),
+            Io::IsADirectory => "give a scenario file, e.g. scenarios/two-queue.yaml".to_string(),
+            Io::PermissionDenied => "check the file's permissions".to_string(),
+            _ => "check that the path names a readable scenario file".to_string(),
         };
         let mut err = Error::whole_file(
             ErrorKind::Read,
@@ -535,7 +539,21 @@ pub fn load(path: &Path) -> Result<Scenario, Error> {
         );
         err.0.io = Some(e);
         err
-    })?;
+    };
+    // A scenario is a page of YAML; refuse anything far larger before reading it into memory.
+    let len = std::fs::metadata(path).map_err(read_error)?.len();
+    if len > MAX_FILE_BYTES {
+        return Err(Error::whole_file(
+            ErrorKind::Read,
+            &shown,
+            format!(
+                "the file is {} bytes; a scenario may be at most {MAX_FILE_BYTES}",
+                len
+            ),
+            Some("is this the right file? scenarios are short YAML files".to_string()),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(read_error)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         Error::whole_file(
             ErrorKind::Read,
@@ -676,6 +694,9 @@ mod tests {
         assert!(shown.contains("two-queue"), "{shown}");
         assert!(std::error::Error::source(&e).is_some());
         assert_eq!(e.exit_code(), 2);
+        let e = load(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Read);
+        assert!(e.hint().unwrap().contains("scenario file"), "{e}");
     }
 
     #[test]
