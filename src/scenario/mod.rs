@@ -23,7 +23,7 @@ mod validate;
 
 pub use shipped::{ShippedScenario, resolve, shipped};
 pub use types::*;
-pub use validate::describe;
+pub use validate::{crypto_cost, describe, mean_random_seek, mean_service, moments};
 
 use serde_saphyr::{Location, MessageFormatter};
 use std::fmt;
