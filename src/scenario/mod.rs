@@ -29,7 +29,7 @@ use serde_saphyr::{Location, MessageFormatter};
 use std::fmt;
 use std::path::Path;
 
-/// Largest scenario file [bytes] that `load` reads.
+/// Largest scenario file, in bytes, that [`load`] reads.
 pub const MAX_FILE_BYTES: u64 = 16 << 20;
 
 /// A minimal valid scenario, shown when a file is empty.
