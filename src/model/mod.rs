@@ -2,7 +2,7 @@
 //! device, wired together as one [`Model`](crate::engine::Model) per queue policy.
 //!
 //! The model measures; it never formats. [`run_policy`] runs one policy of a scenario and returns
-//! its [`RunObs`](observe::RunObs).
+//! its [`observe::RunObs`].
 
 pub mod bio;
 pub mod block;
