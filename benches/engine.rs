@@ -1,1 +1,132 @@
-fn main() {}
+//! Engine benchmarks: the event calendar under the classic "hold" workload, against a plain
+//! `BinaryHeap` of packed `(time, seq)` keys as the baseline.
+//!
+//! Hold model: the calendar holds N pending events; each step pops the earliest and schedules
+//! one more at its time plus an exponential increment (mean 1 µs). Increments are generated
+//! before timing so the RNG is not measured. Throughput is in events (one pop + one schedule).
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use qsim::engine::{Calendar, RngStreams, SimDuration, SimTime};
+use rand::RngExt;
+use rand_distr::Exp;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::hint::black_box;
+
+/// Pending-event counts the hold model is run at.
+const PENDING: [usize; 3] = [1, 1_000, 100_000];
+/// Hold steps per timed iteration (amortises criterion's per-iteration overhead).
+const STEPS_PER_ITER: u64 = 1_000;
+/// Pre-generated increments; a power of two so the index wraps with a mask.
+const INCREMENTS: usize = 1 << 16;
+/// Far-future delay of the timeouts in the cancellation benchmark [ns].
+const TIMEOUT_NS: u64 = 1_000_000;
+
+/// Exponential increments with mean 1 µs, rounded to whole nanoseconds.
+fn increments_ns() -> Vec<u64> {
+    let mut rng = RngStreams::new(1, 0).stream("bench-increments");
+    let exp = Exp::new(1.0 / 1_000.0).expect("positive rate");
+    (0..INCREMENTS)
+        .map(|_| SimDuration::from_secs_f64(rng.sample(exp) * 1e-9).as_ns())
+        .collect()
+}
+
+/// Cycles through the pre-generated increments.
+struct Increments {
+    values: Vec<u64>,
+    next: usize,
+}
+
+impl Increments {
+    fn next_ns(&mut self) -> u64 {
+        let v = self.values[self.next];
+        self.next = (self.next + 1) & (INCREMENTS - 1);
+        v
+    }
+}
+
+fn hold(c: &mut Criterion) {
+    let values = increments_ns();
+    let mut group = c.benchmark_group("hold");
+    group.throughput(Throughput::Elements(STEPS_PER_ITER));
+    for &n in &PENDING {
+        group.bench_with_input(BenchmarkId::new("calendar", n), &n, |b, &n| {
+            let mut inc = Increments {
+                values: values.clone(),
+                next: 0,
+            };
+            let mut cal: Calendar<u32> = Calendar::new();
+            for i in 0..n {
+                cal.schedule(SimTime::from_ns(inc.next_ns()), i as u32);
+            }
+            b.iter(|| {
+                for _ in 0..STEPS_PER_ITER {
+                    let (at, _, ev) = cal.pop().expect("hold keeps N pending");
+                    let next = at + SimDuration::from_ns(inc.next_ns());
+                    cal.schedule(next, black_box(ev));
+                }
+            });
+            assert_eq!(cal.len(), n);
+        });
+        group.bench_with_input(BenchmarkId::new("binary_heap_u128", n), &n, |b, &n| {
+            let mut inc = Increments {
+                values: values.clone(),
+                next: 0,
+            };
+            let mut heap: BinaryHeap<Reverse<u128>> = BinaryHeap::new();
+            let mut seq: u64 = 0;
+            for _ in 0..n {
+                heap.push(Reverse((u128::from(inc.next_ns()) << 64) | u128::from(seq)));
+                seq += 1;
+            }
+            b.iter(|| {
+                for _ in 0..STEPS_PER_ITER {
+                    let Reverse(key) = heap.pop().expect("hold keeps N pending");
+                    let at = (key >> 64) as u64;
+                    let next = at.checked_add(inc.next_ns()).expect("no overflow");
+                    heap.push(Reverse((u128::from(next) << 64) | u128::from(seq)));
+                    seq += 1;
+                    black_box(key);
+                }
+            });
+            assert_eq!(heap.len(), n);
+        });
+    }
+    group.finish();
+}
+
+/// Hold with a timeout per step: each step also cancels the previous far-future timeout and arms
+/// a new one, so half of all schedules are cancelled before they fire (the lazy-deletion path).
+fn hold_with_cancelled_timeouts(c: &mut Criterion) {
+    let values = increments_ns();
+    let mut group = c.benchmark_group("hold_cancel_timeout");
+    group.throughput(Throughput::Elements(STEPS_PER_ITER));
+    for &n in &PENDING {
+        group.bench_with_input(BenchmarkId::new("calendar", n), &n, |b, &n| {
+            let mut inc = Increments {
+                values: values.clone(),
+                next: 0,
+            };
+            let mut cal: Calendar<u32> = Calendar::new();
+            for i in 0..n {
+                cal.schedule(SimTime::from_ns(inc.next_ns()), i as u32);
+            }
+            let mut timeout = cal.schedule(SimTime::from_ns(TIMEOUT_NS), u32::MAX);
+            b.iter(|| {
+                for _ in 0..STEPS_PER_ITER {
+                    let (at, _, ev) = cal.pop().expect("hold keeps N pending");
+                    assert!(cal.cancel(timeout), "the timeout never fires first");
+                    timeout = cal.schedule(at + SimDuration::from_ns(TIMEOUT_NS), u32::MAX);
+                    cal.schedule(at + SimDuration::from_ns(inc.next_ns()), black_box(ev));
+                }
+            });
+            assert_eq!(cal.len(), n + 1);
+        });
+    }
+    group.finish();
+}
+
+// M/M/1 through the real model: added by the model work
+
+criterion_group!(benches, hold, hold_with_cancelled_timeouts);
+criterion_main!(benches);

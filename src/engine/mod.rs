@@ -1,6 +1,354 @@
 //! The domain-free discrete-event kernel: simulated time, the event calendar, random streams and
-//! the run loop with its limits. Nothing in here knows about dm-crypt, disks or memory.
+//! the run loop with its limits. Nothing in here knows about the system being modelled.
+//!
+//! A [`Model`] receives one event at a time together with a [`Scheduler`], through which it reads
+//! the clock and schedules or cancels further events. [`run`] pops events in calendar order
+//! (time, then scheduling order; see [`Calendar`]) and stops at a horizon, when nothing is left to
+//! do, or at an event budget, whichever comes first.
 
+pub mod calendar;
+pub mod rng;
 pub mod time;
 
+pub use calendar::{Calendar, EventId};
+pub use rng::{RngStreams, SimRng};
 pub use time::{SimDuration, SimTime};
+
+/// A simulated system: reacts to its own events by changing state and scheduling more.
+pub trait Model {
+    /// The events this model schedules for itself.
+    type Event;
+
+    /// Handles `ev`, which fires at `sched.now()`.
+    fn handle(&mut self, ev: Self::Event, sched: &mut Scheduler<Self::Event>);
+}
+
+/// The clock and the calendar of pending events, as seen by a [`Model`].
+pub struct Scheduler<E> {
+    /// The current simulated time: the time of the event being handled, or where the last
+    /// [`run`] stopped.
+    now: SimTime,
+    /// Pending events.
+    calendar: Calendar<E>,
+}
+
+impl<E> Default for Scheduler<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E> Scheduler<E> {
+    /// A scheduler at time zero with nothing pending.
+    pub fn new() -> Self {
+        Scheduler {
+            now: SimTime::ZERO,
+            calendar: Calendar::new(),
+        }
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Schedules `ev` at the absolute time `at`. Events at the same instant fire in the order
+    /// they were scheduled.
+    ///
+    /// # Panics
+    ///
+    /// If `at` is before [`now`](Scheduler::now): scheduling into the past is a programming error.
+    pub fn schedule_at(&mut self, at: SimTime, ev: E) -> EventId {
+        assert!(
+            at >= self.now,
+            "event scheduled in the past: at {at}, now {}",
+            self.now
+        );
+        self.calendar.schedule(at, ev)
+    }
+
+    /// Schedules `ev` after the delay `d` from now (zero fires after the events already due now).
+    ///
+    /// # Panics
+    ///
+    /// If `now + d` overflows the simulated clock.
+    pub fn schedule_in(&mut self, d: SimDuration, ev: E) -> EventId {
+        let at = self.now + d;
+        self.calendar.schedule(at, ev)
+    }
+
+    /// Cancels a pending event; `true` iff it was still pending (not fired, not cancelled).
+    pub fn cancel(&mut self, id: EventId) -> bool {
+        self.calendar.cancel(id)
+    }
+
+    /// Number of pending (scheduled, not fired, not cancelled) events.
+    pub fn pending(&self) -> usize {
+        self.calendar.len()
+    }
+}
+
+/// When [`run`] must stop.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Last instant at which events may fire (inclusive). [`SimTime::MAX`] means no horizon.
+    pub horizon: SimTime,
+    /// Most events to fire in this call of [`run`] (not counting earlier calls).
+    pub max_events: u64,
+}
+
+/// Why [`run`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// The next pending event is after the horizon; the clock was advanced to the horizon.
+    Horizon,
+    /// No event is pending; the clock was advanced to the horizon if it is finite.
+    Drained,
+    /// [`Limits::max_events`] events fired and more were due by the horizon.
+    EventBudget,
+}
+
+/// What a call of [`run`] did.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOutcome {
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// Events fired by this call.
+    pub events: u64,
+    /// The clock when it stopped (equal to the scheduler's `now()`).
+    pub end: SimTime,
+}
+
+/// Runs `model` until the horizon, an empty calendar, or the event budget.
+///
+/// Events fire in calendar order while their time is `<= limits.horizon`. It stops with:
+///
+/// - [`StopReason::Horizon`] when the next event is after the horizon; the clock is set to the
+///   horizon and that event stays pending;
+/// - [`StopReason::Drained`] when no event is pending; the clock is also advanced to the horizon,
+///   as simulated time passes even with nothing to do, unless the horizon is [`SimTime::MAX`]
+///   (then it stays at the last event);
+/// - [`StopReason::EventBudget`] when `limits.max_events` events have fired in this call and
+///   another is due by the horizon; the clock stays at the last fired event.
+///
+/// The end conditions are checked in that order before each event, so a run that drains or
+/// reaches its horizon with exactly `max_events` fired reports the natural reason.
+///
+/// The clock never moves backwards (checked per event in debug builds, and always at the end).
+/// To continue a simulation, call `run` again with the same model and scheduler and a later
+/// horizon (or a fresh budget): pending events carry over, and events fired before the earlier
+/// horizon are not repeated.
+///
+/// # Panics
+///
+/// If `limits.horizon` is before `sched.now()`, which would move the clock backwards.
+pub fn run<M: Model>(model: &mut M, sched: &mut Scheduler<M::Event>, limits: Limits) -> RunOutcome {
+    let start = sched.now;
+    assert!(
+        limits.horizon >= start,
+        "run horizon {} is before the current time {start}",
+        limits.horizon
+    );
+    let mut events: u64 = 0;
+    let stop = loop {
+        let Some(next) = sched.calendar.peek_time() else {
+            if limits.horizon != SimTime::MAX {
+                sched.now = limits.horizon;
+            }
+            break StopReason::Drained;
+        };
+        if next > limits.horizon {
+            sched.now = limits.horizon;
+            break StopReason::Horizon;
+        }
+        if events == limits.max_events {
+            break StopReason::EventBudget;
+        }
+        let (at, _, ev) = sched
+            .calendar
+            .pop()
+            .expect("peek_time reported a pending event");
+        debug_assert!(
+            at >= sched.now,
+            "clock moved backwards: {at} after {}",
+            sched.now
+        );
+        sched.now = at;
+        events += 1;
+        model.handle(ev, sched);
+    };
+    assert!(
+        sched.now >= start && sched.now <= limits.horizon,
+        "run ended at {} outside [{start}, {}]",
+        sched.now,
+        limits.horizon
+    );
+    RunOutcome {
+        stop,
+        events,
+        end: sched.now,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ticks every `period`, counting the ticks it handled and the times it saw.
+    struct Ticker {
+        period: SimDuration,
+        ticks_max: u64,
+        seen: Vec<SimTime>,
+    }
+
+    impl Model for Ticker {
+        type Event = u64;
+        fn handle(&mut self, tick: u64, sched: &mut Scheduler<u64>) {
+            self.seen.push(sched.now());
+            if tick + 1 < self.ticks_max {
+                sched.schedule_in(self.period, tick + 1);
+            }
+        }
+    }
+
+    fn ticker(ticks_max: u64) -> (Ticker, Scheduler<u64>) {
+        let mut sched = Scheduler::new();
+        sched.schedule_at(SimTime::ZERO, 0);
+        let model = Ticker {
+            period: SimDuration::from_ns(10),
+            ticks_max,
+            seen: Vec::new(),
+        };
+        (model, sched)
+    }
+
+    fn limits(horizon_ns: u64, max_events: u64) -> Limits {
+        Limits {
+            horizon: SimTime::from_ns(horizon_ns),
+            max_events,
+        }
+    }
+
+    #[test]
+    fn stops_at_horizon_inclusive_and_sets_clock() {
+        let (mut model, mut sched) = ticker(u64::MAX);
+        let out = run(&mut model, &mut sched, limits(55, 1_000));
+        assert_eq!(out.stop, StopReason::Horizon);
+        assert_eq!(out.events, 6, "ticks at 0, 10, …, 50");
+        assert_eq!(out.end, SimTime::from_ns(55));
+        assert_eq!(sched.now(), out.end);
+        assert_eq!(sched.pending(), 1, "the tick at 60 stays pending");
+
+        // An event exactly at the horizon fires.
+        let (mut model, mut sched) = ticker(u64::MAX);
+        let out = run(&mut model, &mut sched, limits(50, 1_000));
+        assert_eq!((out.stop, out.events), (StopReason::Horizon, 6));
+    }
+
+    #[test]
+    fn drained_advances_clock_to_finite_horizon() {
+        let (mut model, mut sched) = ticker(3);
+        let out = run(&mut model, &mut sched, limits(1_000, 1_000));
+        assert_eq!((out.stop, out.events), (StopReason::Drained, 3));
+        assert_eq!(out.end, SimTime::from_ns(1_000));
+        assert_eq!(sched.pending(), 0);
+
+        let (mut model, mut sched) = ticker(3);
+        let out = run(
+            &mut model,
+            &mut sched,
+            Limits {
+                horizon: SimTime::MAX,
+                max_events: 1_000,
+            },
+        );
+        assert_eq!(out.stop, StopReason::Drained);
+        assert_eq!(
+            out.end,
+            SimTime::from_ns(20),
+            "no horizon: clock stays at last event"
+        );
+    }
+
+    #[test]
+    fn event_budget_stops_at_last_fired_event() {
+        let (mut model, mut sched) = ticker(u64::MAX);
+        let out = run(&mut model, &mut sched, limits(1_000, 4));
+        assert_eq!((out.stop, out.events), (StopReason::EventBudget, 4));
+        assert_eq!(out.end, SimTime::from_ns(30));
+        assert_eq!(sched.now(), SimTime::from_ns(30));
+
+        // Exactly exhausting the budget as the calendar drains reports Drained.
+        let (mut model, mut sched) = ticker(4);
+        let out = run(&mut model, &mut sched, limits(1_000, 4));
+        assert_eq!((out.stop, out.events), (StopReason::Drained, 4));
+    }
+
+    #[test]
+    fn continuing_with_a_later_horizon_resumes_where_it_stopped() {
+        let (mut model, mut sched) = ticker(u64::MAX);
+        let first = run(&mut model, &mut sched, limits(25, 1_000));
+        assert_eq!((first.stop, first.events), (StopReason::Horizon, 3));
+        let second = run(&mut model, &mut sched, limits(25, 1_000));
+        assert_eq!((second.stop, second.events), (StopReason::Horizon, 0));
+        let third = run(&mut model, &mut sched, limits(65, 1_000));
+        assert_eq!((third.stop, third.events), (StopReason::Horizon, 4));
+        assert_eq!(third.end, SimTime::from_ns(65));
+        // Budget-stopped runs continue too.
+        let fourth = run(&mut model, &mut sched, limits(1_000, 2));
+        assert_eq!((fourth.stop, fourth.events), (StopReason::EventBudget, 2));
+        let expected: Vec<SimTime> = (0..9).map(|i| SimTime::from_ns(i * 10)).collect();
+        assert_eq!(model.seen, expected, "each tick fired once, in order");
+    }
+
+    #[test]
+    fn same_time_events_fire_in_scheduling_order() {
+        struct Log(Vec<char>);
+        impl Model for Log {
+            type Event = char;
+            fn handle(&mut self, ev: char, sched: &mut Scheduler<char>) {
+                self.0.push(ev);
+                if ev == 'a' {
+                    // Zero delay: after everything already due now.
+                    sched.schedule_in(SimDuration::ZERO, 'z');
+                }
+            }
+        }
+        let mut sched = Scheduler::new();
+        for ev in ['a', 'b', 'c'] {
+            sched.schedule_at(SimTime::from_ns(5), ev);
+        }
+        let mut model = Log(Vec::new());
+        let out = run(&mut model, &mut sched, limits(5, 100));
+        assert_eq!(out.stop, StopReason::Drained);
+        assert_eq!(model.0, vec!['a', 'b', 'c', 'z']);
+    }
+
+    #[test]
+    fn cancelled_events_do_not_fire() {
+        let (mut model, mut sched) = ticker(u64::MAX);
+        let id = sched.schedule_at(SimTime::from_ns(5), 99);
+        assert_eq!(sched.pending(), 2);
+        assert!(sched.cancel(id));
+        assert!(!sched.cancel(id));
+        assert_eq!(sched.pending(), 1);
+        run(&mut model, &mut sched, limits(10, 100));
+        assert_eq!(model.seen, vec![SimTime::ZERO, SimTime::from_ns(10)]);
+    }
+
+    #[test]
+    #[should_panic(expected = "scheduled in the past")]
+    fn scheduling_into_the_past_panics() {
+        let (mut model, mut sched) = ticker(u64::MAX);
+        run(&mut model, &mut sched, limits(20, 100));
+        sched.schedule_at(SimTime::from_ns(19), 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "before the current time")]
+    fn horizon_before_now_panics() {
+        let (mut model, mut sched) = ticker(u64::MAX);
+        run(&mut model, &mut sched, limits(20, 100));
+        run(&mut model, &mut sched, limits(10, 100));
+    }
+}
