@@ -50,6 +50,10 @@ pub struct RunArgs {
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Normal)]
     pub format: Format,
+    /// Worker threads running policies in parallel (0 = all cores); the output is the same
+    /// whatever the number.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
 }
 
 /// Report formats of `qsim run`.
@@ -143,7 +147,7 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     apply_overrides(&mut sc, args)?;
     let opts = RunOptions {
         format: args.format.name().to_string(),
-        ..RunOptions::default()
+        jobs: args.jobs,
     };
     let mut watch = PipeWatch {
         inner: out,
