@@ -1,4 +1,6 @@
 //! One integration-test binary that drives the real `qsim` executable; one module per topic.
 
 mod cli;
+mod determinism;
+mod scenarios;
 mod util;
