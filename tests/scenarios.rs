@@ -69,3 +69,37 @@ fn two_queue_policies_differ_in_read_tail_latency() {
     assert!(fifo > 2 * split, "fifo p99.9 {fifo} vs split {split}");
     assert!(fifo > 2 * prio, "fifo p99.9 {fifo} vs prio {prio}");
 }
+
+/// Utilisation above 1 ends in bounded time and memory and says so.
+#[test]
+fn an_overloaded_open_loop_is_reported_saturated() {
+    let dir = crate::util::TempDir::new();
+    let file = dir.file(
+        "overload.yaml",
+        "duration: 2s\n\
+         device: { kind: generic, service: 1ms }\n\
+         block: { mode: blk-mq }\n\
+         policies: [none]\n\
+         workloads:\n  - { kind: fio, rw: randread, rate: 2000/s, iodepth: 64 }\n",
+    );
+    let run = Run::of(&["run", &file]);
+    run.assert_ok();
+    assert!(run.stdout.contains("saturated"), "{}", run.stdout);
+    assert!(run.stdout.contains("dropped"), "{}", run.stdout);
+}
+
+/// An exhausted event budget ends the run early with a verdict, not a hang.
+#[test]
+fn an_exhausted_event_budget_is_reported_saturated() {
+    let dir = crate::util::TempDir::new();
+    let file = dir.file(
+        "budget.yaml",
+        "duration: 60s\nmax_events: 10000\n\
+         device: { kind: generic, service: 1ms }\n\
+         policies: [fifo]\n\
+         workloads:\n  - { kind: fio, rw: randread, iodepth: 4 }\n",
+    );
+    let run = Run::of(&["run", &file]);
+    run.assert_ok();
+    assert!(run.stdout.contains("event budget"), "{}", run.stdout);
+}

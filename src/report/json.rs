@@ -249,6 +249,7 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
                 .iter()
                 .filter(|w| match w {
                     super::Warning::Saturated { policy, .. }
+                    | super::Warning::Overloaded { policy, .. }
                     | super::Warning::HistogramClipped { policy, .. } => *policy == p.policy,
                 })
                 .collect(),

@@ -357,6 +357,16 @@ pub enum Warning {
         /// The scenario's event budget.
         max_events: u64,
     },
+    /// Open-loop arrivals found their job at its `iodepth` cap and were dropped: the offered load
+    /// exceeds what this policy serves, so the queue would grow without bound.
+    Overloaded {
+        /// Policy concerned.
+        policy: String,
+        /// Arrivals dropped in the measured window.
+        dropped: u64,
+        /// Arrivals issued in the measured window.
+        issued: u64,
+    },
     /// Latencies at or above the histogram's top landed in its last bucket.
     HistogramClipped {
         /// Policy concerned.
@@ -397,6 +407,14 @@ impl Report {
                     measured_ns: p.measured_ns,
                     planned_ns,
                     max_events: scenario.max_events,
+                });
+            }
+            let dropped: u64 = p.directions.iter().map(|d| d.dropped).sum();
+            if dropped > 0 {
+                warnings.push(Warning::Overloaded {
+                    policy: p.policy.clone(),
+                    dropped,
+                    issued: p.directions.iter().map(|d| d.issued).sum(),
                 });
             }
             if p.clipped > 0 {

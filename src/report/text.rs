@@ -378,6 +378,15 @@ pub fn warning_text(w: &Warning) -> String {
             SimDuration::from_ns(*measured_ns),
             SimDuration::from_ns(*planned_ns)
         ),
+        Warning::Overloaded {
+            policy,
+            dropped,
+            issued,
+        } => format!(
+            "{policy}: saturated: {dropped} open-loop arrivals were dropped at the iodepth cap \
+             ({issued} issued); the offered rate exceeds what this policy serves. Lower the \
+             rate, or raise iodepth to see how deep the queue grows."
+        ),
         Warning::HistogramClipped {
             policy,
             count,
