@@ -48,6 +48,7 @@ impl<E> Scheduler<E> {
     }
 
     /// The current simulated time.
+    #[inline]
     pub fn now(&self) -> SimTime {
         self.now
     }
@@ -58,6 +59,7 @@ impl<E> Scheduler<E> {
     /// # Panics
     ///
     /// If `at` is before [`now`](Scheduler::now): scheduling into the past is a programming error.
+    #[inline]
     pub fn schedule_at(&mut self, at: SimTime, ev: E) -> EventId {
         assert!(
             at >= self.now,
@@ -72,17 +74,20 @@ impl<E> Scheduler<E> {
     /// # Panics
     ///
     /// If `now + d` overflows the simulated clock.
+    #[inline]
     pub fn schedule_in(&mut self, d: SimDuration, ev: E) -> EventId {
         let at = self.now + d;
         self.calendar.schedule(at, ev)
     }
 
     /// Cancels a pending event; `true` iff it was still pending (not fired, not cancelled).
+    #[inline]
     pub fn cancel(&mut self, id: EventId) -> bool {
         self.calendar.cancel(id)
     }
 
     /// Number of pending (scheduled, not fired, not cancelled) events.
+    #[inline]
     pub fn pending(&self) -> usize {
         self.calendar.len()
     }
