@@ -126,7 +126,33 @@ fn hold_with_cancelled_timeouts(c: &mut Criterion) {
     group.finish();
 }
 
-// M/M/1 through the real model: added by the model work
+/// M/M/1 at utilisation 0.8 through the real model (open Poisson workload, generic device with
+/// exponential service, `none` policy): every event goes through the same handlers a user's
+/// scenario does. Throughput is in engine events, counted by a first run.
+fn mm1_through_the_model(c: &mut Criterion) {
+    use qsim::engine::SimDuration;
+    use qsim::model::{policy, run_policy, testing};
+    let sc = testing::mm1(
+        800.0,
+        SimDuration::from_ms(1),
+        1,
+        SimDuration::from_secs(200),
+    );
+    let none = policy::find("none").expect("the none policy is registered");
+    let events = run_policy(&sc, none).obs.events;
+    let mut group = c.benchmark_group("mm1_model");
+    group.throughput(Throughput::Elements(events));
+    group.sample_size(20);
+    group.bench_function("rho0.8_200s", |b| {
+        b.iter(|| run_policy(&sc, none).obs.events)
+    });
+    group.finish();
+}
 
-criterion_group!(benches, hold, hold_with_cancelled_timeouts);
+criterion_group!(
+    benches,
+    hold,
+    hold_with_cancelled_timeouts,
+    mm1_through_the_model
+);
 criterion_main!(benches);
