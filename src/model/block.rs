@@ -20,6 +20,7 @@
 //! class; qsim's CFQ therefore schedules classes rather than processes.
 
 use super::bio::BioId;
+use super::observe::BlockObs;
 use super::world::Event;
 use crate::engine::{EventId, Scheduler, SimDuration, SimTime};
 use crate::scenario::{BlockConfig, Elevator, KernelConfig, QueueMode};
@@ -81,23 +82,6 @@ enum ElevatorState {
     Cfq(Box<Cfq>),
 }
 
-/// Block-layer counters.
-#[derive(Debug, Clone, Default)]
-pub struct BlockCounters {
-    /// Time congested per class.
-    pub congested: [SimDuration; 2],
-    /// Pool sleeps per class.
-    pub pool_sleeps: [u64; 2],
-    /// Congestion clears per class.
-    pub clears: [u64; 2],
-    /// Unplugs by the timer.
-    pub timer_unplugs: u64,
-    /// Unplugs by the queued-request threshold.
-    pub threshold_unplugs: u64,
-    /// Requests dispatched to the device.
-    pub dispatched: u64,
-}
-
 /// The disk's request queue.
 #[derive(Debug)]
 pub struct RequestQueue {
@@ -115,8 +99,8 @@ pub struct RequestQueue {
     plug_timer: Option<EventId>,
     queued: u32,
     elevator: ElevatorState,
-    /// Counters for the report.
-    pub counters: BlockCounters,
+    /// Counters for the report (`device_busy` is the world's to fill).
+    pub counters: BlockObs,
 }
 
 impl RequestQueue {
@@ -149,7 +133,7 @@ impl RequestQueue {
             plug_timer: None,
             queued: 0,
             elevator,
-            counters: BlockCounters::default(),
+            counters: BlockObs::default(),
         }
     }
 
@@ -243,7 +227,6 @@ impl RequestQueue {
 
     /// Adds an allocated request to the elevator, plugging or unplugging as the kernel does.
     pub fn insert(&mut self, id: BioId, sync: bool, unplug: bool, sched: &mut Scheduler<Event>) {
-        let now = sched.now();
         if self.legacy() && self.cfg.plug && self.queued == 0 && !self.plugged {
             self.plugged = true;
             self.plug_timer = Some(sched.schedule_in(self.unplug_delay, Event::UnplugTimer));
@@ -254,7 +237,6 @@ impl RequestQueue {
             ElevatorState::Cfq(c) => {
                 let class = if sync { SYNC } else { ASYNC };
                 c.queues[class].push_back(id);
-                let _ = now;
             }
         }
         if self.plugged && self.queued >= self.cfg.unplug_threshold {

@@ -82,6 +82,30 @@ pub struct DirectionObs {
     pub dropped: u64,
 }
 
+impl DirectionObs {
+    /// Nothing measured yet.
+    pub fn new() -> Self {
+        DirectionObs {
+            ios: 0,
+            bytes: 0,
+            slat: Histogram::new(),
+            clat: Histogram::new(),
+            lat: Histogram::new(),
+            bw_kib_s: Running::new(),
+            iops: Running::new(),
+            stages: (0..Stage::COUNT).map(|_| Histogram::new()).collect(),
+            issued: 0,
+            dropped: 0,
+        }
+    }
+}
+
+impl Default for DirectionObs {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Time spent in `congestion_wait` on one class's queue.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CongestionWaitObs {
@@ -110,6 +134,25 @@ pub struct BlockObs {
     pub dispatched: u64,
     /// Device busy time (at least one request on it).
     pub device_busy: SimDuration,
+}
+
+impl BlockObs {
+    /// The counts accumulated since the snapshot `earlier` (the warm-up's end).
+    pub fn since(&self, earlier: &BlockObs) -> BlockObs {
+        let pair = |a: [u64; 2], b: [u64; 2]| [a[0] - b[0], a[1] - b[1]];
+        BlockObs {
+            congested: [
+                self.congested[0].saturating_sub(earlier.congested[0]),
+                self.congested[1].saturating_sub(earlier.congested[1]),
+            ],
+            pool_sleeps: pair(self.pool_sleeps, earlier.pool_sleeps),
+            clears: pair(self.clears, earlier.clears),
+            timer_unplugs: self.timer_unplugs - earlier.timer_unplugs,
+            threshold_unplugs: self.threshold_unplugs - earlier.threshold_unplugs,
+            dispatched: self.dispatched - earlier.dispatched,
+            device_busy: self.device_busy.saturating_sub(earlier.device_busy),
+        }
+    }
 }
 
 /// Writer-side counters.

@@ -11,7 +11,7 @@
 //! off with `congestion_wait(ASYNC, HZ/10)` when it is, as 2.6.32's background writeback does.
 
 use super::bio::{Bio, Dir, Origin};
-use super::world::{CwWhoPub, Event, World};
+use super::world::{CwWho, Event, World};
 use crate::engine::{RngStreams, Scheduler, SimDuration, SimRng};
 use crate::scenario::{Arrivals, BufferedWriter, FioJob, RwKind};
 use rand::RngExt;
@@ -220,7 +220,7 @@ impl World {
         if wr.dirty + wr.writeback >= wr.cfg.dirty_limit_bytes {
             wr.throttled_since.get_or_insert(now);
             let timeout = self.sc.kernel.hz_div(10);
-            self.congestion_wait(CwWhoPub::Writer(w), super::block::ASYNC, timeout, sched);
+            self.congestion_wait(CwWho::Writer(w), super::block::ASYNC, timeout, sched);
             self.flusher_run(w, sched);
             return;
         }
@@ -258,7 +258,7 @@ impl World {
             if self.write_congested() {
                 self.writers[w as usize].flusher_waiting = true;
                 let timeout = self.sc.kernel.hz_div(10);
-                self.congestion_wait(CwWhoPub::Flusher(w), super::block::ASYNC, timeout, sched);
+                self.congestion_wait(CwWho::Flusher(w), super::block::ASYNC, timeout, sched);
                 return;
             }
             let wr = &mut self.writers[w as usize];

@@ -15,7 +15,7 @@
 //! backlog. Their CPU work shares the [`CpuPool`].
 
 use super::bio::{Bio, BioId, BioSlab, Dir, Origin};
-use super::block::{ASYNC, BatchState, RequestQueue, SYNC};
+use super::block::{ASYNC, BatchState, RequestQueue};
 use super::cpu::{CpuPool, TaskTag};
 use super::device::{Device, DeviceWake};
 use super::memory::{Allocator, pages_for};
@@ -24,7 +24,7 @@ use super::policy::{CryptOp, CryptQueuePolicy, PolicyInfo, Topology, Work};
 use super::workload::{Job, Writer};
 use crate::engine::{EventId, Model, Scheduler, SimDuration, SimTime};
 use crate::scenario::{CryptoEngine, QueueMode, Scenario};
-use crate::stats::{Histogram, Running};
+use crate::stats::Histogram;
 use std::collections::VecDeque;
 
 /// Length of one bandwidth / IOPS sample interval (fio's default `bw_avg_time` is 500 ms).
@@ -130,8 +130,10 @@ struct Actor {
 
 /// Who sleeps in `congestion_wait`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum CwWho {
+pub enum CwWho {
+    /// A buffered writer throttled in balance_dirty_pages.
     Writer(u32),
+    /// A flusher backing off a congested disk.
     Flusher(u32),
 }
 
@@ -165,18 +167,7 @@ struct DirStats {
 impl DirStats {
     fn new() -> Self {
         DirStats {
-            obs: DirectionObs {
-                ios: 0,
-                bytes: 0,
-                slat: Histogram::new(),
-                clat: Histogram::new(),
-                lat: Histogram::new(),
-                bw_kib_s: Running::new(),
-                iops: Running::new(),
-                stages: (0..Stage::COUNT).map(|_| Histogram::new()).collect(),
-                issued: 0,
-                dropped: 0,
-            },
+            obs: DirectionObs::new(),
             window_ios: 0,
             window_bytes: 0,
         }
@@ -215,8 +206,7 @@ pub struct World {
     crypt_len_since: SimTime,
     crypt_len_max: u64,
     busy_at_warmup: u128,
-    device_busy_at_warmup: SimDuration,
-    block_at_warmup: super::block::BlockCounters,
+    block_at_warmup: super::observe::BlockObs,
     pub(super) issued_total: u64,
     pub(super) completed_total: u64,
     scratch: Vec<TaskTag>,
@@ -291,7 +281,6 @@ impl World {
             crypt_len_since: warmup,
             crypt_len_max: 0,
             busy_at_warmup: 0,
-            device_busy_at_warmup: SimDuration::ZERO,
             block_at_warmup: Default::default(),
             issued_total: 0,
             completed_total: 0,
@@ -722,15 +711,11 @@ impl World {
     /// class or the timeout. It never checks whether anything is congested.
     pub(super) fn congestion_wait(
         &mut self,
-        who: CwWhoPub,
+        who: CwWho,
         class: usize,
         timeout: SimDuration,
         sched: &mut Scheduler<Event>,
     ) {
-        let who = match who {
-            CwWhoPub::Writer(w) => CwWho::Writer(w),
-            CwWhoPub::Flusher(w) => CwWho::Flusher(w),
-        };
         let slot = self.cw_free.pop().unwrap_or_else(|| {
             self.cw_slots.push(None);
             (self.cw_slots.len() - 1) as u32
@@ -825,9 +810,9 @@ impl World {
         self.measuring = true;
         self.cpu.sync(now);
         self.busy_at_warmup = self.cpu.busy_cpu_ns();
-        self.device_busy_at_warmup = self.device.busy_time(now);
         self.queue.finish(now);
         self.block_at_warmup = self.queue.counters.clone();
+        self.block_at_warmup.device_busy = self.device.busy_time(now);
         self.crypt_len_since = now;
         for d in &mut self.dirs {
             d.window_bytes = 0;
@@ -842,29 +827,9 @@ impl World {
         self.queue.finish(now);
         let measured = now.saturating_since(self.warmup);
         let span = measured.as_ns().max(1);
-        let c = &self.queue.counters;
-        let b0 = &self.block_at_warmup;
-        let block = super::observe::BlockObs {
-            congested: [
-                c.congested[SYNC].saturating_sub(b0.congested[SYNC]),
-                c.congested[ASYNC].saturating_sub(b0.congested[ASYNC]),
-            ],
-            pool_sleeps: [
-                c.pool_sleeps[SYNC] - b0.pool_sleeps[SYNC],
-                c.pool_sleeps[ASYNC] - b0.pool_sleeps[ASYNC],
-            ],
-            clears: [
-                c.clears[SYNC] - b0.clears[SYNC],
-                c.clears[ASYNC] - b0.clears[ASYNC],
-            ],
-            timer_unplugs: c.timer_unplugs - b0.timer_unplugs,
-            threshold_unplugs: c.threshold_unplugs - b0.threshold_unplugs,
-            dispatched: c.dispatched - b0.dispatched,
-            device_busy: self
-                .device
-                .busy_time(now)
-                .saturating_sub(self.device_busy_at_warmup),
-        };
+        let mut totals = self.queue.counters.clone();
+        totals.device_busy = self.device.busy_time(now);
+        let block = totals.since(&self.block_at_warmup);
         // Waits still in progress count up to now.
         for w in self.cw_slots.iter().flatten() {
             self.obs_cw[w.class].total += now.saturating_since(w.since.max(self.warmup));
@@ -919,15 +884,6 @@ impl World {
         }
         errs
     }
-}
-
-/// Who sleeps in `congestion_wait` (for the workload module).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CwWhoPub {
-    /// A buffered writer throttled in balance_dirty_pages.
-    Writer(u32),
-    /// A flusher backing off a congested disk.
-    Flusher(u32),
 }
 
 impl Actor {

@@ -788,14 +788,8 @@ pub(crate) mod tests {
         let mut d = DirectionObs {
             ios,
             bytes: ios * 4096,
-            slat: Histogram::new(),
-            clat: Histogram::new(),
-            lat: Histogram::new(),
-            bw_kib_s: Running::new(),
-            iops: Running::new(),
-            stages: (0..Stage::COUNT).map(|_| Histogram::new()).collect(),
             issued: ios + 1,
-            dropped: 0,
+            ..DirectionObs::new()
         };
         for (i, (&s, &c)) in slat.iter().zip(clat).enumerate() {
             d.slat.record(s);
