@@ -2,6 +2,9 @@
 //! (fs/btrfs/volumes.c, 2.6.32): up to 64 sync items, then switch if async work waits; up to 32
 //! async items, then switch if sync work waits. Sync gets about two thirds of the thread under
 //! load, and neither list starves.
+//!
+//! Not modelled (yet): btrfs also unplugs the disk when it leaves the sync list, and requeues
+//! itself when the disk is write-congested after more than 8 items of a batch.
 
 use super::{CryptQueuePolicy, PolicyInfo, Topology, Work};
 use std::collections::VecDeque;
