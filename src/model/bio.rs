@@ -43,6 +43,9 @@ pub struct Bio {
     pub origin: Origin,
     /// Uniform draw in [0, 1) made at creation, turned into a device service time later.
     pub service_u: f64,
+    /// Uniform draw in [0, 1) made at creation, turned into a crypto cost when the scenario
+    /// gives the cost as a distribution.
+    pub crypt_u: f64,
     /// When the workload issued it.
     pub issued: SimTime,
     /// When dm-crypt (or, without it, the block layer) accepted it: the end of slat.
@@ -71,6 +74,7 @@ impl Bio {
             offset,
             origin,
             service_u: 0.0,
+            crypt_u: 0.0,
             issued: now,
             accepted: now,
             unplug: false,

@@ -34,10 +34,15 @@ pub struct RunResult {
     pub violations: Vec<String>,
 }
 
-/// Runs the scenario under one policy to its horizon (or its event budget).
+/// Runs replication 0 of the scenario under one policy to its horizon (or its event budget).
 pub fn run_policy(sc: &Scenario, info: &'static PolicyInfo) -> RunResult {
+    run_replication(sc, info, 0)
+}
+
+/// Runs one replication (its own random streams, same seed) under one policy.
+pub fn run_replication(sc: &Scenario, info: &'static PolicyInfo, replication: u64) -> RunResult {
     let mut sched = Scheduler::new();
-    let mut world = world::World::new(sc, info, &mut sched);
+    let mut world = world::World::new(sc, info, replication, &mut sched);
     let limits = Limits {
         horizon: SimTime::ZERO + sc.duration,
         max_events: sc.max_events,
@@ -96,6 +101,7 @@ pub mod testing {
                 decrypt_rate: f64::INFINITY,
                 per_sector_cost: SimDuration::ZERO,
                 hop_cost: SimDuration::ZERO,
+                cost: None,
                 engine: CryptoEngine::Sync,
                 unplug_after_submit: false,
             },

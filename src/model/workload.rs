@@ -32,6 +32,7 @@ pub struct Job {
     mix: SimRng,
     think: SimRng,
     service: SimRng,
+    crypt: SimRng,
 }
 
 impl Job {
@@ -48,6 +49,7 @@ impl Job {
             mix: s("mix"),
             think: s("think"),
             service: s("service"),
+            crypt: s("crypt"),
         }
     }
 
@@ -99,6 +101,7 @@ impl Job {
         let sync = dir == Dir::Read || self.cfg.sync_writes;
         let mut bio = Bio::new(dir, sync, bs as u32, offset, Origin::Job(job), sched.now());
         bio.service_u = self.service.random();
+        bio.crypt_u = self.crypt.random();
         bio
     }
 }
@@ -113,6 +116,7 @@ pub struct Writer {
     writeback: u64,
     next_offset: u64,
     service: SimRng,
+    crypt: SimRng,
     /// The flusher is asleep in congestion_wait.
     flusher_waiting: bool,
     /// The writer is throttled (since when), or running.
@@ -129,6 +133,7 @@ impl Writer {
             writeback: 0,
             next_offset: cfg.offset,
             service: streams.stream(&format!("{name}/service")),
+            crypt: streams.stream(&format!("{name}/crypt")),
             flusher_waiting: false,
             throttled_since: None,
         }
@@ -279,6 +284,7 @@ impl World {
                 sched.now(),
             );
             bio.service_u = wr.service.random();
+            bio.crypt_u = wr.crypt.random();
             let ctx = wr.ctx;
             self.issue(bio, ctx, sched);
         }

@@ -213,9 +213,15 @@ pub struct World {
 }
 
 impl World {
-    /// Builds the world for `policy` and schedules its first events.
-    pub fn new(sc: &Scenario, info: &'static PolicyInfo, sched: &mut Scheduler<Event>) -> World {
-        let streams = crate::engine::RngStreams::new(sc.seed, 0);
+    /// Builds the world for `policy` in replication `replication` (which picks the random
+    /// streams) and schedules its first events.
+    pub fn new(
+        sc: &Scenario,
+        info: &'static PolicyInfo,
+        replication: u64,
+        sched: &mut Scheduler<Event>,
+    ) -> World {
+        let streams = crate::engine::RngStreams::new(sc.seed, replication);
         let mut actors = Vec::new();
         let mut crypt_actors = Vec::new();
         for i in 0..info.threads {
@@ -326,9 +332,15 @@ impl World {
         self.reschedule_cpu(sched);
     }
 
-    /// CPU cost of encrypting or decrypting `bytes` on one CPU.
-    fn crypto_cost(&self, op: CryptOp, bytes: u32) -> SimDuration {
+    /// CPU cost of encrypting or decrypting `bio` on one CPU: its bytes at the cipher's rate,
+    /// or a draw from the scenario's cost distribution.
+    fn crypto_cost(&self, op: CryptOp, bio: BioId) -> SimDuration {
         let c = &self.sc.crypt;
+        let b = &self.bios[bio];
+        if let Some(d) = &c.cost {
+            return d.quantile(b.crypt_u);
+        }
+        let bytes = b.bytes;
         let rate = match op {
             CryptOp::Encrypt => c.encrypt_rate,
             CryptOp::Decrypt => c.decrypt_rate,
@@ -358,7 +370,7 @@ impl World {
                 let cost = if self.engine.is_some() {
                     hop + self.sc.crypt.per_sector_cost * self.bios[work.bio].sectors()
                 } else {
-                    hop + self.crypto_cost(work.op, self.bios[work.bio].bytes)
+                    hop + self.crypto_cost(work.op, work.bio)
                 };
                 self.actors[a as usize].state = ActorState::Cpu {
                     bio: work.bio,
@@ -384,7 +396,7 @@ impl World {
                     };
                     let b = &self.bios[bio];
                     if self.info.topology == Topology::Inline && b.dir == Dir::Write {
-                        let cost = self.crypto_cost(CryptOp::Encrypt, b.bytes);
+                        let cost = self.crypto_cost(CryptOp::Encrypt, bio);
                         self.bios[bio].enter(Stage::CryptService, now);
                         self.actors[a as usize].state = ActorState::Cpu {
                             bio,
@@ -608,7 +620,7 @@ impl World {
             }
             (Dir::Read, Topology::Inline) => {
                 self.bios[bio].enter(Stage::CryptService, now);
-                let cost = self.crypto_cost(CryptOp::Decrypt, self.bios[bio].bytes);
+                let cost = self.crypto_cost(CryptOp::Decrypt, bio);
                 self.start_cpu(SOFTIRQ_TAG | TaskTag::from(bio), cost, sched);
             }
         }

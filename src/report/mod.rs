@@ -755,6 +755,7 @@ pub(crate) mod tests {
                 decrypt_rate: 1e9,
                 per_sector_cost: SimDuration::from_ns(100),
                 hop_cost: SimDuration::from_us(2),
+                cost: None,
                 engine: CryptoEngine::Sync,
                 unplug_after_submit: false,
             },

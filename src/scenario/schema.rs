@@ -286,6 +286,8 @@ pub struct RawCrypt {
     pub per_sector_cost: Field<Duration>,
     /// Cost per workqueue hop.
     pub hop_cost: Field<Duration>,
+    /// Crypto work per request from a distribution, replacing bytes / rate (textbook checks).
+    pub cost: Field<RawDistribution>,
     /// sync | async.
     pub engine: Field<EngineName>,
     /// Async engine queue limit.

@@ -240,6 +240,9 @@ pub struct CryptConfig {
     pub per_sector_cost: SimDuration,
     /// CPU cost of each workqueue hop (wake-up and context switch).
     pub hop_cost: SimDuration,
+    /// Crypto work per request drawn from this distribution instead of bytes / rate (for
+    /// textbook validation: the crypt thread becomes an M/G/1 server).
+    pub cost: Option<Distribution>,
     /// Sync CPU cipher or an async engine.
     pub engine: CryptoEngine,
     /// Unplug the disk right after kcryptd / kcryptd_io submit (hypothesis `dm-crypt-unplug`).

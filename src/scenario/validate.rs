@@ -635,6 +635,7 @@ fn crypt(c: &Checker, r: Option<&RawCrypt>) -> Result<CryptConfig, Error> {
         decrypt_rate: None,
         per_sector_cost: None,
         hop_cost: None,
+        cost: None,
         engine: None,
         async_queue_limit: None,
         async_rate: None,
@@ -701,6 +702,10 @@ fn crypt(c: &Checker, r: Option<&RawCrypt>) -> Result<CryptConfig, Error> {
             SimDuration::from_us(10),
             false,
         )?,
+        cost: match &r.cost {
+            Some(d) => Some(distribution(c, d, "crypt.cost")?),
+            None => None,
+        },
         engine,
         unplug_after_submit: val(&r.unplug_after_submit).unwrap_or(false),
     })
@@ -1327,6 +1332,19 @@ pub fn describe(s: &Scenario) -> String {
     );
     row(o, 2, "per_sector_cost", &cr.per_sector_cost.to_string());
     row(o, 2, "hop_cost", &cr.hop_cost.to_string());
+    if let Some(d) = &cr.cost {
+        let (m, sd) = moments(d);
+        let (m, sd) = (
+            SimDuration::from_secs_f64(m),
+            SimDuration::from_secs_f64(sd),
+        );
+        row(
+            o,
+            2,
+            "cost",
+            &format!("per request from a distribution: mean {m}, sd {sd}"),
+        );
+    }
     match &cr.engine {
         CryptoEngine::Sync => row(o, 2, "engine", "sync"),
         CryptoEngine::Async { queue_limit, rate } => row(
