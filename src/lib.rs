@@ -8,3 +8,4 @@ pub mod model;
 pub mod report;
 pub mod scenario;
 pub mod stats;
+pub mod theory;

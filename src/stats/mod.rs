@@ -2,6 +2,7 @@
 
 pub mod histogram;
 pub mod running;
+pub mod summary;
 
 pub use histogram::Histogram;
 pub use running::Running;
