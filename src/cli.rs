@@ -1,5 +1,5 @@
-//! The command line: `qsim run`, `qsim check`, `qsim list` (clap derive; the doc comments below
-//! are the help text). This is the only module that adds `anyhow` context.
+//! The command line: `qsim run`, `qsim check`, `qsim list`, `qsim validate` (clap derive; the
+//! doc comments below are the help text). This is the only module that adds `anyhow` context.
 //!
 //! Every command writes to the `out` it is given (a locked stdout in the binary, a buffer in
 //! tests) and never prints on its own, so a closed pipe surfaces as an `io::Error` that `main`
@@ -34,6 +34,18 @@ pub enum Command {
     },
     /// List the scenarios shipped inside qsim.
     List,
+    /// Run the textbook queues (M/M/1, M/M/c, M/D/1, M/G/1, priority, closed loop) through the
+    /// model and compare them with queueing theory; exits 1 if any metric fails.
+    Validate(ValidateArgs),
+}
+
+/// Arguments of `qsim validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Worker threads running replications in parallel (0 = all cores); the table is the same
+    /// whatever the number.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
 }
 
 /// Arguments of `qsim run`.
@@ -139,6 +151,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Run(args) => run_cmd(&args, out),
         Command::Check { scenario } => check_cmd(&scenario, out),
         Command::List => list_cmd(out),
+        Command::Validate(args) => validate_cmd(&args, out),
     }
 }
 
@@ -174,6 +187,20 @@ fn list_cmd(out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out, "{:width$}  {}", s.name, s.purpose)?;
     }
     out.flush()?;
+    Ok(())
+}
+
+fn validate_cmd(args: &ValidateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let results = crate::validate::run_all(args.jobs);
+    out.write_all(crate::validate::render(&results).as_bytes())?;
+    out.flush()?;
+    let failed = results.iter().filter(|r| !r.pass).count();
+    if failed > 0 {
+        anyhow::bail!(
+            "{failed} of {} validation metrics failed: the simulator disagrees with theory",
+            results.len()
+        );
+    }
     Ok(())
 }
 
@@ -215,6 +242,19 @@ mod tests {
             panic!("run")
         };
         assert_eq!((a.duration, a.seed, a.format), (None, None, Format::Normal));
+    }
+
+    #[test]
+    fn validate_takes_jobs() {
+        let Command::Validate(a) = parse(&["validate", "-j", "2"]).unwrap().command else {
+            panic!("validate")
+        };
+        assert_eq!(a.jobs, 2);
+        let Command::Validate(a) = parse(&["validate"]).unwrap().command else {
+            panic!("validate")
+        };
+        assert_eq!(a.jobs, 0);
+        assert_eq!(parse(&["validate", "-j", "x"]).unwrap_err().exit_code(), 2);
     }
 
     #[test]

@@ -9,3 +9,4 @@ pub mod report;
 pub mod scenario;
 pub mod stats;
 pub mod theory;
+pub mod validate;

@@ -18,7 +18,10 @@
 
 /// Panics unless `x` is finite and strictly positive; `what` names the argument.
 fn positive(x: f64, what: &str) {
-    assert!(x.is_finite() && x > 0.0, "{what} must be finite and > 0, got {x}");
+    assert!(
+        x.is_finite() && x > 0.0,
+        "{what} must be finite and > 0, got {x}"
+    );
 }
 
 /// Utilisation `λ / (c μ)` of a stable `c`-server queue; panics if it is not below 1.
@@ -47,7 +50,10 @@ pub fn mm1_sojourn(lambda: f64, mu: f64) -> f64 {
 /// with rate `μ − λ`, so the quantile is `−ln(1 − p) / (μ − λ)`.
 pub fn mm1_sojourn_quantile(lambda: f64, mu: f64, p: f64) -> f64 {
     stable_utilisation(lambda, mu, 1);
-    assert!(p > 0.0 && p < 1.0, "quantile level must be in (0, 1), got {p}");
+    assert!(
+        p > 0.0 && p < 1.0,
+        "quantile level must be in (0, 1), got {p}"
+    );
     -(1.0 - p).ln() / (mu - lambda)
 }
 
@@ -93,9 +99,9 @@ pub fn mg1_wait(lambda: f64, mean_s: f64, second_moment_s2: f64) -> f64 {
 pub struct PriorityClass {
     /// Arrival rate, per second.
     pub lambda: f64,
-    /// Mean service time E[S], seconds.
+    /// Mean service time `E[S]`, seconds.
     pub mean_s: f64,
-    /// Second moment of the service time E[S²], seconds squared.
+    /// Second moment of the service time `E[S²]`, seconds squared.
     pub second_moment_s2: f64,
 }
 
@@ -188,8 +194,16 @@ mod tests {
         // p90 of Exp(0.2) = 5 ln 10 = 11.5129…, median = 5 ln 2 = 3.4657…
         close(mm1_sojourn(0.8, 1.0), 5.0, 1e-12);
         close(mm1_wait(0.8, 1.0), 4.0, 1e-12);
-        close(mm1_sojourn_quantile(0.8, 1.0, 0.9), 11.512_925_464_970_229, 1e-12);
-        close(mm1_sojourn_quantile(0.8, 1.0, 0.5), 3.465_735_902_799_726_5, 1e-12);
+        close(
+            mm1_sojourn_quantile(0.8, 1.0, 0.9),
+            11.512_925_464_970_229,
+            1e-12,
+        );
+        close(
+            mm1_sojourn_quantile(0.8, 1.0, 0.5),
+            3.465_735_902_799_726_5,
+            1e-12,
+        );
         // Units scale: λ = 800/s, E[S] = 1 ms gives W = 5 ms.
         close(mm1_sojourn(800.0, 1000.0), 0.005, 1e-12);
     }
@@ -227,12 +241,14 @@ mod tests {
 
     #[test]
     fn pollaczek_khinchine_worked_examples() {
-        // M/M/1 as an M/G/1: E[S] = 1, E[S²] = 2, λ = 0.5: Wq = 0.5 · 2 / (2 · 0.5) = 1 = ρ/(μ − λ).
+        // M/M/1 as an M/G/1: E[S] = 1, E[S²] = 2, λ = 0.5:
+        // Wq = 0.5 · 2 / (2 · 0.5) = 1 = ρ/(μ − λ).
         close(mg1_wait(0.5, 1.0, 2.0), 1.0, 1e-12);
         close(mg1_wait(0.5, 1.0, 2.0), mm1_wait(0.5, 1.0), 1e-12);
         // M/D/1: E[S²] = 1, half the M/M/1 wait: 0.5.
         close(mg1_wait(0.5, 1.0, 1.0), 0.5, 1e-12);
-        // Lognormal with mean 1 and standard deviation 2: E[S²] = 1 + 4 = 5, Wq = 0.5 · 5 / 1 = 2.5.
+        // Lognormal with mean 1 and standard deviation 2: E[S²] = 1 + 4 = 5,
+        // Wq = 0.5 · 5 / 1 = 2.5.
         close(mg1_wait(0.5, 1.0, 5.0), 2.5, 1e-12);
         // Seconds and milliseconds: λ = 800/s, D = 1 ms: Wq = 800 · 1e-6 / (2 · 0.2) = 2 ms.
         close(mg1_wait(800.0, 1e-3, 1e-6), 2e-3, 1e-12);
@@ -265,7 +281,8 @@ mod tests {
         close(r.response, 1.0, 1e-12);
         close(r.throughput, 0.25, 1e-12);
         // N = 2, S = Z = 1: Q(1) = 1/2; R(2) = 1.5, X(2) = 2/2.5 = 0.8, Q(2) = 1.2. The
-        // machine-repairman chain agrees: p0 : p1 : p2 = 1 : 2 : 2, so the utilisation 1 − p0 = 0.8.
+        // machine-repairman chain agrees: p0 : p1 : p2 = 1 : 2 : 2, so the utilisation
+        // 1 − p0 = 0.8.
         let r = mva_single_station(2, 1.0, 1.0);
         close(r.response, 1.5, 1e-12);
         close(r.throughput, 0.8, 1e-12);

@@ -3,4 +3,5 @@
 mod cli;
 mod determinism;
 mod scenarios;
+mod theory;
 mod util;
