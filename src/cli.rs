@@ -66,6 +66,11 @@ pub struct RunArgs {
     /// whatever the number.
     #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
     pub jobs: usize,
+    /// After the report, print each policy's run invariants (Little's law per queue and for the
+    /// whole system, conservation of requests, tags and bounce pages, the clock) and exit 1 if
+    /// any fails. With --format json the tables go to stderr.
+    #[arg(long)]
+    pub check_invariants: bool,
 }
 
 /// Report formats of `qsim run`.
@@ -161,6 +166,7 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let opts = RunOptions {
         format: args.format.name().to_string(),
         jobs: args.jobs,
+        check_invariants: args.check_invariants,
     };
     let mut watch = PipeWatch {
         inner: out,
@@ -242,6 +248,24 @@ mod tests {
             panic!("run")
         };
         assert_eq!((a.duration, a.seed, a.format), (None, None, Format::Normal));
+    }
+
+    #[test]
+    fn run_takes_check_invariants() {
+        let Command::Run(a) = parse(&["run", "x", "--check-invariants"]).unwrap().command else {
+            panic!("run")
+        };
+        assert!(a.check_invariants);
+        let Command::Run(a) = parse(&["run", "x"]).unwrap().command else {
+            panic!("run")
+        };
+        assert!(!a.check_invariants);
+        assert_eq!(
+            parse(&["run", "x", "--check-invariants=yes"])
+                .unwrap_err()
+                .exit_code(),
+            2
+        );
     }
 
     #[test]

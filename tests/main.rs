@@ -2,6 +2,7 @@
 
 mod cli;
 mod determinism;
+mod invariants;
 mod scenarios;
 mod theory;
 mod util;

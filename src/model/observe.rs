@@ -3,7 +3,7 @@
 //! Everything here has a fixed size whatever the simulated duration: latencies go into
 //! histograms, per-interval bandwidth into running summaries.
 
-use crate::engine::SimDuration;
+use crate::engine::{SimDuration, SimTime};
 use crate::stats::{Histogram, Running};
 use serde::Serialize;
 
@@ -204,4 +204,45 @@ pub struct RunObs {
     pub events: u64,
     /// How the run ended.
     pub end: RunEnd,
+}
+
+/// One bio a job issued, as an [`IssueTrace`] records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IssueRecord {
+    /// When the job issued it.
+    pub at: SimTime,
+    /// Read or write.
+    pub dir: super::bio::Dir,
+    /// Byte offset on the device.
+    pub offset: u64,
+    /// Size, bytes.
+    pub bytes: u32,
+}
+
+/// The first issues of every fio job of a run, for checking that a policy change leaves the
+/// workload's draws alone (common random numbers). Off unless asked for, and bounded: at most
+/// `cap` records per job, whatever the run's length.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IssueTrace {
+    cap: usize,
+    /// Per job (in the world's job order), its first issues in issue order.
+    pub jobs: Vec<Vec<IssueRecord>>,
+}
+
+impl IssueTrace {
+    /// A trace keeping the first `cap` issues of each of `jobs` jobs.
+    pub fn new(jobs: usize, cap: usize) -> Self {
+        IssueTrace {
+            cap,
+            jobs: vec![Vec::new(); jobs],
+        }
+    }
+
+    /// Records an issue of job `job` unless its trace is full.
+    pub fn record(&mut self, job: usize, rec: IssueRecord) {
+        let t = &mut self.jobs[job];
+        if t.len() < self.cap {
+            t.push(rec);
+        }
+    }
 }

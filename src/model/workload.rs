@@ -11,6 +11,7 @@
 //! off with `congestion_wait(ASYNC, HZ/10)` when it is, as 2.6.32's background writeback does.
 
 use super::bio::{Bio, Dir, Origin};
+use super::observe::IssueRecord;
 use super::world::{CwWho, Event, World};
 use crate::engine::{RngStreams, Scheduler, SimDuration, SimRng};
 use crate::scenario::{Arrivals, BufferedWriter, FioJob, RwKind};
@@ -51,6 +52,11 @@ impl Job {
             service: s("service"),
             crypt: s("crypt"),
         }
+    }
+
+    /// I/Os of this job in flight, by its own account.
+    pub fn inflight(&self) -> u32 {
+        self.inflight
     }
 
     fn iodepth(&self) -> u32 {
@@ -139,6 +145,11 @@ impl Writer {
         }
     }
 
+    /// Bytes under writeback, by the writer's own account.
+    pub fn under_writeback(&self) -> u64 {
+        self.writeback
+    }
+
     fn step_gap(&self) -> SimDuration {
         SimDuration::from_secs_f64(DIRTY_STEP as f64 / self.cfg.rate)
     }
@@ -199,6 +210,15 @@ impl World {
         let ctx = job.ctx;
         if sched.now() >= self.warmup {
             self.depth_buckets[depth_bucket(depth)] += 1;
+        }
+        if let Some(trace) = &mut self.issue_trace {
+            let rec = IssueRecord {
+                at: bio.issued,
+                dir: bio.dir,
+                offset: bio.offset,
+                bytes: bio.bytes,
+            };
+            trace.record(j as usize, rec);
         }
         self.issue(bio, ctx, sched);
     }
@@ -312,6 +332,96 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::sampler::checks::*;
+    use crate::scenario::Distribution;
+
+    /// Copy 0 of an open-loop random-read job at `rate_per_s`, Poisson or constant.
+    fn open_job(rate_per_s: f64, poisson: bool) -> Job {
+        let cfg = FioJob {
+            rw: RwKind::RandRead,
+            rwmixread: 100,
+            bs: 4096,
+            size: 1 << 30,
+            offset: 0,
+            arrivals: Arrivals::Open {
+                rate: rate_per_s,
+                poisson,
+                iodepth: 1,
+            },
+            numjobs: 1,
+            sync_writes: false,
+        };
+        Job::new("arrivals", 0, &cfg, 0, &RngStreams::new(20_090_601, 0))
+    }
+
+    /// Poisson arrivals: gaps are exponential with mean 1/rate (moments and KS), and the
+    /// counts in windows of 10 mean gaps follow Poisson(10) (chi-square), which also tests that
+    /// the gaps are independent, not only their marginal law.
+    #[test]
+    fn poisson_arrivals_have_exponential_gaps_and_poisson_counts() {
+        let rate = 2_000.0;
+        let mut job = open_job(rate, true);
+        let gaps_ns: Vec<u64> = (0..N).map(|_| job.next_gap().as_ns()).collect();
+        let xs: Vec<f64> = gaps_ns.iter().map(|&g| g as f64 * 1e-9).collect();
+        let d = Distribution::Exponential {
+            mean: SimDuration::from_us(500),
+        };
+        let (m, v, mu4) = population_moments(&d);
+        assert_moments("poisson gaps", &xs, m, v, mu4);
+        assert_ks("poisson gaps", &xs, |x| cdf(&d, x));
+
+        // Counts per 5 ms window (λw = 10) over the whole stream's span.
+        let lambda_w: f64 = 10.0;
+        let window_ns = 5_000_000;
+        let mut counts_per_window: Vec<u64> = Vec::new();
+        let mut t = 0u64;
+        for g in gaps_ns {
+            t += g;
+            let w = (t / window_ns) as usize;
+            if w >= counts_per_window.len() {
+                counts_per_window.resize(w + 1, 0);
+            }
+            counts_per_window[w] += 1;
+        }
+        counts_per_window.pop(); // the last window is cut short
+        let windows = counts_per_window.len() as f64;
+        // Cells 0..=4 pooled, 5 ..= 17 single, 18+ pooled: each expects at least 5.
+        let (low, high) = (4usize, 18usize);
+        let mut pmf = vec![(-lambda_w).exp()];
+        for k in 1..high {
+            let prev = pmf[k - 1];
+            pmf.push(prev * lambda_w / k as f64);
+        }
+        let mut expected = vec![pmf[..=low].iter().sum::<f64>() * windows];
+        expected.extend(pmf[low + 1..high].iter().map(|p| p * windows));
+        expected.push((1.0 - pmf.iter().sum::<f64>()) * windows);
+        let mut observed = vec![0u64; expected.len()];
+        for &c in &counts_per_window {
+            let c = c as usize;
+            let cell = if c <= low {
+                0
+            } else {
+                (c - low).min(high - low)
+            };
+            observed[cell] += 1;
+        }
+        assert_chi_square("poisson window counts", &observed, &expected);
+    }
+
+    /// Constant arrivals: every gap is exactly 1/rate, so the k-th arrival is at exactly k gaps.
+    #[test]
+    fn constant_arrivals_are_exactly_periodic() {
+        let mut job = open_job(3_000.0, false);
+        let gap = SimDuration::from_secs_f64(1.0 / 3_000.0);
+        assert_eq!(gap.as_ns(), 333_333);
+        let mut t = SimDuration::ZERO;
+        for _ in 0..N {
+            let g = job.next_gap();
+            assert_eq!(g, gap);
+            t += g;
+        }
+        assert_eq!(t.as_ns(), 333_333 * N as u64);
+    }
 
     #[test]
     fn depth_buckets_follow_fio() {

@@ -15,11 +15,12 @@
 //! backlog. Their CPU work shares the [`CpuPool`].
 
 use super::bio::{Bio, BioId, BioSlab, Dir, Origin};
-use super::block::{ASYNC, BatchState, RequestQueue};
+use super::block::{ASYNC, BatchState, RequestQueue, SYNC};
 use super::cpu::{CpuPool, TaskTag};
 use super::device::{Device, DeviceWake};
+use super::invariants::{InvariantReport, Occupancy, QUEUES, Queue, Snapshot, TimeInStage};
 use super::memory::{Allocator, pages_for};
-use super::observe::{DirectionObs, RunEnd, RunObs, Stage};
+use super::observe::{DirectionObs, IssueTrace, RunEnd, RunObs, Stage};
 use super::policy::{CryptOp, CryptQueuePolicy, PolicyInfo, Topology, Work};
 use super::workload::{Job, Writer};
 use crate::engine::{EventId, Model, Scheduler, SimDuration, SimTime};
@@ -210,6 +211,12 @@ pub struct World {
     pub(super) issued_total: u64,
     pub(super) completed_total: u64,
     scratch: Vec<TaskTag>,
+    /// Each checked queue's count integrated over the whole run (warm-up included).
+    occupancy: Occupancy,
+    /// Time completed bios spent in each checked queue.
+    time_in_stage: TimeInStage,
+    /// The first issues of each job, when a run asks for them.
+    pub(super) issue_trace: Option<IssueTrace>,
 }
 
 impl World {
@@ -219,6 +226,18 @@ impl World {
         sc: &Scenario,
         info: &'static PolicyInfo,
         replication: u64,
+        sched: &mut Scheduler<Event>,
+    ) -> World {
+        Self::with_trace(sc, info, replication, 0, sched)
+    }
+
+    /// Like [`World::new`], also keeping the first `trace_issues` issues of every job (see
+    /// [`World::take_issue_trace`]); 0 keeps none.
+    pub fn with_trace(
+        sc: &Scenario,
+        info: &'static PolicyInfo,
+        replication: u64,
+        trace_issues: usize,
         sched: &mut Scheduler<Event>,
     ) -> World {
         let streams = crate::engine::RngStreams::new(sc.seed, replication);
@@ -291,7 +310,13 @@ impl World {
             issued_total: 0,
             completed_total: 0,
             scratch: Vec::new(),
+            occupancy: Occupancy::new(sched.now()),
+            time_in_stage: TimeInStage::default(),
+            issue_trace: None,
         };
+        if trace_issues > 0 {
+            w.issue_trace = Some(IssueTrace::new(w.jobs.len(), trace_issues));
+        }
         if !w.measuring {
             sched.schedule_at(warmup, Event::WarmupEnd);
         }
@@ -695,6 +720,7 @@ impl World {
             self.alloc.free_bounce(bio.bounce_pages);
         }
         self.completed_total += 1;
+        self.time_in_stage.completed(&bio, now);
         if bio.measured {
             let d = &mut self.dirs[bio.dir as usize];
             let slat = bio.accepted.since(bio.issued).as_ns();
@@ -869,32 +895,87 @@ impl World {
         }
     }
 
-    /// Conservation checks: every bio issued is completed or still in flight, every bounce page
-    /// allocated is freed or held by a bio in flight. Returns the violations.
-    pub fn check_invariants(&self) -> Vec<String> {
-        let mut errs = Vec::new();
-        let live = self.bios.live() as u64;
-        if self.issued_total != self.completed_total + live {
-            errs.push(format!(
-                "requests: issued {} != completed {} + in flight {}",
-                self.issued_total, self.completed_total, live
-            ));
+    /// Checks the run's invariants at its end, `now` (see [`super::invariants`]): Little's law
+    /// per queue and for the whole system, conservation of requests, tags and bounce pages, and
+    /// the clock.
+    pub fn invariants(&mut self, now: SimTime) -> InvariantReport {
+        self.integrate_occupancy(now);
+        let mut issuers: Vec<(String, u64, u64)> = Vec::new();
+        let mut job_bios = vec![0u64; self.jobs.len()];
+        let mut writer_bytes = vec![0u64; self.writers.len()];
+        for b in self.bios.iter() {
+            match b.origin {
+                Origin::Job(j) => job_bios[j as usize] += 1,
+                Origin::Writeback(w) => writer_bytes[w as usize] += u64::from(b.bytes),
+            }
         }
-        let held: u64 = self.bios.iter().map(|b| u64::from(b.bounce_pages)).sum();
-        if self.alloc.held() != held {
-            errs.push(format!(
-                "bounce pages: allocator holds {} but bios in flight hold {}",
-                self.alloc.held(),
-                held
-            ));
+        for (j, found) in job_bios.into_iter().enumerate() {
+            let claimed = u64::from(self.jobs[j].inflight());
+            issuers.push((format!("job {j} (bios)"), claimed, found));
         }
-        let queued = self.policy.len() as u64;
-        if queued > live {
-            errs.push(format!(
-                "crypt queue holds {queued} items but only {live} bios live"
-            ));
+        for (w, found) in writer_bytes.into_iter().enumerate() {
+            let claimed = self.writers[w].under_writeback();
+            issuers.push((format!("writer {w} (bytes)"), claimed, found));
         }
-        errs
+        let (pages_allocated, pages_freed) = match self.alloc {
+            Allocator::Unlimited { allocated, freed } => (allocated, freed),
+        };
+        let snapshot = Snapshot {
+            end: now,
+            integrated_to: self.occupancy.since(),
+            clock_regressions: self.occupancy.regressions(),
+            areas: self.occupancy.areas(),
+            time_sums: self.time_in_stage.totals(self.bios.iter(), now),
+            issued: self.issued_total,
+            completed: self.completed_total,
+            live: self.bios.live() as u64,
+            issuers,
+            pages_allocated,
+            pages_freed,
+            pages_held: self.bios.iter().map(|b| u64::from(b.bounce_pages)).sum(),
+            tags_allocated: u64::from(self.queue.allocated(SYNC))
+                + u64::from(self.queue.allocated(ASYNC)),
+            tags_queued: u64::from(self.queue.queued()),
+            tags_on_device: u64::from(self.device.inflight()),
+            crypt_queued: self.policy.len() as u64,
+        };
+        InvariantReport::check(&snapshot)
+    }
+
+    /// The checked queues' counts, read from their containers, indexed by [`Queue::index`].
+    #[inline]
+    fn occupancy_counts(&self) -> [u64; QUEUES] {
+        let io = &self.actors[self.io_actor as usize];
+        let io_hop = matches!(
+            io.state,
+            ActorState::Cpu {
+                step: Step::IoHop,
+                ..
+            }
+        );
+        let mut n = [0; QUEUES];
+        n[Queue::CryptQueue.index()] = self.policy.len() as u64;
+        n[Queue::IoHop.index()] = io.queue.len() as u64 + u64::from(io_hop);
+        n[Queue::PoolSleep.index()] = self.queue.sleepers() as u64;
+        n[Queue::BlockQueue.index()] = u64::from(self.queue.queued());
+        n[Queue::Device.index()] = u64::from(self.device.inflight());
+        n[Queue::System.index()] = self.bios.live() as u64;
+        n
+    }
+
+    /// Integrates the checked queues' counts up to `now`. Called before every event, when the
+    /// counts are still those that held since the previous one.
+    #[inline]
+    fn integrate_occupancy(&mut self, now: SimTime) {
+        if let Some(gap) = self.occupancy.advance(now) {
+            let counts = self.occupancy_counts();
+            self.occupancy.add(gap, counts);
+        }
+    }
+
+    /// The issue trace asked for with [`World::with_trace`] (empty if none was).
+    pub fn take_issue_trace(&mut self) -> IssueTrace {
+        self.issue_trace.take().unwrap_or_default()
     }
 }
 
@@ -920,6 +1001,7 @@ impl Model for World {
     type Event = Event;
 
     fn handle(&mut self, ev: Event, sched: &mut Scheduler<Event>) {
+        self.integrate_occupancy(sched.now());
         match ev {
             Event::JobIssue { job } => self.job_issue(job, sched),
             Event::CpuDone => self.cpu_done(sched),

@@ -1,0 +1,214 @@
+//! `qsim run --check-invariants`: every run's invariants hold and are printed, one table per
+//! policy, on the shipped scenarios and on configurations that exercise the async crypto engine,
+//! inline crypto, the ratio policy, blk-mq and small request pools.
+
+use crate::util::{Run, TempDir};
+
+/// One Little's-law row: queue label, ∫N dt, Σ time, verdict.
+struct Row {
+    queue: String,
+    area: u128,
+    time_sum: u128,
+    holds: bool,
+}
+
+/// One policy's printed invariants.
+struct Table {
+    policy: String,
+    little: Vec<Row>,
+    conservation: Vec<String>,
+}
+
+impl Table {
+    fn area(&self, queue: &str) -> u128 {
+        self.little
+            .iter()
+            .find(|r| r.queue == queue)
+            .unwrap_or_else(|| panic!("{}: no row {queue}", self.policy))
+            .area
+    }
+}
+
+/// Parses the tables `--check-invariants` prints after the report.
+fn tables(text: &str) -> Vec<Table> {
+    let mut out: Vec<Table> = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("invariants of `") {
+            let policy = rest.split('`').next().unwrap().to_string();
+            out.push(Table {
+                policy,
+                little: Vec::new(),
+                conservation: Vec::new(),
+            });
+            continue;
+        }
+        let Some(table) = out.last_mut() else {
+            continue;
+        };
+        let Some(row) = line.strip_prefix("  ") else {
+            continue;
+        };
+        if row.starts_with("queue ") {
+            continue;
+        }
+        let words: Vec<&str> = row.split_whitespace().collect();
+        let n = words.len();
+        let numbers = n >= 4 && words[n - 2].parse::<u128>().is_ok();
+        if numbers && words[n - 3].parse::<u128>().is_ok() {
+            table.little.push(Row {
+                queue: words[..n - 3].join(" "),
+                area: words[n - 3].parse().unwrap(),
+                time_sum: words[n - 2].parse().unwrap(),
+                holds: words[n - 1] == "yes",
+            });
+        } else {
+            table.conservation.push(row.to_string());
+        }
+    }
+    out
+}
+
+/// Runs `qsim run <args> --check-invariants`, asserts success and that every printed invariant
+/// holds, and returns the tables.
+fn checked(args: &[&str], policies: usize) -> Vec<Table> {
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.push("--check-invariants");
+    let run = Run::of(&all);
+    run.assert_ok();
+    let tables = tables(&run.stdout);
+    assert_eq!(
+        tables.len(),
+        policies,
+        "one table per policy:\n{}",
+        run.stdout
+    );
+    for t in &tables {
+        assert_eq!(t.little.len(), 6, "{}: {:?}", t.policy, run.stdout);
+        for r in &t.little {
+            assert!(r.holds, "{}: {} does not hold", t.policy, r.queue);
+            assert_eq!(r.area, r.time_sum, "{}: {}", t.policy, r.queue);
+        }
+        assert_eq!(t.conservation.len(), 6, "{}", t.policy);
+        for c in &t.conservation {
+            assert!(c.ends_with("yes"), "{}: {c}", t.policy);
+        }
+        assert!(t.area("whole system") > 0, "{}", t.policy);
+    }
+    assert!(!run.stdout.contains("BROKEN"));
+    tables
+}
+
+#[test]
+fn two_queue_satisfies_every_invariant() {
+    let tables = checked(&["two-queue", "--duration", "5s"], 3);
+    for t in &tables {
+        // Reads and writeback pass through every queue of the 2009 layout.
+        for q in ["crypt queue", "kcryptd_io hop", "block queue", "device"] {
+            assert!(t.area(q) > 0, "{}: {q} never held anything", t.policy);
+        }
+    }
+}
+
+#[test]
+fn nvme_fio_satisfies_every_invariant() {
+    let tables = checked(&["nvme-fio", "--duration", "300ms"], 6);
+    let none = tables.iter().find(|t| t.policy == "none").unwrap();
+    // The closed loop keeps 64 reads in flight over 300 ms.
+    assert_eq!(none.area("whole system"), 64 * 300_000_000);
+}
+
+/// The async crypto engine (with its backlog), inline crypto, the ratio policy, blk-mq's
+/// shared tag pool made small so submitters sleep, a device that holds requests in the
+/// elevator, closed and open loops and a buffered writer, under every policy.
+const ASYNC_BLK_MQ: &str = "\
+duration: 3s
+warmup: 500ms
+cpus: 2
+device:
+  kind: generic
+  service: { kind: lognormal, mean: 300us, stddev: 200us }
+  channels: 2
+  queue_depth: 2
+block: { mode: blk-mq, nr_requests: 8 }
+crypt: { cipher: aes-2009, engine: async, async_queue_limit: 100, hop_cost: 10us }
+policies: [none, fifo, split, prio, ratio, inline]
+workloads:
+  - { kind: fio, rw: randread, iodepth: 8, think: { kind: exponential, mean: 1ms } }
+  - { kind: fio, rw: randwrite, bs: 64k, rate: 100/s, iodepth: 16, sync: true }
+  - { kind: fio, rw: randrw, bs: 16k, rate: 300/s, arrivals: constant, iodepth: 4 }
+  - { kind: buffered-writer, rate: 10MB/s }
+";
+
+#[test]
+fn async_engine_inline_ratio_and_a_small_blk_mq_pool_satisfy_every_invariant() {
+    let dir = TempDir::new();
+    let file = dir.file("async.yaml", ASYNC_BLK_MQ);
+    let tables = checked(&[&file], 6);
+    for t in &tables {
+        assert!(t.area("block queue") > 0, "{}", t.policy);
+        assert!(t.area("device") > 0, "{}", t.policy);
+        let queued = !matches!(t.policy.as_str(), "none" | "inline");
+        assert_eq!(t.area("crypt queue") > 0, queued, "{}", t.policy);
+        assert_eq!(t.area("kcryptd_io hop") > 0, queued, "{}", t.policy);
+    }
+    let pool_sleep = |p: &str| {
+        tables
+            .iter()
+            .find(|t| t.policy == p)
+            .unwrap()
+            .area("request-pool sleep")
+    };
+    assert!(pool_sleep("none") > 0 && pool_sleep("inline") > 0);
+}
+
+/// A legacy queue under CFQ with a pool of 8 per class: congestion, batching and pool sleeps.
+const LEGACY_SMALL_POOL: &str = "\
+duration: 4s
+warmup: 1s
+device: { kind: hdd7200 }
+block: { mode: legacy, elevator: cfq, nr_requests: 8 }
+crypt: { cipher: aes-ni }
+policies: [fifo, ratio, inline]
+workloads:
+  - { kind: fio, rw: randread, iodepth: 4 }
+  - { kind: fio, rw: write, bs: 128k, iodepth: 16 }
+  - { kind: buffered-writer, rate: 30MB/s, dirty_limit: 8MiB }
+";
+
+#[test]
+fn a_small_legacy_pool_under_cfq_satisfies_every_invariant() {
+    let dir = TempDir::new();
+    let file = dir.file("legacy.yaml", LEGACY_SMALL_POOL);
+    for t in checked(&[&file], 3) {
+        assert!(t.area("request-pool sleep") > 0, "{}", t.policy);
+        assert!(
+            t.conservation.iter().any(|c| c.starts_with("bounce pages")),
+            "{}",
+            t.policy
+        );
+    }
+}
+
+#[test]
+fn json_stays_one_document_with_the_tables_on_stderr() {
+    let run = Run::of(&[
+        "run",
+        "nvme-fio",
+        "--duration",
+        "300ms",
+        "--format",
+        "json",
+        "--check-invariants",
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    serde_json::from_str::<serde_json::Value>(&run.stdout).expect("stdout is one JSON document");
+    assert_eq!(tables(&run.stderr).len(), 6, "{}", run.stderr);
+}
+
+#[test]
+fn without_the_flag_no_table_is_printed() {
+    let run = Run::of(&["run", "two-queue", "--duration", "3s"]);
+    run.assert_ok();
+    assert!(tables(&run.stdout).is_empty());
+}
