@@ -518,27 +518,36 @@ pub fn cases() -> Vec<Case> {
     ]
 }
 
-/// What one replication gave: a value per metric, or why the run is unsound.
-type RepOutcome = Result<Vec<f64>, String>;
+/// What one replication gave: a value per metric, and why the run is unsound if it is (its
+/// values are still shown, but its case cannot pass).
+#[derive(Clone)]
+struct RepOutcome {
+    values: Vec<f64>,
+    problem: Option<String>,
+}
 
 fn run_one(case: &Case, sc: &Scenario, replication: u64) -> RepOutcome {
     let info = policy::find(case.policy).expect("validation cases name registered policies");
     let r = model::run_replication(sc, info, replication);
-    if !r.violations.is_empty() {
-        return Err(format!("invariant violations: {}", r.violations.join("; ")));
-    }
-    if r.obs.end == RunEnd::Saturated {
-        return Err("ran out of the event budget".into());
-    }
     let dropped: u64 = r.obs.dirs.iter().map(|d| d.dropped).sum();
-    if dropped > 0 {
-        return Err(format!("{dropped} arrivals dropped at the iodepth cap"));
+    let problem = if !r.violations.is_empty() {
+        Some(format!("invariant violations: {}", r.violations.join("; ")))
+    } else if r.obs.end == RunEnd::Saturated {
+        Some("ran out of the event budget".to_string())
+    } else if dropped > 0 {
+        // The queue outgrew the iodepth cap: it was not the stable queue the formula is for.
+        Some(format!("{dropped} arrivals dropped at the iodepth cap"))
+    } else {
+        None
+    };
+    RepOutcome {
+        values: case
+            .metrics
+            .iter()
+            .map(|m| m.observable.read(&r.obs))
+            .collect(),
+        problem,
     }
-    Ok(case
-        .metrics
-        .iter()
-        .map(|m| m.observable.read(&r.obs))
-        .collect())
 }
 
 /// Runs the given cases on `jobs` threads (0 = all cores) and returns one row per metric, in
@@ -603,15 +612,12 @@ fn summarise(case: &Case, reps: Vec<Option<RepOutcome>>) -> Vec<CaseResult> {
     let mut problem = None;
     let mut values: Vec<Vec<f64>> = vec![Vec::new(); case.metrics.len()];
     for (rep, outcome) in reps.into_iter().enumerate() {
-        match outcome.expect("every replication ran") {
-            Ok(v) => {
-                for (col, x) in values.iter_mut().zip(v) {
-                    col.push(x);
-                }
-            }
-            Err(e) => {
-                problem.get_or_insert(format!("replication {rep}: {e}"));
-            }
+        let outcome = outcome.expect("every replication ran");
+        for (col, x) in values.iter_mut().zip(outcome.values) {
+            col.push(x);
+        }
+        if let Some(e) = outcome.problem {
+            problem.get_or_insert(format!("replication {rep}: {e}"));
         }
     }
     case.metrics
