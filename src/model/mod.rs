@@ -15,6 +15,7 @@ pub mod policy;
 pub mod sampler;
 pub mod workload;
 pub mod world;
+pub mod zone;
 
 use crate::engine::{Limits, Scheduler, SimTime, StopReason};
 use crate::scenario::Scenario;

@@ -1,0 +1,819 @@
+//! One memory zone as the page allocator sees it: free pages counted per buddy order, the
+//! min/low/high watermarks, the watermark check that decides whether an allocation of a given
+//! class may take pages, and a buddy-like page store whose frees coalesce only with a tunable
+//! probability (a fragmentation model).
+//!
+//! This module owns the *mechanisms* only; it does not decide who allocates, when kswapd wakes
+//! or how reclaim frees pages. Every rule follows `../shared/MODEL.md` §5 ("Memory: watermarks
+//! and allocation"), which read them from Linux 2.6.32 (and 5.9 for the later watermark rule):
+//!
+//! - [`min_free_kbytes`]: `init_per_zone_wmark_min` in `mm/page_alloc.c`;
+//! - [`Watermarks`]: `setup_per_zone_wmarks` in `mm/page_alloc.c` (2.6.32 and 5.9), for a single
+//!   lowmem zone (its share of `pages_min` is all of it, `lowmem_reserve` is 0). The 5.9
+//!   watermark boost is not modelled;
+//! - [`zone_watermark_ok`]: `zone_watermark_ok` in 2.6.31/2.6.32 `mm/page_alloc.c`, with the
+//!   `ALLOC_HIGH` / `ALLOC_HARDER` adjustments of `gfp_to_alloc_flags` given as [`AllocClass`];
+//! - [`Zone::alloc`] / [`Zone::free`]: the per-order free counts of `struct free_area`
+//!   (`include/linux/mmzone.h`, `MAX_ORDER` 11), split like `expand()` after
+//!   `__rmqueue_smallest()`; merging on free is *not* the exact buddy rule of `__free_one_page()`
+//!   but the "counts plus a fragmentation process" alternative MODEL.md §5 allows: a freed block
+//!   merges with a free block of its order with a probability the caller sets, and the caller
+//!   supplies the uniform draws, so randomness stays in the caller's streams.
+//!
+//! Pages are 4 KiB throughout.
+
+/// Number of buddy orders: blocks of 2^0 .. 2^10 pages (the kernel's `MAX_ORDER`).
+pub const MAX_ORDER: usize = 11;
+
+/// The largest order a block may have (`MAX_ORDER - 1`).
+pub const TOP_ORDER: u32 = (MAX_ORDER - 1) as u32;
+
+/// The 5.9 default of `vm.watermark_scale_factor` (in units of 1/10000 of the zone).
+pub const DEFAULT_WATERMARK_SCALE_FACTOR: u64 = 10;
+
+/// Kilobytes per page.
+const PAGE_KB: u64 = 4;
+
+/// Which kernel's rules compute `min_free_kbytes` and the watermarks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatermarkKernel {
+    /// 2.6.32 as read for MODEL.md §5 (2.6.31 is the same): `min_free_kbytes` clamped to
+    /// [128, 65536] kB, `low = 1.25·min`, `high = 1.5·min`.
+    V2_6_32,
+    /// 5.9: `min_free_kbytes` clamped to [128, 262144] kB; the low/high distance above min is
+    /// the larger of `min/4` and `managed · watermark_scale_factor / 10000`.
+    V5_9,
+}
+
+/// Integer square root (the largest `r` with `r² ≤ n`), as the kernel's `int_sqrt`.
+fn int_sqrt(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    // Start from the float estimate and correct it: exact for every u64.
+    let mut r = (n as f64).sqrt() as u64;
+    while r.checked_mul(r).is_none_or(|sq| sq > n) {
+        r -= 1;
+    }
+    while (r + 1).checked_mul(r + 1).is_some_and(|sq| sq <= n) {
+        r += 1;
+    }
+    r
+}
+
+/// The kernel's default `min_free_kbytes` for `lowmem_kb` kilobytes of buffer-usable low
+/// memory: `int_sqrt(16 · lowmem_kB)`, clamped to [128, 65536] kB (2.6.32) or [128, 262144] kB
+/// (5.9). MODEL.md §5. This is the kernel's code, not its comment table: for 8 GiB the code
+/// gives 11585 where the comment (and MODEL.md's table) says 11584.
+pub fn min_free_kbytes(lowmem_kb: u64, kernel: WatermarkKernel) -> u64 {
+    let cap = match kernel {
+        WatermarkKernel::V2_6_32 => 65_536,
+        WatermarkKernel::V5_9 => 262_144,
+    };
+    int_sqrt(lowmem_kb.saturating_mul(16)).clamp(128, cap)
+}
+
+/// Which of a zone's three watermarks an allocation is checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// `WMARK_MIN`: the slow path's floor (before the HIGH/HARDER reductions).
+    Min,
+    /// `WMARK_LOW`: the fast path's floor; missing it wakes kswapd.
+    Low,
+    /// `WMARK_HIGH`: where kswapd stops reclaiming.
+    High,
+}
+
+/// A zone's watermarks, in pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Watermarks {
+    /// `WMARK_MIN`.
+    pub min: u64,
+    /// `WMARK_LOW`.
+    pub low: u64,
+    /// `WMARK_HIGH`.
+    pub high: u64,
+}
+
+impl Watermarks {
+    /// 2.6.32's marks for the only lowmem zone: `min = min_free_kbytes / 4` pages,
+    /// `low = min + min/4`, `high = min + min/2` (integer division, as the kernel's shifts).
+    pub fn v2_6_32(min_free_kbytes: u64) -> Self {
+        let min = min_free_kbytes / PAGE_KB;
+        Watermarks {
+            min,
+            low: min + min / 4,
+            high: min + min / 2,
+        }
+    }
+
+    /// 5.9's marks for the only lowmem zone of `managed_pages` pages: `min` as in 2.6.32,
+    /// `delta = max(min/4, managed · scale_factor / 10000)`, `low = min + delta`,
+    /// `high = min + 2·delta`.
+    pub fn v5_9(min_free_kbytes: u64, managed_pages: u64, scale_factor: u64) -> Self {
+        let min = min_free_kbytes / PAGE_KB;
+        // mult_frac(managed, scale_factor, 10000) without overflow.
+        let scaled = (managed_pages / 10_000) * scale_factor
+            + (managed_pages % 10_000) * scale_factor / 10_000;
+        let delta = (min / 4).max(scaled);
+        Watermarks {
+            min,
+            low: min + delta,
+            high: min + 2 * delta,
+        }
+    }
+
+    /// The marks of `kernel` for a zone of `managed_pages` pages (5.9 with the default
+    /// [`DEFAULT_WATERMARK_SCALE_FACTOR`]).
+    pub fn for_kernel(kernel: WatermarkKernel, min_free_kbytes: u64, managed_pages: u64) -> Self {
+        match kernel {
+            WatermarkKernel::V2_6_32 => Self::v2_6_32(min_free_kbytes),
+            WatermarkKernel::V5_9 => Self::v5_9(
+                min_free_kbytes,
+                managed_pages,
+                DEFAULT_WATERMARK_SCALE_FACTOR,
+            ),
+        }
+    }
+
+    /// The number of pages of one mark.
+    pub fn get(&self, mark: Mark) -> u64 {
+        match mark {
+            Mark::Min => self.min,
+            Mark::Low => self.low,
+            Mark::High => self.high,
+        }
+    }
+}
+
+/// The allocation flags that change the watermark check (`ALLOC_HIGH`, `ALLOC_HARDER`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AllocFlags {
+    /// `ALLOC_HIGH` (`__GFP_HIGH`): the need is halved first.
+    pub high: bool,
+    /// `ALLOC_HARDER` (atomic or no-wait callers, rt tasks outside interrupts): a quarter of
+    /// the (possibly halved) need is then taken off.
+    pub harder: bool,
+}
+
+/// The allocation classes of MODEL.md §5's table, each with the mark and flags it is checked
+/// against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocClass {
+    /// Every allocation's first attempt: the low mark, no flags. Failing it enters the slow
+    /// path and wakes kswapd.
+    FastPath,
+    /// `GFP_ATOMIC` in the slow path: min with HIGH and HARDER (≈ 0.375·min); never reclaims
+    /// or waits, fails at once below its floor.
+    Atomic,
+    /// A mempool's first try (`mempool_alloc` strips WAIT and IO): min with HARDER (0.75·min).
+    MempoolTry,
+    /// `GFP_NOIO` / `GFP_KERNEL` in the slow path: min, no flags; may reclaim and retry.
+    NoIoKernel,
+    /// A reclaimer (`PF_MEMALLOC` / `TIF_MEMDIE`, not in an interrupt, no `NOMEMALLOC`):
+    /// `ALLOC_NO_WATERMARKS`, needs only a free block of the order.
+    Reclaimer,
+}
+
+impl AllocClass {
+    /// The mark this class is checked against; `None` for [`AllocClass::Reclaimer`], which
+    /// ignores watermarks.
+    pub fn mark(self) -> Option<Mark> {
+        match self {
+            AllocClass::FastPath => Some(Mark::Low),
+            AllocClass::Atomic | AllocClass::MempoolTry | AllocClass::NoIoKernel => Some(Mark::Min),
+            AllocClass::Reclaimer => None,
+        }
+    }
+
+    /// The flags this class adds to the watermark check.
+    pub fn flags(self) -> AllocFlags {
+        match self {
+            AllocClass::Atomic => AllocFlags {
+                high: true,
+                harder: true,
+            },
+            AllocClass::MempoolTry => AllocFlags {
+                high: false,
+                harder: true,
+            },
+            AllocClass::FastPath | AllocClass::NoIoKernel | AllocClass::Reclaimer => {
+                AllocFlags::default()
+            }
+        }
+    }
+}
+
+/// A zone: total pages, free blocks per order, watermarks, and the probability that a freed
+/// block merges with a free block of its order.
+///
+/// Conservation: `Σ nr_free[o]·2^o` equals [`Zone::free_pages`], and free + allocated pages
+/// equal [`Zone::total_pages`] ([`Zone::check_conservation`]).
+#[derive(Debug, Clone)]
+pub struct Zone {
+    total: u64,
+    nr_free: [u64; MAX_ORDER],
+    free: u64,
+    allocated: u64,
+    marks: Watermarks,
+    coalesce_prob: f64,
+}
+
+impl Zone {
+    /// A zone of `total_pages`, all free, held in as many top-order blocks as fit and the rest
+    /// in the fewest smaller blocks (a freshly booted, unfragmented zone).
+    ///
+    /// # Panics
+    /// If `coalesce_prob` is not within [0, 1].
+    pub fn new(total_pages: u64, marks: Watermarks, coalesce_prob: f64) -> Self {
+        let mut nr_free = [0; MAX_ORDER];
+        nr_free[MAX_ORDER - 1] = total_pages >> TOP_ORDER;
+        for (o, n) in nr_free.iter_mut().enumerate().take(MAX_ORDER - 1) {
+            *n = (total_pages >> o) & 1;
+        }
+        Self::with_free_lists(total_pages, nr_free, marks, coalesce_prob)
+    }
+
+    /// A zone of `total_pages` whose free blocks are exactly `nr_free` (blocks per order); every
+    /// other page counts as allocated. For building fragmented states.
+    ///
+    /// # Panics
+    /// If the free blocks hold more than `total_pages` pages, or `coalesce_prob` is not within
+    /// [0, 1].
+    pub fn with_free_lists(
+        total_pages: u64,
+        nr_free: [u64; MAX_ORDER],
+        marks: Watermarks,
+        coalesce_prob: f64,
+    ) -> Self {
+        assert!(
+            (0.0..=1.0).contains(&coalesce_prob),
+            "coalesce probability {coalesce_prob} is not within [0, 1]"
+        );
+        let free: u64 = nr_free.iter().enumerate().map(|(o, &n)| n << o).sum();
+        assert!(
+            free <= total_pages,
+            "free lists hold {free} pages, more than the zone's {total_pages}"
+        );
+        Zone {
+            total: total_pages,
+            nr_free,
+            free,
+            allocated: total_pages - free,
+            marks,
+            coalesce_prob,
+        }
+    }
+
+    /// Pages in the zone.
+    pub fn total_pages(&self) -> u64 {
+        self.total
+    }
+
+    /// Free pages (`NR_FREE_PAGES`), whatever their order.
+    pub fn free_pages(&self) -> u64 {
+        self.free
+    }
+
+    /// Pages handed out and not yet returned.
+    pub fn allocated_pages(&self) -> u64 {
+        self.allocated
+    }
+
+    /// Free blocks per order: `nr_free()[o]` blocks of 2^o pages each.
+    pub fn nr_free(&self) -> &[u64; MAX_ORDER] {
+        &self.nr_free
+    }
+
+    /// The zone's watermarks.
+    pub fn marks(&self) -> Watermarks {
+        self.marks
+    }
+
+    /// The probability that a freed block merges with a free block of its order.
+    pub fn coalesce_prob(&self) -> f64 {
+        self.coalesce_prob
+    }
+
+    /// Whether a free block of order `order` or higher exists.
+    pub fn has_block(&self, order: u32) -> bool {
+        (order as usize..MAX_ORDER).any(|o| self.nr_free[o] > 0)
+    }
+
+    /// Whether an allocation of `class` at `order` passes its watermark check in this zone (for
+    /// [`AllocClass::Reclaimer`], whether a block of the order exists at all). A pass implies
+    /// [`Zone::alloc`] at that order succeeds.
+    pub fn allows(&self, order: u32, class: AllocClass) -> bool {
+        match class.mark() {
+            Some(mark) => zone_watermark_ok(self, order, mark, class.flags()),
+            None => self.has_block(order),
+        }
+    }
+
+    /// Checks `class`'s watermark at `order` and, if it passes, takes the block; `true` if the
+    /// allocation succeeded.
+    pub fn try_alloc(&mut self, order: u32, class: AllocClass) -> bool {
+        self.allows(order, class) && self.alloc(order)
+    }
+
+    /// Takes a block of 2^`order` pages, ignoring watermarks: the smallest free block of order
+    /// ≥ `order` is removed and split down, each split returning its unused half to the free
+    /// list one order below (the kernel's `__rmqueue_smallest` + `expand`). `false` if no block
+    /// of order ≥ `order` is free (or `order` exceeds [`TOP_ORDER`]).
+    pub fn alloc(&mut self, order: u32) -> bool {
+        let k = order as usize;
+        let Some(found) = (k..MAX_ORDER).find(|&o| self.nr_free[o] > 0) else {
+            return false;
+        };
+        self.nr_free[found] -= 1;
+        for lower in k..found {
+            self.nr_free[lower] += 1;
+        }
+        self.free -= 1 << order;
+        self.allocated += 1 << order;
+        true
+    }
+
+    /// Returns a block of 2^`order` pages. While a free block of the same order exists (below
+    /// the top order), the block merges with it with probability [`Zone::coalesce_prob`] and
+    /// moves up an order; `uniform` is called once per merge opportunity and must return draws
+    /// from U[0, 1). With probability 1 frees always coalesce as far as the counts allow; with
+    /// 0 they never do.
+    ///
+    /// # Panics
+    /// If more pages are returned than are allocated, or `order` exceeds [`TOP_ORDER`].
+    pub fn free(&mut self, order: u32, uniform: &mut impl FnMut() -> f64) {
+        assert!(order <= TOP_ORDER, "order {order} above {TOP_ORDER}");
+        let pages = 1u64 << order;
+        assert!(
+            pages <= self.allocated,
+            "freeing {pages} pages with only {} allocated",
+            self.allocated
+        );
+        self.allocated -= pages;
+        self.free += pages;
+        let mut o = order as usize;
+        while o < MAX_ORDER - 1 && self.nr_free[o] > 0 && uniform() < self.coalesce_prob {
+            // The buddy leaves its free list; the pair is one block an order up.
+            self.nr_free[o] -= 1;
+            o += 1;
+        }
+        self.nr_free[o] += 1;
+    }
+
+    /// Checks page conservation: the free lists hold exactly [`Zone::free_pages`], and free
+    /// plus allocated pages are the zone's total. `Err` describes the first mismatch.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let listed: u64 = self.nr_free.iter().enumerate().map(|(o, &n)| n << o).sum();
+        if listed != self.free {
+            return Err(format!(
+                "free lists hold {listed} pages but the free count is {}",
+                self.free
+            ));
+        }
+        if self.free + self.allocated != self.total {
+            return Err(format!(
+                "{} free + {} allocated != {} total pages",
+                self.free, self.allocated, self.total
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The 2.6.31/2.6.32 watermark check (MODEL.md §5): may `zone` hand out a block of order
+/// `order` to a caller checked against `mark` with `flags`?
+///
+/// `free = free_pages − 2^order + 1`; the need starts at the mark, HIGH halves it, then HARDER
+/// takes a quarter off; `free ≤ need` (plus a `lowmem_reserve` of 0) fails. Then for every
+/// order below `order` the blocks of that order are subtracted from `free` (they cannot serve
+/// the request), the need halves, and `free ≤ need` fails.
+///
+/// An order above [`TOP_ORDER`] never passes (no such block exists).
+pub fn zone_watermark_ok(zone: &Zone, order: u32, mark: Mark, flags: AllocFlags) -> bool {
+    if order > TOP_ORDER {
+        return false;
+    }
+    let mut need = zone.marks.get(mark) as i64;
+    let mut free = zone.free as i64 - (1i64 << order) + 1;
+    if flags.high {
+        need -= need / 2;
+    }
+    if flags.harder {
+        need -= need / 4;
+    }
+    // One lowmem zone: lowmem_reserve[classzone] is 0.
+    if free <= need {
+        return false;
+    }
+    for o in 0..order as usize {
+        free -= (zone.nr_free[o] << o) as i64;
+        need >>= 1;
+        if free <= need {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KB: u64 = 1;
+    const MB: u64 = 1024 * KB;
+    const GB: u64 = 1024 * MB;
+
+    /// The 2 GiB laptop of MODEL.md §5: min 1448, low 1810, high 2172.
+    fn laptop_marks() -> Watermarks {
+        Watermarks::v2_6_32(min_free_kbytes(2 * GB, WatermarkKernel::V2_6_32))
+    }
+
+    /// A zone with `nr_free` as its free lists, 2 GiB laptop marks, no coalescing.
+    fn zone_with(nr_free: &[u64]) -> Zone {
+        let mut lists = [0; MAX_ORDER];
+        lists[..nr_free.len()].copy_from_slice(nr_free);
+        Zone::with_free_lists(1 << 19, lists, laptop_marks(), 0.0)
+    }
+
+    /// A deterministic U[0, 1) stream for tests (xorshift64*).
+    struct Uniform(u64);
+    impl Uniform {
+        fn next(&mut self) -> f64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            ((self.next() * n as f64) as u64).min(n - 1)
+        }
+    }
+
+    #[test]
+    fn int_sqrt_is_exact() {
+        for n in [0, 1, 2, 3, 4, 15, 16, 17, 99, 100, 101, u64::MAX] {
+            let r = int_sqrt(n);
+            assert!(r * r <= n, "{n}");
+            assert!((r + 1).checked_mul(r + 1).is_none_or(|sq| sq > n), "{n}");
+        }
+    }
+
+    #[test]
+    fn min_free_kbytes_matches_the_model_table() {
+        let table = [
+            (16 * MB, 512),
+            (64 * MB, 1024),
+            (256 * MB, 2048),
+            (GB, 4096),
+            (2 * GB, 5792),
+            (4 * GB, 8192),
+            // MODEL.md (copying the kernel's own comment) says 11584, but the kernel's code,
+            // int_sqrt(16 · 8388608) = int_sqrt(134217728), is 11585 (11585² = 134212225).
+            (8 * GB, 11585),
+            (16 * GB, 16384),
+        ];
+        for (lowmem, want) in table {
+            for kernel in [WatermarkKernel::V2_6_32, WatermarkKernel::V5_9] {
+                assert_eq!(
+                    min_free_kbytes(lowmem, kernel),
+                    want,
+                    "{lowmem} kB {kernel:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn min_free_kbytes_is_clamped_per_kernel() {
+        assert_eq!(min_free_kbytes(0, WatermarkKernel::V2_6_32), 128);
+        assert_eq!(min_free_kbytes(MB, WatermarkKernel::V5_9), 128);
+        // 1 TiB: sqrt(16 · 2^30) = 131072.
+        assert_eq!(min_free_kbytes(1024 * GB, WatermarkKernel::V2_6_32), 65_536);
+        assert_eq!(min_free_kbytes(1024 * GB, WatermarkKernel::V5_9), 131_072);
+        assert_eq!(
+            min_free_kbytes(64 * 1024 * GB, WatermarkKernel::V5_9),
+            262_144
+        );
+    }
+
+    #[test]
+    fn laptop_watermarks_2_6_32() {
+        let m = laptop_marks();
+        assert_eq!(
+            m,
+            Watermarks {
+                min: 1448,
+                low: 1810,
+                high: 2172
+            }
+        );
+        assert_eq!(
+            m,
+            Watermarks::for_kernel(WatermarkKernel::V2_6_32, 5792, 1 << 19)
+        );
+    }
+
+    #[test]
+    fn watermarks_5_9_use_the_scale_factor_when_it_is_larger() {
+        // 2 GiB = 524288 pages: 524288 · 10 / 10000 = 524 > 1448/4 = 362.
+        let m = Watermarks::for_kernel(WatermarkKernel::V5_9, 5792, 1 << 19);
+        assert_eq!(
+            m,
+            Watermarks {
+                min: 1448,
+                low: 1448 + 524,
+                high: 1448 + 2 * 524
+            }
+        );
+        // A small zone: min/4 wins, and the marks match 2.6.32's low.
+        let small = Watermarks::v5_9(5792, 100_000, DEFAULT_WATERMARK_SCALE_FACTOR);
+        assert_eq!(small.low, 1810);
+        assert_eq!(small.high, 1448 + 2 * 362);
+    }
+
+    #[test]
+    fn classes_carry_the_model_table_marks_and_flags() {
+        use AllocClass::*;
+        assert_eq!(FastPath.mark(), Some(Mark::Low));
+        assert_eq!(FastPath.flags(), AllocFlags::default());
+        assert_eq!(Atomic.mark(), Some(Mark::Min));
+        assert!(Atomic.flags().high && Atomic.flags().harder);
+        assert_eq!(MempoolTry.mark(), Some(Mark::Min));
+        assert!(!MempoolTry.flags().high && MempoolTry.flags().harder);
+        assert_eq!(NoIoKernel.mark(), Some(Mark::Min));
+        assert_eq!(NoIoKernel.flags(), AllocFlags::default());
+        assert_eq!(Reclaimer.mark(), None);
+    }
+
+    /// The fewest free order-0 pages at which `class` passes at order 0.
+    fn floor(class: AllocClass) -> u64 {
+        (0..=5000)
+            .find(|&f| zone_with(&[f]).allows(0, class))
+            .expect("passes below 5000")
+    }
+
+    #[test]
+    fn order_0_floors_are_the_model_fractions_of_min() {
+        // Passing needs free > need: one page above each floor.
+        assert_eq!(floor(AllocClass::Atomic), 543 + 1); // 1448 - 724 - 181 ≈ 0.375·min
+        assert_eq!(floor(AllocClass::MempoolTry), 1086 + 1); // 1448 - 362 = 0.75·min
+        assert_eq!(floor(AllocClass::NoIoKernel), 1448 + 1);
+        assert_eq!(floor(AllocClass::FastPath), 1810 + 1);
+        assert_eq!(floor(AllocClass::Reclaimer), 1);
+        let min = 1448.0;
+        assert!((543.0 / min - 0.375f64).abs() < 0.001);
+        assert!((1086.0 / min - 0.75f64).abs() < 1e-9);
+        // The laptop's gap between "kswapd woken" (low) and "first atomic failure".
+        assert_eq!(1810 - 543, 1267);
+    }
+
+    #[test]
+    fn each_flag_alone_and_together_at_order_0() {
+        let z = zone_with(&[1000]);
+        let ok = |high, harder| zone_watermark_ok(&z, 0, Mark::Min, AllocFlags { high, harder });
+        // need: 1448; HIGH 724; HARDER 1086; both 543. free = 1000.
+        assert!(!ok(false, false));
+        assert!(ok(true, false));
+        assert!(!ok(false, true));
+        assert!(ok(true, true));
+        assert!(!zone_watermark_ok(&z, 0, Mark::Low, AllocFlags::default()));
+        assert!(!zone_watermark_ok(&z, 0, Mark::High, AllocFlags::default()));
+        // The boundary: free == need fails.
+        let at = zone_with(&[724]);
+        let high = AllocFlags {
+            high: true,
+            harder: false,
+        };
+        assert!(!zone_watermark_ok(&at, 0, Mark::Min, high));
+        assert!(zone_watermark_ok(&zone_with(&[725]), 0, Mark::Min, high));
+    }
+
+    #[test]
+    fn hand_computed_high_order_cases() {
+        // 100 order-0, 50 order-1, 300 order-2 blocks: 1400 free pages.
+        let z = zone_with(&[100, 50, 300]);
+        assert_eq!(z.free_pages(), 1400);
+        let atomic = AllocClass::Atomic.flags();
+        let high = AllocFlags {
+            high: true,
+            harder: false,
+        };
+        let harder = AllocClass::MempoolTry.flags();
+        let none = AllocFlags::default();
+        // Order 2, ATOMIC: free 1397 > 543; -100 → 1297 > 271; -100 → 1197 > 135.
+        assert!(zone_watermark_ok(&z, 2, Mark::Min, atomic));
+        // Order 2, no flags: 1397 <= 1448.
+        assert!(!zone_watermark_ok(&z, 2, Mark::Min, none));
+        // Order 2, HIGH: 1397 > 724; 1297 > 362; 1197 > 181.
+        assert!(zone_watermark_ok(&z, 2, Mark::Min, high));
+        // Order 2, HARDER: 1397 > 1086; 1297 > 543; 1197 > 271.
+        assert!(zone_watermark_ok(&z, 2, Mark::Min, harder));
+        // Order 1, HARDER: 1399 > 1086; 1299 > 543.
+        assert!(zone_watermark_ok(&z, 1, Mark::Min, harder));
+        // Order 3, ATOMIC: 1393 > 543; 1293 > 271; 1193 > 135; 1193 - 1200 = -7 <= 67.
+        assert!(!zone_watermark_ok(&z, 3, Mark::Min, atomic));
+        assert!(!z.has_block(3));
+
+        // Only order-3 blocks: 100 of them, 800 pages.
+        let z = zone_with(&[0, 0, 0, 100]);
+        // ATOMIC: 793 > 543, nothing below to subtract; needs 271, 135, 67.
+        assert!(zone_watermark_ok(&z, 3, Mark::Min, atomic));
+        // HARDER: 793 <= 1086.
+        assert!(!zone_watermark_ok(&z, 3, Mark::Min, harder));
+        // Order 0 with HIGH: 800 > 724.
+        assert!(zone_watermark_ok(&z, 0, Mark::Min, high));
+
+        // Order 1 with plenty of order-0 pages and a few order-1 blocks.
+        let z = zone_with(&[1000, 10]);
+        // ATOMIC: 1019 > 543; 1019 - 1000 = 19 <= 271.
+        assert!(!zone_watermark_ok(&z, 1, Mark::Min, atomic));
+        assert!(z.has_block(1));
+        // Order 0 ATOMIC passes on the same zone.
+        assert!(zone_watermark_ok(&z, 0, Mark::Min, atomic));
+    }
+
+    #[test]
+    fn high_order_fails_on_low_order_blocks_despite_plenty_of_pages() {
+        // 50000 free pages, all in order-0 and order-1 blocks: far above every mark.
+        let z = zone_with(&[30_000, 10_000]);
+        assert_eq!(z.free_pages(), 50_000);
+        for class in [
+            AllocClass::FastPath,
+            AllocClass::Atomic,
+            AllocClass::MempoolTry,
+            AllocClass::NoIoKernel,
+            AllocClass::Reclaimer,
+        ] {
+            assert!(z.allows(0, class), "{class:?} order 0");
+            assert!(z.allows(1, class), "{class:?} order 1");
+            assert!(!z.allows(2, class), "{class:?} order 2");
+            assert!(!z.allows(3, class), "{class:?} order 3");
+        }
+        let mut z = z;
+        assert!(!z.try_alloc(2, AllocClass::Atomic));
+        assert_eq!(z.free_pages(), 50_000);
+    }
+
+    #[test]
+    fn a_passed_check_means_the_allocation_succeeds() {
+        let mut u = Uniform(7);
+        for _ in 0..2000 {
+            let mut lists = [0; MAX_ORDER];
+            for n in lists.iter_mut().take(5) {
+                *n = u.below(400);
+            }
+            let z = Zone::with_free_lists(1 << 19, lists, laptop_marks(), 0.0);
+            for order in 0..5 {
+                for class in [
+                    AllocClass::FastPath,
+                    AllocClass::Atomic,
+                    AllocClass::MempoolTry,
+                    AllocClass::NoIoKernel,
+                ] {
+                    if z.allows(order, class) {
+                        assert!(z.clone().alloc(order), "{lists:?} {order} {class:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_new_zone_is_all_free_in_the_largest_blocks() {
+        let z = Zone::new(3 * 1024 + 5, laptop_marks(), 0.5);
+        assert_eq!(z.nr_free()[10], 3);
+        assert_eq!(z.nr_free()[2], 1);
+        assert_eq!(z.nr_free()[0], 1);
+        assert_eq!(z.nr_free().iter().sum::<u64>(), 5);
+        assert_eq!(z.free_pages(), 3 * 1024 + 5);
+        assert_eq!(z.allocated_pages(), 0);
+        z.check_conservation().unwrap();
+    }
+
+    #[test]
+    fn alloc_splits_the_smallest_sufficient_block() {
+        let mut z = zone_with(&[0, 1, 0, 0, 1]);
+        // Order 0 takes the order-1 block, leaving an order-0 half.
+        assert!(z.alloc(0));
+        assert_eq!(&z.nr_free()[..5], &[1, 0, 0, 0, 1]);
+        // Order 1 must split the order-4 block: halves of orders 1, 2, 3 remain.
+        assert!(z.alloc(1));
+        assert_eq!(&z.nr_free()[..5], &[1, 1, 1, 1, 0]);
+        assert_eq!(z.free_pages(), 1 + 2 + 4 + 8);
+        // Nothing of order 4 or above is left.
+        assert!(!z.alloc(4));
+        assert!(!z.alloc(TOP_ORDER + 1));
+        assert!(!zone_watermark_ok(
+            &z,
+            TOP_ORDER + 1,
+            Mark::Min,
+            AllocClass::Atomic.flags()
+        ));
+        z.check_conservation().unwrap();
+    }
+
+    #[test]
+    fn frees_coalesce_with_probability_one_and_never_with_zero() {
+        let total = 4 * 1024;
+        for (p, top_blocks, order0_blocks) in [(1.0, 4, 0), (0.0, 0, total)] {
+            let mut z = Zone::new(total, laptop_marks(), p);
+            let mut draws = 0u64;
+            let mut u = || {
+                draws += 1;
+                0.5
+            };
+            for _ in 0..total {
+                assert!(z.alloc(0));
+            }
+            assert_eq!(z.free_pages(), 0);
+            for _ in 0..total {
+                z.free(0, &mut u);
+            }
+            z.check_conservation().unwrap();
+            assert_eq!(z.nr_free()[10], top_blocks, "p = {p}");
+            assert_eq!(z.nr_free()[0], order0_blocks, "p = {p}");
+            assert_eq!(z.free_pages(), total);
+            // With p = 0 every free with a same-order buddy still draws once.
+            assert!(draws > 0);
+        }
+    }
+
+    #[test]
+    fn a_merge_needs_a_free_block_of_the_same_order() {
+        let mut z = Zone::with_free_lists(64, [0; MAX_ORDER], laptop_marks(), 1.0);
+        let mut never = || -> f64 { panic!("no merge opportunity, no draw") };
+        z.free(2, &mut never);
+        assert_eq!(z.nr_free()[2], 1);
+        let mut zero = || 0.0;
+        z.free(2, &mut zero);
+        assert_eq!(z.nr_free()[2], 0);
+        assert_eq!(z.nr_free()[3], 1);
+        z.check_conservation().unwrap();
+    }
+
+    #[test]
+    #[should_panic(expected = "allocated")]
+    fn freeing_more_than_allocated_panics() {
+        let mut z = Zone::new(16, laptop_marks(), 0.0);
+        z.free(0, &mut || 0.0);
+    }
+
+    #[test]
+    fn random_alloc_free_conserves_pages() {
+        let mut top_blocks_after = Vec::new();
+        for (seed, p) in [(1, 0.0), (2, 0.3), (3, 0.9), (4, 1.0)] {
+            let mut u = Uniform(seed);
+            let total = 1 << 16;
+            let mut z = Zone::new(total, laptop_marks(), p);
+            // Blocks held by the "caller", by order.
+            let mut held: Vec<u32> = Vec::new();
+            let mut held_pages = 0u64;
+            let mut failed = 0;
+            for step in 0..100_000 {
+                // Grow until the zone is full (about step 50000), then churn at the edge.
+                let alloc = held.is_empty() || u.next() < 0.6;
+                if alloc {
+                    let order = [0, 0, 0, 0, 1, 2, 3, 5][u.below(8) as usize];
+                    let before = z.free_pages();
+                    if z.alloc(order) {
+                        held.push(order);
+                        held_pages += 1 << order;
+                        assert_eq!(z.free_pages(), before - (1 << order));
+                    } else {
+                        failed += 1;
+                        assert!(!z.has_block(order));
+                        assert_eq!(z.free_pages(), before);
+                    }
+                } else {
+                    let i = u.below(held.len() as u64) as usize;
+                    let order = held.swap_remove(i);
+                    held_pages -= 1 << order;
+                    z.free(order, &mut || u.next());
+                }
+                if step % 1000 == 0 {
+                    z.check_conservation().unwrap();
+                }
+                assert_eq!(z.allocated_pages(), held_pages, "step {step}");
+            }
+            z.check_conservation().unwrap();
+            // Return everything: the zone is whole again.
+            for order in held.drain(..) {
+                z.free(order, &mut || u.next());
+            }
+            z.check_conservation().unwrap();
+            assert_eq!(z.free_pages(), total);
+            assert_eq!(z.allocated_pages(), 0);
+            assert!(failed > 0, "p = {p}: the zone never filled");
+            top_blocks_after.push(z.nr_free()[10]);
+        }
+        // Without coalescing no split top-order block ever comes back; the more frees merge,
+        // the more of them do.
+        assert!(top_blocks_after[0] < 64, "{top_blocks_after:?}");
+        assert!(
+            top_blocks_after.windows(2).all(|w| w[0] <= w[1])
+                && top_blocks_after[0] < top_blocks_after[3],
+            "{top_blocks_after:?}"
+        );
+    }
+}
