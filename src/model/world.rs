@@ -365,18 +365,7 @@ impl World {
         if let Some(d) = &c.cost {
             return d.quantile(b.crypt_u);
         }
-        let bytes = b.bytes;
-        let rate = match op {
-            CryptOp::Encrypt => c.encrypt_rate,
-            CryptOp::Decrypt => c.decrypt_rate,
-        };
-        let sectors = u64::from(bytes / 512);
-        let stream = if rate.is_finite() {
-            SimDuration::from_secs_f64(f64::from(bytes) / rate)
-        } else {
-            SimDuration::ZERO
-        };
-        stream + c.per_sector_cost * sectors
+        crate::scenario::crypto_cost(c, u64::from(b.bytes), op == CryptOp::Encrypt)
     }
 
     /// Lets an idle actor pick up its next piece of work.
