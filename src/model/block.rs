@@ -412,7 +412,7 @@ mod tests {
     use super::*;
 
     fn cfg(nr: u32) -> BlockConfig {
-        let k = KernelConfig { hz: 250 };
+        let k = KernelConfig::new(250);
         BlockConfig {
             mode: QueueMode::Legacy,
             nr_requests: nr,
@@ -437,7 +437,7 @@ mod tests {
 
     #[test]
     fn congestion_sets_at_on_and_clears_below_off_on_every_free() {
-        let k = KernelConfig { hz: 250 };
+        let k = KernelConfig::new(250);
         let mut q = RequestQueue::new(&cfg(128), &k);
         let mut b = BatchState::default();
         let t = SimTime::ZERO;
@@ -461,7 +461,7 @@ mod tests {
 
     #[test]
     fn a_full_pool_refuses_non_batchers_and_lets_the_batcher_continue() {
-        let k = KernelConfig { hz: 250 };
+        let k = KernelConfig::new(250);
         let mut q = RequestQueue::new(&cfg(128), &k);
         let mut filler = BatchState::default();
         let mut other = BatchState::default();
@@ -480,7 +480,7 @@ mod tests {
 
     #[test]
     fn blk_mq_never_congests() {
-        let k = KernelConfig { hz: 250 };
+        let k = KernelConfig::new(250);
         let mut c = cfg(16);
         c.mode = QueueMode::BlkMq;
         let mut q = RequestQueue::new(&c, &k);

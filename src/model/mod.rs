@@ -93,7 +93,7 @@ pub mod testing {
         channels: u32,
         duration: SimDuration,
     ) -> Scenario {
-        let kernel = KernelConfig { hz: 250 };
+        let kernel = KernelConfig::new(250);
         Scenario {
             name: "mm1".into(),
             description: "M/M/1 through the real model".into(),
@@ -146,8 +146,11 @@ pub mod testing {
                     },
                     numjobs: 1,
                     sync_writes: false,
+                    direct: true,
                 }),
             }],
+            memory: None,
+            variants: Vec::new(),
         }
     }
 }

@@ -166,6 +166,140 @@ pub struct WritebackObs {
     pub throttled: SimDuration,
 }
 
+/// One `page allocation failure` as the kernel would log it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AllocFailure {
+    /// When it happened.
+    pub at: SimTime,
+    /// Allocation order.
+    pub order: u32,
+    /// Free pages in the zone at that moment.
+    pub free: u64,
+}
+
+/// Time in `congestion_wait` (or `wait_iff_congested`) by one kind of caller, per class.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CallerWaits {
+    /// SYNC (index 0) and ASYNC (index 1) queues.
+    pub class: [CongestionWaitObs; 2],
+    /// `wait_iff_congested` calls that returned at once (nothing congested).
+    pub skipped: u64,
+}
+
+/// What the memory model measured (MODEL.md §11): GFP_ATOMIC failures, kswapd, direct
+/// reclaim, dm-crypt's bounce-page pool. Counters start at the warm-up's end.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryObs {
+    /// Pages in the zone.
+    pub total_pages: u64,
+    /// The zone's `min`, `low` and `high` marks, pages.
+    pub min: u64,
+    /// `low` mark.
+    pub low: u64,
+    /// `high` mark.
+    pub high: u64,
+    /// The order-0 GFP_ATOMIC floor (min with HIGH and HARDER, ≈ 0.375·min), pages.
+    pub atomic_floor: u64,
+    /// GFP_ATOMIC allocations attempted, by order (index = order, 0..=10).
+    pub atomic_attempts: Vec<u64>,
+    /// GFP_ATOMIC allocations that failed, by order.
+    pub atomic_failures: Vec<u64>,
+    /// Sum over failures of the free pages at the failure, by order (mean = sum / failures).
+    pub atomic_fail_free_sum: Vec<u64>,
+    /// The first failures, as log lines would show them (at most [`MemoryObs::LOG_LINES`]).
+    pub failure_log: Vec<AllocFailure>,
+    /// Times kswapd was woken from sleep.
+    pub kswapd_wakeups: u64,
+    /// Time kswapd was awake (balancing, waiting or napping).
+    pub kswapd_awake: SimDuration,
+    /// Balance passes started (`pageoutrun`).
+    pub kswapd_passes: u64,
+    /// kswapd's congestion waits.
+    pub kswapd_waits: CallerWaits,
+    /// Congestion waits kswapd skipped because a zone was below min
+    /// (`kswapd_skip_congestion_wait`).
+    pub kswapd_skips: u64,
+    /// Premature sleeps caught by the 2.6.33 nap: woken during the nap.
+    pub low_wmark_hit_quickly: u64,
+    /// Premature sleeps caught by the 2.6.33 nap: still below high when about to sleep.
+    pub high_wmark_hit_quickly: u64,
+    /// Sweeps after which kswapd gave up the requested order and balanced for order 0.
+    pub order0_fallbacks: u64,
+    /// Pages kswapd scanned and reclaimed.
+    pub kswapd_scanned: u64,
+    /// Pages kswapd freed.
+    pub kswapd_reclaimed: u64,
+    /// Direct-reclaim stalls (`allocstall`): allocations that had to reclaim themselves.
+    pub direct_stalls: u64,
+    /// Length of each stall, from the first failed try to the allocation, ns.
+    pub direct_stall: Histogram,
+    /// Direct reclaimers' and the allocator's waits (HZ/10 and HZ/50).
+    pub direct_waits: CallerWaits,
+    /// Pages direct reclaim scanned.
+    pub direct_scanned: u64,
+    /// Pages direct reclaim freed.
+    pub direct_reclaimed: u64,
+    /// Dirty pages reclaim sent to writeback (pageout).
+    pub pageout_pages: u64,
+    /// Bounce pages taken from the zone on the mempool's first try.
+    pub bounce_from_zone: u64,
+    /// Bounce pages taken from the `page_pool` reserve.
+    pub bounce_from_reserve: u64,
+    /// Times a crypt thread slept on the empty `page_pool`.
+    pub mempool_waits: u64,
+    /// Time crypt threads slept on the `page_pool`.
+    pub mempool_wait_time: SimDuration,
+    /// Partial write clones submitted for lack of bounce pages (each followed by an HZ/100 nap).
+    pub partial_clones: u64,
+    /// Time crypt threads spent in those HZ/100 naps.
+    pub partial_nap_time: SimDuration,
+    /// Fewest free pages seen.
+    pub free_min_seen: u64,
+    /// Time-average of free pages.
+    pub free_avg: f64,
+    /// Time the zone spent below `min`.
+    pub below_min: SimDuration,
+    /// Page states at the end: clean cache, dirty, under writeback, bounce, atomic buffers.
+    pub end_pages: PageStates,
+}
+
+impl MemoryObs {
+    /// How many failures [`MemoryObs::failure_log`] keeps.
+    pub const LOG_LINES: usize = 8;
+}
+
+/// Where the zone's pages are, by state. Their sum plus the free pages is the zone's total.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PageStates {
+    /// Kernel and anonymous memory that is never reclaimed.
+    pub unreclaimable: u64,
+    /// Clean page cache (reclaimable).
+    pub clean: u64,
+    /// Dirty page cache.
+    pub dirty: u64,
+    /// Page cache under writeback.
+    pub writeback: u64,
+    /// Bounce pages held by dm-crypt (in flight and in the `page_pool` reserve).
+    pub bounce: u64,
+    /// Buffers held by drivers' GFP_ATOMIC streams.
+    pub atomic: u64,
+    /// Pages being filled by readers and writers (allocated, not yet in the cache).
+    pub filling: u64,
+}
+
+impl PageStates {
+    /// All allocated pages.
+    pub fn total(&self) -> u64 {
+        self.unreclaimable
+            + self.clean
+            + self.dirty
+            + self.writeback
+            + self.bounce
+            + self.atomic
+            + self.filling
+    }
+}
+
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum RunEnd {
@@ -194,6 +328,8 @@ pub struct RunObs {
     pub block: BlockObs,
     /// Writeback counters.
     pub writeback: WritebackObs,
+    /// Memory-pressure counters; `None` when the scenario has no `memory:` section.
+    pub memory: Option<Box<MemoryObs>>,
     /// CPU busy time per CPU-second: utilisation of the `cpus` pool, 0..=1.
     pub cpu_utilisation: f64,
     /// Crypt queue length: time-average and maximum.

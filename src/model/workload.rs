@@ -350,6 +350,7 @@ mod tests {
             },
             numjobs: 1,
             sync_writes: false,
+            direct: true,
         };
         Job::new("arrivals", 0, &cfg, 0, &RngStreams::new(20_090_601, 0))
     }

@@ -871,6 +871,7 @@ impl World {
             congestion_waits: self.obs_cw,
             block,
             writeback: self.wb,
+            memory: None,
             cpu_utilisation: (self.cpu.busy_cpu_ns() - self.busy_at_warmup) as f64
                 / (span as f64 * f64::from(self.cpu.cpus())),
             crypt_queue_len_avg: self.crypt_len_area as f64 / span as f64,

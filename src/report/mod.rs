@@ -729,7 +729,7 @@ pub(crate) mod tests {
             warmup: SimDuration::from_secs(1),
             max_events: 1_000_000,
             cpus: 2,
-            kernel: KernelConfig { hz: 250 },
+            kernel: KernelConfig::new(250),
             device: DeviceConfig::Nvme(NvmeConfig {
                 latency: SimDuration::from_us(20),
                 channels: 4,
@@ -774,8 +774,11 @@ pub(crate) mod tests {
                     },
                     numjobs: 1,
                     sync_writes: false,
+                    direct: true,
                 }),
             }],
+            memory: None,
+            variants: Vec::new(),
         }
     }
 
@@ -867,6 +870,7 @@ pub(crate) mod tests {
                 written_back_bytes: 280 << 20,
                 throttled: SimDuration::from_ms(1_250),
             },
+            memory: None,
             cpu_utilisation: 0.4321,
             crypt_queue_len_avg: 3.25,
             crypt_queue_len_max: 41,

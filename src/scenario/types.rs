@@ -36,16 +36,187 @@ pub struct Scenario {
     pub policies: Vec<String>,
     /// Workloads, all running at once.
     pub workloads: Vec<WorkloadConfig>,
+    /// Memory pressure: `None` (no `memory:` section) means unlimited memory, where every
+    /// allocation succeeds and nothing reclaims.
+    pub memory: Option<MemoryConfig>,
+    /// Named variants of the scenario; empty when the file lists none. Each one is the whole
+    /// scenario with the variant's overrides applied (its own `variants` is empty).
+    pub variants: Vec<Variant>,
 }
 
-/// Kernel constants that set timeouts.
+/// One named variant: the scenario with some fields overridden (a kernel version, a patch).
+#[derive(Debug, Clone, Serialize)]
+pub struct Variant {
+    /// The variant's name, as the report labels it.
+    pub name: String,
+    /// The resolved scenario of this variant (`variants` empty).
+    pub scenario: Box<Scenario>,
+}
+
+/// Kernel constants that set timeouts, and the memory-management behaviour of a version.
 #[derive(Debug, Clone, Serialize)]
 pub struct KernelConfig {
     /// Timer frequency; kernel timeouts `HZ/x` truncate to whole jiffies.
     pub hz: u32,
+    /// The kernel version whose reclaim behaviour is simulated (default 2.6.32).
+    pub version: KernelVersion,
+    /// Names of the 2009 test patches switched on, as written (for reports).
+    pub patches: Vec<String>,
+    /// The resolved switches: the version's defaults, then the patches, then explicit knobs.
+    pub vm: VmBehaviour,
+}
+
+/// Kernel versions whose memory-management behaviour qsim distinguishes (MODEL.md §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum KernelVersion {
+    /// 2.6.30: every mm `congestion_wait` passes WRITE (= 1), i.e. waits on the SYNC queue.
+    #[serde(rename = "2.6.30")]
+    V2_6_30,
+    /// 2.6.31: waits moved to the ASYNC queue.
+    #[serde(rename = "2.6.31")]
+    V2_6_31,
+    /// 2.6.32: a slow-path restart wakes kswapd again.
+    #[serde(rename = "2.6.32")]
+    V2_6_32,
+    /// 2.6.33: kswapd naps HZ/10 and checks for premature sleep.
+    #[serde(rename = "2.6.33")]
+    V2_6_33,
+    /// 2.6.37: kswapd skips its congestion wait below min; `wait_iff_congested` in the
+    /// allocator and direct reclaim.
+    #[serde(rename = "2.6.37")]
+    V2_6_37,
+}
+
+impl KernelVersion {
+    /// Every version, oldest first.
+    pub const ALL: [KernelVersion; 5] = [
+        KernelVersion::V2_6_30,
+        KernelVersion::V2_6_31,
+        KernelVersion::V2_6_32,
+        KernelVersion::V2_6_33,
+        KernelVersion::V2_6_37,
+    ];
+
+    /// The version as written (`2.6.32`).
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelVersion::V2_6_30 => "2.6.30",
+            KernelVersion::V2_6_31 => "2.6.31",
+            KernelVersion::V2_6_32 => "2.6.32",
+            KernelVersion::V2_6_33 => "2.6.33",
+            KernelVersion::V2_6_37 => "2.6.37",
+        }
+    }
+
+    /// The version's own switches, before patches and knobs (MODEL.md §6 feature table).
+    pub fn defaults(self) -> VmBehaviour {
+        use KernelVersion::*;
+        VmBehaviour {
+            cwait_class: if self == V2_6_30 {
+                CwaitClass::Sync
+            } else {
+                CwaitClass::Async
+            },
+            kswapd_nap: self >= V2_6_33,
+            skip_below_min: self >= V2_6_37,
+            wait_iff_congested: self >= V2_6_37,
+            force_highorder: false,
+            restart_wakes_kswapd: self >= V2_6_32,
+        }
+    }
+}
+
+/// Which global `congestion_wait` queue the mm and writeback call sites sleep on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CwaitClass {
+    /// The SYNC queue (2.6.30 passes WRITE = 1 = `BLK_RW_SYNC`).
+    Sync,
+    /// The ASYNC queue (2.6.31 and later).
+    Async,
+}
+
+impl CwaitClass {
+    /// Index of the queue (0 = SYNC, 1 = ASYNC, as the block layer's classes).
+    pub fn index(self) -> usize {
+        match self {
+            CwaitClass::Sync => 0,
+            CwaitClass::Async => 1,
+        }
+    }
+}
+
+/// The memory-management switches one run uses (MODEL.md §6, §7). The 2009 patch names map onto
+/// them as hypotheses: `kswapd-stay-awake-when-min` sets `skip_below_min`, `force-highorder` sets
+/// `force_highorder`, `dm-crypt-unplug` sets `crypt.unplug_after_submit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct VmBehaviour {
+    /// Queue that kswapd, direct reclaim, the allocator's retry, balance_dirty_pages and
+    /// dm-crypt's out-of-pages nap sleep on.
+    pub cwait_class: CwaitClass,
+    /// After balancing, kswapd naps HZ/10 and rechecks before sleeping (2.6.33+).
+    pub kswapd_nap: bool,
+    /// kswapd skips its congestion wait while a zone is below min (2.6.37, or the
+    /// `kswapd-stay-awake-when-min` patch).
+    pub skip_below_min: bool,
+    /// The allocator's and direct reclaim's waits are `wait_iff_congested` (2.6.37).
+    pub wait_iff_congested: bool,
+    /// kswapd keeps the requested order after an unproductive sweep instead of dropping to 0.
+    pub force_highorder: bool,
+    /// A slow-path restart wakes kswapd again (2.6.32+).
+    pub restart_wakes_kswapd: bool,
+}
+
+/// The `memory:` section: one lowmem zone and what presses on it.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryConfig {
+    /// Size of the zone (the machine's low memory), bytes.
+    pub ram: u64,
+    /// `min_free_kbytes`: from the kernel's formula for `ram` unless given.
+    pub min_free_kbytes: u64,
+    /// Memory that never becomes free (kernel, anonymous memory without swap), bytes.
+    pub unreclaimable: u64,
+    /// Clean page cache at the start, bytes; the rest of `ram` starts free.
+    pub page_cache: u64,
+    /// Probability that a freed block merges with a free block of its order (fragmentation).
+    pub coalesce: f64,
+    /// CPU time reclaim spends per page scanned.
+    pub scan_cost: SimDuration,
+    /// dm-crypt's `page_pool` reserve in pages (`MIN_POOL_PAGES`, 32).
+    pub page_pool: u32,
+    /// Bounce pages a write clone may wait for before it goes partial (`MIN_BIO_PAGES`, 8).
+    pub min_bio_pages: u32,
+    /// GFP_ATOMIC allocation streams (drivers' receive buffers).
+    pub atomic: Vec<AtomicStream>,
+}
+
+/// A stream of GFP_ATOMIC allocations, each freed after a holding time.
+#[derive(Debug, Clone, Serialize)]
+pub struct AtomicStream {
+    /// Name (for the random streams and the report).
+    pub name: String,
+    /// Preset it came from (`iwlagn`, or `custom`).
+    pub preset: String,
+    /// Allocations per second (a bandwidth is divided by the buffer size).
+    pub rate: f64,
+    /// Poisson arrivals (`true`) or evenly spaced.
+    pub poisson: bool,
+    /// Probability of each order, indexed by order (sums to 1; at most order 10).
+    pub orders: Vec<f64>,
+    /// How long the driver holds a buffer before freeing it.
+    pub hold: Distribution,
 }
 
 impl KernelConfig {
+    /// `hz` with 2.6.32's behaviour and no patches.
+    pub fn new(hz: u32) -> Self {
+        KernelConfig {
+            hz,
+            version: KernelVersion::V2_6_32,
+            patches: Vec::new(),
+            vm: KernelVersion::V2_6_32.defaults(),
+        }
+    }
     /// One jiffy.
     pub fn jiffy(&self) -> SimDuration {
         SimDuration::from_ns(1_000_000_000 / u64::from(self.hz))
@@ -306,6 +477,10 @@ pub struct FioJob {
     pub numjobs: u32,
     /// Writes carry REQ_SYNC (O_DIRECT/O_SYNC writers); reads always do.
     pub sync_writes: bool,
+    /// fio's `direct`: reads bypass the page cache. When `false` (fio's default) and the
+    /// scenario has a `memory:` section, every read first allocates page-cache pages for its
+    /// bytes (and may enter direct reclaim); the pages stay as clean cache afterwards.
+    pub direct: bool,
 }
 
 /// A buffered writer: dirties page cache at `rate`; the flusher writes it back through dm-crypt.

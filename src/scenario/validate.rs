@@ -347,7 +347,7 @@ pub(crate) fn validate(
             ));
         }
     };
-    let kernel = KernelConfig { hz };
+    let kernel = KernelConfig::new(hz);
 
     let device = match &raw.device {
         Some(d) => device(&c, &d.value, d.referenced)?,
@@ -413,6 +413,8 @@ pub(crate) fn validate(
         crypt,
         policies,
         workloads,
+        memory: None,
+        variants: Vec::new(),
     })
 }
 
@@ -1014,6 +1016,7 @@ fn workload(
                     arrivals,
                     numjobs: c.int(&w.numjobs, &p("numjobs"), 1, 1, 1024)?,
                     sync_writes: val(&w.sync).unwrap_or(false),
+                    direct: false,
                 }),
                 size,
             )
