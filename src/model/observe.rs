@@ -10,6 +10,9 @@ use serde::Serialize;
 /// Stages a bio's time is split into ("where the time went").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Stage {
+    /// Allocating page-cache pages before the I/O: the slow path, direct reclaim and its
+    /// congestion waits (only with a `memory:` section and buffered readers).
+    DirectReclaim,
     /// Waiting in a dm-crypt queue (kcryptd or the policy's lists) or for the crypt thread.
     CryptQueue,
     /// Being encrypted or decrypted (CPU time, stretched by CPU sharing, or the async engine).
@@ -28,7 +31,8 @@ pub enum Stage {
 
 impl Stage {
     /// All stages in report order.
-    pub const ALL: [Stage; 7] = [
+    pub const ALL: [Stage; 8] = [
+        Stage::DirectReclaim,
         Stage::CryptQueue,
         Stage::CryptService,
         Stage::IoQueue,
@@ -43,9 +47,16 @@ impl Stage {
     pub fn index(self) -> usize {
         self as usize
     }
+    /// Whether only the memory model records time in this stage: reports leave its row out
+    /// when a run has no `memory:` section and nothing landed in it, so output without a
+    /// memory model reads as before the stage existed.
+    pub fn needs_memory_model(self) -> bool {
+        matches!(self, Stage::DirectReclaim)
+    }
     /// Short label for reports.
     pub fn label(self) -> &'static str {
         match self {
+            Stage::DirectReclaim => "direct reclaim",
             Stage::CryptQueue => "crypt queue wait",
             Stage::CryptService => "crypt service",
             Stage::IoQueue => "kcryptd_io hop",

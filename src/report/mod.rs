@@ -179,7 +179,8 @@ pub struct DirectionReport {
     pub bw_agg_pct: f64,
     /// IOPS over 500 ms samples.
     pub iops_samples: SampleSummary,
-    /// Where the time went, one entry per [`Stage`] in report order.
+    /// Where the time went, one entry per [`Stage`] in report order (memory-model stages only
+    /// when the memory model ran or recorded time in them).
     pub stages: Vec<StageReport>,
 }
 
@@ -387,9 +388,10 @@ impl Report {
             "one run per scenario policy"
         );
         let percentile_list = DEFAULT_PERCENTILES.to_vec();
+        let stages = shown_stages(runs);
         let policies: Vec<PolicyReport> = runs
             .iter()
-            .map(|run| policy_report(run, &percentile_list))
+            .map(|run| policy_report(run, &percentile_list, &stages))
             .collect();
         let comparison = policies
             .iter()
@@ -443,6 +445,24 @@ impl Report {
             warnings,
         }
     }
+}
+
+/// The stages "where the time went" lists: all of [`Stage::ALL`] but those only the memory model
+/// fills ([`Stage::needs_memory_model`]) when no run has a memory model and all their time is
+/// zero (the model may still count zero-length samples), so a report without `memory:` is the same as before those stages existed.
+fn shown_stages(runs: &[RunObs]) -> Vec<Stage> {
+    let any_memory = runs.iter().any(|r| r.memory.is_some());
+    Stage::ALL
+        .into_iter()
+        .filter(|&stage| {
+            !stage.needs_memory_model()
+                || any_memory
+                || runs
+                    .iter()
+                    .flat_map(|r| &r.dirs)
+                    .any(|d| d.stages.get(stage.index()).is_some_and(|h| h.sum() > 0))
+        })
+        .collect()
 }
 
 /// fio's `rw` spelling.
@@ -518,7 +538,7 @@ fn share_pct(count: u64, total: u64, floor: f64) -> f64 {
     if count > 0 && pct < floor { floor } else { pct }
 }
 
-fn policy_report(run: &RunObs, percentile_list: &[f64]) -> PolicyReport {
+fn policy_report(run: &RunObs, percentile_list: &[f64], stages: &[Stage]) -> PolicyReport {
     let measured_ns = run.measured.as_ns();
     let any_io = run.dirs.iter().any(|d| d.ios > 0);
     let runtime_ms = match measured_ns / 1_000_000 {
@@ -528,7 +548,7 @@ fn policy_report(run: &RunObs, percentile_list: &[f64]) -> PolicyReport {
     let directions: Vec<DirectionReport> = [Direction::Read, Direction::Write]
         .into_iter()
         .zip(&run.dirs)
-        .map(|(dir, obs)| direction_report(dir, obs, runtime_ms, percentile_list))
+        .map(|(dir, obs)| direction_report(dir, obs, runtime_ms, percentile_list, stages))
         .collect();
 
     // fio divides the coarse latency counts by all I/Os of the job; qsim uses completed ones.
@@ -620,6 +640,7 @@ fn direction_report(
     obs: &DirectionObs,
     runtime_ms: u64,
     percentile_list: &[f64],
+    shown: &[Stage],
 ) -> DirectionReport {
     // fio's runtime is zero for a direction that did nothing.
     let runtime_ms = if obs.ios == 0 { 0 } else { runtime_ms };
@@ -642,7 +663,7 @@ fn direction_report(
         100.0
     };
     let lat_sum = obs.lat.sum();
-    let stages = Stage::ALL
+    let stages = shown
         .iter()
         .map(|&stage| {
             let h = obs.stages.get(stage.index());
@@ -713,7 +734,10 @@ pub(crate) mod tests {
 
     use super::*;
     use crate::engine::SimDuration;
-    use crate::model::observe::{BlockObs, CongestionWaitObs, WritebackObs};
+    use crate::engine::SimTime;
+    use crate::model::observe::{
+        AllocFailure, BlockObs, CallerWaits, CongestionWaitObs, MemoryObs, PageStates, WritebackObs,
+    };
     use crate::scenario::{
         BlockConfig, CryptConfig, CryptoEngine, DeviceConfig, Elevator, FioJob, KernelConfig,
         NvmeConfig, QueueMode, WorkloadConfig,
@@ -879,6 +903,96 @@ pub(crate) mod tests {
         }
     }
 
+    /// A memory model's measurements: order-0 and order-2 GFP_ATOMIC streams with failures,
+    /// kswapd waiting on the ASYNC queue, nine direct-reclaim stalls.
+    pub(crate) fn memory_obs() -> MemoryObs {
+        let mut direct_stall = Histogram::new();
+        for ms in [2, 3, 5, 8, 13, 21, 34, 88, 136] {
+            direct_stall.record(ms * 1_000_000);
+        }
+        let async_waits = |waits, woken_early, ms| CallerWaits {
+            class: [
+                CongestionWaitObs::default(),
+                CongestionWaitObs {
+                    waits,
+                    woken_early,
+                    total: SimDuration::from_ms(ms),
+                },
+            ],
+            skipped: 0,
+        };
+        let mut atomic_attempts = vec![0; 11];
+        let mut atomic_failures = vec![0; 11];
+        let mut atomic_fail_free_sum = vec![0; 11];
+        atomic_attempts[0] = 98_000;
+        atomic_attempts[2] = 12_034;
+        atomic_failures[2] = 37;
+        atomic_fail_free_sum[2] = 37 * 512;
+        MemoryObs {
+            total_pages: 524_288,
+            min: 1_448,
+            low: 1_810,
+            high: 2_172,
+            atomic_floor: 543,
+            atomic_attempts,
+            atomic_failures,
+            atomic_fail_free_sum,
+            failure_log: vec![
+                AllocFailure {
+                    at: SimTime::from_ns(12_345_678_901),
+                    order: 2,
+                    free: 512,
+                },
+                AllocFailure {
+                    at: SimTime::from_ns(12_400_000_000),
+                    order: 2,
+                    free: 498,
+                },
+            ],
+            kswapd_wakeups: 41,
+            kswapd_awake: SimDuration::from_ms(12_300),
+            kswapd_passes: 57,
+            kswapd_waits: async_waits(51, 6, 4_100),
+            kswapd_skips: 0,
+            low_wmark_hit_quickly: 0,
+            high_wmark_hit_quickly: 2,
+            order0_fallbacks: 3,
+            kswapd_scanned: 180_000,
+            kswapd_reclaimed: 150_000,
+            direct_stalls: 9,
+            direct_stall,
+            direct_waits: async_waits(10, 0, 200),
+            direct_scanned: 4_000,
+            direct_reclaimed: 3_100,
+            pageout_pages: 250,
+            bounce_from_zone: 20_000,
+            bounce_from_reserve: 120,
+            mempool_waits: 3,
+            mempool_wait_time: SimDuration::from_ms(12),
+            partial_clones: 0,
+            partial_nap_time: SimDuration::ZERO,
+            free_min_seen: 402,
+            free_avg: 2_010.4,
+            below_min: SimDuration::from_ms(1_230),
+            end_pages: PageStates {
+                unreclaimable: 131_072,
+                clean: 300_000,
+                dirty: 60_000,
+                writeback: 25_000,
+                bounce: 40,
+                atomic: 96,
+                filling: 12,
+            },
+        }
+    }
+
+    /// [`run`] with [`memory_obs`].
+    pub(crate) fn run_with_memory(policy: &str) -> RunObs {
+        let mut r = run(policy, RunEnd::Horizon);
+        r.memory = Some(Box::new(memory_obs()));
+        r
+    }
+
     pub(crate) fn report() -> Report {
         Report::new(
             &scenario(),
@@ -930,6 +1044,31 @@ pub(crate) mod tests {
         assert!(r.comparison[1].saturated);
         assert_eq!(r.warnings.len(), 1);
         assert!(matches!(&r.warnings[0], Warning::Saturated { policy, .. } if policy == "split"));
+    }
+
+    #[test]
+    fn direct_reclaim_stage_only_with_a_memory_model() {
+        let labels = |r: &Report| -> Vec<Stage> {
+            r.policies[0].directions[0]
+                .stages
+                .iter()
+                .map(|s| s.stage)
+                .collect()
+        };
+        // No memory model, and only zero-length samples in the stage: the row is left out.
+        let mut plain = run("fifo", RunEnd::Horizon);
+        plain.dirs[0].stages[Stage::DirectReclaim.index()].record(0);
+        let r = Report::new(&scenario(), &[plain.clone(), plain.clone()]);
+        assert!(!labels(&r).contains(&Stage::DirectReclaim));
+        assert_eq!(labels(&r).len(), Stage::COUNT - 1);
+        // With a memory model in any run, every run keeps it, even at zero.
+        let r = Report::new(&scenario(), &[plain.clone(), run_with_memory("split")]);
+        assert_eq!(labels(&r), Stage::ALL);
+        assert_eq!(r.policies[0].directions[1].stages.len(), Stage::COUNT);
+        // Time recorded in it is never hidden.
+        plain.dirs[1].stages[Stage::DirectReclaim.index()].record(5_000);
+        let r = Report::new(&scenario(), &[plain.clone(), plain]);
+        assert_eq!(labels(&r)[0], Stage::DirectReclaim);
     }
 
     #[test]
