@@ -56,6 +56,9 @@ pub struct Bio {
     pub measured: bool,
     /// Bounce pages held (writes, between encryption and completion).
     pub bounce_pages: u32,
+    /// Page-cache pages a buffered read allocated for its data (they become clean cache at
+    /// its completion); 0 without a memory model or for direct I/O.
+    pub cache_pages: u32,
     /// The stage the bio is in now.
     pub stage: Stage,
     /// When it entered that stage.
@@ -80,6 +83,7 @@ impl Bio {
             unplug: false,
             measured: false,
             bounce_pages: 0,
+            cache_pages: 0,
             stage: Stage::Other,
             stage_since: now,
             stage_ns: [0; Stage::COUNT],

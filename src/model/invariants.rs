@@ -249,6 +249,8 @@ pub struct Snapshot {
     pub tags_on_device: u64,
     /// Items in the crypt policy's lists.
     pub crypt_queued: u64,
+    /// Further conservation laws of the memory model (empty without one).
+    pub memory: Vec<ConservationCheck>,
 }
 
 /// Little's law for one queue over the run.
@@ -335,6 +337,7 @@ impl InvariantReport {
                 holds: s.crypt_queued <= s.live,
             },
         ];
+        conservation.extend(s.memory.iter().cloned());
         conservation.push(ConservationCheck {
             law: "clock",
             detail: format!(
@@ -448,6 +451,7 @@ mod tests {
             tags_queued: 1,
             tags_on_device: 0,
             crypt_queued: 0,
+            memory: Vec::new(),
         }
     }
 

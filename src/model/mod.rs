@@ -12,6 +12,7 @@ pub mod invariants;
 pub mod memory;
 pub mod observe;
 pub mod policy;
+pub mod pressure;
 pub mod sampler;
 pub mod workload;
 pub mod world;

@@ -12,6 +12,8 @@
 
 use super::bio::{Bio, Dir, Origin};
 use super::observe::IssueRecord;
+use super::observe::Stage;
+use super::pressure::ReclaimWho;
 use super::world::{CwWho, Event, World};
 use crate::engine::{RngStreams, Scheduler, SimDuration, SimRng};
 use crate::scenario::{Arrivals, BufferedWriter, FioJob, RwKind};
@@ -145,6 +147,11 @@ impl Writer {
         }
     }
 
+    /// Dirty bytes not yet under writeback.
+    pub fn dirty_bytes(&self) -> u64 {
+        self.dirty
+    }
+
     /// Bytes under writeback, by the writer's own account.
     pub fn under_writeback(&self) -> u64 {
         self.writeback
@@ -220,7 +227,22 @@ impl World {
             };
             trace.record(j as usize, rec);
         }
-        self.issue(bio, ctx, sched);
+        let buffered = self.pressure.is_some() && !job.cfg.direct && bio.dir == Dir::Read;
+        if !buffered {
+            self.issue(bio, ctx, sched);
+            return;
+        }
+        // A buffered read first allocates its page-cache pages, maybe in direct reclaim.
+        let mut bio = bio;
+        bio.measured = sched.now() >= self.warmup;
+        let pages = super::memory::pages_for(bio.bytes);
+        let id = self.admit(bio);
+        self.bios[id].enter(Stage::DirectReclaim, sched.now());
+        let who = ReclaimWho::Read { bio: id, ctx };
+        if self.alloc_cache_pages(who, pages, sched) {
+            self.bios[id].cache_pages = pages;
+            self.route(id, ctx, sched);
+        }
     }
 
     pub(super) fn job_completed(&mut self, j: u32, sched: &mut Scheduler<Event>) {
@@ -245,7 +267,8 @@ impl World {
         if wr.dirty + wr.writeback >= wr.cfg.dirty_limit_bytes {
             wr.throttled_since.get_or_insert(now);
             let timeout = self.sc.kernel.hz_div(10);
-            self.congestion_wait(CwWho::Writer(w), super::block::ASYNC, timeout, sched);
+            let class = self.sc.kernel.vm.cwait_class.index();
+            self.congestion_wait(CwWho::Writer(w), class, timeout, sched);
             self.flusher_run(w, sched);
             return;
         }
@@ -254,6 +277,25 @@ impl World {
         {
             self.wb.throttled += now.since(since.max(self.warmup).min(now));
         }
+        if self.pressure.is_some() {
+            // write() copies into freshly allocated page-cache pages.
+            let pages = (DIRTY_STEP / super::memory::PAGE_SIZE) as u32;
+            if !self.alloc_cache_pages(ReclaimWho::Writer(w), pages, sched) {
+                return;
+            }
+            let p = self.pressure.as_mut().expect("memory model");
+            p.mem.transition(
+                u64::from(pages),
+                super::memory::PageState::Filling,
+                super::memory::PageState::Dirty,
+            );
+        }
+        self.writer_dirtied(w, sched);
+    }
+
+    /// The writer's step is in the page cache: count it and schedule the next.
+    pub(super) fn writer_dirtied(&mut self, w: u32, sched: &mut Scheduler<Event>) {
+        let wr = &mut self.writers[w as usize];
         wr.dirty += DIRTY_STEP;
         if self.measuring {
             self.wb.dirtied_bytes += DIRTY_STEP;
@@ -283,11 +325,21 @@ impl World {
             if self.write_congested() {
                 self.writers[w as usize].flusher_waiting = true;
                 let timeout = self.sc.kernel.hz_div(10);
-                self.congestion_wait(CwWho::Flusher(w), super::block::ASYNC, timeout, sched);
+                let class = self.sc.kernel.vm.cwait_class.index();
+                self.congestion_wait(CwWho::Flusher(w), class, timeout, sched);
                 return;
             }
-            let wr = &mut self.writers[w as usize];
+            let wr = &self.writers[w as usize];
             let n = wr.cfg.chunk.min(wr.dirty);
+            self.writer_write(w, n, sched);
+        }
+    }
+
+    /// Takes `n` dirty bytes of writer `w` to writeback as one async bio through dm-crypt (the
+    /// flusher's chunks and reclaim's pageout).
+    pub(super) fn writer_write(&mut self, w: u32, n: u64, sched: &mut Scheduler<Event>) {
+        {
+            let wr = &mut self.writers[w as usize];
             wr.dirty -= n;
             wr.writeback += n;
             let offset = wr.next_offset;
@@ -306,6 +358,13 @@ impl World {
             bio.service_u = wr.service.random();
             bio.crypt_u = wr.crypt.random();
             let ctx = wr.ctx;
+            if let Some(p) = self.pressure.as_mut() {
+                p.mem.transition(
+                    n / super::memory::PAGE_SIZE,
+                    super::memory::PageState::Dirty,
+                    super::memory::PageState::Writeback,
+                );
+            }
             self.issue(bio, ctx, sched);
         }
     }

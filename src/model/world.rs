@@ -22,6 +22,7 @@ use super::invariants::{InvariantReport, Occupancy, QUEUES, Queue, Snapshot, Tim
 use super::memory::{Allocator, pages_for};
 use super::observe::{DirectionObs, IssueTrace, RunEnd, RunObs, Stage};
 use super::policy::{CryptOp, CryptQueuePolicy, PolicyInfo, Topology, Work};
+use super::pressure::Bounce;
 use super::workload::{Job, Writer};
 use crate::engine::{EventId, Model, Scheduler, SimDuration, SimTime};
 use crate::scenario::{CryptoEngine, QueueMode, Scenario};
@@ -85,6 +86,23 @@ pub enum Event {
         /// Actor index.
         actor: u32,
     },
+    /// A GFP_ATOMIC stream's next allocation.
+    AtomicArrival {
+        /// Stream index.
+        stream: u32,
+    },
+    /// A driver frees an atomic buffer of this order.
+    AtomicFree {
+        /// Block order.
+        order: u32,
+    },
+    /// kswapd's 2.6.33 nap ends.
+    KswapdNapEnd,
+    /// A thread asleep on dm-crypt's empty `page_pool` reaches its 5·HZ timeout.
+    MempoolTimeout {
+        /// Actor index.
+        actor: u32,
+    },
     /// A bandwidth / IOPS sample interval ends.
     Sample,
     /// The warm-up ends: statistics start.
@@ -115,9 +133,24 @@ enum Step {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ActorState {
     Idle,
-    Cpu { bio: BioId, step: Step },
-    PoolWait { bio: BioId },
+    Cpu {
+        bio: BioId,
+        step: Step,
+    },
+    PoolWait {
+        bio: BioId,
+    },
     Backlog,
+    /// Asleep on dm-crypt's `page_pool`, or napping after a partial clone.
+    MemWait,
+}
+
+/// A write whose bounce pages an actor is still gathering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Held {
+    bio: BioId,
+    /// A partial clone was just split off: nap before going on.
+    nap: bool,
 }
 
 #[derive(Debug)]
@@ -127,6 +160,8 @@ struct Actor {
     batch: BatchState,
     /// Bios waiting for this actor (kcryptd_io's list, or a context's pending submissions).
     queue: VecDeque<BioId>,
+    /// A write it is gathering bounce pages for (memory model only).
+    held: Option<Held>,
 }
 
 /// Who sleeps in `congestion_wait`.
@@ -136,6 +171,12 @@ pub enum CwWho {
     Writer(u32),
     /// A flusher backing off a congested disk.
     Flusher(u32),
+    /// kswapd between reclaim priorities.
+    Kswapd,
+    /// A direct reclaimer (its slot).
+    Reclaim(u32),
+    /// A crypt thread napping after a partial clone (its actor index).
+    CryptNap(u32),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -217,6 +258,8 @@ pub struct World {
     time_in_stage: TimeInStage,
     /// The first issues of each job, when a run asks for them.
     pub(super) issue_trace: Option<IssueTrace>,
+    /// The memory model, with a `memory:` section.
+    pub(super) pressure: Option<Box<super::pressure::Pressure>>,
 }
 
 impl World {
@@ -276,6 +319,8 @@ impl World {
             }),
         };
         let warmup = SimTime::ZERO + sc.warmup;
+        let pressure =
+            super::pressure::Pressure::new(sc, &streams, actors.len(), sc.warmup.is_zero());
         let mut w = World {
             sc: sc.clone(),
             info,
@@ -313,6 +358,7 @@ impl World {
             occupancy: Occupancy::new(sched.now()),
             time_in_stage: TimeInStage::default(),
             issue_trace: None,
+            pressure,
         };
         if trace_issues > 0 {
             w.issue_trace = Some(IssueTrace::new(w.jobs.len(), trace_issues));
@@ -322,12 +368,18 @@ impl World {
         }
         sched.schedule_at(warmup + SAMPLE_INTERVAL, Event::Sample);
         w.start_workloads(sched);
+        w.start_pressure(sched);
         w
     }
 
     // ----- actors and CPU -------------------------------------------------------------------
 
-    fn start_cpu(&mut self, tag: TaskTag, work: SimDuration, sched: &mut Scheduler<Event>) {
+    pub(super) fn start_cpu(
+        &mut self,
+        tag: TaskTag,
+        work: SimDuration,
+        sched: &mut Scheduler<Event>,
+    ) {
         self.cpu.add(sched.now(), work, tag);
         self.reschedule_cpu(sched);
     }
@@ -349,6 +401,10 @@ impl World {
         for &tag in &done {
             if tag & SOFTIRQ_TAG != 0 {
                 self.complete_bio((tag & !SOFTIRQ_TAG) as BioId, sched);
+            } else if tag == super::pressure::KSWAPD_TAG {
+                self.kswapd_scanned(sched);
+            } else if tag & super::pressure::RECLAIM_TAG != 0 {
+                self.reclaim_scanned((tag & !super::pressure::RECLAIM_TAG) as u32, sched);
             } else {
                 self.actor_cpu_done(tag as u32, sched);
             }
@@ -376,19 +432,46 @@ impl World {
         let now = sched.now();
         match self.actors[a as usize].kind {
             ActorKind::Crypt(t) => {
-                let Some(work) = self.policy_next(t, now) else {
-                    return;
-                };
-                self.bios[work.bio].enter(Stage::CryptService, now);
-                let hop = self.sc.crypt.hop_cost;
-                let cost = if self.engine.is_some() {
-                    hop + self.sc.crypt.per_sector_cost * self.bios[work.bio].sectors()
+                let (bio, op, hop) = if let Some(h) = self.actors[a as usize].held.take() {
+                    if h.nap {
+                        // A partial clone went out: nap before allocating the rest.
+                        self.actors[a as usize].held = Some(Held { nap: false, ..h });
+                        self.actors[a as usize].state = ActorState::MemWait;
+                        self.partial_nap(a, sched);
+                        return;
+                    }
+                    (h.bio, CryptOp::Encrypt, SimDuration::ZERO)
                 } else {
-                    hop + self.crypto_cost(work.op, work.bio)
+                    let Some(work) = self.policy_next(t, now) else {
+                        return;
+                    };
+                    self.bios[work.bio].enter(Stage::CryptService, now);
+                    (work.bio, work.op, self.sc.crypt.hop_cost)
+                };
+                let mut bio = bio;
+                if op == CryptOp::Encrypt && self.pressure.is_some() {
+                    let split = matches!(self.bios[bio].origin, Origin::Writeback(_));
+                    match self.bounce_alloc(a, bio, split, sched) {
+                        Bounce::Ready => {}
+                        Bounce::Asleep => {
+                            self.actors[a as usize].held = Some(Held { bio, nap: false });
+                            self.actors[a as usize].state = ActorState::MemWait;
+                            return;
+                        }
+                        Bounce::Partial(child) => {
+                            self.actors[a as usize].held = Some(Held { bio, nap: true });
+                            bio = child;
+                        }
+                    }
+                }
+                let cost = if self.engine.is_some() {
+                    hop + self.sc.crypt.per_sector_cost * self.bios[bio].sectors()
+                } else {
+                    hop + self.crypto_cost(op, bio)
                 };
                 self.actors[a as usize].state = ActorState::Cpu {
-                    bio: work.bio,
-                    step: Step::Crypt(work.op),
+                    bio,
+                    step: Step::Crypt(op),
                 };
                 self.start_cpu(TaskTag::from(a), cost, sched);
             }
@@ -405,9 +488,21 @@ impl World {
             ActorKind::JobCtx(_) | ActorKind::FlusherCtx(_) => {
                 // Submit pending bios until one blocks or needs the CPU.
                 while self.actors[a as usize].state == ActorState::Idle {
-                    let Some(bio) = self.actors[a as usize].queue.pop_front() else {
+                    let held = self.actors[a as usize].held.take().map(|h| h.bio);
+                    let Some(bio) = held.or_else(|| self.actors[a as usize].queue.pop_front())
+                    else {
                         break;
                     };
+                    let b = &self.bios[bio];
+                    if self.info.topology == Topology::Inline
+                        && b.dir == Dir::Write
+                        && self.pressure.is_some()
+                        && self.bounce_alloc(a, bio, false, sched) == Bounce::Asleep
+                    {
+                        self.actors[a as usize].held = Some(Held { bio, nap: false });
+                        self.actors[a as usize].state = ActorState::MemWait;
+                        break;
+                    }
                     let b = &self.bios[bio];
                     if self.info.topology == Topology::Inline && b.dir == Dir::Write {
                         let cost = self.crypto_cost(CryptOp::Encrypt, bio);
@@ -452,10 +547,12 @@ impl World {
                 }
             }
             Step::Crypt(CryptOp::Encrypt) => {
-                let pages = pages_for(self.bios[bio].bytes);
-                let granted = self.alloc.alloc_bounce(pages);
-                debug_assert!(granted, "unlimited memory refused a bounce page");
-                self.bios[bio].bounce_pages = pages;
+                if self.pressure.is_none() {
+                    let pages = pages_for(self.bios[bio].bytes);
+                    let granted = self.alloc.alloc_bounce(pages);
+                    debug_assert!(granted, "unlimited memory refused a bounce page");
+                    self.bios[bio].bounce_pages = pages;
+                }
                 if self.engine.is_some() {
                     if let Some(unblock) = self.engine_submit(bio, now, sched) {
                         self.block_on_backlog(a, unblock, sched);
@@ -468,9 +565,11 @@ impl World {
                 self.try_submit(a, bio, sched);
             }
             Step::InlineEncrypt => {
-                let pages = pages_for(self.bios[bio].bytes);
-                self.alloc.alloc_bounce(pages);
-                self.bios[bio].bounce_pages = pages;
+                if self.pressure.is_none() {
+                    let pages = pages_for(self.bios[bio].bytes);
+                    self.alloc.alloc_bounce(pages);
+                    self.bios[bio].bounce_pages = pages;
+                }
                 if self.try_submit(a, bio, sched) {
                     self.bios[bio].accepted = now;
                 }
@@ -653,16 +752,29 @@ impl World {
 
     /// Issues a new bio from a workload: dm-crypt's map, or the submitting context.
     pub(super) fn issue(&mut self, mut bio: Bio, ctx: u32, sched: &mut Scheduler<Event>) {
-        let now = sched.now();
-        bio.measured = now >= self.warmup;
+        bio.measured = sched.now() >= self.warmup;
+        let id = self.admit(bio);
+        self.route(id, ctx, sched);
+    }
+
+    /// Puts a new bio into the system (counted as issued) without routing it yet.
+    pub(super) fn admit(&mut self, bio: Bio) -> BioId {
         let measured = bio.measured;
         let dir = bio.dir;
-        let waiter = matches!(bio.origin, Origin::Job(_)) && bio.sync;
         let id = self.bios.insert(bio);
         self.issued_total += 1;
         if measured {
             self.dirs[dir as usize].obs.issued += 1;
         }
+        id
+    }
+
+    /// Sends an admitted bio on its way: dm-crypt's map, or the submitting context `ctx`.
+    pub(super) fn route(&mut self, id: BioId, ctx: u32, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let dir = self.bios[id].dir;
+        let waiter = matches!(self.bios[id].origin, Origin::Job(_)) && self.bios[id].sync;
+        self.bios[id].enter(Stage::Other, now);
         match self.info.topology {
             Topology::Plain | Topology::Inline => {
                 self.actors[ctx as usize].queue.push_back(id);
@@ -706,14 +818,39 @@ impl World {
         let mut bio = self.bios.remove(id);
         bio.enter(Stage::Other, now);
         if bio.bounce_pages > 0 {
-            self.alloc.free_bounce(bio.bounce_pages);
+            if self.pressure.is_some() {
+                self.free_bounce(bio.bounce_pages, sched);
+            } else {
+                self.alloc.free_bounce(bio.bounce_pages);
+            }
+        }
+        if let Some(p) = self.pressure.as_mut() {
+            if bio.cache_pages > 0 {
+                let n = u64::from(bio.cache_pages);
+                p.mem.transition(
+                    n,
+                    super::memory::PageState::Filling,
+                    super::memory::PageState::Clean,
+                );
+            }
+            if matches!(bio.origin, Origin::Writeback(_)) {
+                let n = u64::from(bio.bytes) / super::memory::PAGE_SIZE;
+                p.mem.transition(
+                    n,
+                    super::memory::PageState::Writeback,
+                    super::memory::PageState::Clean,
+                );
+            }
         }
         self.completed_total += 1;
         self.time_in_stage.completed(&bio, now);
         if bio.measured {
             let d = &mut self.dirs[bio.dir as usize];
-            let slat = bio.accepted.since(bio.issued).as_ns();
-            let clat = now.since(bio.accepted).as_ns();
+            // Page-cache allocation (direct reclaim) happens inside the read call before
+            // dm-crypt sees the bio: fio's sync engines count it in completion latency.
+            let reclaim = bio.stage_ns[Stage::DirectReclaim.index()];
+            let slat = bio.accepted.since(bio.issued).as_ns() - reclaim;
+            let clat = now.since(bio.accepted).as_ns() + reclaim;
             d.obs.ios += 1;
             d.obs.bytes += u64::from(bio.bytes);
             d.obs.slat.record(slat);
@@ -793,19 +930,24 @@ impl World {
             .take()
             .expect("waiter slot is empty");
         self.cw_free.push(slot);
+        let slept = sched.now().since(w.since.max(self.warmup).min(sched.now()));
         if self.measuring {
             let o = &mut self.obs_cw[w.class];
-            o.total += sched.now().since(w.since.max(self.warmup).min(sched.now()));
+            o.total += slept;
             if early {
                 o.woken_early += 1;
             }
         }
+        self.account_mm_wait(w.who, w.class, slept, early);
         match w.who {
             CwWho::Writer(i) => self.writer_tick(i, sched),
             CwWho::Flusher(i) => {
                 self.flusher_woken(i);
                 self.flusher_run(i, sched);
             }
+            CwWho::Kswapd => self.kswapd_woken(sched),
+            CwWho::Reclaim(slot) => self.reclaim_woken(slot, sched),
+            CwWho::CryptNap(a) => self.partial_nap_end(a, sched),
         }
     }
 
@@ -835,6 +977,9 @@ impl World {
     fn warmup_end(&mut self, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         self.measuring = true;
+        if let Some(p) = self.pressure.as_mut() {
+            p.mem.start_measuring(now);
+        }
         self.cpu.sync(now);
         self.busy_at_warmup = self.cpu.busy_cpu_ns();
         self.queue.finish(now);
@@ -861,6 +1006,14 @@ impl World {
         for w in self.cw_slots.iter().flatten() {
             self.obs_cw[w.class].total += now.saturating_since(w.since.max(self.warmup));
         }
+        let memory = self.pressure.take().map(|mut p| {
+            if let Some(since) = p.kswapd.awake_since
+                && p.mem.measuring()
+            {
+                p.mem.obs.kswapd_awake += now.saturating_since(since.max(self.warmup));
+            }
+            Box::new(p.mem.finish(now))
+        });
         let [r, w] = self.dirs;
         RunObs {
             policy: self.info.name.to_string(),
@@ -871,7 +1024,7 @@ impl World {
             congestion_waits: self.obs_cw,
             block,
             writeback: self.wb,
-            memory: None,
+            memory,
             cpu_utilisation: (self.cpu.busy_cpu_ns() - self.busy_at_warmup) as f64
                 / (span as f64 * f64::from(self.cpu.cpus())),
             crypt_queue_len_avg: self.crypt_len_area as f64 / span as f64,
@@ -907,9 +1060,16 @@ impl World {
             let claimed = self.writers[w].under_writeback();
             issuers.push((format!("writer {w} (bytes)"), claimed, found));
         }
-        let (pages_allocated, pages_freed) = match self.alloc {
-            Allocator::Unlimited { allocated, freed } => (allocated, freed),
+        let held: u64 = self.bios.iter().map(|b| u64::from(b.bounce_pages)).sum();
+        let (pages_allocated, pages_freed) = match (&self.pressure, &self.alloc) {
+            // With the zone, bounce pages are the zone's: allocated = held + reserve.
+            (Some(p), _) => (
+                held + u64::from(p.mem.reserve()),
+                u64::from(p.mem.reserve()),
+            ),
+            (None, Allocator::Unlimited { allocated, freed }) => (*allocated, *freed),
         };
+        let memory = self.memory_checks(held);
         let snapshot = Snapshot {
             end: now,
             integrated_to: self.occupancy.since(),
@@ -922,12 +1082,13 @@ impl World {
             issuers,
             pages_allocated,
             pages_freed,
-            pages_held: self.bios.iter().map(|b| u64::from(b.bounce_pages)).sum(),
+            pages_held: held,
             tags_allocated: u64::from(self.queue.allocated(SYNC))
                 + u64::from(self.queue.allocated(ASYNC)),
             tags_queued: u64::from(self.queue.queued()),
             tags_on_device: u64::from(self.device.inflight()),
             crypt_queued: self.policy.len() as u64,
+            memory,
         };
         InvariantReport::check(&snapshot)
     }
@@ -976,6 +1137,7 @@ impl Actor {
             state: ActorState::Idle,
             batch: BatchState::default(),
             queue: VecDeque::new(),
+            held: None,
         }
     }
 }
@@ -992,6 +1154,9 @@ impl Model for World {
 
     fn handle(&mut self, ev: Event, sched: &mut Scheduler<Event>) {
         self.integrate_occupancy(sched.now());
+        if let Some(p) = self.pressure.as_mut() {
+            p.mem.advance(sched.now());
+        }
         match ev {
             Event::JobIssue { job } => self.job_issue(job, sched),
             Event::CpuDone => self.cpu_done(sched),
@@ -1018,6 +1183,10 @@ impl Model for World {
                 self.actors[actor as usize].state = ActorState::Idle;
                 self.kick(actor, sched);
             }
+            Event::AtomicArrival { stream } => self.atomic_arrival(stream, sched),
+            Event::AtomicFree { order } => self.atomic_free(order),
+            Event::KswapdNapEnd => self.kswapd_nap_end(sched),
+            Event::MempoolTimeout { actor } => self.mempool_timeout(actor, sched),
             Event::Sample => self.sample(sched),
             Event::WarmupEnd => self.warmup_end(sched),
         }
@@ -1029,5 +1198,82 @@ impl World {
     pub(super) fn context_busy(&self, a: u32) -> bool {
         let actor = &self.actors[a as usize];
         actor.state != ActorState::Idle || !actor.queue.is_empty()
+    }
+}
+
+impl World {
+    /// A crypt thread or context that slept on the page pool, or napped after a partial
+    /// clone, goes on with the write it holds.
+    pub(super) fn bounce_resume(&mut self, a: u32, sched: &mut Scheduler<Event>) {
+        debug_assert_eq!(self.actors[a as usize].state, ActorState::MemWait);
+        self.actors[a as usize].state = ActorState::Idle;
+        self.kick(a, sched);
+    }
+}
+
+impl World {
+    /// The memory model's conservation laws: the zone's books, and every page state against
+    /// the holders that account for it.
+    fn memory_checks(&self, bounce_held: u64) -> Vec<super::invariants::ConservationCheck> {
+        use super::invariants::ConservationCheck as C;
+        use super::memory::PAGE_SIZE;
+        let Some(p) = &self.pressure else {
+            return Vec::new();
+        };
+        let m = &p.mem;
+        let pages = m.pages;
+        let zone = m.check_conservation();
+        let writer_dirty: u64 = self.writers.iter().map(|w| w.dirty_bytes()).sum();
+        let writer_wb: u64 = self.writers.iter().map(|w| w.under_writeback()).sum();
+        let filling = self.filling_in_bios() + p.reclaimer_pages();
+        vec![
+            C {
+                law: "zone pages",
+                detail: match &zone {
+                    Ok(()) => format!(
+                        "free {} + by state {} = total {}",
+                        m.zone.free_pages(),
+                        pages.total(),
+                        m.zone.total_pages()
+                    ),
+                    Err(e) => e.clone(),
+                },
+                holds: zone.is_ok(),
+            },
+            C {
+                law: "bounce pages (zone)",
+                detail: format!(
+                    "{} = page_pool reserve {} + held by bios {}",
+                    pages.bounce,
+                    m.reserve(),
+                    bounce_held
+                ),
+                holds: pages.bounce == u64::from(m.reserve()) + bounce_held,
+            },
+            C {
+                law: "dirty pages",
+                detail: format!(
+                    "{} = writers' dirty {} B / 4 KiB",
+                    pages.dirty, writer_dirty
+                ),
+                holds: pages.dirty * PAGE_SIZE == writer_dirty,
+            },
+            C {
+                law: "writeback pages",
+                detail: format!(
+                    "{} = writers' writeback {} B / 4 KiB",
+                    pages.writeback, writer_wb
+                ),
+                holds: pages.writeback * PAGE_SIZE == writer_wb,
+            },
+            C {
+                law: "filling pages",
+                detail: format!(
+                    "{} = reads and reclaimers holding {}",
+                    pages.filling, filling
+                ),
+                holds: pages.filling == filling,
+            },
+        ]
     }
 }

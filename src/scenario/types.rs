@@ -174,8 +174,12 @@ pub struct MemoryConfig {
     pub ram: u64,
     /// `min_free_kbytes`: from the kernel's formula for `ram` unless given.
     pub min_free_kbytes: u64,
-    /// Memory that never becomes free (kernel, anonymous memory without swap), bytes.
+    /// Memory that never becomes free (kernel, anonymous memory without swap, pages in use),
+    /// bytes.
     pub unreclaimable: u64,
+    /// The part of `unreclaimable` that sits on the file LRU (mapped and referenced pages:
+    /// reclaim scans them and rotates them, never frees them), bytes.
+    pub mapped: u64,
     /// Clean page cache at the start, bytes; the rest of `ram` starts free.
     pub page_cache: u64,
     /// Probability that a freed block merges with a free block of its order (fragmentation).
@@ -205,6 +209,8 @@ pub struct AtomicStream {
     pub orders: Vec<f64>,
     /// How long the driver holds a buffer before freeing it.
     pub hold: Distribution,
+    /// Buffers allocated at each arrival (a driver refilling its receive ring in one go).
+    pub burst: u32,
 }
 
 impl KernelConfig {
