@@ -989,4 +989,115 @@ pub(crate) mod tests {
             assert!(m.atomic_attempts[2] > 0);
         }
     }
+
+    /// The pressure scenario under `fifo` with the kernel switches `vm`.
+    fn pressed(vm: VmBehaviour) -> crate::model::observe::MemoryObs {
+        let mut sc = two_queue(20);
+        sc.memory = Some(laptop(1900, 20.0, 64));
+        sc.policies = vec!["fifo".into()];
+        sc.kernel.vm = vm;
+        let r = run_all(&sc).pop().expect("one run");
+        *r.obs.memory.expect("memory obs")
+    }
+
+    fn v2_6_32() -> VmBehaviour {
+        crate::scenario::KernelVersion::V2_6_32.defaults()
+    }
+
+    /// congestion_wait's early wake: on the SYNC queue (2.6.30's WRITE) every read completion
+    /// frees a SYNC request far below the off threshold and ends the wait; on the ASYNC queue
+    /// only write completions with the ASYNC pool below off do. So 2.6.30's waits are shorter
+    /// and nearly all end early (MODEL.md trap 4).
+    #[test]
+    fn sync_queue_waits_end_at_read_completions() {
+        let asy = pressed(v2_6_32());
+        let syn = pressed(VmBehaviour {
+            cwait_class: crate::scenario::CwaitClass::Sync,
+            ..v2_6_32()
+        });
+        assert_eq!(syn.kswapd_waits.class[1].waits, 0);
+        assert_eq!(asy.kswapd_waits.class[0].waits, 0);
+        let (s, a) = (&syn.kswapd_waits.class[0], &asy.kswapd_waits.class[1]);
+        assert!(s.waits > 0 && a.waits > 0);
+        let mean = |o: &crate::model::observe::CongestionWaitObs| o.total.as_ns() / o.waits;
+        assert!(s.woken_early * 10 >= s.waits * 9, "{s:?}");
+        assert!(mean(s) * 2 < mean(a), "sync {s:?} async {a:?}");
+        // A wait never outlasts its HZ/10 timeout.
+        assert!(mean(a) <= 100_000_000 && mean(s) <= 100_000_000);
+    }
+
+    /// 2.6.37's skip: while the zone is below min kswapd counts a skip instead of waiting.
+    #[test]
+    fn skip_below_min_turns_waits_into_skips() {
+        let base = pressed(v2_6_32());
+        let skip = pressed(VmBehaviour {
+            skip_below_min: true,
+            ..v2_6_32()
+        });
+        assert_eq!(base.kswapd_skips, 0);
+        assert!(skip.kswapd_skips > 0);
+        assert!(base.below_min > SimDuration::ZERO);
+    }
+
+    /// Without force_highorder a sweep that reclaimed under 32 pages drops kswapd to order 0;
+    /// with it, never. Here the LRU holds only mapped pages, so no sweep reclaims anything, and
+    /// free memory sits just under low so order-2 receive buffers wake kswapd at order 2.
+    #[test]
+    fn force_highorder_keeps_the_order() {
+        let run = |force: bool| {
+            let mut sc = two_queue(5);
+            sc.warmup = SimDuration::ZERO;
+            // Only the receive stream allocates: direct reads, no writer.
+            sc.workloads.truncate(1);
+            if let crate::scenario::WorkloadKind::Fio(f) = &mut sc.workloads[0].kind {
+                f.direct = true;
+            }
+            let mut mem = laptop(0, 20.0, 1);
+            mem.page_cache = 0;
+            mem.unreclaimable = mem.ram - (1_700 + 32) * PAGE_SIZE;
+            mem.mapped = 100 << 20;
+            sc.memory = Some(mem);
+            sc.policies = vec!["fifo".into()];
+            sc.kernel.vm.force_highorder = force;
+            let r = run_all(&sc).pop().expect("one run");
+            *r.obs.memory.expect("memory obs")
+        };
+        let base = run(false);
+        assert!(base.kswapd_wakeups > 0);
+        assert!(base.order0_fallbacks > 0, "{}", base.order0_fallbacks);
+        let forced = run(true);
+        assert!(forced.kswapd_passes > 0);
+        assert_eq!(forced.order0_fallbacks, 0);
+    }
+
+    /// The 2.6.33 nap: kswapd sometimes finds itself needed right after balancing.
+    #[test]
+    fn the_nap_catches_premature_sleeps() {
+        let base = pressed(v2_6_32());
+        assert_eq!(base.low_wmark_hit_quickly + base.high_wmark_hit_quickly, 0);
+        let nap = pressed(VmBehaviour {
+            kswapd_nap: true,
+            ..v2_6_32()
+        });
+        assert!(nap.low_wmark_hit_quickly + nap.high_wmark_hit_quickly > 0);
+    }
+
+    /// Under blk-mq nothing clears congestion: every wait lasts its full timeout.
+    #[test]
+    fn blk_mq_waits_always_time_out() {
+        let mut sc = two_queue(20);
+        sc.memory = Some(laptop(1900, 20.0, 64));
+        sc.policies = vec!["fifo".into()];
+        sc.block.mode = crate::scenario::QueueMode::BlkMq;
+        sc.block.elevator = crate::scenario::Elevator::Fifo;
+        sc.block.plug = false;
+        let r = run_all(&sc).pop().expect("one run");
+        let m = r.obs.memory.expect("memory obs");
+        let w = &m.kswapd_waits.class[1];
+        assert!(w.waits > 0);
+        assert_eq!(w.woken_early, 0);
+        // Each lasted HZ/10 = 100 ms, except one cut by the horizon.
+        let full = w.total.as_ns() / 100_000_000;
+        assert!(full == w.waits || full + 1 == w.waits, "{w:?}");
+    }
 }

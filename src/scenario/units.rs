@@ -567,6 +567,61 @@ impl<'de> Deserialize<'de> for Rate {
     }
 }
 
+/// A rate of events per second as `memory.atomic[*].rate` writes it: `500/s`, `500 iops`, or a
+/// plain positive number (per second). A byte rate parses too (as [`Rate::BytesPerSec`]) so
+/// that validation can point the user at `bandwidth:` instead of failing on the unit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CountRate(pub Rate);
+
+struct CountRateVisitor;
+
+impl CountRateVisitor {
+    fn number<E: de::Error>(v: f64) -> Result<CountRate, E> {
+        if v.is_finite() && v > 0.0 {
+            Ok(CountRate(Rate::OpsPerSec(v)))
+        } else {
+            Err(
+                UnitError::new(format!("rate must be positive, got {v}"), COUNT_RATE_HINT)
+                    .into_serde(),
+            )
+        }
+    }
+}
+
+/// Hint shown with every allocation-rate error.
+pub const COUNT_RATE_HINT: &str =
+    "an allocation rate is a number per second: 500/s or 500; a throughput goes in `bandwidth:`";
+
+impl Visitor<'_> for CountRateVisitor {
+    type Value = CountRate;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a rate per second (500/s, or a plain number)")
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<CountRate, E> {
+        Self::number(v as f64)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<CountRate, E> {
+        Self::number(v as f64)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<CountRate, E> {
+        Self::number(v)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<CountRate, E> {
+        if let Ok(n) = v.trim().parse::<f64>() {
+            return Self::number(n);
+        }
+        parse_rate(v)
+            .map(CountRate)
+            .map_err(|e| UnitError::new(e.message, COUNT_RATE_HINT).into_serde())
+    }
+}
+
+impl<'de> Deserialize<'de> for CountRate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(CountRateVisitor)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -756,6 +811,25 @@ mod tests {
         assert!(probe("size: 1.5\n").unwrap_err().contains("whole number"));
         assert!(probe("rate: 5\n").unwrap_err().contains("need a unit"));
         assert!(probe("rate: -5\n").unwrap_err().contains("positive"));
+    }
+
+    #[test]
+    fn count_rates_take_per_second_or_a_plain_number() {
+        #[derive(Debug, serde::Deserialize)]
+        struct C {
+            rate: CountRate,
+        }
+        let r = |y: &str| serde_saphyr::from_str::<C>(y).map(|c| c.rate.0);
+        assert_eq!(r("rate: 500/s").unwrap(), Rate::OpsPerSec(500.0));
+        assert_eq!(r("rate: 500").unwrap(), Rate::OpsPerSec(500.0));
+        assert_eq!(r("rate: 2.5").unwrap(), Rate::OpsPerSec(2.5));
+        assert_eq!(r("rate: \"40\"").unwrap(), Rate::OpsPerSec(40.0));
+        // A bandwidth parses, so that validation can say where it belongs.
+        assert_eq!(r("rate: 4MB/s").unwrap(), Rate::BytesPerSec(4e6));
+        for bad in ["rate: 0", "rate: -5", "rate: fast", "rate: 0/s"] {
+            let e = r(bad).unwrap_err().to_string();
+            assert!(e.contains("500/s or 500"), "{bad}: {e}");
+        }
     }
 
     #[test]
