@@ -149,10 +149,60 @@ fn mm1_through_the_model(c: &mut Criterion) {
     group.finish();
 }
 
+/// The memory model's cost per event: the 2009 laptop (`two-queue`, `fifo`, 20 s) without a
+/// memory model and with the pressured 2 GiB one (kswapd, direct reclaim, an order-2 receive
+/// stream). Throughput is in each run's own engine events, so the two ns/event figures compare
+/// directly; their difference is what the memory model adds to an average event.
+fn memory_model_per_event(c: &mut Criterion) {
+    use qsim::engine::SimDuration;
+    use qsim::model::{policy, run_policy, testing};
+    let mut plain = qsim::scenario::resolve("two-queue").expect("shipped scenario");
+    plain.duration = SimDuration::from_secs(20);
+    plain.memory = None;
+    let mut pressed = plain.clone();
+    pressed.memory = Some(testing::laptop_memory(1900, 20.0, 64));
+    let fifo = policy::find("fifo").expect("the fifo policy is registered");
+    let mut group = c.benchmark_group("memory_model");
+    group.sample_size(10);
+    for (name, sc) in [("without", &plain), ("with", &pressed)] {
+        let events = run_policy(sc, fifo).obs.events;
+        group.throughput(Throughput::Elements(events));
+        group.bench_function(name, |b| b.iter(|| run_policy(sc, fifo).obs.events));
+    }
+    group.finish();
+
+    // The zone's own operations: an order-0 allocation and free, and a 32-page reclaim scan.
+    let mut group = c.benchmark_group("zone_ops");
+    group.throughput(Throughput::Elements(1));
+    let cfg = testing::laptop_memory(1024, 20.0, 1);
+    let streams = qsim::engine::RngStreams::new(1, 0);
+    let mut mem = qsim::model::memory::Mem::new(&cfg, &streams, true);
+    let now = qsim::engine::SimTime::ZERO;
+    use qsim::model::memory::{Gfp, PageState};
+    group.bench_function("alloc_free_order0", |b| {
+        b.iter(|| {
+            let a = mem.alloc(0, Gfp::User, PageState::Filling, now);
+            assert!(a.granted);
+            mem.free(0, PageState::Filling);
+        })
+    });
+    group.bench_function("scan_32_and_refill", |b| {
+        b.iter(|| {
+            let s = mem.scan(32, false, None);
+            for _ in 0..s.reclaimed {
+                mem.alloc(0, Gfp::User, PageState::Clean, now);
+            }
+            s.reclaimed
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     hold,
     hold_with_cancelled_timeouts,
-    mm1_through_the_model
+    mm1_through_the_model,
+    memory_model_per_event
 );
 criterion_main!(benches);

@@ -426,7 +426,8 @@ impl Mem {
     }
 
     /// Scans up to `target` pages of the LRU in batches of [`SWAP_CLUSTER_MAX`], stopping after
-    /// the batch in which `stop_after` pages were reclaimed (if given). Each batch's make-up is
+    /// the batch in which `stop_after` pages were reclaimed (if given; without a stop the whole
+    /// scan is one draw). Each batch's make-up is
     /// drawn from the LRU's composition (hypergeometric, drawn as successive binomials): clean
     /// pages are freed, dirty pages are returned for pageout if `may_writepage` (else they stay
     /// on the LRU), pages under writeback are skipped.
@@ -443,7 +444,13 @@ impl Mem {
             if lru == 0 {
                 break;
             }
-            let n = left.min(SWAP_CLUSTER_MAX).min(lru);
+            // Without an early stop the batches' draws add up to one draw of the whole scan.
+            let batch = if stop_after.is_some() {
+                SWAP_CLUSTER_MAX
+            } else {
+                left
+            };
+            let n = left.min(batch).min(lru);
             let c = draw_hypergeometric(&mut self.rng, n, clean, lru);
             let d = draw_hypergeometric(&mut self.rng, n - c, dirty_avail, others);
             for _ in 0..c {

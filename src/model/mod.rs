@@ -82,6 +82,43 @@ pub fn run_traced(
 
 /// Builders of small scenarios for tests and benchmarks, without YAML.
 pub mod testing {
+
+    /// A 2 GiB laptop's memory: `unreclaimable_mib` MiB in use (half of it mapped on the file
+    /// LRU), the rest clean page cache but for ~23 MB free, and an iwlagn-like order-2 receive
+    /// stream refilling `burst` buffers `rate` times a second, each held ~100 ms.
+    pub fn laptop_memory(
+        unreclaimable_mib: u64,
+        rate: f64,
+        burst: u32,
+    ) -> crate::scenario::MemoryConfig {
+        use crate::engine::SimDuration;
+        use crate::scenario::{AtomicStream, Distribution, MemoryConfig};
+        let ram = 2u64 << 30;
+        let mfk = 5792;
+        let unreclaimable = unreclaimable_mib << 20;
+        MemoryConfig {
+            ram,
+            min_free_kbytes: mfk,
+            unreclaimable,
+            mapped: unreclaimable / 2,
+            page_cache: ram - unreclaimable - 4 * mfk * 1024,
+            coalesce: 0.02,
+            scan_cost: SimDuration::from_ns(200),
+            page_pool: 32,
+            min_bio_pages: 8,
+            atomic: vec![AtomicStream {
+                name: "wifi".into(),
+                preset: "iwlagn".into(),
+                rate,
+                poisson: true,
+                orders: vec![0.0, 0.0, 1.0],
+                hold: Distribution::Exponential {
+                    mean: SimDuration::from_ms(100),
+                },
+                burst,
+            }],
+        }
+    }
     use crate::engine::SimDuration;
     use crate::scenario::*;
 
