@@ -312,11 +312,19 @@ impl<'a> Source<'a> {
                 )
             }
             Y::InvalidScalar { ty, .. } => {
-                let (what, hint) = scalar_hint(ty);
+                let path = at(false);
+                let (what, hint) = if path.contains(".orders") {
+                    (
+                        "a buddy order and a weight",
+                        "map each buddy order (0 to 10) to a weight: {0: 0.5, 1: 0.3, 2: 0.2}",
+                    )
+                } else {
+                    scalar_hint(ty)
+                };
                 self.error(
                     ErrorKind::BadValue,
                     loc,
-                    &at(false),
+                    &path,
                     format!("expected {what}, got {:?}", text_at()),
                     Some(hint.to_string()),
                 )
@@ -430,8 +438,12 @@ fn name_class(path: &str) -> &'static str {
         "workload kind"
     } else if last == "kind" {
         "distribution kind"
+    } else if path.starts_with("memory.atomic[") && last == "preset" {
+        "atomic preset"
     } else {
         match last {
+            "version" => "kernel version",
+            "cwait_class" => "congestion-wait queue",
             "cipher" => "cipher",
             "engine" => "crypto engine",
             "mode" => "queue mode",
@@ -454,6 +466,8 @@ fn scalar_hint(ty: &str) -> (&'static str, &'static str) {
             "a whole number",
             "write a whole number from 0 to 18446744073709551615, without a unit",
         ),
+        "i64" => ("a whole number", "write a whole number, without a unit"),
+        "floating point" => ("a number", "write a decimal number such as 0.5"),
         "boolean" => ("true or false", "write true or false"),
         _ => (
             "a different kind of value",

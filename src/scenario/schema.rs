@@ -9,10 +9,15 @@
 //! line 0. So `device`, `workloads[*]` and distributions are plain structs with a `kind:` field
 //! and every per-kind field optional; `validate` checks that each field belongs to its kind.
 //!
+//! [`Merge`] deep-merges a variant's `set:` over the base file on these structs, so every value
+//! keeps the span of the line it came from: mappings merge field by field, scalars and lists
+//! replace, and a mapping whose `kind:` changes is replaced whole.
+//!
 //! The second half of the file walks the YAML event stream to turn a line and column back into a
 //! field path (`workloads[1].rate`), which serde-saphyr's own errors do not carry.
 
-use super::units::{Duration, Rate, Size};
+use super::types::KernelVersion;
+use super::units::{CountRate, Duration, Rate, Size, UnitError};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle};
@@ -23,7 +28,7 @@ use std::fmt;
 pub type Field<T> = Option<Spanned<T>>;
 
 /// The whole scenario file.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawScenario {
     /// Scenario name; defaults to the file stem.
@@ -52,14 +57,201 @@ pub struct RawScenario {
     pub policies: Field<Vec<Spanned<String>>>,
     /// Workloads (at least one).
     pub workloads: Field<Vec<Spanned<RawWorkload>>>,
+    /// Memory pressure: one lowmem zone and GFP_ATOMIC streams.
+    pub memory: Field<RawMemory>,
+    /// Named variants: partial scenarios merged over this file.
+    pub variants: Field<Vec<Spanned<RawVariant>>>,
+}
+
+/// One entry of `variants:`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawVariant {
+    /// The variant's name (required, unique).
+    pub name: Field<String>,
+    /// The fields it changes: a partial scenario, deep-merged over the base file.
+    pub set: Field<RawScenario>,
 }
 
 /// `kernel:`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawKernel {
     /// Timer frequency.
     pub hz: Field<u32>,
+    /// Kernel version whose reclaim behaviour is simulated.
+    pub version: Field<VersionName>,
+    /// 2009 test patches switched on.
+    pub patches: Field<Vec<Spanned<String>>>,
+    /// Explicit switch: congestion-wait queue.
+    pub cwait_class: Field<CwaitClassName>,
+    /// Explicit switch: kswapd naps before sleeping.
+    pub kswapd_nap: Field<bool>,
+    /// Explicit switch: kswapd skips its congestion wait below min.
+    pub skip_below_min: Field<bool>,
+    /// Explicit switch: `wait_iff_congested` in the allocator and direct reclaim.
+    pub wait_iff_congested: Field<bool>,
+    /// Explicit switch: kswapd keeps the requested order.
+    pub force_highorder: Field<bool>,
+    /// Explicit switch: a slow-path restart wakes kswapd again.
+    pub restart_wakes_kswapd: Field<bool>,
+}
+
+/// `kernel.version` as written, read by hand so that `2.6` or `32` (YAML numbers) get a clear
+/// message here; `validate` checks the string against [`VERSION_NAMES`], at the value's own
+/// location.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionName(pub String);
+
+/// Every `kernel.version` as written in YAML, oldest first (the names of [`KernelVersion::ALL`]).
+pub const VERSION_NAMES: &[&str] = &["2.6.30", "2.6.31", "2.6.32", "2.6.33", "2.6.37"];
+
+impl VersionName {
+    /// The version this names, if qsim models it.
+    pub fn version(&self) -> Option<KernelVersion> {
+        KernelVersion::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name() == self.0.trim())
+    }
+}
+
+impl<'de> Deserialize<'de> for VersionName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl V {
+            fn number<E: de::Error>(shown: String) -> E {
+                UnitError {
+                    message: format!("a kernel version has three parts, got the number {shown}"),
+                    hint: format!(
+                        "write one of {} (2.6.32 is the default)",
+                        VERSION_NAMES.join(", ")
+                    ),
+                }
+                .into_serde()
+            }
+        }
+        impl Visitor<'_> for V {
+            type Value = VersionName;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a kernel version ({})", VERSION_NAMES.join(", "))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<VersionName, E> {
+                Err(V::number(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<VersionName, E> {
+                Err(V::number(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<VersionName, E> {
+                Err(V::number(v.to_string()))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<VersionName, E> {
+                Ok(VersionName(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `kernel.cwait_class`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CwaitClassName {
+    /// The SYNC queue.
+    Sync,
+    /// The ASYNC queue.
+    Async,
+}
+
+/// `memory:`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMemory {
+    /// Size of the zone (required).
+    pub ram: Field<Size>,
+    /// `min_free_kbytes`, in kB.
+    pub min_free_kbytes: Field<u64>,
+    /// Memory that never becomes free.
+    pub unreclaimable: Field<Size>,
+    /// Clean page cache at the start.
+    pub page_cache: Field<Size>,
+    /// Probability that a freed block merges with a free buddy.
+    pub coalesce: Field<f64>,
+    /// Reclaim's CPU cost per page scanned.
+    pub scan_cost: Field<Duration>,
+    /// dm-crypt's page_pool reserve, pages.
+    pub page_pool: Field<u32>,
+    /// Bounce pages a write clone may wait for.
+    pub min_bio_pages: Field<u32>,
+    /// GFP_ATOMIC streams.
+    pub atomic: Field<Vec<Spanned<RawAtomic>>>,
+}
+
+/// `memory.atomic[*].preset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AtomicPresetName {
+    /// iwlagn RX refill: 8 KiB A-MSDU buffers in order-2 blocks.
+    Iwlagn,
+    /// Everything from the fields (and their defaults).
+    Custom,
+}
+
+impl AtomicPresetName {
+    /// The name as written in YAML.
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicPresetName::Iwlagn => "iwlagn",
+            AtomicPresetName::Custom => "custom",
+        }
+    }
+}
+
+/// One entry of `memory.atomic:`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAtomic {
+    /// Name; defaults to `atomic<index>`.
+    pub name: Field<String>,
+    /// iwlagn | custom.
+    pub preset: Field<AtomicPresetName>,
+    /// Allocations per second (`500/s` or a plain number).
+    pub rate: Field<CountRate>,
+    /// Network throughput; divided by `buffer` into allocations per second.
+    pub bandwidth: Field<Rate>,
+    /// Bytes per allocation, for `bandwidth`.
+    pub buffer: Field<Size>,
+    /// Weight of each buddy order.
+    pub orders: Field<OrderWeights>,
+    /// Poisson or evenly spaced arrivals.
+    pub poisson: Field<bool>,
+    /// How long a buffer is held.
+    pub hold: Field<RawDistribution>,
+}
+
+/// `orders: {0: 0.5, 1: 0.3, 2: 0.2}`: buddy order → weight, in the order written, each key and
+/// value with its own location. Keys are read as signed so that `-1` gets a range message.
+#[derive(Debug, Clone)]
+pub struct OrderWeights(pub Vec<(Spanned<i64>, Spanned<f64>)>);
+
+impl<'de> Deserialize<'de> for OrderWeights {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = OrderWeights;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map of buddy order to weight, such as {0: 0.5, 1: 0.3, 2: 0.2}")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OrderWeights, A::Error> {
+                let mut out = Vec::new();
+                while let Some(k) = map.next_key::<Spanned<i64>>()? {
+                    out.push((k, map.next_value::<Spanned<f64>>()?));
+                }
+                Ok(OrderWeights(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 /// Device presets (`device.kind`).
@@ -92,7 +284,7 @@ impl DeviceKind {
 }
 
 /// `device:`: a kind and the overrides that kind accepts.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawDevice {
     /// Preset.
@@ -160,7 +352,7 @@ pub enum ElevatorName {
 }
 
 /// `block:`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawBlock {
     /// legacy | blk-mq.
@@ -272,7 +464,7 @@ pub enum EngineName {
 }
 
 /// `crypt:`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawCrypt {
     /// Cipher preset.
@@ -350,7 +542,7 @@ pub enum ArrivalsName {
 }
 
 /// One entry of `workloads:`; fio fields and buffered-writer fields side by side.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawWorkload {
     /// Name; defaults to `<kind><index>`.
@@ -379,6 +571,8 @@ pub struct RawWorkload {
     pub numjobs: Field<u32>,
     /// fio: writes carry REQ_SYNC.
     pub sync: Field<bool>,
+    /// fio: reads bypass the page cache (O_DIRECT).
+    pub direct: Field<bool>,
     /// buffered-writer: writeback request size.
     pub chunk: Field<Size>,
     /// buffered-writer: background threshold.
@@ -402,6 +596,7 @@ impl RawWorkload {
         push(&mut v, "think", &self.think);
         push(&mut v, "numjobs", &self.numjobs);
         push(&mut v, "sync", &self.sync);
+        push(&mut v, "direct", &self.direct);
         push(&mut v, "chunk", &self.chunk);
         push(&mut v, "background", &self.background);
         push(&mut v, "dirty_limit", &self.dirty_limit);
@@ -439,7 +634,7 @@ impl DistKind {
 }
 
 /// The map form of a distribution: a kind and the parameters that kind takes.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawDistMap {
     /// Which distribution.
@@ -476,7 +671,7 @@ impl RawDistMap {
 ///
 /// Read with a visitor (`visit_str` / `visit_map`) rather than an untagged enum, so a bad
 /// duration says what is wrong with it instead of "did not match any variant".
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum RawDistribution {
     /// `think: 1ms`.
     Fixed(Duration),
@@ -516,6 +711,94 @@ impl<'de> Deserialize<'de> for RawDistribution {
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+/// Deep merge of a variant's `set:` over the base file, on the parsed structs so that every
+/// value keeps the location it was written at.
+pub(crate) trait Merge {
+    /// Applies `over` on top of `self`.
+    fn merge(&mut self, over: Self);
+}
+
+/// A nested mapping: merged field by field when both sides have it.
+fn merge_map<T: Merge>(base: &mut Field<T>, over: Field<T>) {
+    match (base.as_mut(), over) {
+        (Some(b), Some(o)) => b.value.merge(o.value),
+        (None, Some(o)) => *base = Some(o),
+        (_, None) => {}
+    }
+}
+
+/// A scalar or a list: replaced when the override has it.
+fn replace<T>(base: &mut Field<T>, over: Field<T>) {
+    if over.is_some() {
+        *base = over;
+    }
+}
+
+/// Implements [`Merge`] for a struct whose every field is listed once, either under `maps`
+/// (merged recursively) or `values` (replaced). The destructuring makes a forgotten field a
+/// compile error. With `kind`, an override that names a different kind replaces the whole
+/// mapping instead: a `seek_min` of an hdd base must not survive into an nvme variant.
+macro_rules! merge_fields {
+    ($ty:ty; $(kind: $kind:ident;)? maps: [$($m:ident),*]; values: [$($v:ident),*]) => {
+        impl Merge for $ty {
+            fn merge(&mut self, over: Self) {
+                $(
+                    let differs = match (&self.$kind, &over.$kind) {
+                        (Some(a), Some(b)) => a.value != b.value,
+                        _ => false,
+                    };
+                    if differs {
+                        *self = over;
+                        return;
+                    }
+                )?
+                let Self { $($m,)* $($v,)* } = over;
+                $(merge_map(&mut self.$m, $m);)*
+                $(replace(&mut self.$v, $v);)*
+            }
+        }
+    };
+}
+
+merge_fields!(RawScenario;
+    maps: [kernel, device, block, crypt, memory];
+    values: [name, description, seed, duration, warmup, max_events, cpus, policies, workloads,
+             variants]);
+merge_fields!(RawKernel;
+    maps: [];
+    values: [hz, version, patches, cwait_class, kswapd_nap, skip_below_min, wait_iff_congested,
+             force_highorder, restart_wakes_kswapd]);
+merge_fields!(RawDevice;
+    kind: kind;
+    maps: [service];
+    values: [kind, seek_min, seek_full, revolution, transfer_rate, capacity, queue_depth, latency,
+             channels, overhead]);
+merge_fields!(RawBlock;
+    maps: [];
+    values: [mode, nr_requests, elevator, plug, unplug_threshold, low_latency, slice_sync,
+             slice_async, slice_idle, quantum]);
+merge_fields!(RawCrypt;
+    maps: [cost];
+    values: [cipher, encrypt_rate, decrypt_rate, per_sector_cost, hop_cost, engine,
+             async_queue_limit, async_rate, unplug_after_submit]);
+merge_fields!(RawMemory;
+    maps: [];
+    values: [ram, min_free_kbytes, unreclaimable, page_cache, coalesce, scan_cost, page_pool,
+             min_bio_pages, atomic]);
+merge_fields!(RawDistMap;
+    kind: kind;
+    maps: [];
+    values: [kind, mean, value, low, high, stddev, values]);
+
+impl Merge for RawDistribution {
+    fn merge(&mut self, over: Self) {
+        match (self, over) {
+            (RawDistribution::Map(a), RawDistribution::Map(b)) => a.merge(*b),
+            (this, over) => *this = over,
+        }
     }
 }
 
@@ -694,6 +977,60 @@ policies: [fifo, split]
         }
         assert!(!outline("a: 1\n").empty);
         assert!(!outline("just a string\n").empty);
+    }
+
+    #[test]
+    fn merge_is_deep_for_mappings_and_keeps_every_span() {
+        let base: RawScenario = serde_saphyr::from_str(
+            "kernel:\n  hz: 1000\n  patches: [force-highorder]\ndevice:\n  kind: hdd5400\n  seek_min: 3ms\ncrypt:\n  cost: {kind: uniform, low: 1ms, high: 2ms}\npolicies: [fifo, split]\n",
+        )
+        .unwrap();
+        let over: RawScenario = serde_saphyr::from_str(
+            "kernel:\n  version: 2.6.30\ndevice:\n  kind: hdd5400\n  capacity: 1TB\ncrypt:\n  cost: {high: 3ms}\npolicies: [fifo]\nmemory: {ram: 1GiB}\n",
+        )
+        .unwrap();
+        let mut m = base.clone();
+        m.merge(over);
+        let k = m.kernel.as_ref().unwrap();
+        assert_eq!(k.value.hz.as_ref().map(|h| h.value), Some(1000), "kept");
+        assert_eq!(
+            k.value.hz.as_ref().unwrap().referenced.line(),
+            2,
+            "base line"
+        );
+        let v = k.value.version.as_ref().unwrap();
+        assert_eq!((v.value.0.as_str(), v.referenced.line()), ("2.6.30", 2));
+        assert_eq!(k.value.patches.as_ref().unwrap().value.len(), 1);
+        let d = &m.device.as_ref().unwrap().value;
+        assert!(
+            d.seek_min.is_some() && d.capacity.is_some(),
+            "same kind: merged"
+        );
+        let Some(RawDistribution::Map(cost)) = m
+            .crypt
+            .as_ref()
+            .unwrap()
+            .value
+            .cost
+            .as_ref()
+            .map(|c| &c.value)
+        else {
+            panic!("map")
+        };
+        assert!(cost.low.is_some());
+        assert_eq!(
+            cost.high.as_ref().unwrap().referenced.line(),
+            7,
+            "from the override"
+        );
+        assert_eq!(m.policies.as_ref().unwrap().value.len(), 1, "lists replace");
+        assert!(m.memory.is_some(), "absent in the base: taken whole");
+        // A different kind replaces the mapping whole.
+        let mut m = base;
+        m.merge(serde_saphyr::from_str("device: {kind: nvme}\n").unwrap());
+        let d = &m.device.as_ref().unwrap().value;
+        assert!(d.seek_min.is_none());
+        assert_eq!(d.kind.as_ref().unwrap().value, DeviceKind::Nvme);
     }
 
     #[test]

@@ -16,6 +16,30 @@
 //! | `aes-ni` | 1432 MiB/s encrypt, 1387 MiB/s decrypt |
 //! | `vaes` | 9588 MB/s both ways |
 //! | `null` | infinite |
+//! | `iwlagn` (atomic stream) | orders {2: 1.0}, buffer 8 KiB: an 8 KiB A-MSDU needs 8448 B plus the skb tail, a 16 KiB order-2 block (MODEL.md §8); the file still gives `rate` or `bandwidth` |
+//!
+//! Defaults of the memory-model fields (MODEL.md §5–§7), each with its reason:
+//!
+//! | field | default | why |
+//! |---|---|---|
+//! | `kernel.version` | 2.6.32 | the kernel of the 2009 reports (S2009) |
+//! | `kernel.patches` | none | the 2009 patches are hypotheses to sweep, not facts (§7) |
+//! | `kernel.<switch>` | the version's (`KernelVersion::defaults`), then the patches | an explicit switch wins over both |
+//! | `memory` | absent: unlimited memory | every scenario written before the memory model runs unchanged |
+//! | `memory.min_free_kbytes` | `int_sqrt(16·ram_kB)` clamped to [128, 65536] (5792 for 2 GiB) | the kernel's own boot-time value, 2.6.32 |
+//! | `memory.unreclaimable` | half of `ram`, rounded down to 4 KiB | kernel + anonymous memory of a busy desktop without swap [assumed] |
+//! | `memory.page_cache` | `ram − unreclaimable − 16·min` pages | the run starts with free = 16·min, far above high, so pressure comes from the workloads |
+//! | `memory.coalesce` | 0.5 | halfway between a perfect buddy allocator (1) and no merging (0) [assumed] |
+//! | `memory.scan_cost` | 200 ns per page | order of magnitude of an LRU scan step on 2009 hardware [assumed] |
+//! | `memory.page_pool` | 32 pages | dm-crypt's `MIN_POOL_PAGES` |
+//! | `memory.min_bio_pages` | 8 | dm-crypt's `MIN_BIO_PAGES`: bounce pages a clone may wait for |
+//! | `atomic[*].name` | `atomic<index>` | as workloads |
+//! | `atomic[*].preset` | `custom` | nothing hidden unless asked for |
+//! | `atomic[*].orders` | {0: 0.5, 1: 0.3, 2: 0.2} | MODEL.md §8's default RX mix [assumed] |
+//! | `atomic[*].buffer` | 8 KiB | one A-MSDU; only used to turn `bandwidth` into allocations |
+//! | `atomic[*].poisson` | true | independent packet arrivals |
+//! | `atomic[*].hold` | exponential, mean 2 ms | an RX buffer lives until softirq processing hands it on [assumed] |
+//! | `workloads[*].direct` | false | fio's default; `gitk` reads through the page cache too |
 //!
 //! An HDD's seek time over distance d is `min + (full − min)·√(d / capacity)`. Over uniform random
 //! positions E[√|U₁ − U₂|] = 8/15, so the mean seek is `min + (full − min)·8/15`, and a preset's
@@ -35,16 +59,35 @@
 //!   (`gitk0`, `buffered-writer1`). A region without `offset` starts where the previous
 //!   workload's region ends; regions must be sector-aligned and, on an HDD, inside its capacity.
 //! - `size` defaults to 1 GiB for fio and buffered writers and 256 MiB for `gitk`.
+//! - Memory amounts (`ram`, `unreclaimable`, `page_cache`) must be whole 4 KiB pages; `ram` lies
+//!   in 64 MiB..=64 GiB; `min_free_kbytes` in 128..=ram/32; `unreclaimable + page_cache` must
+//!   leave at least the high watermark (1.5·min pages) free at the start.
+//! - An atomic stream gives exactly one of `rate` (allocations per second: `500/s`, or a plain
+//!   number) and `bandwidth` (divided by `buffer`); `buffer` without `bandwidth` is refused.
+//!   `orders` weights are normalised to sum 1 and stored by order, trailing zero orders dropped;
+//!   an `iwlagn` stream with `orders` or `buffer` is reported as `iwlagn (custom)`.
+//! - A patch and an explicit `false` for the switch it sets (`skip_below_min: false` with
+//!   `kswapd-stay-awake-when-min`, `crypt.unplug_after_submit: false` with `dm-crypt-unplug`)
+//!   are a conflict, reported at the patch: otherwise a variant adding the patch over such a base
+//!   would silently change nothing.
+//! - Variants: `set:` is a partial scenario merged over the base file: mappings merge field by
+//!   field, scalars and lists (`workloads`, `policies`, `patches`, `atomic`) replace, and a
+//!   `device:` or distribution whose `kind:` differs from the base's replaces it whole. `set` may
+//!   not hold `name`, `description`, `seed` (variants share random numbers) or `variants`. Each
+//!   variant is validated in full; an error in a value written inside `set` carries the path
+//!   `variants[i].set.…` and the message names the variant.
 
 use super::schema::{
-    ArrivalsName, CipherName, DeviceKind, DistKind, ElevatorName, EngineName, Field, QueueModeName,
-    RawBlock, RawCrypt, RawDevice, RawDistribution, RawScenario, RawWorkload, RwName,
-    WorkloadKindName,
+    ArrivalsName, AtomicPresetName, CipherName, CwaitClassName, DeviceKind, DistKind, ElevatorName,
+    EngineName, Field, Merge, OrderWeights, QueueModeName, RawAtomic, RawBlock, RawCrypt,
+    RawDevice, RawDistribution, RawKernel, RawMemory, RawScenario, RawWorkload, RwName,
+    VERSION_NAMES, WorkloadKindName,
 };
 use super::types::*;
-use super::units::{Duration, Rate, format_bytes};
+use super::units::{Duration, Rate, Size, format_bandwidth, format_bytes};
 use super::{Error, ErrorKind, MINIMAL_SCENARIO, Source, suggestion};
 use crate::engine::SimDuration;
+use crate::model::zone::{WatermarkKernel, Watermarks, min_free_kbytes};
 use serde_saphyr::{Location, Spanned};
 use std::collections::HashSet;
 
@@ -85,6 +128,7 @@ const FIO_FIELDS: &[&str] = &[
     "think",
     "numjobs",
     "sync",
+    "direct",
 ];
 const WRITER_FIELDS: &[&str] = &[
     "rate",
@@ -94,6 +138,30 @@ const WRITER_FIELDS: &[&str] = &[
     "size",
     "offset",
 ];
+
+/// The 2009 test patches `kernel.patches` accepts (MODEL.md §7), each a hypothesis mapped onto
+/// one switch: `kswapd-stay-awake-when-min` → `skip_below_min`, `force-highorder` →
+/// `force_highorder`, `dm-crypt-unplug` → `crypt.unplug_after_submit`.
+pub const PATCHES: &[&str] = &[
+    "kswapd-stay-awake-when-min",
+    "force-highorder",
+    "dm-crypt-unplug",
+];
+
+/// Page size: every memory amount is a whole number of pages.
+pub const PAGE: u64 = 4096;
+/// Smallest and largest `memory.ram`.
+pub const RAM_RANGE: (u64, u64) = (64 << 20, 64 << 30);
+/// Largest buddy order (`MAX_ORDER − 1` in 2.6.32).
+pub const MAX_ORDER: usize = 10;
+/// Default GFP_ATOMIC order mix of a `custom` stream (MODEL.md §8, assumed).
+const DEFAULT_ORDERS: &[f64] = &[0.5, 0.3, 0.2];
+/// The `iwlagn` preset's order mix: every RX refill is an order-2 (16 KiB) block.
+const IWLAGN_ORDERS: &[f64] = &[0.0, 0.0, 1.0];
+/// Free memory at the start when `page_cache` is not given, in multiples of the min watermark.
+pub const DEFAULT_FREE_MINS: u64 = 16;
+/// Bytes per allocation when a stream gives `bandwidth` (one 8 KiB A-MSDU buffer).
+const DEFAULT_BUFFER: u64 = 8 << 10;
 
 /// HDD preset parameters.
 struct HddPreset {
@@ -290,7 +358,8 @@ impl Checker<'_, '_> {
     }
 }
 
-/// Validates a parsed file into a [`Scenario`]; `stem` is the default name.
+/// Validates a parsed file into a [`Scenario`]; `stem` is the default name. The base scenario is
+/// resolved first, then each variant (the base with its `set:` merged over it).
 pub(crate) fn validate(
     raw: Spanned<RawScenario>,
     src: &Source<'_>,
@@ -298,7 +367,13 @@ pub(crate) fn validate(
 ) -> Result<Scenario, Error> {
     let c = Checker { src };
     let raw = raw.value;
+    let mut base = scenario(&c, &raw, stem)?;
+    base.variants = variants(&c, &raw, stem)?;
+    Ok(base)
+}
 
+/// Resolves everything but `variants` (left empty).
+fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Error> {
     let name = match &raw.name {
         Some(s) if s.value.trim().is_empty() => {
             return Err(c.err(
@@ -334,23 +409,10 @@ pub(crate) fn validate(
     )?;
     let cpus = c.int(&raw.cpus, "cpus", 1, 1, 1024)?;
 
-    let hz = match raw.kernel.as_ref().and_then(|k| k.value.hz.as_ref()) {
-        None => 250,
-        Some(s) if HZ_VALUES.contains(&s.value) => s.value,
-        Some(s) => {
-            return Err(c.err(
-                ErrorKind::BadValue,
-                Some(s.referenced),
-                "kernel.hz",
-                format!("HZ must be 100, 250, 300 or 1000, got {}", s.value),
-                "these are the kernel's CONFIG_HZ choices; 250 is the default",
-            ));
-        }
-    };
-    let kernel = KernelConfig::new(hz);
+    let (kernel, patch_locs) = kernel(c, raw.kernel.as_ref().map(|k| &k.value))?;
 
     let device = match &raw.device {
-        Some(d) => device(&c, &d.value, d.referenced)?,
+        Some(d) => device(c, &d.value, d.referenced)?,
         None => {
             return Err(c.err(
                 ErrorKind::Missing,
@@ -361,9 +423,13 @@ pub(crate) fn validate(
             ));
         }
     };
-    let block = block(&c, raw.block.as_ref().map(|b| &b.value), &kernel)?;
-    let crypt = crypt(&c, raw.crypt.as_ref().map(|b| &b.value))?;
-    let policies = policies(&c, &raw.policies)?;
+    let block = block(c, raw.block.as_ref().map(|b| &b.value), &kernel)?;
+    let crypt = crypt(c, raw.crypt.as_ref().map(|b| &b.value), &patch_locs)?;
+    let policies = policies(c, &raw.policies)?;
+    let memory = match &raw.memory {
+        Some(m) => Some(memory(c, &m.value, m.referenced)?),
+        None => None,
+    };
 
     let raw_workloads = match &raw.workloads {
         Some(w) if !w.value.is_empty() => w,
@@ -386,7 +452,7 @@ pub(crate) fn validate(
     let mut cursor = 0u64;
     for (i, w) in raw_workloads.value.iter().enumerate() {
         let path = format!("workloads[{i}]");
-        let wl = workload(&c, &w.value, w.referenced, &path, i, &mut cursor, capacity)?;
+        let wl = workload(c, &w.value, w.referenced, &path, i, &mut cursor, capacity)?;
         if !names.insert(wl.name.clone()) {
             return Err(c.err(
                 ErrorKind::Conflict,
@@ -413,9 +479,657 @@ pub(crate) fn validate(
         crypt,
         policies,
         workloads,
-        memory: None,
+        memory,
         variants: Vec::new(),
     })
+}
+
+/// The `variants:` list: each variant's `set:` merged over the base file and resolved in full.
+fn variants(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Vec<Variant>, Error> {
+    let Some(list) = &raw.variants else {
+        return Ok(Vec::new());
+    };
+    if list.value.is_empty() {
+        return Err(c.err(
+            ErrorKind::Missing,
+            Some(list.referenced),
+            "variants",
+            "the variant list is empty",
+            "list at least one, e.g. `- { name: \"2.6.30\", set: { kernel: { version: \"2.6.30\" } } }`, \
+             or remove `variants:`",
+        ));
+    }
+    let mut base = raw.clone();
+    base.variants = None;
+    let mut out: Vec<Variant> = Vec::new();
+    for (i, v) in list.value.iter().enumerate() {
+        let path = format!("variants[{i}]");
+        let name = match &v.value.name {
+            None => {
+                return Err(c.err(
+                    ErrorKind::Missing,
+                    Some(v.referenced),
+                    &at(&path, "name"),
+                    "the variant has no `name`",
+                    "name it as the report should label it, e.g. `name: \"2.6.30\"`",
+                ));
+            }
+            Some(s) if s.value.trim().is_empty() => {
+                return Err(c.err(
+                    ErrorKind::BadValue,
+                    Some(s.referenced),
+                    &at(&path, "name"),
+                    "the variant name is empty",
+                    "name it as the report should label it, e.g. `name: \"2.6.30\"`",
+                ));
+            }
+            Some(s) => s.value.clone(),
+        };
+        if out.iter().any(|o| o.name == name) {
+            return Err(c.err(
+                ErrorKind::Conflict,
+                loc(&v.value.name),
+                &at(&path, "name"),
+                format!("variant name `{name}` is used twice"),
+                "give each variant its own name: the report labels its results with it",
+            ));
+        }
+        let Some(set) = &v.value.set else {
+            return Err(c.err(
+                ErrorKind::Missing,
+                Some(v.referenced),
+                &at(&path, "set"),
+                format!("variant `{name}` has no `set`"),
+                "add the fields it changes, e.g. `set: { kernel: { version: \"2.6.30\" } }`",
+            ));
+        };
+        let set_path = at(&path, "set");
+        let fixed = [
+            ("name", loc(&set.value.name)),
+            ("description", loc(&set.value.description)),
+            ("seed", loc(&set.value.seed)),
+            ("variants", loc(&set.value.variants)),
+        ];
+        if let Some(&(field, l)) = fixed.iter().find(|(_, l)| l.is_some()) {
+            let hint = match field {
+                "seed" => {
+                    "variants share the base's seed so that they compare on the same random \
+                     numbers; change `seed` at the top level"
+                }
+                "variants" => "variants do not nest: list every variant at the top level",
+                _ => {
+                    "a variant is labelled by the `name:` beside its `set:`; the scenario's name \
+                     and description are shared"
+                }
+            };
+            return Err(c.err(
+                ErrorKind::Conflict,
+                l,
+                &at(&set_path, field),
+                format!("a variant cannot set `{field}`"),
+                hint,
+            ));
+        }
+        let mut merged = base.clone();
+        merged.merge(set.value.clone());
+        let resolved =
+            scenario(c, &merged, stem).map_err(|e| in_variant(c, e, &set_path, &name))?;
+        out.push(Variant {
+            name,
+            scenario: Box::new(resolved),
+        });
+    }
+    Ok(out)
+}
+
+/// Marks an error raised while resolving a variant: the message names the variant, and when
+/// the value at fault was written inside its `set:` the path says so (`variants[0].set.kernel.
+/// version`); a value of the base file keeps its own path.
+fn in_variant(c: &Checker, mut e: Error, set_path: &str, name: &str) -> Error {
+    let inside = match (e.line(), e.column()) {
+        (Some(l), Some(col)) => c
+            .src
+            .outline
+            .path_at(l, col, false)
+            .is_some_and(|p| p == set_path || p.starts_with(&format!("{set_path}."))),
+        _ => false,
+    };
+    if inside {
+        e.0.path = Some(match e.0.path.take() {
+            Some(p) if !p.is_empty() => format!("{set_path}.{p}"),
+            _ => set_path.to_string(),
+        });
+    }
+    e.0.message = format!("in variant `{name}`: {}", e.0.message);
+    e
+}
+
+/// `kernel:`: HZ, then the version's switches, the patches, and the explicit knobs in that
+/// order. Also returns each patch with its location, for the crypt section's check.
+fn kernel(
+    c: &Checker,
+    k: Option<&RawKernel>,
+) -> Result<(KernelConfig, Vec<(String, Location)>), Error> {
+    let hz = match k.and_then(|k| k.hz.as_ref()) {
+        None => 250,
+        Some(s) if HZ_VALUES.contains(&s.value) => s.value,
+        Some(s) => {
+            return Err(c.err(
+                ErrorKind::BadValue,
+                Some(s.referenced),
+                "kernel.hz",
+                format!("HZ must be 100, 250, 300 or 1000, got {}", s.value),
+                "these are the kernel's CONFIG_HZ choices; 250 is the default",
+            ));
+        }
+    };
+    let mut kernel = KernelConfig::new(hz);
+    let Some(k) = k else {
+        return Ok((kernel, Vec::new()));
+    };
+    if let Some(v) = &k.version {
+        kernel.version = v.value.version().ok_or_else(|| {
+            c.err(
+                ErrorKind::UnknownName,
+                Some(v.referenced),
+                "kernel.version",
+                format!("unknown kernel version `{}`", v.value.0),
+                format!(
+                    "qsim models {} (MODEL.md §6); 2.6.32 is the default",
+                    VERSION_NAMES.join(", ")
+                ),
+            )
+        })?;
+    }
+    let patches = patches(c, &k.patches)?;
+    let mut vm = kernel.version.defaults();
+    let patched = |name: &str| patches.iter().find(|(p, _)| p == name).map(|(_, l)| *l);
+    if patched("kswapd-stay-awake-when-min").is_some() {
+        vm.skip_below_min = true;
+    }
+    if patched("force-highorder").is_some() {
+        vm.force_highorder = true;
+    }
+    if let Some(cw) = &k.cwait_class {
+        vm.cwait_class = match cw.value {
+            CwaitClassName::Sync => CwaitClass::Sync,
+            CwaitClassName::Async => CwaitClass::Async,
+        };
+    }
+    let knobs: [(&str, &Field<bool>, &mut bool, Option<&str>); 5] = [
+        ("kswapd_nap", &k.kswapd_nap, &mut vm.kswapd_nap, None),
+        (
+            "skip_below_min",
+            &k.skip_below_min,
+            &mut vm.skip_below_min,
+            Some("kswapd-stay-awake-when-min"),
+        ),
+        (
+            "wait_iff_congested",
+            &k.wait_iff_congested,
+            &mut vm.wait_iff_congested,
+            None,
+        ),
+        (
+            "force_highorder",
+            &k.force_highorder,
+            &mut vm.force_highorder,
+            Some("force-highorder"),
+        ),
+        (
+            "restart_wakes_kswapd",
+            &k.restart_wakes_kswapd,
+            &mut vm.restart_wakes_kswapd,
+            None,
+        ),
+    ];
+    for (field, f, slot, patch) in knobs {
+        let Some(s) = f else { continue };
+        if !s.value
+            && let Some(patch) = patch
+            && let Some(pl) = patched(patch)
+        {
+            return Err(patch_conflict(
+                c,
+                &patches,
+                patch,
+                pl,
+                &format!("kernel.{field}"),
+                s.referenced,
+            ));
+        }
+        *slot = s.value;
+    }
+    kernel.vm = vm;
+    kernel.patches = patches.iter().map(|(p, _)| p.clone()).collect();
+    Ok((kernel, patches))
+}
+
+/// A patch listed together with `<field>: false`, which undoes it: located at the patch.
+fn patch_conflict(
+    c: &Checker,
+    patches: &[(String, Location)],
+    patch: &str,
+    patch_loc: Location,
+    field: &str,
+    field_loc: Location,
+) -> Error {
+    let index = patches.iter().position(|(p, _)| p == patch).unwrap_or(0);
+    let short = field.rsplit('.').next().unwrap_or(field);
+    c.err(
+        ErrorKind::Conflict,
+        Some(patch_loc),
+        &format!("kernel.patches[{index}]"),
+        format!(
+            "the patch `{patch}` turns `{field}` on, but line {} sets it to false",
+            field_loc.line()
+        ),
+        format!("the patch is that switch turned on: remove the patch or the `{short}: false`"),
+    )
+}
+
+/// `kernel.patches`: known names, each once. An empty list is allowed (a variant may clear the
+/// base's patches with `patches: []`).
+fn patches(c: &Checker, f: &Field<Vec<Spanned<String>>>) -> Result<Vec<(String, Location)>, Error> {
+    let Some(list) = f else {
+        return Ok(Vec::new());
+    };
+    let mut out: Vec<(String, Location)> = Vec::new();
+    for (i, p) in list.value.iter().enumerate() {
+        let path = format!("kernel.patches[{i}]");
+        if !PATCHES.contains(&p.value.as_str()) {
+            // MODEL.md spells them with underscores; suggest the dashed name for those too.
+            let normal = p.value.trim().to_ascii_lowercase().replace('_', "-");
+            let hint = match suggestion(&normal, PATCHES) {
+                Some(s) => format!("did you mean `{s}`? valid patches: {}", PATCHES.join(", ")),
+                None => format!("valid patches: {}", PATCHES.join(", ")),
+            };
+            return Err(c.err(
+                ErrorKind::UnknownName,
+                Some(p.referenced),
+                &path,
+                format!("unknown patch `{}`", p.value),
+                hint,
+            ));
+        }
+        if out.iter().any(|(q, _)| *q == p.value) {
+            return Err(c.err(
+                ErrorKind::Conflict,
+                Some(p.referenced),
+                &path,
+                format!("patch `{}` is listed twice", p.value),
+                "list each patch once",
+            ));
+        }
+        out.push((p.value.clone(), p.referenced));
+    }
+    Ok(out)
+}
+
+/// `memory:`: the zone's size and layout, dm-crypt's pools and the GFP_ATOMIC streams.
+fn memory(c: &Checker, m: &RawMemory, here: Location) -> Result<MemoryConfig, Error> {
+    let Some(ram_f) = &m.ram else {
+        return Err(c.err(
+            ErrorKind::Missing,
+            Some(here),
+            "memory.ram",
+            "the memory section has no `ram`",
+            "give the size of the machine's low memory, e.g. `ram: 2GiB`",
+        ));
+    };
+    let ram = ram_f.value.0;
+    let (lo, hi) = RAM_RANGE;
+    if ram < lo || ram > hi {
+        return Err(c.err(
+            ErrorKind::BadValue,
+            Some(ram_f.referenced),
+            "memory.ram",
+            format!(
+                "must be between {} and {}, got {}",
+                format_bytes(lo),
+                format_bytes(hi),
+                format_bytes(ram)
+            ),
+            "one lowmem zone of a 2009-era machine: 512MiB, 2GiB, 4GiB, …",
+        ));
+    }
+    pages_only(c, ram, &m.ram, "memory.ram")?;
+    let ram_kb = ram / 1024;
+    let default_mfk = min_free_kbytes(ram_kb, WatermarkKernel::V2_6_32);
+    let max_mfk = ram_kb / 32;
+    let mfk = match &m.min_free_kbytes {
+        None => default_mfk,
+        Some(s) if (128..=max_mfk).contains(&s.value) => s.value,
+        Some(s) => {
+            return Err(c.err(
+                ErrorKind::BadValue,
+                Some(s.referenced),
+                "memory.min_free_kbytes",
+                format!(
+                    "must be between 128 and {max_mfk} for {} of ram, got {}",
+                    format_bytes(ram),
+                    s.value
+                ),
+                format!(
+                    "the kernel's own value for {} is {default_mfk} (leave the field out for it); \
+                     at most ram/32, so that the default layout (half unreclaimable, 16·min \
+                     free) still fits",
+                    format_bytes(ram)
+                ),
+            ));
+        }
+    };
+    let marks = Watermarks::v2_6_32(mfk);
+    let unreclaimable = match &m.unreclaimable {
+        Some(s) => {
+            pages_only(c, s.value.0, &m.unreclaimable, "memory.unreclaimable")?;
+            s.value.0
+        }
+        None => ram / 2 / PAGE * PAGE,
+    };
+    let high_bytes = marks.high * PAGE;
+    // The largest unreclaimable amount that leaves `high` free with no page cache at all.
+    let max_unreclaimable = ram.saturating_sub(high_bytes);
+    if unreclaimable > max_unreclaimable {
+        return Err(c.err(
+            ErrorKind::Conflict,
+            loc(&m.unreclaimable),
+            "memory.unreclaimable",
+            format!(
+                "{} of {} ram leaves less than the high watermark ({} pages) free",
+                format_bytes(unreclaimable),
+                format_bytes(ram),
+                marks.high
+            ),
+            format!(
+                "at most {} ({} bytes); the zone must start above its high watermark",
+                format_bytes(max_unreclaimable),
+                max_unreclaimable
+            ),
+        ));
+    }
+    let page_cache = match &m.page_cache {
+        Some(s) => {
+            pages_only(c, s.value.0, &m.page_cache, "memory.page_cache")?;
+            let max = max_unreclaimable - unreclaimable;
+            if s.value.0 > max {
+                return Err(c.err(
+                    ErrorKind::Conflict,
+                    Some(s.referenced),
+                    "memory.page_cache",
+                    format!(
+                        "{} of cache plus {} unreclaimable leaves less than the high watermark \
+                         ({} pages) free in {} of ram",
+                        format_bytes(s.value.0),
+                        format_bytes(unreclaimable),
+                        marks.high,
+                        format_bytes(ram)
+                    ),
+                    format!(
+                        "at most {} ({max} bytes); the zone must start above its high watermark",
+                        format_bytes(max)
+                    ),
+                ));
+            }
+            s.value.0
+        }
+        // Start with free = 16·min pages (16·min_free_kbytes KiB): well above high, so the
+        // run begins quiet and pressure builds from the workloads.
+        None => ram
+            .saturating_sub(unreclaimable)
+            .saturating_sub(DEFAULT_FREE_MINS * marks.min * PAGE),
+    };
+    let coalesce = match &m.coalesce {
+        None => 0.5,
+        Some(s) if (0.0..=1.0).contains(&s.value) => s.value,
+        Some(s) => {
+            return Err(c.err(
+                ErrorKind::BadValue,
+                Some(s.referenced),
+                "memory.coalesce",
+                format!("is a probability, between 0 and 1, got {}", s.value),
+                "0 never merges freed blocks (fragmentation builds up), 1 always merges; 0.5 is the default",
+            ));
+        }
+    };
+    let scan_cost = c.dur(
+        &m.scan_cost,
+        "memory.scan_cost",
+        SimDuration::from_ns(200),
+        false,
+    )?;
+    let page_pool = c.int(&m.page_pool, "memory.page_pool", 32, 1, 1_000_000)?;
+    let min_bio_pages = c.int(&m.min_bio_pages, "memory.min_bio_pages", 8, 1, 1_000_000)?;
+    let mut atomic: Vec<AtomicStream> = Vec::new();
+    if let Some(list) = &m.atomic {
+        for (i, a) in list.value.iter().enumerate() {
+            let path = format!("memory.atomic[{i}]");
+            let stream = atomic_stream(c, &a.value, a.referenced, &path, i)?;
+            if atomic.iter().any(|s| s.name == stream.name) {
+                return Err(c.err(
+                    ErrorKind::Conflict,
+                    loc(&a.value.name).or(Some(a.referenced)),
+                    &at(&path, "name"),
+                    format!("atomic stream name `{}` is used twice", stream.name),
+                    "give each stream its own `name:` (the default is atomic<index>)",
+                ));
+            }
+            atomic.push(stream);
+        }
+    }
+    Ok(MemoryConfig {
+        ram,
+        min_free_kbytes: mfk,
+        unreclaimable,
+        mapped: unreclaimable / 2,
+        page_cache,
+        coalesce,
+        scan_cost,
+        page_pool,
+        min_bio_pages,
+        atomic,
+    })
+}
+
+/// Refuses a memory amount that is not a whole number of 4 KiB pages.
+fn pages_only(c: &Checker, bytes: u64, f: &Field<Size>, path: &str) -> Result<(), Error> {
+    if bytes.is_multiple_of(PAGE) {
+        return Ok(());
+    }
+    let down = bytes / PAGE * PAGE;
+    Err(c.err(
+        ErrorKind::BadValue,
+        loc(f),
+        path,
+        format!(
+            "must be a whole number of 4KiB pages, got {}",
+            format_bytes(bytes)
+        ),
+        format!(
+            "use binary units (2GiB, 512MiB), or {} ({down} bytes) rounded down",
+            format_bytes(down)
+        ),
+    ))
+}
+
+/// One entry of `memory.atomic:`.
+fn atomic_stream(
+    c: &Checker,
+    a: &RawAtomic,
+    here: Location,
+    path: &str,
+    index: usize,
+) -> Result<AtomicStream, Error> {
+    let p = |f: &str| at(path, f);
+    let name = match &a.name {
+        Some(s) if s.value.trim().is_empty() => {
+            return Err(c.err(
+                ErrorKind::BadValue,
+                Some(s.referenced),
+                &p("name"),
+                "the name is empty",
+                "give a short name, or leave it out for atomic<index>",
+            ));
+        }
+        Some(s) => s.value.clone(),
+        None => format!("atomic{index}"),
+    };
+    let preset = val(&a.preset).unwrap_or(AtomicPresetName::Custom);
+    let rate = match (&a.rate, &a.bandwidth) {
+        (Some(_), Some(b)) => {
+            return Err(c.err(
+                ErrorKind::Conflict,
+                Some(b.referenced),
+                &p("bandwidth"),
+                "give `rate` or `bandwidth`, not both",
+                "`rate` counts allocations per second; `bandwidth` is a throughput divided by \
+                 `buffer`",
+            ));
+        }
+        (None, None) => {
+            return Err(c.err(
+                ErrorKind::Missing,
+                Some(here),
+                &p("rate"),
+                "the stream has neither `rate` nor `bandwidth`",
+                "allocations per second (`rate: 500/s`) or a network throughput (`bandwidth: \
+                 4MB/s`, divided by `buffer`, 8KiB by default)",
+            ));
+        }
+        (Some(r), None) => {
+            if let Some(b) = &a.buffer {
+                return Err(c.err(
+                    ErrorKind::Conflict,
+                    Some(b.referenced),
+                    &p("buffer"),
+                    "`buffer` is used only with `bandwidth`",
+                    "remove `buffer`, or replace `rate` by `bandwidth`",
+                ));
+            }
+            match r.value.0 {
+                Rate::OpsPerSec(n) => n,
+                Rate::BytesPerSec(b) => {
+                    return Err(c.err(
+                        ErrorKind::BadValue,
+                        Some(r.referenced),
+                        &p("rate"),
+                        format!(
+                            "`rate` counts allocations per second, got the throughput {}",
+                            format_bandwidth(b)
+                        ),
+                        format!(
+                            "write `bandwidth: {}` (divided by `buffer`), or `rate: 500/s`",
+                            format_bandwidth(b)
+                        ),
+                    ));
+                }
+            }
+        }
+        (None, Some(b)) => {
+            let bytes = c.bandwidth(b, &p("bandwidth"))?;
+            let buffer = match &a.buffer {
+                Some(s) if s.value.0 == 0 => {
+                    return Err(c.err(
+                        ErrorKind::BadValue,
+                        Some(s.referenced),
+                        &p("buffer"),
+                        "the buffer size is zero",
+                        "bytes per allocation, e.g. 8KiB (an A-MSDU), 4KiB, 1500",
+                    ));
+                }
+                Some(s) => s.value.0,
+                None => DEFAULT_BUFFER,
+            };
+            bytes / buffer as f64
+        }
+    };
+    let preset_orders = match preset {
+        AtomicPresetName::Iwlagn => IWLAGN_ORDERS,
+        AtomicPresetName::Custom => DEFAULT_ORDERS,
+    };
+    let orders = match &a.orders {
+        Some(o) => orders(c, o, &p("orders"))?,
+        None => preset_orders.to_vec(),
+    };
+    let hold = match &a.hold {
+        Some(h) => distribution(c, h, &p("hold"))?,
+        None => Distribution::Exponential {
+            mean: SimDuration::from_ms(2),
+        },
+    };
+    let overridden = a.orders.is_some() || a.buffer.is_some();
+    Ok(AtomicStream {
+        name,
+        preset: if preset == AtomicPresetName::Iwlagn && overridden {
+            format!("{} (custom)", preset.name())
+        } else {
+            preset.name().to_string()
+        },
+        rate,
+        poisson: val(&a.poisson).unwrap_or(true),
+        orders,
+        hold,
+        burst: 1,
+    })
+}
+
+/// `orders:` → probabilities indexed by order, summing to 1, without trailing zero orders.
+fn orders(c: &Checker, o: &Spanned<OrderWeights>, path: &str) -> Result<Vec<f64>, Error> {
+    let example = "map each buddy order (0 to 10) to a weight: {0: 0.5, 1: 0.3, 2: 0.2}";
+    let mut w = [0.0f64; MAX_ORDER + 1];
+    let mut seen = [false; MAX_ORDER + 1];
+    for (k, v) in &o.value.0 {
+        let order = match usize::try_from(k.value) {
+            Ok(n) if n <= MAX_ORDER => n,
+            _ => {
+                return Err(c.err(
+                    ErrorKind::BadValue,
+                    Some(k.referenced),
+                    path,
+                    format!(
+                        "order {} is out of range: buddy orders run from 0 to {MAX_ORDER}",
+                        k.value
+                    ),
+                    example,
+                ));
+            }
+        };
+        if seen[order] {
+            return Err(c.err(
+                ErrorKind::Conflict,
+                Some(k.referenced),
+                path,
+                format!("order {order} is listed twice"),
+                "list each order once",
+            ));
+        }
+        seen[order] = true;
+        if !(v.value.is_finite() && v.value >= 0.0) {
+            return Err(c.err(
+                ErrorKind::BadValue,
+                Some(v.referenced),
+                &format!("{path}.{order}"),
+                format!(
+                    "the weight of order {order} must be a number ≥ 0, got {}",
+                    v.value
+                ),
+                "weights are relative: they are divided by their sum",
+            ));
+        }
+        w[order] = v.value;
+    }
+    let sum: f64 = w.iter().sum();
+    if !(sum > 0.0 && sum.is_finite()) {
+        return Err(c.err(
+            ErrorKind::BadValue,
+            Some(o.referenced),
+            path,
+            "the weights add up to zero: no order can be drawn",
+            example,
+        ));
+    }
+    let len = w.iter().rposition(|&x| x > 0.0).map_or(0, |i| i + 1);
+    Ok(w[..len].iter().map(|x| x / sum).collect())
 }
 
 fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Error> {
@@ -629,7 +1343,11 @@ fn block(c: &Checker, b: Option<&RawBlock>, kernel: &KernelConfig) -> Result<Blo
     })
 }
 
-fn crypt(c: &Checker, r: Option<&RawCrypt>) -> Result<CryptConfig, Error> {
+fn crypt(
+    c: &Checker,
+    r: Option<&RawCrypt>,
+    patches: &[(String, Location)],
+) -> Result<CryptConfig, Error> {
     let empty = RawCrypt {
         cipher: None,
         encrypt_rate: None,
@@ -652,6 +1370,24 @@ fn crypt(c: &Checker, r: Option<&RawCrypt>) -> Result<CryptConfig, Error> {
         decrypt_rate = c.bandwidth(s, "crypt.decrypt_rate")?;
     }
     let custom = r.encrypt_rate.is_some() || r.decrypt_rate.is_some();
+    let unplug_patch = patches
+        .iter()
+        .find(|(p, _)| p == "dm-crypt-unplug")
+        .map(|(_, l)| *l);
+    let unplug_after_submit = match (&r.unplug_after_submit, unplug_patch) {
+        (Some(s), Some(pl)) if !s.value => {
+            return Err(patch_conflict(
+                c,
+                patches,
+                "dm-crypt-unplug",
+                pl,
+                "crypt.unplug_after_submit",
+                s.referenced,
+            ));
+        }
+        (_, Some(_)) => true,
+        (s, None) => val(s).unwrap_or(false),
+    };
     let engine = match val(&r.engine).unwrap_or(EngineName::Sync) {
         EngineName::Sync => {
             let stray = [
@@ -708,7 +1444,7 @@ fn crypt(c: &Checker, r: Option<&RawCrypt>) -> Result<CryptConfig, Error> {
             None => None,
         },
         engine,
-        unplug_after_submit: val(&r.unplug_after_submit).unwrap_or(false),
+        unplug_after_submit,
     })
 }
 
@@ -1016,7 +1752,7 @@ fn workload(
                     arrivals,
                     numjobs: c.int(&w.numjobs, &p("numjobs"), 1, 1, 1024)?,
                     sync_writes: val(&w.sync).unwrap_or(false),
-                    direct: false,
+                    direct: val(&w.direct).unwrap_or(false),
                 }),
                 size,
             )
@@ -1385,5 +2121,574 @@ mod tests {
         assert!(text.contains("4KiB random read 17.624ms"), "{text}");
         assert!(text.contains("encrypt 68.267us"), "{text}");
         assert!(text.contains("offset 0B, size 1GiB"), "{text}");
+    }
+
+    // ---- kernel version, patches and switches ----
+
+    /// Line, column, path and hint of an error, for compact assertions.
+    fn place(e: &Error) -> (Option<u64>, Option<u64>, Option<&str>) {
+        (e.line(), e.column(), e.path())
+    }
+
+    #[test]
+    fn no_memory_section_resolves_as_before() {
+        let s = ok(BASE);
+        assert_eq!(s.kernel.version, KernelVersion::V2_6_32);
+        assert!(s.kernel.patches.is_empty());
+        assert_eq!(s.kernel.vm, KernelVersion::V2_6_32.defaults());
+        assert!(s.memory.is_none());
+        assert!(s.variants.is_empty());
+        assert!(!s.crypt.unplug_after_submit);
+        let WorkloadKind::Fio(f) = &s.workloads[0].kind else {
+            panic!("fio")
+        };
+        assert!(!f.direct);
+        for name in ["two-queue", "nvme-fio"] {
+            let s = super::super::resolve(name).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(s.kernel.version, KernelVersion::V2_6_32, "{name}");
+            assert!(s.kernel.patches.is_empty(), "{name}");
+            assert_eq!(s.kernel.vm, KernelVersion::V2_6_32.defaults(), "{name}");
+            assert!(s.memory.is_none() && s.variants.is_empty(), "{name}");
+            for w in &s.workloads {
+                if let WorkloadKind::Fio(f) = &w.kind {
+                    assert!(!f.direct, "{name}: {}", w.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn each_version_brings_its_own_switches() {
+        for v in KernelVersion::ALL {
+            let s = ok(&format!("{BASE}kernel: {{ version: \"{}\" }}\n", v.name()));
+            assert_eq!((s.kernel.version, s.kernel.vm), (v, v.defaults()));
+        }
+        // Unquoted works too: 2.6.30 is not a YAML number.
+        let s = ok(&format!("{BASE}kernel: {{ version: 2.6.30 }}\n"));
+        assert_eq!(s.kernel.vm.cwait_class, CwaitClass::Sync);
+        assert!(!s.kernel.vm.restart_wakes_kswapd);
+        let d = |v: KernelVersion| v.defaults();
+        assert_eq!(d(KernelVersion::V2_6_31).cwait_class, CwaitClass::Async);
+        assert!(d(KernelVersion::V2_6_32).restart_wakes_kswapd);
+        assert!(!d(KernelVersion::V2_6_32).kswapd_nap);
+        assert!(d(KernelVersion::V2_6_33).kswapd_nap);
+        assert!(!d(KernelVersion::V2_6_33).skip_below_min);
+        let v37 = d(KernelVersion::V2_6_37);
+        assert!(v37.skip_below_min && v37.wait_iff_congested && !v37.force_highorder);
+        assert_eq!(
+            super::super::schema::VERSION_NAMES,
+            KernelVersion::ALL.map(|v| v.name())
+        );
+    }
+
+    #[test]
+    fn version_errors_name_the_valid_versions() {
+        let e = err(&format!("{BASE}kernel:\n  version: 2.6\n"));
+        assert_eq!(e.kind(), ErrorKind::BadValue);
+        assert_eq!(place(&e), (Some(5), Some(12), Some("kernel.version")));
+        assert!(e.message().contains("three parts"), "{e}");
+        assert!(
+            e.hint()
+                .unwrap()
+                .contains("2.6.30, 2.6.31, 2.6.32, 2.6.33, 2.6.37")
+        );
+        let e = err(&format!("{BASE}kernel:\n  version: 32\n"));
+        assert!(e.message().contains("the number 32"), "{e}");
+        let e = err(&format!("{BASE}kernel:\n  version: \"2.6.35\"\n"));
+        assert_eq!(e.kind(), ErrorKind::UnknownName);
+        assert_eq!(place(&e), (Some(5), Some(12), Some("kernel.version")));
+        assert_eq!(e.message(), "unknown kernel version `2.6.35`");
+        assert!(e.hint().unwrap().contains("2.6.37"), "{e}");
+    }
+
+    #[test]
+    fn patches_set_their_switch_and_knobs_override_the_version() {
+        let s = ok(&format!(
+            "{BASE}kernel: {{ patches: [force-highorder, kswapd-stay-awake-when-min, dm-crypt-unplug] }}\n"
+        ));
+        assert_eq!(
+            s.kernel.patches,
+            vec![
+                "force-highorder",
+                "kswapd-stay-awake-when-min",
+                "dm-crypt-unplug"
+            ]
+        );
+        assert!(s.kernel.vm.skip_below_min && s.kernel.vm.force_highorder);
+        assert!(s.crypt.unplug_after_submit);
+        // Everything else stays 2.6.32's.
+        let d = KernelVersion::V2_6_32.defaults();
+        assert_eq!(
+            (s.kernel.vm.kswapd_nap, s.kernel.vm.cwait_class),
+            (d.kswapd_nap, d.cwait_class)
+        );
+        // Knobs win over the version.
+        let s = ok(&format!(
+            "{BASE}kernel:\n  version: 2.6.37\n  skip_below_min: false\n  wait_iff_congested: false\n  cwait_class: sync\n  kswapd_nap: false\n  restart_wakes_kswapd: false\n  force_highorder: true\n"
+        ));
+        let vm = s.kernel.vm;
+        assert!(!vm.skip_below_min && !vm.wait_iff_congested && !vm.kswapd_nap);
+        assert!(!vm.restart_wakes_kswapd && vm.force_highorder);
+        assert_eq!(vm.cwait_class, CwaitClass::Sync);
+        // A knob agreeing with a patch is fine.
+        let s = ok(&format!(
+            "{BASE}kernel: {{ patches: [force-highorder], force_highorder: true }}\ncrypt: {{ unplug_after_submit: true }}\n"
+        ));
+        assert!(s.kernel.vm.force_highorder && s.crypt.unplug_after_submit);
+        // An empty list is no patches.
+        assert!(
+            ok(&format!("{BASE}kernel: {{ patches: [] }}\n"))
+                .kernel
+                .patches
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_patch_undone_by_its_own_switch_is_a_conflict() {
+        let e = err(&format!(
+            "{BASE}kernel:\n  patches: [kswapd-stay-awake-when-min]\n  skip_below_min: false\n"
+        ));
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        assert_eq!(place(&e), (Some(5), Some(13), Some("kernel.patches[0]")));
+        assert!(e.message().contains("line 6 sets it to false"), "{e}");
+        assert!(e.hint().unwrap().contains("skip_below_min: false"), "{e}");
+        let e = err(&format!(
+            "{BASE}kernel:\n  patches: [force-highorder, dm-crypt-unplug]\ncrypt:\n  unplug_after_submit: false\n"
+        ));
+        assert_eq!(place(&e), (Some(5), Some(30), Some("kernel.patches[1]")));
+        assert!(e.message().contains("crypt.unplug_after_submit"), "{e}");
+        assert!(e.message().contains("line 7"), "{e}");
+    }
+
+    #[test]
+    fn patch_errors_suggest_the_name() {
+        let e = err(&format!(
+            "{BASE}kernel:\n  patches: [kswapd_stay_awake_when_min]\n"
+        ));
+        assert_eq!(e.kind(), ErrorKind::UnknownName);
+        assert_eq!(place(&e), (Some(5), Some(13), Some("kernel.patches[0]")));
+        assert!(
+            e.hint()
+                .unwrap()
+                .starts_with("did you mean `kswapd-stay-awake-when-min`?"),
+            "{e}"
+        );
+        let e = err(&format!("{BASE}kernel:\n  patches: [dmcrypt-unplug]\n"));
+        assert!(e.hint().unwrap().contains("`dm-crypt-unplug`"), "{e}");
+        let e = err(&format!("{BASE}kernel:\n  patches: [swap-token]\n"));
+        assert!(e.hint().unwrap().starts_with("valid patches: "), "{e}");
+        let e = err(&format!(
+            "{BASE}kernel:\n  patches: [force-highorder, force-highorder]\n"
+        ));
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        assert_eq!(place(&e), (Some(5), Some(30), Some("kernel.patches[1]")));
+        let e = err(&format!("{BASE}kernel:\n  cwait_class: both\n"));
+        assert_eq!(e.path(), Some("kernel.cwait_class"));
+        assert!(e.hint().unwrap().contains("sync, async"), "{e}");
+    }
+
+    // ---- memory ----
+
+    const MEM: &str =
+        "device: { kind: hdd5400 }\nworkloads:\n  - kind: gitk\nmemory:\n  ram: 2GiB\n";
+
+    fn mem(extra: &str) -> MemoryConfig {
+        ok(&format!("{MEM}{extra}")).memory.expect("memory")
+    }
+
+    #[test]
+    fn memory_defaults_follow_the_kernel() {
+        let m = mem("");
+        assert_eq!(m.ram, 2 << 30);
+        assert_eq!(m.min_free_kbytes, 5792);
+        assert_eq!(m.unreclaimable, 1 << 30);
+        // Free at the start is 16·min = 16 · 1448 pages.
+        assert_eq!(m.page_cache, (1 << 30) - 16 * 1448 * 4096);
+        assert_eq!(m.ram - m.unreclaimable - m.page_cache, 23_168 * 4096);
+        assert_eq!(m.coalesce, 0.5);
+        assert_eq!(m.scan_cost, SimDuration::from_ns(200));
+        assert_eq!((m.page_pool, m.min_bio_pages), (32, 8));
+        assert!(m.atomic.is_empty());
+        // The kernel's formula at the smallest zone; half of ram rounds down to a page.
+        let small = |ram: &str| {
+            ok(&format!("{BASE}memory: {{ ram: {ram} }}\n"))
+                .memory
+                .expect("memory")
+        };
+        let m = small("64MiB");
+        assert_eq!(m.min_free_kbytes, 1024);
+        let m = small(&format!("{}", (64 << 20) + 4096));
+        assert_eq!(m.unreclaimable, (32 << 20));
+        assert_eq!(small("64GiB").min_free_kbytes, 32768);
+    }
+
+    #[test]
+    fn memory_fields_override() {
+        let m = mem(
+            "  min_free_kbytes: 4096\n  unreclaimable: 512MiB\n  page_cache: 1GiB\n  coalesce: 1\n  scan_cost: 1us\n  page_pool: 64\n  min_bio_pages: 1\n",
+        );
+        assert_eq!(m.min_free_kbytes, 4096);
+        assert_eq!((m.unreclaimable, m.page_cache), (512 << 20, 1 << 30));
+        assert_eq!(m.coalesce, 1.0);
+        assert_eq!(m.scan_cost, SimDuration::from_us(1));
+        assert_eq!((m.page_pool, m.min_bio_pages), (64, 1));
+        // page_cache follows a given unreclaimable.
+        let m = mem("  unreclaimable: 1536MiB\n");
+        assert_eq!(m.page_cache, (512 << 20) - 16 * 1448 * 4096);
+        // Too much unreclaimable for the default cache: the cache shrinks to nothing.
+        let m = mem("  unreclaimable: 2032MiB\n");
+        assert_eq!(m.page_cache, 0);
+    }
+
+    #[test]
+    fn memory_errors_are_located_with_hints() {
+        let e =
+            err("device: { kind: nvme }\nworkloads:\n  - kind: fio\nmemory:\n  coalesce: 0.2\n");
+        assert_eq!(e.kind(), ErrorKind::Missing);
+        assert_eq!(place(&e), (Some(5), Some(3), Some("memory.ram")));
+        assert!(e.hint().unwrap().contains("ram: 2GiB"), "{e}");
+        let e = err("device: { kind: nvme }\nworkloads:\n  - kind: fio\nmemory:\n  ram: 32MiB\n");
+        assert_eq!(place(&e), (Some(5), Some(8), Some("memory.ram")));
+        assert!(e.message().contains("between 64MiB and 64GiB"), "{e}");
+        let e = err("device: { kind: nvme }\nworkloads:\n  - kind: fio\nmemory:\n  ram: 65GiB\n");
+        assert_eq!(e.path(), Some("memory.ram"));
+        let e = err("device: { kind: nvme }\nworkloads:\n  - kind: fio\nmemory:\n  ram: 2GB\n");
+        assert_eq!(place(&e), (Some(5), Some(8), Some("memory.ram")));
+        assert!(e.message().contains("4KiB pages"), "{e}");
+        assert!(e.hint().unwrap().contains("1999998976 bytes"), "{e}");
+        let e = err(&format!("{MEM}  min_free_kbytes: 100\n"));
+        assert_eq!(
+            place(&e),
+            (Some(6), Some(20), Some("memory.min_free_kbytes"))
+        );
+        assert!(e.message().contains("between 128 and 65536"), "{e}");
+        assert!(e.hint().unwrap().contains("5792"), "{e}");
+        let e = err(&format!("{MEM}  min_free_kbytes: 65537\n"));
+        assert_eq!(e.path(), Some("memory.min_free_kbytes"));
+        let e = err(&format!("{MEM}  unreclaimable: 1000001\n"));
+        assert_eq!(e.path(), Some("memory.unreclaimable"));
+        let e = err(&format!("{MEM}  coalesce: 1.5\n"));
+        assert_eq!(place(&e), (Some(6), Some(13), Some("memory.coalesce")));
+        assert!(e.message().contains("probability"), "{e}");
+        let e = err(&format!("{MEM}  coalesce: .nan\n"));
+        assert_eq!(e.path(), Some("memory.coalesce"));
+        let e = err(&format!("{MEM}  page_pool: 0\n"));
+        assert_eq!(e.path(), Some("memory.page_pool"));
+        let e = err(&format!("{MEM}  min_bio_pages: 0\n"));
+        assert_eq!(e.path(), Some("memory.min_bio_pages"));
+        let e = err(&format!("{MEM}  scan_cost: 5\n"));
+        assert_eq!(e.path(), Some("memory.scan_cost"));
+        let e = err(&format!("{MEM}  ramm: 3\n"));
+        assert_eq!(e.kind(), ErrorKind::UnknownField);
+        assert!(e.hint().unwrap().contains("did you mean `ram`?"), "{e}");
+    }
+
+    #[test]
+    fn the_start_must_leave_high_free_and_the_hint_gives_the_largest_value() {
+        // high = 1448 + 724 = 2172 pages.
+        let high = 2172 * 4096u64;
+        let max_unrecl = (2u64 << 30) - high;
+        let e = err(&format!("{MEM}  unreclaimable: {}\n", max_unrecl + 4096));
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        assert_eq!(place(&e), (Some(6), Some(18), Some("memory.unreclaimable")));
+        assert!(e.message().contains("high watermark (2172 pages)"), "{e}");
+        assert!(
+            e.hint().unwrap().contains(&format!("({max_unrecl} bytes)")),
+            "{e}"
+        );
+        assert_eq!(
+            mem(&format!("  unreclaimable: {max_unrecl}\n")).page_cache,
+            0
+        );
+        let max_cache = max_unrecl - (1 << 30);
+        let e = err(&format!("{MEM}  page_cache: {}\n", max_cache + 4096));
+        assert_eq!(place(&e), (Some(6), Some(15), Some("memory.page_cache")));
+        assert!(
+            e.hint().unwrap().contains(&format!("({max_cache} bytes)")),
+            "{e}"
+        );
+        let m = mem(&format!("  page_cache: {max_cache}\n"));
+        assert_eq!((m.ram - m.unreclaimable - m.page_cache) / 4096, 2172);
+    }
+
+    #[test]
+    fn atomic_streams_resolve_presets_rates_and_orders() {
+        let m = mem(
+            "  atomic:\n    - preset: iwlagn\n      bandwidth: 4MB/s\n    - rate: 500/s\n    - name: tcp\n      rate: 250\n      orders: {1: 1}\n      poisson: false\n      hold: 1ms\n    - bandwidth: 1MiB/s\n      buffer: 4KiB\n      orders: {3: 3, 1: 1, 0: 0, 5: 0}\n    - { preset: iwlagn, rate: 10, orders: {1: 1} }\n",
+        );
+        let a = &m.atomic;
+        assert_eq!(a.len(), 5);
+        assert_eq!(
+            (a[0].name.as_str(), a[0].preset.as_str()),
+            ("atomic0", "iwlagn")
+        );
+        assert_eq!(a[0].rate, 4e6 / 8192.0);
+        assert_eq!(a[0].orders, vec![0.0, 0.0, 1.0]);
+        assert!(a[0].poisson);
+        assert!(
+            matches!(a[0].hold, Distribution::Exponential { mean } if mean == SimDuration::from_ms(2))
+        );
+        assert_eq!((a[1].preset.as_str(), a[1].rate), ("custom", 500.0));
+        assert_eq!(a[1].orders, vec![0.5, 0.3, 0.2]);
+        assert_eq!(
+            (a[2].name.as_str(), a[2].rate, a[2].poisson),
+            ("tcp", 250.0, false)
+        );
+        assert_eq!(a[2].orders, vec![0.0, 1.0]);
+        assert!(matches!(a[2].hold, Distribution::Deterministic { .. }));
+        assert_eq!(a[3].rate, 256.0);
+        assert_eq!(
+            a[3].orders,
+            vec![0.0, 0.25, 0.0, 0.75],
+            "normalised, trailing zeros dropped"
+        );
+        assert_eq!(a[4].preset, "iwlagn (custom)");
+        assert_eq!(a[4].orders, vec![0.0, 1.0]);
+    }
+
+    #[test]
+    fn atomic_errors_name_the_stream_field() {
+        let at = |s: &str| err(&format!("{MEM}  atomic:\n    - {s}\n"));
+        let e = at("{ rate: 5, orders: {0: 1, 11: 1} }");
+        assert_eq!(e.kind(), ErrorKind::BadValue);
+        assert_eq!(
+            place(&e),
+            (Some(7), Some(33), Some("memory.atomic[0].orders"))
+        );
+        assert!(e.message().contains("order 11"), "{e}");
+        assert!(
+            e.hint().unwrap().contains("{0: 0.5, 1: 0.3, 2: 0.2}"),
+            "{e}"
+        );
+        let e = at("{ rate: 5, orders: {-1: 1} }");
+        assert_eq!(e.path(), Some("memory.atomic[0].orders"));
+        let e = at("{ rate: 5, orders: {2: -0.5} }");
+        assert_eq!(
+            place(&e),
+            (Some(7), Some(30), Some("memory.atomic[0].orders.2"))
+        );
+        let e = at("{ rate: 5, orders: {2: 0} }");
+        assert!(e.message().contains("add up to zero"), "{e}");
+        let e = at("{ rate: 5, orders: {2: 1, +2: 1} }");
+        assert!(e.message().contains("duplicate key"), "{e}");
+        let e = at("{ rate: 5, orders: {x: 1} }");
+        assert_eq!(e.path(), Some("memory.atomic[0].orders.x"));
+        assert!(e.hint().unwrap().contains("buddy order"), "{e}");
+        let e = at("{ rate: 5, bandwidth: 4MB/s }");
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        assert_eq!(
+            place(&e),
+            (Some(7), Some(29), Some("memory.atomic[0].bandwidth"))
+        );
+        let e = at("{ preset: iwlagn }");
+        assert_eq!(e.kind(), ErrorKind::Missing);
+        assert_eq!(place(&e), (Some(7), Some(7), Some("memory.atomic[0].rate")));
+        assert!(e.hint().unwrap().contains("bandwidth: 4MB/s"), "{e}");
+        let e = at("{ rate: 4MB/s }");
+        assert_eq!(e.path(), Some("memory.atomic[0].rate"));
+        assert!(e.hint().unwrap().contains("bandwidth: 4MB/s"), "{e}");
+        let e = at("{ rate: 5, buffer: 4KiB }");
+        assert_eq!(e.path(), Some("memory.atomic[0].buffer"));
+        let e = at("{ bandwidth: 4MB/s, buffer: 0 }");
+        assert_eq!(e.path(), Some("memory.atomic[0].buffer"));
+        let e = at("{ bandwidth: 500/s }");
+        assert!(e.message().contains("bandwidth"), "{e}");
+        let e = at("{ rate: -3 }");
+        assert_eq!(
+            place(&e),
+            (Some(7), Some(15), Some("memory.atomic[0].rate"))
+        );
+        assert!(e.message().contains("positive"), "{e}");
+        let e = at("{ rate: 5, preset: iwlang }");
+        assert_eq!(e.kind(), ErrorKind::UnknownName);
+        assert!(e.hint().unwrap().contains("did you mean `iwlagn`?"), "{e}");
+        let e = at("{ rate: 5, hold: {kind: uniform, low: 2ms, high: 1ms} }");
+        assert_eq!(e.path(), Some("memory.atomic[0].hold.high"));
+        let e = at("{ rate: 5, name: ' ' }");
+        assert_eq!(e.path(), Some("memory.atomic[0].name"));
+        let e = err(&format!(
+            "{MEM}  atomic:\n    - {{ rate: 5 }}\n    - {{ rate: 5, name: atomic0 }}\n"
+        ));
+        assert_eq!(
+            place(&e),
+            (Some(8), Some(24), Some("memory.atomic[1].name"))
+        );
+    }
+
+    #[test]
+    fn fio_direct_is_fios_option() {
+        let s = ok(
+            "device: { kind: nvme }\nworkloads:\n  - kind: fio\n    direct: true\n  - kind: gitk\n",
+        );
+        let WorkloadKind::Fio(f) = &s.workloads[0].kind else {
+            panic!("fio")
+        };
+        assert!(f.direct);
+        let WorkloadKind::Fio(g) = &s.workloads[1].kind else {
+            panic!("fio")
+        };
+        assert!(!g.direct, "gitk reads through the page cache");
+        let e = err(
+            "device: { kind: nvme }\nworkloads:\n  - kind: buffered-writer\n    rate: 1MB/s\n    direct: true\n",
+        );
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        assert_eq!(e.path(), Some("workloads[0].direct"));
+    }
+
+    // ---- variants ----
+
+    const VBASE: &str = "\
+name: base
+seed: 7
+kernel:
+  hz: 1000
+  patches: [force-highorder]
+device: { kind: hdd5400, seek_min: 3ms }
+workloads:
+  - kind: gitk
+  - kind: buffered-writer
+    rate: 20MB/s
+memory:
+  ram: 2GiB
+  coalesce: 0.25
+variants:
+";
+
+    fn variant(s: &Scenario, name: &str) -> Scenario {
+        let v = s.variants.iter().find(|v| v.name == name).expect("variant");
+        (*v.scenario).clone()
+    }
+
+    #[test]
+    fn variants_merge_over_the_base() {
+        let s = ok(&format!(
+            "{VBASE}  - name: \"2.6.30\"\n    set: {{ kernel: {{ version: \"2.6.30\" }} }}\n  - name: small\n    set:\n      memory: {{ ram: 1GiB }}\n      kernel: {{ patches: [] }}\n      workloads:\n        - kind: fio\n  - name: nvme\n    set: {{ device: {{ kind: nvme }}, duration: 10s }}\n  - name: same\n    set: {{}}\n"
+        ));
+        assert_eq!(s.kernel.version, KernelVersion::V2_6_32);
+        assert_eq!(s.variants.len(), 4);
+        let old = variant(&s, "2.6.30");
+        assert_eq!(old.name, "base");
+        assert_eq!(old.seed, 7);
+        assert!(old.variants.is_empty());
+        assert_eq!(old.kernel.hz, 1000, "hz kept");
+        assert_eq!(old.kernel.version, KernelVersion::V2_6_30);
+        assert_eq!(old.kernel.patches, vec!["force-highorder"], "patches kept");
+        assert_eq!(old.kernel.vm.cwait_class, CwaitClass::Sync);
+        assert!(old.kernel.vm.force_highorder);
+        assert_eq!(old.workloads.len(), 2);
+        let small = variant(&s, "small");
+        let m = small.memory.as_ref().unwrap();
+        assert_eq!(
+            (m.ram, m.coalesce),
+            (1 << 30, 0.25),
+            "memory merged field by field"
+        );
+        assert_eq!(m.min_free_kbytes, 4096, "defaults follow the merged ram");
+        assert!(small.kernel.patches.is_empty() && !small.kernel.vm.force_highorder);
+        assert_eq!(small.workloads.len(), 1, "lists replace");
+        assert_eq!(small.workloads[0].name, "fio0");
+        let nvme = variant(&s, "nvme");
+        assert!(
+            matches!(nvme.device, DeviceConfig::Nvme(_)),
+            "a new kind replaces the device whole (seek_min does not follow)"
+        );
+        assert_eq!(nvme.duration, SimDuration::from_secs(10));
+        let same = variant(&s, "same");
+        assert_eq!(
+            serde_json::to_string(&same).unwrap(),
+            serde_json::to_string(&Scenario {
+                variants: Vec::new(),
+                ..s.clone()
+            })
+            .unwrap()
+        );
+    }
+
+    #[test]
+    fn errors_inside_set_point_at_the_set() {
+        let e = err(&format!(
+            "{VBASE}  - name: a\n    set:\n      kernel:\n        version: \"2.6.35\"\n"
+        ));
+        assert_eq!(
+            place(&e),
+            (Some(18), Some(18), Some("variants[0].set.kernel.version"))
+        );
+        assert!(
+            e.message()
+                .starts_with("in variant `a`: unknown kernel version"),
+            "{e}"
+        );
+        let e = err(&format!(
+            "{VBASE}  - name: a\n    set: {{}}\n  - name: b\n    set:\n      memory:\n        atomic:\n          - {{ rate: 5, orders: {{12: 1}} }}\n"
+        ));
+        assert_eq!(
+            place(&e),
+            (
+                Some(21),
+                Some(33),
+                Some("variants[1].set.memory.atomic[0].orders")
+            )
+        );
+        assert!(e.message().contains("variant `b`"), "{e}");
+        // A typo inside set is a parse error, located by the outline.
+        let e = err(&format!(
+            "{VBASE}  - name: a\n    set:\n      kernle: {{}}\n"
+        ));
+        assert_eq!(e.kind(), ErrorKind::UnknownField);
+        assert_eq!(
+            place(&e),
+            (Some(17), Some(7), Some("variants[0].set.kernle"))
+        );
+        assert!(e.hint().unwrap().contains("did you mean `kernel`?"), "{e}");
+        // A base value that the variant makes wrong keeps its own path, and names the variant.
+        let e = err(&format!(
+            "warmup: 5s\n{VBASE}  - name: long\n    set: {{ duration: 10s }}\n  - name: b\n    set: {{ duration: 1s }}\n"
+        ));
+        assert!(e.message().starts_with("in variant `b`:"), "{e}");
+        assert_eq!(place(&e), (Some(1), Some(9), Some("warmup")));
+        // A patch in the set against a knob of the base: located at the patch in the set.
+        let e = err(&format!(
+            "{VBASE}  - name: p\n    set: {{ kernel: {{ patches: [dm-crypt-unplug] }} }}\n"
+        )
+        .replace("memory:", "crypt: { unplug_after_submit: false }\nmemory:"));
+        assert_eq!(
+            place(&e),
+            (
+                Some(17),
+                Some(32),
+                Some("variants[0].set.kernel.patches[0]")
+            )
+        );
+    }
+
+    #[test]
+    fn variant_names_and_fixed_fields_are_checked() {
+        let e = err(&format!("{VBASE}  - name: a\n    set: {{ seed: 3 }}\n"));
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        assert_eq!(
+            place(&e),
+            (Some(16), Some(18), Some("variants[0].set.seed"))
+        );
+        assert!(e.hint().unwrap().contains("same random numbers"), "{e}");
+        for field in ["name: x", "description: x", "variants: []"] {
+            let e = err(&format!("{VBASE}  - name: a\n    set: {{ {field} }}\n"));
+            let key = field.split(':').next().unwrap();
+            assert_eq!(e.path(), Some(format!("variants[0].set.{key}").as_str()));
+        }
+        let e = err(&format!(
+            "{VBASE}  - name: a\n    set: {{}}\n  - name: a\n    set: {{}}\n"
+        ));
+        assert_eq!(place(&e), (Some(17), Some(11), Some("variants[1].name")));
+        assert!(e.message().contains("used twice"), "{e}");
+        let e = err(&format!("{VBASE}  - name: \"\"\n    set: {{}}\n"));
+        assert_eq!(e.path(), Some("variants[0].name"));
+        let e = err(&format!("{VBASE}  - set: {{}}\n"));
+        assert_eq!(e.kind(), ErrorKind::Missing);
+        assert_eq!(e.path(), Some("variants[0].name"));
+        let e = err(&format!("{VBASE}  - name: a\n"));
+        assert_eq!(e.path(), Some("variants[0].set"));
+        let e = err(&VBASE.replace("variants:\n", "variants: []\n"));
+        assert_eq!(e.path(), Some("variants"));
     }
 }
