@@ -132,6 +132,67 @@ fn a_yaml_syntax_error_is_located() {
 }
 
 #[test]
+fn a_bad_memory_field_names_file_line_and_field() {
+    let (run, path, _dir) = check_text(&format!("{GOOD}memory:\n  ram: 2GiB\n  coalesce: 1.5\n"));
+    run.assert_bad_input().stderr_has(&[
+        &format!("{path}:9:13: memory.coalesce: is a probability, between 0 and 1, got 1.5"),
+        "  9 |   coalesce: 1.5",
+    ]);
+    let (run, path, _dir) = check_text(&format!("{GOOD}memory:\n  ram: 2GB\n"));
+    run.assert_bad_input().stderr_has(&[
+        &format!("{path}:8:8: memory.ram: must be a whole number of 4KiB pages"),
+        "binary units",
+    ]);
+    let (run, path, _dir) = check_text(&format!("{GOOD}memory:\n  page_cache: 1GiB\n"));
+    run.assert_bad_input().stderr_has(&[&format!(
+        "{path}:8:3: memory.ram: the memory section has no `ram`"
+    )]);
+}
+
+#[test]
+fn a_bad_atomic_stream_names_its_index_and_field() {
+    let (run, path, _dir) = check_text(&format!(
+        "{GOOD}memory:\n  ram: 2GiB\n  atomic:\n    - preset: iwlagn\n      rate: 500/s\n      orders: {{2: 1, 12: 1}}\n"
+    ));
+    run.assert_bad_input().stderr_has(&[
+        &format!("{path}:12:22: memory.atomic[0].orders: order 12 is out of range"),
+        "{0: 0.5, 1: 0.3, 2: 0.2}",
+    ]);
+    let (run, path, _dir) = check_text(&format!(
+        "{GOOD}memory:\n  ram: 2GiB\n  atomic:\n    - preset: iwlgn\n"
+    ));
+    run.assert_bad_input().stderr_has(&[
+        &format!("{path}:10:15: memory.atomic[0].preset: unknown atomic preset `iwlgn`"),
+        "did you mean `iwlagn`?",
+    ]);
+}
+
+#[test]
+fn an_error_inside_a_variant_points_into_its_set() {
+    let (run, path, _dir) = check_text(&format!(
+        "{GOOD}kernel: {{ hz: 1000 }}\nvariants:\n  - name: old\n    set:\n      kernel:\n        patches: [force-higorder]\n"
+    ));
+    run.assert_bad_input().stderr_has(&[
+        &format!(
+            "{path}:12:19: variants[0].set.kernel.patches[0]: in variant `old`: unknown patch `force-higorder`"
+        ),
+        "did you mean `force-highorder`?",
+    ]);
+}
+
+#[test]
+fn check_shows_memory_derived_values_and_variants() {
+    let (run, _, _dir) = check_text(&format!(
+        "{GOOD}memory:\n  ram: 2GiB\n  atomic:\n    - {{ preset: iwlagn, bandwidth: 4MB/s }}\nvariants:\n  - name: \"2.6.30\"\n    set: {{ kernel: {{ version: \"2.6.30\" }} }}\n"
+    ));
+    run.assert_ok().stdout_has(&[
+        "min 1448, low 1810, high 2172 pages",
+        "GFP_ATOMIC order-0 543 pages, mempool first try 1086 pages",
+        "kernel.version: 2.6.32 → 2.6.30",
+    ]);
+}
+
+#[test]
 fn check_shows_both_shipped_scenarios_with_derived_thresholds() {
     for name in ["two-queue", "nvme-fio"] {
         Run::of(&["check", name]).assert_ok().stdout_has(&[
