@@ -529,8 +529,10 @@ fn describe_memory(o: &mut Rows, m: &MemoryConfig) {
         2,
         "start",
         &format!(
-            "{} unreclaimable, {} page cache ({} pages), {free} pages free ({}·min)",
+            "{} unreclaimable ({} mapped on the LRU), {} page cache ({} pages), {free} pages \
+             free ({}·min)",
             format_bytes(m.unreclaimable),
+            format_bytes(m.mapped),
             format_bytes(m.page_cache),
             m.page_cache / PAGE,
             trim_float(free as f64 / marks.min.max(1) as f64, 1)
@@ -595,13 +597,16 @@ fn describe_memory(o: &mut Rows, m: &MemoryConfig) {
             .collect();
         row(o, 6, "orders", &orders.join(", "));
         row(o, 6, "hold", &fmt_dist(&a.hold));
+        if a.burst > 1 {
+            row(o, 6, "burst", &format!("{} buffers per arrival", a.burst));
+        }
         let pages: f64 = a
             .orders
             .iter()
             .enumerate()
             .map(|(k, p)| p * f64::from(1u32 << k))
             .sum();
-        let held = a.rate * a.hold.mean_secs();
+        let held = a.rate * f64::from(a.burst) * a.hold.mean_secs();
         row(
             o,
             6,

@@ -173,6 +173,8 @@ pub struct RawMemory {
     pub min_free_kbytes: Field<u64>,
     /// Memory that never becomes free.
     pub unreclaimable: Field<Size>,
+    /// The part of `unreclaimable` on the file LRU (scanned, never freed).
+    pub mapped: Field<Size>,
     /// Clean page cache at the start.
     pub page_cache: Field<Size>,
     /// Probability that a freed block merges with a free buddy.
@@ -227,6 +229,8 @@ pub struct RawAtomic {
     pub poisson: Field<bool>,
     /// How long a buffer is held.
     pub hold: Field<RawDistribution>,
+    /// Buffers allocated per arrival (a ring refill).
+    pub burst: Field<u32>,
 }
 
 /// `orders: {0: 0.5, 1: 0.3, 2: 0.2}`: buddy order → weight, in the order written, each key and
@@ -786,8 +790,8 @@ merge_fields!(RawCrypt;
              async_queue_limit, async_rate, unplug_after_submit]);
 merge_fields!(RawMemory;
     maps: [];
-    values: [ram, min_free_kbytes, unreclaimable, page_cache, coalesce, scan_cost, page_pool,
-             min_bio_pages, atomic]);
+    values: [ram, min_free_kbytes, unreclaimable, mapped, page_cache, coalesce, scan_cost,
+             page_pool, min_bio_pages, atomic]);
 merge_fields!(RawDistMap;
     kind: kind;
     maps: [];

@@ -27,6 +27,7 @@
 //! | `kernel.<switch>` | the version's (`KernelVersion::defaults`), then the patches | an explicit switch wins over both |
 //! | `memory` | absent: unlimited memory | every scenario written before the memory model runs unchanged |
 //! | `memory.min_free_kbytes` | `int_sqrt(16·ram_kB)` clamped to [128, 65536] (5792 for 2 GiB) | the kernel's own boot-time value, 2.6.32 |
+//! | `memory.mapped` | half of `unreclaimable` | mapped, referenced pages sit on the file LRU: reclaim scans and rotates them [assumed] |
 //! | `memory.unreclaimable` | half of `ram`, rounded down to 4 KiB | kernel + anonymous memory of a busy desktop without swap [assumed] |
 //! | `memory.page_cache` | `ram − unreclaimable − 16·min` pages | the run starts with free = 16·min, far above high, so pressure comes from the workloads |
 //! | `memory.coalesce` | 0.5 | halfway between a perfect buddy allocator (1) and no merging (0) [assumed] |
@@ -38,6 +39,7 @@
 //! | `atomic[*].orders` | {0: 0.5, 1: 0.3, 2: 0.2} | MODEL.md §8's default RX mix [assumed] |
 //! | `atomic[*].buffer` | 8 KiB | one A-MSDU; only used to turn `bandwidth` into allocations |
 //! | `atomic[*].poisson` | true | independent packet arrivals |
+//! | `atomic[*].burst` | 1 | buffers per arrival; a driver refilling its RX ring in one go allocates many [assumed] |
 //! | `atomic[*].hold` | exponential, mean 2 ms | an RX buffer lives until softirq processing hands it on [assumed] |
 //! | `workloads[*].direct` | false | fio's default; `gitk` reads through the page cache too |
 //!
@@ -848,6 +850,27 @@ fn memory(c: &Checker, m: &RawMemory, here: Location) -> Result<MemoryConfig, Er
             ),
         ));
     }
+    let mapped = match &m.mapped {
+        Some(s) => {
+            pages_only(c, s.value.0, &m.mapped, "memory.mapped")?;
+            if s.value.0 > unreclaimable {
+                return Err(c.err(
+                    ErrorKind::Conflict,
+                    Some(s.referenced),
+                    "memory.mapped",
+                    format!(
+                        "{} is more than the {} of unreclaimable memory it is part of",
+                        format_bytes(s.value.0),
+                        format_bytes(unreclaimable)
+                    ),
+                    "mapped pages are the part of `unreclaimable` that reclaim scans (and \
+                     rotates) on the file LRU; at most all of it",
+                ));
+            }
+            s.value.0
+        }
+        None => unreclaimable / 2 / PAGE * PAGE,
+    };
     let page_cache = match &m.page_cache {
         Some(s) => {
             pages_only(c, s.value.0, &m.page_cache, "memory.page_cache")?;
@@ -921,7 +944,7 @@ fn memory(c: &Checker, m: &RawMemory, here: Location) -> Result<MemoryConfig, Er
         ram,
         min_free_kbytes: mfk,
         unreclaimable,
-        mapped: unreclaimable / 2,
+        mapped,
         page_cache,
         coalesce,
         scan_cost,
@@ -1069,7 +1092,7 @@ fn atomic_stream(
         poisson: val(&a.poisson).unwrap_or(true),
         orders,
         hold,
-        burst: 1,
+        burst: c.int(&a.burst, &at(path, "burst"), 1, 1, 100_000)?,
     })
 }
 
@@ -2295,6 +2318,24 @@ mod tests {
 
     fn mem(extra: &str) -> MemoryConfig {
         ok(&format!("{MEM}{extra}")).memory.expect("memory")
+    }
+
+    #[test]
+    fn mapped_and_burst_default_and_are_checked() {
+        let m = mem("");
+        assert_eq!(m.mapped, m.unreclaimable / 2);
+        assert_eq!(m.mapped % 4096, 0);
+        let m = mem(
+            "  unreclaimable: 1GiB\n  mapped: 256MiB\n  atomic:\n    - { rate: 10, burst: 64 }\n",
+        );
+        assert_eq!(m.mapped, 256 << 20);
+        assert_eq!(m.atomic[0].burst, 64);
+        assert_eq!(mem("  atomic:\n    - rate: 10\n").atomic[0].burst, 1);
+        let e = err(&format!("{MEM}  unreclaimable: 1GiB\n  mapped: 2GiB\n"));
+        assert_eq!(e.path(), Some("memory.mapped"));
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        let e = err(&format!("{MEM}  atomic:\n    - {{ rate: 10, burst: 0 }}\n"));
+        assert_eq!(e.path(), Some("memory.atomic[0].burst"));
     }
 
     #[test]
