@@ -145,6 +145,9 @@ struct Qsim<'a> {
     congestion_early_pct: f64,
     block: &'a super::BlockReport,
     writeback: &'a super::WritebackReport,
+    /// The memory model's numbers (only with a `memory:` section).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory: Option<&'a super::MemoryReport>,
     cpu_util_pct: f64,
     crypt_queue_len_avg: f64,
     crypt_queue_len_max: u64,
@@ -240,6 +243,7 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
             congestion_early_pct: p.congestion_early_pct,
             block: &p.block,
             writeback: &p.writeback,
+            memory: p.memory.as_ref(),
             cpu_util_pct: p.cpu_util_pct,
             crypt_queue_len_avg: p.crypt_queue_len_avg,
             crypt_queue_len_max: p.crypt_queue_len_max,
@@ -317,7 +321,7 @@ fn dir(r: &Report, d: &DirectionReport, plus: bool) -> Dir {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tests::report;
+    use crate::report::tests::{report, run_with_memory, scenario};
     use serde_json::Value;
 
     fn parsed(f: fn(&Report, &mut dyn io::Write) -> io::Result<()>) -> (String, Value) {
@@ -389,7 +393,11 @@ mod tests {
         assert!(job["trim"]["clat_ns"].get("percentile").is_none());
         assert_eq!(job["trim"]["clat_ns"]["N"], 0);
         assert_eq!(job["qsim"]["policy"], "fifo");
-        assert_eq!(job["qsim"]["stages"]["read"].as_array().unwrap().len(), 7);
+        // Without a memory model: no direct-reclaim stage, no memory key.
+        let stages = job["qsim"]["stages"]["read"].as_array().unwrap();
+        assert_eq!(stages.len(), 7);
+        assert!(stages.iter().all(|s| s["label"] != "direct reclaim"));
+        assert!(job["qsim"].get("memory").is_none());
         assert_eq!(jobs[1]["qsim"]["warnings"][0]["kind"], "saturated");
     }
 
@@ -421,6 +429,9 @@ mod tests {
         assert_eq!(v["policies"].as_array().unwrap().len(), 2);
         assert_eq!(v["comparison"][1]["saturated"], true);
         assert!(v["policies"][0]["directions"][0]["clat"]["bins"].is_array());
+        // Keys that exist only with a memory model stay out.
+        assert!(v["policies"][0].get("memory").is_none());
+        assert!(v["comparison"][0].get("memory").is_none());
     }
 
     #[test]
@@ -429,5 +440,93 @@ mod tests {
         assert_eq!(bs_string(512), "512");
         assert_eq!(bs_string(1 << 20), "1m");
         assert_eq!(bs_string(6144), "6k");
+    }
+
+    #[test]
+    fn memory_goes_in_the_qsim_object() {
+        let r = Report::new(
+            &scenario(),
+            &[run_with_memory("fifo"), run_with_memory("split")],
+        );
+        let mut buf = Vec::new();
+        render(&r, &mut buf).unwrap();
+        let v: Value = serde_json::from_slice(&buf).unwrap();
+        let job = &v["jobs"][0];
+        let m = &job["qsim"]["memory"];
+        for key in [
+            "total_pages",
+            "min",
+            "low",
+            "high",
+            "atomic_floor",
+            "atomic_attempts",
+            "atomic_failures",
+            "atomic_fail_free_sum",
+            "atomic_fail_free_avg",
+            "failure_log",
+            "kswapd_wakeups",
+            "kswapd_awake_ns",
+            "kswapd_passes",
+            "kswapd_waits",
+            "kswapd_skips",
+            "low_wmark_hit_quickly",
+            "high_wmark_hit_quickly",
+            "order0_fallbacks",
+            "kswapd_scanned",
+            "kswapd_reclaimed",
+            "direct_stalls",
+            "direct_stall",
+            "direct_waits",
+            "direct_scanned",
+            "direct_reclaimed",
+            "pageout_pages",
+            "bounce_from_zone",
+            "bounce_from_reserve",
+            "mempool_waits",
+            "mempool_wait_ns",
+            "partial_clones",
+            "partial_nap_ns",
+            "free_min_seen",
+            "free_avg",
+            "below_min_ns",
+            "end_pages",
+            "end_free",
+        ] {
+            assert!(m.get(key).is_some(), "memory.{key}");
+        }
+        assert_eq!(m["atomic_failures"][2], 37);
+        assert_eq!(m["atomic_failures_total"], 37);
+        assert_eq!(m["atomic_fail_free_avg"][2], 512.0);
+        assert_eq!(m["failure_log"][0]["at_ns"], 12_345_678_901u64);
+        assert_eq!(m["failure_log"][0]["order"], 2);
+        assert_eq!(m["kswapd_waits"]["class"][1]["class"], "async");
+        assert_eq!(m["kswapd_waits"]["class"][1]["total_ns"], 4_100_000_000u64);
+        let stall = &m["direct_stall"];
+        assert_eq!(stall["n"], 9);
+        assert_eq!(stall["total_ns"], 310_000_000);
+        let (p50, p99, p999) = (
+            stall["p50_ns"].as_u64().unwrap(),
+            stall["p99_ns"].as_u64().unwrap(),
+            stall["p99_9_ns"].as_u64().unwrap(),
+        );
+        // Bucket midpoints within fio's 0.8% of 13 ms and 136 ms.
+        assert!(p50.abs_diff(13_000_000) < 13_000_000 / 100, "{p50}");
+        assert!(p99.abs_diff(136_000_000) < 136_000_000 / 100, "{p99}");
+        assert_eq!(p999, p99);
+        assert_eq!(m["end_pages"]["dirty"], 60_000);
+        // The fio keys are untouched and the stage list now has the direct-reclaim row.
+        assert_eq!(job["read"]["total_ios"], 10);
+        assert_eq!(job["qsim"]["stages"]["read"].as_array().unwrap().len(), 8);
+        assert_eq!(job["qsim"]["stages"]["read"][0]["label"], "direct reclaim");
+        // qsim's own schema carries it too, with the comparison's memory columns.
+        let mut buf = Vec::new();
+        render_report(&r, &mut buf).unwrap();
+        let v: Value = serde_json::from_slice(&buf).unwrap();
+        assert_eq!(v["policies"][0]["memory"]["direct_stalls"], 9);
+        assert_eq!(v["comparison"][0]["memory"]["atomic_failures"], 37);
+        assert_eq!(
+            v["comparison"][0]["memory"]["kswapd_cwait_ns"][1],
+            4_100_000_000u64
+        );
     }
 }

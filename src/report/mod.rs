@@ -9,7 +9,9 @@ pub mod fiofmt;
 pub mod json;
 pub mod text;
 
-use crate::model::observe::{DirectionObs, RunEnd, RunObs, Stage};
+use crate::model::observe::{
+    CallerWaits, DirectionObs, MemoryObs, PageStates, RunEnd, RunObs, Stage,
+};
 use crate::scenario::{Arrivals, RwKind, Scenario, WorkloadKind};
 use crate::stats::histogram::{CLIP_NS, LAT_M_NR, LAT_N_NR, LAT_U_NR};
 use crate::stats::{Histogram, Running};
@@ -123,6 +125,9 @@ pub struct PolicyReport {
     pub block: BlockReport,
     /// Writer-side counters.
     pub writeback: WritebackReport,
+    /// The memory model's measurements (only with a `memory:` section).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryReport>,
     /// Utilisation of the CPU pool over the measured window, percent.
     pub cpu_util_pct: f64,
     /// Time-average crypt queue length.
@@ -321,6 +326,141 @@ pub struct WritebackReport {
     pub throttled_ns: u64,
 }
 
+/// What the memory model measured in one run ([`MemoryObs`] in report units: durations in ns,
+/// the stall histogram summarised). Counters cover the measured window.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryReport {
+    /// Pages in the zone.
+    pub total_pages: u64,
+    /// The zone's `min` mark, pages.
+    pub min: u64,
+    /// `low` mark, pages.
+    pub low: u64,
+    /// `high` mark, pages.
+    pub high: u64,
+    /// The order-0 GFP_ATOMIC floor, pages.
+    pub atomic_floor: u64,
+    /// GFP_ATOMIC allocations attempted, by order (index = order).
+    pub atomic_attempts: Vec<u64>,
+    /// GFP_ATOMIC allocations that failed, by order.
+    pub atomic_failures: Vec<u64>,
+    /// Sum over failures of the free pages at the failure, by order.
+    pub atomic_fail_free_sum: Vec<u64>,
+    /// Mean free pages at a failure, by order (0 for an order without failures).
+    pub atomic_fail_free_avg: Vec<f64>,
+    /// GFP_ATOMIC allocations attempted, all orders.
+    pub atomic_attempts_total: u64,
+    /// GFP_ATOMIC failures, all orders.
+    pub atomic_failures_total: u64,
+    /// GFP_ATOMIC failures per second of the measured window.
+    pub atomic_failures_per_s: f64,
+    /// The first failures, as the kernel would log them.
+    pub failure_log: Vec<AllocFailureReport>,
+    /// Times kswapd was woken.
+    pub kswapd_wakeups: u64,
+    /// Time kswapd was awake, ns.
+    pub kswapd_awake_ns: u64,
+    /// That time as a share of the measured window, percent.
+    pub kswapd_awake_pct: f64,
+    /// Balance passes (`pageoutrun`).
+    pub kswapd_passes: u64,
+    /// kswapd's congestion waits.
+    pub kswapd_waits: CallerWaitsReport,
+    /// Congestion waits kswapd skipped below min (`kswapd_skip_congestion_wait`).
+    pub kswapd_skips: u64,
+    /// `kswapd_low_wmark_hit_quickly`.
+    pub low_wmark_hit_quickly: u64,
+    /// `kswapd_high_wmark_hit_quickly`.
+    pub high_wmark_hit_quickly: u64,
+    /// Sweeps that fell back to order 0.
+    pub order0_fallbacks: u64,
+    /// Pages kswapd scanned.
+    pub kswapd_scanned: u64,
+    /// Pages kswapd freed.
+    pub kswapd_reclaimed: u64,
+    /// Direct-reclaim stalls (`allocstall`).
+    pub direct_stalls: u64,
+    /// Length of the stalls.
+    pub direct_stall: StallSummary,
+    /// Direct reclaimers' and the allocator's congestion waits.
+    pub direct_waits: CallerWaitsReport,
+    /// Pages direct reclaim scanned.
+    pub direct_scanned: u64,
+    /// Pages direct reclaim freed.
+    pub direct_reclaimed: u64,
+    /// Dirty pages reclaim sent to writeback.
+    pub pageout_pages: u64,
+    /// Bounce pages from the zone on the mempool's first try.
+    pub bounce_from_zone: u64,
+    /// Bounce pages from the `page_pool` reserve.
+    pub bounce_from_reserve: u64,
+    /// Sleeps on the empty `page_pool`.
+    pub mempool_waits: u64,
+    /// Time slept on the `page_pool`, ns.
+    pub mempool_wait_ns: u64,
+    /// Partial write clones (each followed by an HZ/100 nap).
+    pub partial_clones: u64,
+    /// Time in those naps, ns.
+    pub partial_nap_ns: u64,
+    /// Fewest free pages seen.
+    pub free_min_seen: u64,
+    /// Time-average of free pages.
+    pub free_avg: f64,
+    /// Time below `min`, ns.
+    pub below_min_ns: u64,
+    /// That time as a share of the measured window, percent.
+    pub below_min_pct: f64,
+    /// Page states at the end of the run.
+    pub end_pages: PageStates,
+    /// Free pages at the end (the zone's total less [`PageStates::total`]).
+    pub end_free: u64,
+}
+
+/// One GFP_ATOMIC failure of the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AllocFailureReport {
+    /// Simulated time since the start (warm-up included), ns.
+    pub at_ns: u64,
+    /// Allocation order.
+    pub order: u32,
+    /// Free pages at that moment.
+    pub free: u64,
+}
+
+/// One kind of caller's congestion waits.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallerWaitsReport {
+    /// The SYNC queue, then the ASYNC queue.
+    pub class: Vec<CongestionReport>,
+    /// Share of the waits that ended early because congestion cleared, percent.
+    pub early_pct: f64,
+    /// `wait_iff_congested` calls that returned at once.
+    pub skipped: u64,
+}
+
+/// Summary of the direct-reclaim stall lengths (fio bucket midpoints for percentiles).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StallSummary {
+    /// Stalls recorded.
+    pub n: u64,
+    /// Their total length, ns.
+    pub total_ns: u64,
+    /// Shortest, ns.
+    pub min_ns: u64,
+    /// Longest, ns.
+    pub max_ns: u64,
+    /// Mean, ns.
+    pub mean_ns: f64,
+    /// Sample standard deviation, ns.
+    pub stddev_ns: f64,
+    /// Median, ns.
+    pub p50_ns: u64,
+    /// 99th percentile, ns.
+    pub p99_ns: u64,
+    /// 99.9th percentile, ns.
+    pub p99_9_ns: u64,
+}
+
 /// One policy's headline numbers for the comparison table.
 #[derive(Debug, Clone, Serialize)]
 pub struct ComparisonRow {
@@ -340,6 +480,22 @@ pub struct ComparisonRow {
     pub read_iops: f64,
     /// Write throughput, MiB/s.
     pub write_mib_s: f64,
+    /// Memory headline numbers (only with a memory model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryComparison>,
+}
+
+/// A run's memory headline numbers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemoryComparison {
+    /// GFP_ATOMIC failures, all orders.
+    pub atomic_failures: u64,
+    /// kswapd's congestion-wait time on the SYNC and the ASYNC queue, ns.
+    pub kswapd_cwait_ns: [u64; 2],
+    /// Direct-reclaim stalls.
+    pub direct_stalls: u64,
+    /// Fewest free pages seen.
+    pub free_min_seen: u64,
 }
 
 /// Something the reader must know before trusting a block.
@@ -628,10 +784,113 @@ fn policy_report(run: &RunObs, percentile_list: &[f64], stages: &[Stage]) -> Pol
             written_back_bytes: run.writeback.written_back_bytes,
             throttled_ns: run.writeback.throttled.as_ns(),
         },
+        memory: run.memory.as_deref().map(|m| memory_report(m, measured_ns)),
         cpu_util_pct: run.cpu_utilisation * 100.0,
         crypt_queue_len_avg: run.crypt_queue_len_avg,
         crypt_queue_len_max: run.crypt_queue_len_max,
         clipped,
+    }
+}
+
+fn caller_waits(w: &CallerWaits) -> CallerWaitsReport {
+    let class: Vec<CongestionReport> = ["sync", "async"]
+        .into_iter()
+        .zip(&w.class)
+        .map(|(class, c)| CongestionReport {
+            class: class.to_string(),
+            waits: c.waits,
+            woken_early: c.woken_early,
+            total_ns: c.total.as_ns(),
+        })
+        .collect();
+    let waits = class.iter().map(|c| c.waits).sum();
+    let early = class.iter().map(|c| c.woken_early).sum();
+    CallerWaitsReport {
+        class,
+        early_pct: share_pct(early, waits, 0.0),
+        skipped: w.skipped,
+    }
+}
+
+fn memory_report(m: &MemoryObs, measured_ns: u64) -> MemoryReport {
+    let of_window = |ns: u64| share_pct(ns, measured_ns, 0.0);
+    let atomic_attempts_total = m.atomic_attempts.iter().sum();
+    let atomic_failures_total: u64 = m.atomic_failures.iter().sum();
+    let h = &m.direct_stall;
+    let [p50_ns, p99_ns, p99_9_ns] = match h.percentiles(&[50.0, 99.0, 99.9])[..] {
+        [a, b, c] => [a, b, c],
+        _ => [0; 3],
+    };
+    MemoryReport {
+        total_pages: m.total_pages,
+        min: m.min,
+        low: m.low,
+        high: m.high,
+        atomic_floor: m.atomic_floor,
+        atomic_attempts: m.atomic_attempts.clone(),
+        atomic_failures: m.atomic_failures.clone(),
+        atomic_fail_free_sum: m.atomic_fail_free_sum.clone(),
+        atomic_fail_free_avg: m
+            .atomic_failures
+            .iter()
+            .zip(&m.atomic_fail_free_sum)
+            .map(|(&n, &sum)| if n == 0 { 0.0 } else { sum as f64 / n as f64 })
+            .collect(),
+        atomic_attempts_total,
+        atomic_failures_total,
+        atomic_failures_per_s: if measured_ns == 0 {
+            0.0
+        } else {
+            atomic_failures_total as f64 * 1e9 / measured_ns as f64
+        },
+        failure_log: m
+            .failure_log
+            .iter()
+            .map(|f| AllocFailureReport {
+                at_ns: f.at.as_ns(),
+                order: f.order,
+                free: f.free,
+            })
+            .collect(),
+        kswapd_wakeups: m.kswapd_wakeups,
+        kswapd_awake_ns: m.kswapd_awake.as_ns(),
+        kswapd_awake_pct: of_window(m.kswapd_awake.as_ns()),
+        kswapd_passes: m.kswapd_passes,
+        kswapd_waits: caller_waits(&m.kswapd_waits),
+        kswapd_skips: m.kswapd_skips,
+        low_wmark_hit_quickly: m.low_wmark_hit_quickly,
+        high_wmark_hit_quickly: m.high_wmark_hit_quickly,
+        order0_fallbacks: m.order0_fallbacks,
+        kswapd_scanned: m.kswapd_scanned,
+        kswapd_reclaimed: m.kswapd_reclaimed,
+        direct_stalls: m.direct_stalls,
+        direct_stall: StallSummary {
+            n: h.count(),
+            total_ns: u64::try_from(h.sum()).unwrap_or(u64::MAX),
+            min_ns: h.min(),
+            max_ns: h.max(),
+            mean_ns: h.mean(),
+            stddev_ns: h.stddev(),
+            p50_ns,
+            p99_ns,
+            p99_9_ns,
+        },
+        direct_waits: caller_waits(&m.direct_waits),
+        direct_scanned: m.direct_scanned,
+        direct_reclaimed: m.direct_reclaimed,
+        pageout_pages: m.pageout_pages,
+        bounce_from_zone: m.bounce_from_zone,
+        bounce_from_reserve: m.bounce_from_reserve,
+        mempool_waits: m.mempool_waits,
+        mempool_wait_ns: m.mempool_wait_time.as_ns(),
+        partial_clones: m.partial_clones,
+        partial_nap_ns: m.partial_nap_time.as_ns(),
+        free_min_seen: m.free_min_seen,
+        free_avg: m.free_avg,
+        below_min_ns: m.below_min.as_ns(),
+        below_min_pct: of_window(m.below_min.as_ns()),
+        end_pages: m.end_pages,
+        end_free: m.total_pages.saturating_sub(m.end_pages.total()),
     }
 }
 
@@ -725,6 +984,15 @@ fn comparison_row(p: &PolicyReport, percentile_list: &[f64]) -> ComparisonRow {
         read_clat_ns_p99_99: pick(99.99),
         read_iops: read.iops,
         write_mib_s: write.bw_bytes_per_s as f64 / (1024.0 * 1024.0),
+        memory: p.memory.as_ref().map(|m| MemoryComparison {
+            atomic_failures: m.atomic_failures_total,
+            kswapd_cwait_ns: [
+                m.kswapd_waits.class[0].total_ns,
+                m.kswapd_waits.class[1].total_ns,
+            ],
+            direct_stalls: m.direct_stalls,
+            free_min_seen: m.free_min_seen,
+        }),
     }
 }
 
@@ -950,7 +1218,7 @@ pub(crate) mod tests {
                 },
             ],
             kswapd_wakeups: 41,
-            kswapd_awake: SimDuration::from_ms(12_300),
+            kswapd_awake: SimDuration::from_ms(4_300),
             kswapd_passes: 57,
             kswapd_waits: async_waits(51, 6, 4_100),
             kswapd_skips: 0,

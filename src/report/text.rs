@@ -10,7 +10,8 @@ use super::fiofmt::{
     percentile_block,
 };
 use super::{
-    Direction, DirectionReport, LatencySummary, PERCENTILE_PRECISION, PolicyReport, Report, Warning,
+    CallerWaitsReport, Direction, DirectionReport, LatencySummary, MemoryReport,
+    PERCENTILE_PRECISION, PolicyReport, Report, Warning,
 };
 use crate::engine::SimDuration;
 use std::fmt::Write as _;
@@ -38,6 +39,7 @@ pub fn render_with(report: &Report, opts: &TextOptions, out: &mut dyn io::Write)
     }
     s.push('\n');
     comparison(report, &mut s);
+    memory_comparison(report, &mut s);
     warnings(report, &mut s);
     out.write_all(s.as_bytes())
 }
@@ -53,6 +55,38 @@ pub fn adaptive_ns(ns: f64) -> String {
         format!("{:.1} ms", ns / 1e6)
     } else {
         format!("{:.3} s", ns / 1e9)
+    }
+}
+
+/// [`adaptive_ns`] without the space, for `key=value` lines: `812ns`, `38.1us`, `1.250s`.
+fn compact_ns(ns: f64) -> String {
+    adaptive_ns(ns).replace(' ', "")
+}
+
+/// Widest line the memory lines produce.
+const WIDTH: usize = 80;
+
+/// Writes `items` as `  label        : a, b, c` lines of at most [`WIDTH`] columns, repeating
+/// the label on each line as fio's `lat (usec)   :` lines do (an item wider than a line gets a
+/// line of its own).
+fn kv_lines(label: &str, items: &[String], s: &mut String) {
+    let prefix = format!("  {label:<13}: ");
+    let mut line = prefix.clone();
+    for item in items {
+        if line.len() > prefix.len() {
+            if line.len() + 2 + item.len() > WIDTH {
+                s.push_str(&line);
+                s.push('\n');
+                line.clone_from(&prefix);
+            } else {
+                line.push_str(", ");
+            }
+        }
+        line.push_str(item);
+    }
+    if line.len() > prefix.len() {
+        s.push_str(&line);
+        s.push('\n');
     }
 }
 
@@ -84,6 +118,14 @@ fn legend(r: &Report, s: &mut String) {
          measured window (warm-up excluded); bw and iops lines summarise 500 ms samples of\n\
          simulated time.\n",
     );
+    if r.policies.iter().any(|p| p.memory.is_some()) {
+        s.push_str(
+            "Memory lines count from the warm-up's end, in pages of the one zone modelled;\n\
+             cwait is time in congestion_wait (or wait_iff_congested) per queue class, early\n\
+             the share of waits ended by congestion clearing, free_at_fail the mean free\n\
+             pages at a GFP_ATOMIC failure, stalls the direct-reclaim stalls (allocstall).\n",
+        );
+    }
 }
 
 fn policy_block(r: &Report, p: &PolicyReport, opts: &TextOptions, s: &mut String) {
@@ -225,7 +267,7 @@ fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
         b.device_util_pct
     );
     let w = &p.writeback;
-    if w.dirtied_bytes > 0 || w.written_back_bytes > 0 || w.throttled_ns > 0 {
+    if w.dirtied_bytes > 0 || w.written_back_bytes > 0 || w.throttled_ns > 0 || p.memory.is_some() {
         let _ = writeln!(
             s,
             "  writeback    : dirtied={}, written={}, throttled={}ms",
@@ -240,6 +282,9 @@ fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
         "  crypt queue  : avg={:.2}, max={}",
         p.crypt_queue_len_avg, p.crypt_queue_len_max
     );
+    if let Some(m) = &p.memory {
+        memory_lines(m, s);
+    }
     if p.saturated() {
         let planned = r.duration_ns.saturating_sub(r.warmup_ns);
         let _ = writeln!(
@@ -250,6 +295,176 @@ fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
             SimDuration::from_ns(p.measured_ns),
             SimDuration::from_ns(planned)
         );
+    }
+}
+
+/// `sync=N (Tms), async=N (Tms), early=E%, skipped=S`: waits and time per queue class, as the
+/// `congestion` line has them.
+fn cwait_items(w: &CallerWaitsReport) -> Vec<String> {
+    let mut items: Vec<String> = w
+        .class
+        .iter()
+        .map(|c| format!("{}={} ({}ms)", c.class, c.waits, ms_rounded(c.total_ns)))
+        .collect();
+    items.push(format!("early={:.1}%", w.early_pct));
+    items.push(format!("skipped={}", w.skipped));
+    items
+}
+
+/// The memory model's lines of a policy block (MODEL.md §11), each at most 80 columns.
+fn memory_lines(m: &MemoryReport, s: &mut String) {
+    kv_lines(
+        "memory",
+        &[
+            format!("pages={}", m.total_pages),
+            format!("min={}", m.min),
+            format!("low={}", m.low),
+            format!("high={}", m.high),
+            format!("atomic_floor={}", m.atomic_floor),
+        ],
+        s,
+    );
+    kv_lines(
+        "free pages",
+        &[
+            format!("min={}", m.free_min_seen),
+            format!("avg={:.0}", m.free_avg),
+            format!(
+                "below_min={}ms ({:.2}%)",
+                ms_rounded(m.below_min_ns),
+                m.below_min_pct
+            ),
+        ],
+        s,
+    );
+    let pct = |n: u64, of: u64| {
+        if of == 0 {
+            0.0
+        } else {
+            n as f64 * 100.0 / of as f64
+        }
+    };
+    kv_lines(
+        "gfp_atomic",
+        &[
+            format!("attempts={}", m.atomic_attempts_total),
+            format!(
+                "failures={} ({:.2}%)",
+                m.atomic_failures_total,
+                pct(m.atomic_failures_total, m.atomic_attempts_total)
+            ),
+            format!("fail_rate={:.2}/s", m.atomic_failures_per_s),
+        ],
+        s,
+    );
+    for (order, &attempts) in m.atomic_attempts.iter().enumerate() {
+        if attempts == 0 {
+            continue;
+        }
+        let failures = m.atomic_failures.get(order).copied().unwrap_or(0);
+        let mut items = vec![
+            format!("order={order}"),
+            format!("attempts={attempts}"),
+            format!("failures={failures} ({:.2}%)", pct(failures, attempts)),
+        ];
+        if failures > 0 {
+            let avg = m.atomic_fail_free_avg.get(order).copied().unwrap_or(0.0);
+            items.push(format!("free_at_fail={avg:.0}"));
+        }
+        kv_lines("gfp_atomic", &items, s);
+    }
+    kv_lines(
+        "kswapd",
+        &[
+            format!("wakeups={}", m.kswapd_wakeups),
+            format!(
+                "awake={}ms ({:.2}%)",
+                ms_rounded(m.kswapd_awake_ns),
+                m.kswapd_awake_pct
+            ),
+            format!("passes={}", m.kswapd_passes),
+            format!("scanned={}", m.kswapd_scanned),
+            format!("reclaimed={}", m.kswapd_reclaimed),
+            format!("skip_below_min={}", m.kswapd_skips),
+            format!("premature_low={}", m.low_wmark_hit_quickly),
+            format!("premature_high={}", m.high_wmark_hit_quickly),
+            format!("order0_fallbacks={}", m.order0_fallbacks),
+        ],
+        s,
+    );
+    kv_lines("kswapd cwait", &cwait_items(&m.kswapd_waits), s);
+    let st = &m.direct_stall;
+    let mut direct = vec![
+        format!("stalls={}", m.direct_stalls),
+        format!("total={}ms", ms_rounded(st.total_ns)),
+    ];
+    if st.n > 0 {
+        direct.push(format!("p50={}", compact_ns(st.p50_ns as f64)));
+        direct.push(format!("p99={}", compact_ns(st.p99_ns as f64)));
+        direct.push(format!("p99.9={}", compact_ns(st.p99_9_ns as f64)));
+    }
+    kv_lines("direct", &direct, s);
+    kv_lines(
+        "direct",
+        &[
+            format!("scanned={}", m.direct_scanned),
+            format!("reclaimed={}", m.direct_reclaimed),
+            format!("pageout={}", m.pageout_pages),
+        ],
+        s,
+    );
+    kv_lines("direct cwait", &cwait_items(&m.direct_waits), s);
+    kv_lines(
+        "bounce",
+        &[
+            format!("from_zone={}", m.bounce_from_zone),
+            format!("from_reserve={}", m.bounce_from_reserve),
+            format!(
+                "mempool_waits={} ({}ms)",
+                m.mempool_waits,
+                ms_rounded(m.mempool_wait_ns)
+            ),
+            format!(
+                "partial_clones={} ({}ms)",
+                m.partial_clones,
+                ms_rounded(m.partial_nap_ns)
+            ),
+        ],
+        s,
+    );
+    let e = &m.end_pages;
+    kv_lines(
+        "pages at end",
+        &[
+            format!("free={}", m.end_free),
+            format!("unreclaimable={}", e.unreclaimable),
+            format!("clean={}", e.clean),
+            format!("dirty={}", e.dirty),
+            format!("writeback={}", e.writeback),
+            format!("bounce={}", e.bounce),
+            format!("atomic={}", e.atomic),
+            format!("filling={}", e.filling),
+        ],
+        s,
+    );
+    if !m.failure_log.is_empty() {
+        let _ = writeln!(
+            s,
+            "  alloc log    : first {} of {} failures, free: the zone's free pages at each",
+            m.failure_log.len(),
+            m.atomic_failures_total.max(m.failure_log.len() as u64)
+        );
+        for f in &m.failure_log {
+            // printk's "[%5lu.%06lu] " timestamp; GFP_ATOMIC is mode 0x20 (__GFP_HIGH) in 2.6.3x.
+            let _ = writeln!(
+                s,
+                "  [{:5}.{:06}] swapper: page allocation failure. order:{}, mode:0x20 free:{}",
+                f.at_ns / 1_000_000_000,
+                f.at_ns % 1_000_000_000 / 1_000,
+                f.order,
+                f.free
+            );
+        }
     }
 }
 
@@ -353,6 +568,49 @@ fn comparison(r: &Report, s: &mut String) {
     table(&rows, "  ", s);
 }
 
+/// With a memory model, a second table: GFP_ATOMIC failures, kswapd's congestion-wait time on
+/// the SYNC and ASYNC queues, direct-reclaim stalls and the fewest free pages.
+fn memory_comparison(r: &Report, s: &mut String) {
+    if r.comparison.iter().all(|c| c.memory.is_none()) {
+        return;
+    }
+    s.push_str(
+        "\nMemory (atomic failures, kswapd cwait SYNC/ASYNC, direct stalls, fewest free):\n",
+    );
+    let mut rows = vec![
+        [
+            "policy",
+            "atomic fails",
+            "cwait sync",
+            "cwait async",
+            "stalls",
+            "free min",
+        ]
+        .iter()
+        .map(|h| h.to_string())
+        .collect::<Vec<_>>(),
+    ];
+    for c in &r.comparison {
+        let row = match &c.memory {
+            Some(m) => vec![
+                c.policy.clone(),
+                m.atomic_failures.to_string(),
+                adaptive_ns(m.kswapd_cwait_ns[0] as f64),
+                adaptive_ns(m.kswapd_cwait_ns[1] as f64),
+                m.direct_stalls.to_string(),
+                m.free_min_seen.to_string(),
+            ],
+            None => {
+                let mut row = vec![c.policy.clone()];
+                row.extend((0..5).map(|_| "-".to_string()));
+                row
+            }
+        };
+        rows.push(row);
+    }
+    table(&rows, "  ", s);
+}
+
 fn warnings(r: &Report, s: &mut String) {
     if r.warnings.is_empty() {
         return;
@@ -403,7 +661,7 @@ pub fn warning_text(w: &Warning) -> String {
 mod tests {
     use super::*;
     use crate::model::observe::RunEnd;
-    use crate::report::tests::{report, run, scenario};
+    use crate::report::tests::{report, run, run_with_memory, scenario};
 
     fn rendered(r: &Report) -> String {
         let mut buf = Vec::new();
@@ -539,5 +797,69 @@ two-queue: (groupid=0, jobs=1): err= 0: policy=fifo: seed=42: reps=1
         let text = String::from_utf8(buf).unwrap();
         assert!(text.contains("    lat percentiles (usec):"));
         assert!(!text.contains("    clat percentiles ("));
+    }
+
+    #[test]
+    fn memory_lines_fit_80_columns() {
+        let r = Report::new(
+            &scenario(),
+            &[run_with_memory("fifo"), run_with_memory("split")],
+        );
+        let mut s = String::new();
+        policy_block(&r, &r.policies[0], &TextOptions::default(), &mut s);
+        let start = s.find("  memory       :").expect("memory lines");
+        let end = s.find("\n\n  where the time went").unwrap();
+        let block = &s[start..end];
+        let expected =
+            "  memory       : pages=524288, min=1448, low=1810, high=2172, atomic_floor=543
+  free pages   : min=402, avg=2010, below_min=1230ms (12.30%)
+  gfp_atomic   : attempts=110034, failures=37 (0.03%), fail_rate=3.70/s
+  gfp_atomic   : order=0, attempts=98000, failures=0 (0.00%)
+  gfp_atomic   : order=2, attempts=12034, failures=37 (0.31%), free_at_fail=512
+  kswapd       : wakeups=41, awake=4300ms (43.00%), passes=57, scanned=180000
+  kswapd       : reclaimed=150000, skip_below_min=0, premature_low=0
+  kswapd       : premature_high=2, order0_fallbacks=3
+  kswapd cwait : sync=0 (0ms), async=51 (4100ms), early=11.8%, skipped=0
+  direct       : stalls=9, total=310ms, p50=13.0ms, p99=135.3ms, p99.9=135.3ms
+  direct       : scanned=4000, reclaimed=3100, pageout=250
+  direct cwait : sync=0 (0ms), async=10 (200ms), early=0.0%, skipped=0
+  bounce       : from_zone=20000, from_reserve=120, mempool_waits=3 (12ms)
+  bounce       : partial_clones=0 (0ms)
+  pages at end : free=8068, unreclaimable=131072, clean=300000, dirty=60000
+  pages at end : writeback=25000, bounce=40, atomic=96, filling=12
+  alloc log    : first 2 of 37 failures, free: the zone's free pages at each
+  [   12.345678] swapper: page allocation failure. order:2, mode:0x20 free:512
+  [   12.400000] swapper: page allocation failure. order:2, mode:0x20 free:498";
+        assert_eq!(block, expected, "got:\n{block}");
+        // Writer throttling is printed whenever the memory model ran.
+        assert!(s.contains("  writeback    : dirtied=300MiB, written=280MiB, throttled=1250ms"));
+        assert!(s.contains("    direct reclaim "), "{s}");
+        let text = rendered(&r);
+        // Every line the memory model adds (lines also in a report without it are fio's and
+        // may be wider) fits 80 columns.
+        let plain = rendered(&report());
+        let plain: std::collections::HashSet<&str> = plain.lines().collect();
+        for line in text.lines().filter(|l| !plain.contains(l)) {
+            assert!(line.chars().count() <= 80, "{} columns: {line}", line.len());
+        }
+        let cmp = text.split("Memory (atomic failures").nth(1).unwrap();
+        let lines: Vec<&str> = cmp.lines().skip(1).take(3).collect();
+        assert_eq!(
+            lines,
+            [
+                "  policy  atomic fails  cwait sync  cwait async  stalls  free min",
+                "  fifo              37        0 ns      4.100 s       9       402",
+                "  split             37        0 ns      4.100 s       9       402",
+            ]
+        );
+        assert!(text.contains("Memory lines count from the warm-up's end"));
+    }
+
+    #[test]
+    fn no_memory_model_no_memory_lines() {
+        let text = rendered(&report());
+        for word in ["direct reclaim", "memory", "Memory", "gfp_atomic", "kswapd"] {
+            assert!(!text.contains(word), "{word} in:\n{text}");
+        }
     }
 }
