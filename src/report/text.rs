@@ -363,7 +363,6 @@ fn memory_lines(m: &MemoryReport, s: &mut String) {
         }
         let failures = m.atomic_failures.get(order).copied().unwrap_or(0);
         let mut items = vec![
-            format!("order={order}"),
             format!("attempts={attempts}"),
             format!("failures={failures} ({:.2}%)", pct(failures, attempts)),
         ];
@@ -371,7 +370,7 @@ fn memory_lines(m: &MemoryReport, s: &mut String) {
             let avg = m.atomic_fail_free_avg.get(order).copied().unwrap_or(0.0);
             items.push(format!("free_at_fail={avg:.0}"));
         }
-        kv_lines("gfp_atomic", &items, s);
+        kv_lines(&format!("gfp_atomic o{order}"), &items, s);
     }
     kv_lines(
         "kswapd",
@@ -814,8 +813,8 @@ two-queue: (groupid=0, jobs=1): err= 0: policy=fifo: seed=42: reps=1
             "  memory       : pages=524288, min=1448, low=1810, high=2172, atomic_floor=543
   free pages   : min=402, avg=2010, below_min=1230ms (12.30%)
   gfp_atomic   : attempts=110034, failures=37 (0.03%), fail_rate=3.70/s
-  gfp_atomic   : order=0, attempts=98000, failures=0 (0.00%)
-  gfp_atomic   : order=2, attempts=12034, failures=37 (0.31%), free_at_fail=512
+  gfp_atomic o0: attempts=98000, failures=0 (0.00%)
+  gfp_atomic o2: attempts=12034, failures=37 (0.31%), free_at_fail=512
   kswapd       : wakeups=41, awake=4300ms (43.00%), passes=57, scanned=180000
   kswapd       : reclaimed=150000, skip_below_min=0, premature_low=0
   kswapd       : premature_high=2, order0_fallbacks=3
