@@ -589,6 +589,61 @@ mod tests {
         assert!(zone_watermark_ok(&zone_with(&[725]), 0, Mark::Min, high));
     }
 
+    /// Orders 0–3 × {no flag, HIGH, HARDER, both} against min (1448) on two fragmented zones,
+    /// each verdict worked by hand from MODEL.md §5's loop (comments give the failing step).
+    #[test]
+    fn orders_0_to_3_with_and_without_each_flag() {
+        let flags = [
+            AllocFlags::default(),
+            AllocFlags {
+                high: true,
+                harder: false,
+            },
+            AllocFlags {
+                high: false,
+                harder: true,
+            },
+            AllocFlags {
+                high: true,
+                harder: true,
+            },
+        ];
+        let table = |z: &Zone| -> Vec<[bool; 4]> {
+            (0..4)
+                .map(|k| flags.map(|f| zone_watermark_ok(z, k, Mark::Min, f)))
+                .collect()
+        };
+        // 100, 50, 300, 10 blocks of orders 0..3: 1480 pages. Needs 1448 / 724 / 1086 / 543.
+        // Orders 0–2 pass everywhere; order 3 subtracts 1200 order-2 pages at the last step:
+        // 1473 − 100 − 100 − 1200 = 73 against 181 / 90 / 135 / 67 → only both flags pass.
+        let a = zone_with(&[100, 50, 300, 10]);
+        assert_eq!(a.free_pages(), 1480);
+        assert_eq!(
+            table(&a),
+            vec![
+                [true, true, true, true],
+                [true, true, true, true],
+                [true, true, true, true],
+                [false, false, false, true],
+            ]
+        );
+        // 1000, 100, 50 blocks of orders 0..2: 1400 pages, under min itself.
+        // Order 0: only the reduced needs pass. Order 1: 399 left above order 0 against
+        // 362 (HIGH) / 543 (HARDER) / 271 (both). Order 2: then 197 against 181 / – / 135.
+        // Order 3: 193 − 200 = −7 fails every need.
+        let b = zone_with(&[1000, 100, 50]);
+        assert_eq!(b.free_pages(), 1400);
+        assert_eq!(
+            table(&b),
+            vec![
+                [false, true, true, true],
+                [false, true, false, true],
+                [false, true, false, true],
+                [false, false, false, false],
+            ]
+        );
+    }
+
     #[test]
     fn hand_computed_high_order_cases() {
         // 100 order-0, 50 order-1, 300 order-2 blocks: 1400 free pages.
