@@ -1,9 +1,10 @@
-//! Scenario → one run per policy → report.
+//! Scenario → one run per policy (per variant and policy, with variants) → report.
 //!
 //! Each policy of the scenario is an independent run with the same seed (so every workload draws
-//! the same random numbers: common random numbers). Runs go to a pool of threads and their results
-//! land in slots by index, so the report is byte-identical whatever the thread count or the order
-//! in which runs finish.
+//! the same random numbers: common random numbers). A scenario with variants runs each variant's
+//! scenario under each of its policies, variant-major ([`plan`]). Runs go to a pool of threads
+//! and their results land in slots by index, so the report is byte-identical whatever the thread
+//! count or the order in which runs finish.
 //!
 //! Every run ends with its invariants checked ([`crate::model::invariants`]); a broken one fails
 //! the run. `--check-invariants` also prints them, one table per policy, after the report.
@@ -47,8 +48,56 @@ pub enum Error {
     Io(#[from] std::io::Error),
 }
 
-/// Runs every policy of the scenario, in parallel, and returns the results in policy order;
-/// fails on the first policy (in that order) whose run broke an invariant.
+/// One run of a scenario's matrix: which scenario it uses, under which policy, and what the
+/// report calls it.
+#[derive(Debug, Clone)]
+pub struct PlannedRun<'a> {
+    /// The scenario the run uses: a variant's, or the scenario itself without variants.
+    pub scenario: &'a Scenario,
+    /// The variant's name (`None` when the scenario has no variants).
+    pub variant: Option<&'a str>,
+    /// The policy's name as the scenario lists it.
+    pub policy: &'a str,
+    /// The run's label in the report: the policy without variants; with them `<variant>` when
+    /// every variant runs exactly one policy, else `<variant>/<policy>`.
+    pub label: String,
+}
+
+/// The runs a scenario asks for, in report order: its policies; with variants, variants ×
+/// each variant's policies, variant-major.
+pub fn plan(sc: &Scenario) -> Vec<PlannedRun<'_>> {
+    if sc.variants.is_empty() {
+        return sc
+            .policies
+            .iter()
+            .map(|p| PlannedRun {
+                scenario: sc,
+                variant: None,
+                policy: p,
+                label: p.clone(),
+            })
+            .collect();
+    }
+    let one_policy_each = sc.variants.iter().all(|v| v.scenario.policies.len() == 1);
+    sc.variants
+        .iter()
+        .flat_map(|v| {
+            v.scenario.policies.iter().map(move |p| PlannedRun {
+                scenario: &v.scenario,
+                variant: Some(v.name.as_str()),
+                policy: p,
+                label: if one_policy_each {
+                    v.name.clone()
+                } else {
+                    format!("{}/{p}", v.name)
+                },
+            })
+        })
+        .collect()
+}
+
+/// Runs every run of the scenario's [`plan`], in parallel, and returns the results in plan
+/// order; fails on the first run (in that order) whose run broke an invariant.
 pub fn run_all(sc: &Scenario, jobs: usize) -> Result<Vec<RunResult>, Error> {
     let results = run_unchecked(sc, jobs)?;
     first_violation(&results)?;
@@ -68,13 +117,14 @@ fn first_violation(results: &[RunResult]) -> Result<(), Error> {
     Ok(())
 }
 
-/// Runs every policy of the scenario, in parallel, and returns the results in policy order,
-/// broken invariants included.
+/// Runs every run of the scenario's [`plan`], in parallel, and returns the results in plan
+/// order, broken invariants included. With variants, each result's `obs.policy` is the run's
+/// label (`<variant>` or `<variant>/<policy>`).
 pub fn run_unchecked(sc: &Scenario, jobs: usize) -> Result<Vec<RunResult>, Error> {
-    let infos = sc
-        .policies
+    let runs = plan(sc);
+    let infos = runs
         .iter()
-        .map(|p| policy::find(p).ok_or_else(|| Error::UnknownPolicy(p.clone())))
+        .map(|r| policy::find(r.policy).ok_or_else(|| Error::UnknownPolicy(r.policy.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     let threads = if jobs == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -90,8 +140,13 @@ pub fn run_unchecked(sc: &Scenario, jobs: usize) -> Result<Vec<RunResult>, Error
             s.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(info) = infos.get(i) else { break };
-                    let r = model::run_policy(sc, info);
+                    let (Some(info), Some(planned)) = (infos.get(i), runs.get(i)) else {
+                        break;
+                    };
+                    let mut r = model::run_policy(planned.scenario, info);
+                    if planned.variant.is_some() {
+                        r.obs.policy = planned.label.clone();
+                    }
                     slots.lock().expect("a run thread panicked")[i] = Some(r);
                 }
             });
@@ -106,7 +161,7 @@ pub fn run_unchecked(sc: &Scenario, jobs: usize) -> Result<Vec<RunResult>, Error
     Ok(results)
 }
 
-/// Runs every policy of the scenario and writes the report to `out` in one piece, so a failure
+/// Runs every run of the scenario and writes the report to `out` in one piece, so a failure
 /// never leaves half a report behind.
 ///
 /// With [`RunOptions::check_invariants`] the report is printed even when a run broke an
@@ -228,5 +283,148 @@ mod tests {
         };
         assert_eq!(policy, "fifo");
         assert!(what.contains("differ by 1"), "{what}");
+    }
+
+    /// A 1 s scenario on a 1 ms generic device with the given policies.
+    fn tiny(policies: &str) -> Scenario {
+        crate::scenario::load_str(
+            "t.yaml",
+            &format!(
+                "duration: 1s\ndevice: {{ kind: generic, service: 1ms }}\npolicies: [{policies}]\n\
+                 workloads:\n  - {{ kind: fio, rw: randread, iodepth: 2 }}\n"
+            ),
+        )
+        .unwrap()
+    }
+
+    /// `base` with variants built in Rust: each (name, policies, device service in ms).
+    fn with_variants(base: &Scenario, variants: &[(&str, &[&str], u64)]) -> Scenario {
+        use crate::scenario::{DeviceConfig, Distribution, Variant};
+        let mut sc = base.clone();
+        sc.variants = variants
+            .iter()
+            .map(|&(name, policies, service_ms)| {
+                let mut v = base.clone();
+                v.policies = policies.iter().map(|p| p.to_string()).collect();
+                if let DeviceConfig::Generic(g) = &mut v.device {
+                    g.service = Distribution::Deterministic {
+                        value: crate::engine::SimDuration::from_ms(service_ms),
+                    };
+                }
+                Variant {
+                    name: name.to_string(),
+                    scenario: Box::new(v),
+                }
+            })
+            .collect();
+        sc
+    }
+
+    fn labels(sc: &Scenario) -> Vec<String> {
+        plan(sc).into_iter().map(|r| r.label).collect()
+    }
+
+    #[test]
+    fn the_plan_is_variants_by_policies_variant_major() {
+        let base = tiny("none, fifo");
+        assert_eq!(labels(&base), ["none", "fifo"]);
+        assert!(plan(&base).iter().all(|r| r.variant.is_none()));
+        let sc = with_variants(
+            &base,
+            &[("2.6.30", &["none", "fifo"], 1), ("2.6.33", &["fifo"], 2)],
+        );
+        assert_eq!(labels(&sc), ["2.6.30/none", "2.6.30/fifo", "2.6.33/fifo"]);
+        let p = plan(&sc);
+        assert_eq!(
+            p.iter().map(|r| (r.variant, r.policy)).collect::<Vec<_>>(),
+            [
+                (Some("2.6.30"), "none"),
+                (Some("2.6.30"), "fifo"),
+                (Some("2.6.33"), "fifo")
+            ]
+        );
+        assert!(std::ptr::eq(p[2].scenario, &*sc.variants[1].scenario));
+        // One policy per variant: the variant alone names the run.
+        let sc = with_variants(&tiny("fifo"), &[("a", &["fifo"], 1), ("b", &["fifo"], 2)]);
+        assert_eq!(labels(&sc), ["a", "b"]);
+    }
+
+    #[test]
+    fn variants_run_their_own_scenario_and_report_the_same_whatever_the_threads() {
+        let sc = with_variants(
+            &tiny("none, fifo"),
+            &[
+                ("fast", &["none", "fifo"], 1),
+                ("slow", &["none", "fifo"], 4),
+            ],
+        );
+        let report = |jobs: usize| {
+            let opts = RunOptions {
+                format: "normal".to_string(),
+                jobs,
+                check_invariants: false,
+            };
+            let mut out = Vec::new();
+            run_and_report(&sc, &opts, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let one = report(1);
+        assert_eq!(one, report(4), "output depends on the thread count");
+        assert!(
+            one.contains(
+                "2 variants x 2 policies = 4 runs\nvariants: fast, slow\npolicies: none, fifo\n"
+            ),
+            "{one}"
+        );
+        let blocks: Vec<usize> = ["fast/none", "fast/fifo", "slow/none", "slow/fifo"]
+            .iter()
+            .map(|l| {
+                one.find(&format!(": policy={l}: "))
+                    .unwrap_or_else(|| panic!("{l}"))
+            })
+            .collect();
+        assert!(
+            blocks.windows(2).all(|w| w[0] < w[1]),
+            "variant-major order"
+        );
+        // Each variant ran its own device: the slow one completes fewer reads.
+        let results = run_all(&sc, 2).unwrap();
+        let policies: Vec<&str> = results.iter().map(|r| r.obs.policy.as_str()).collect();
+        assert_eq!(
+            policies,
+            ["fast/none", "fast/fifo", "slow/none", "slow/fifo"]
+        );
+        let reads = |i: usize| results[i].obs.dirs[0].ios;
+        assert!(reads(2) * 3 < reads(0), "{} vs {}", reads(2), reads(0));
+        // JSON names the variant and the policy of each job.
+        let mut out = Vec::new();
+        let opts = RunOptions {
+            format: "json".to_string(),
+            jobs: 2,
+            check_invariants: false,
+        };
+        run_and_report(&sc, &opts, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["jobs"][3]["qsim"]["policy"], "slow/fifo");
+        assert_eq!(v["jobs"][3]["qsim"]["variant"]["name"], "slow");
+        assert_eq!(v["jobs"][3]["qsim"]["variant"]["policy"], "fifo");
+    }
+
+    #[test]
+    fn variants_with_different_policy_lists_are_listed_each() {
+        let sc = with_variants(
+            &tiny("fifo"),
+            &[("a", &["none", "fifo"], 1), ("b", &["fifo"], 1)],
+        );
+        let results = run_all(&sc, 0).unwrap();
+        let runs: Vec<_> = results.into_iter().map(|r| r.obs).collect();
+        let report = Report::new(&sc, &runs);
+        let mut out = Vec::new();
+        crate::report::text::render(&report, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(", 2 variants, 3 runs\nvariants (policies): a (none, fifo); b (fifo)\n"),
+            "{text}"
+        );
     }
 }

@@ -134,6 +134,8 @@ struct Sync {
 struct Qsim<'a> {
     scenario: &'a str,
     policy: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variant: Option<&'a super::RunVariant>,
     seed: u64,
     replications: u32,
     measured_ns: u64,
@@ -229,6 +231,7 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
         qsim: Qsim {
             scenario: &r.scenario,
             policy: &p.policy,
+            variant: p.variant.as_ref(),
             seed: r.seed,
             replications: r.replications,
             measured_ns: p.measured_ns,
@@ -393,11 +396,11 @@ mod tests {
         assert!(job["trim"]["clat_ns"].get("percentile").is_none());
         assert_eq!(job["trim"]["clat_ns"]["N"], 0);
         assert_eq!(job["qsim"]["policy"], "fifo");
-        // Without a memory model: no direct-reclaim stage, no memory key.
+        // Without a memory model: no direct-reclaim stage, no memory or variant keys.
         let stages = job["qsim"]["stages"]["read"].as_array().unwrap();
         assert_eq!(stages.len(), 7);
         assert!(stages.iter().all(|s| s["label"] != "direct reclaim"));
-        assert!(job["qsim"].get("memory").is_none());
+        assert!(job["qsim"].get("memory").is_none() && job["qsim"].get("variant").is_none());
         assert_eq!(jobs[1]["qsim"]["warnings"][0]["kind"], "saturated");
     }
 
@@ -429,8 +432,10 @@ mod tests {
         assert_eq!(v["policies"].as_array().unwrap().len(), 2);
         assert_eq!(v["comparison"][1]["saturated"], true);
         assert!(v["policies"][0]["directions"][0]["clat"]["bins"].is_array());
-        // Keys that exist only with a memory model stay out.
+        // Keys that exist only with a memory model or variants stay out.
+        assert!(v.get("variants").is_none());
         assert!(v["policies"][0].get("memory").is_none());
+        assert!(v["policies"][0].get("variant").is_none());
         assert!(v["comparison"][0].get("memory").is_none());
     }
 

@@ -56,12 +56,35 @@ pub struct Report {
     pub job_options: JobOptions,
     /// Percentiles listed in each direction's `percentiles` (ascending).
     pub percentile_list: Vec<f64>,
-    /// One entry per policy, in scenario order.
+    /// The scenario's variants with the policies each ran, in run order (empty without
+    /// variants).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<VariantSummary>,
+    /// One entry per run: per policy in scenario order; with variants, per variant and policy,
+    /// variant-major.
     pub policies: Vec<PolicyReport>,
     /// One row per policy, in the same order: the headline numbers side by side.
     pub comparison: Vec<ComparisonRow>,
     /// Conditions the reader must know about, in policy order.
     pub warnings: Vec<Warning>,
+}
+
+/// One variant of the scenario and the policies it ran.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VariantSummary {
+    /// The variant's name.
+    pub name: String,
+    /// Its policies, in run order.
+    pub policies: Vec<String>,
+}
+
+/// Which variant and policy a run of a scenario with variants used.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunVariant {
+    /// The variant's name.
+    pub name: String,
+    /// The policy's name.
+    pub policy: String,
 }
 
 /// The fio options fio-plot selects files by, taken from the scenario's first fio workload.
@@ -100,8 +123,11 @@ impl Direction {
 /// Measurements of one policy's run.
 #[derive(Debug, Clone, Serialize)]
 pub struct PolicyReport {
-    /// Policy name.
+    /// Policy name; with variants, the run's label (`<variant>` or `<variant>/<policy>`).
     pub policy: String,
+    /// The variant and policy of the run (only when the scenario has variants).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<RunVariant>,
     /// How the run ended.
     pub end: RunEnd,
     /// Length of the measured window, ns.
@@ -536,35 +562,49 @@ pub enum Warning {
 }
 
 impl Report {
-    /// Builds the report from the scenario and one run per policy, in scenario order.
+    /// Builds the report from the scenario and one run per entry of its
+    /// [`plan`](crate::experiment::plan), in that order (one per policy without variants).
     pub fn new(scenario: &Scenario, runs: &[RunObs]) -> Report {
-        debug_assert_eq!(
-            runs.len(),
-            scenario.policies.len(),
-            "one run per scenario policy"
-        );
+        let plan = crate::experiment::plan(scenario);
+        debug_assert_eq!(runs.len(), plan.len(), "one run per planned run");
         let percentile_list = DEFAULT_PERCENTILES.to_vec();
         let stages = shown_stages(runs);
         let policies: Vec<PolicyReport> = runs
             .iter()
-            .map(|run| policy_report(run, &percentile_list, &stages))
+            .enumerate()
+            .map(|(i, run)| {
+                let mut p = policy_report(run, &percentile_list, &stages);
+                p.variant = plan.get(i).and_then(|planned| {
+                    planned.variant.map(|name| RunVariant {
+                        name: name.to_string(),
+                        policy: planned.policy.to_string(),
+                    })
+                });
+                p
+            })
             .collect();
         let comparison = policies
             .iter()
             .map(|p| comparison_row(p, &percentile_list))
             .collect();
-        let planned_ns = scenario
-            .duration
-            .as_ns()
-            .saturating_sub(scenario.warmup.as_ns());
+        let variants = scenario
+            .variants
+            .iter()
+            .map(|v| VariantSummary {
+                name: v.name.clone(),
+                policies: v.scenario.policies.clone(),
+            })
+            .collect();
         let mut warnings = Vec::new();
-        for p in &policies {
+        for (i, p) in policies.iter().enumerate() {
+            // A variant may change the duration, warm-up or event budget.
+            let sc = plan.get(i).map_or(scenario, |planned| planned.scenario);
             if p.saturated() {
                 warnings.push(Warning::Saturated {
                     policy: p.policy.clone(),
                     measured_ns: p.measured_ns,
-                    planned_ns,
-                    max_events: scenario.max_events,
+                    planned_ns: sc.duration.as_ns().saturating_sub(sc.warmup.as_ns()),
+                    max_events: sc.max_events,
                 });
             }
             let dropped: u64 = p.directions.iter().map(|d| d.dropped).sum();
@@ -596,6 +636,7 @@ impl Report {
             jobs: job_count(scenario),
             job_options: job_options(scenario),
             percentile_list,
+            variants,
             policies,
             comparison,
             warnings,
@@ -760,6 +801,7 @@ fn policy_report(run: &RunObs, percentile_list: &[f64], stages: &[Stage]) -> Pol
 
     PolicyReport {
         policy: run.policy.clone(),
+        variant: None,
         end: run.end,
         measured_ns,
         runtime_ms,

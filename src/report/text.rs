@@ -101,14 +101,17 @@ fn legend(r: &Report, s: &mut String) {
         let _ = writeln!(s, "{}", r.description);
     }
     let policies: Vec<&str> = r.policies.iter().map(|p| p.policy.as_str()).collect();
-    let _ = writeln!(
-        s,
-        "seed={}, duration={}, warm-up={} (excluded), policies: {}",
+    let head = format!(
+        "seed={}, duration={}, warm-up={} (excluded)",
         r.seed,
         SimDuration::from_ns(r.duration_ns),
         SimDuration::from_ns(r.warmup_ns),
-        policies.join(", ")
     );
+    if r.variants.is_empty() {
+        let _ = writeln!(s, "{head}, policies: {}", policies.join(", "));
+    } else {
+        variants_header(r, &head, s);
+    }
     s.push('\n');
     s.push_str(
         "Legend: slat is the time from issue until dm-crypt accepted the bio (the block layer,\n\
@@ -126,6 +129,62 @@ fn legend(r: &Report, s: &mut String) {
              pages at a GFP_ATOMIC failure, stalls the direct-reclaim stalls (allocstall).\n",
         );
     }
+}
+
+/// The header line of a scenario with variants: how many variants and policies ran, then the
+/// variants and their policies.
+fn variants_header(r: &Report, head: &str, s: &mut String) {
+    let first = &r.variants[0].policies;
+    let same = r.variants.iter().all(|v| &v.policies == first);
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let runs = plural(r.policies.len(), "run");
+    let variants = plural(r.variants.len(), "variant");
+    if same {
+        let policies = match first.len() {
+            1 => "1 policy".to_string(),
+            n => format!("{n} policies"),
+        };
+        let _ = writeln!(s, "{head}, {variants} x {policies} = {runs}");
+        let names: Vec<&str> = r.variants.iter().map(|v| v.name.as_str()).collect();
+        wrapped_list("variants: ", &names, ',', s);
+        let policies: Vec<&str> = first.iter().map(String::as_str).collect();
+        wrapped_list("policies: ", &policies, ',', s);
+    } else {
+        let _ = writeln!(s, "{head}, {variants}, {runs}");
+        let list: Vec<String> = r
+            .variants
+            .iter()
+            .map(|v| format!("{} ({})", v.name, v.policies.join(", ")))
+            .collect();
+        let list: Vec<&str> = list.iter().map(String::as_str).collect();
+        wrapped_list("variants (policies): ", &list, ';', s);
+    }
+}
+
+/// `lead` and `items` joined by `sep` and a space, wrapped at [`WIDTH`] columns under the
+/// first item.
+fn wrapped_list(lead: &str, items: &[&str], sep: char, s: &mut String) {
+    let indent = " ".repeat(lead.chars().count());
+    let mut line = lead.to_string();
+    for (i, item) in items.iter().enumerate() {
+        let last = i + 1 == items.len();
+        let piece = if last {
+            (*item).to_string()
+        } else {
+            format!("{item}{sep}")
+        };
+        let fresh = line.chars().count() == indent.len();
+        if !fresh && line.chars().count() + 1 + piece.chars().count() > WIDTH {
+            s.push_str(&line);
+            s.push('\n');
+            line.clone_from(&indent);
+        } else if !fresh {
+            line.push(' ');
+        }
+        line.push_str(&piece);
+    }
+    s.push_str(&line);
+    s.push('\n');
 }
 
 fn policy_block(r: &Report, p: &PolicyReport, opts: &TextOptions, s: &mut String) {
@@ -860,5 +919,53 @@ two-queue: (groupid=0, jobs=1): err= 0: policy=fifo: seed=42: reps=1
         for word in ["direct reclaim", "memory", "Memory", "gfp_atomic", "kswapd"] {
             assert!(!text.contains(word), "{word} in:\n{text}");
         }
+    }
+
+    #[test]
+    fn the_header_counts_variants_and_wraps_them() {
+        use crate::report::VariantSummary;
+        let mut r = report();
+        let names = [
+            "2.6.30",
+            "2.6.31",
+            "2.6.32",
+            "+kswapd-stay-awake-when-min",
+            "+dm-crypt-unplug",
+            "+force-highorder",
+        ];
+        r.variants = names
+            .iter()
+            .map(|n| VariantSummary {
+                name: n.to_string(),
+                policies: vec!["fifo".to_string(), "split".to_string()],
+            })
+            .collect();
+        let mut s = String::new();
+        legend(&r, &mut s);
+        let head: Vec<&str> = s.lines().skip(2).take(4).collect();
+        assert_eq!(
+            head,
+            [
+                "seed=42, duration=11s, warm-up=1s (excluded), 6 variants x 2 policies = 2 runs",
+                "variants: 2.6.30, 2.6.31, 2.6.32, +kswapd-stay-awake-when-min, +dm-crypt-unplug,",
+                "          +force-highorder",
+                "policies: fifo, split",
+            ]
+        );
+        r.variants[1].policies.pop();
+        let mut s = String::new();
+        legend(&r, &mut s);
+        let head: Vec<&str> = s.lines().skip(2).take(5).collect();
+        assert_eq!(
+            head,
+            [
+                "seed=42, duration=11s, warm-up=1s (excluded), 6 variants, 2 runs",
+                "variants (policies): 2.6.30 (fifo, split); 2.6.31 (fifo); 2.6.32 (fifo, split);",
+                "                     +kswapd-stay-awake-when-min (fifo, split);",
+                "                     +dm-crypt-unplug (fifo, split);",
+                "                     +force-highorder (fifo, split)",
+            ]
+        );
+        assert!(head.iter().all(|l| l.chars().count() <= 80), "{s}");
     }
 }
