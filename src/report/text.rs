@@ -452,10 +452,12 @@ fn memory_lines(m: &MemoryReport, s: &mut String) {
     );
     kv_lines("kswapd cwait", &cwait_items(&m.kswapd_waits), s);
     let st = &m.direct_stall;
-    let mut direct = vec![
-        format!("stalls={}", m.direct_stalls),
-        format!("total={}ms", ms_rounded(st.total_ns)),
-    ];
+    // Stalls with their total time, as `congestion` shows waits, so the percentiles fit too.
+    let mut direct = vec![format!(
+        "stalls={} ({}ms)",
+        m.direct_stalls,
+        ms_rounded(st.total_ns)
+    )];
     if st.n > 0 {
         direct.push(format!("p50={}", compact_ns(st.p50_ns as f64)));
         direct.push(format!("p99={}", compact_ns(st.p99_ns as f64)));
@@ -878,7 +880,7 @@ two-queue: (groupid=0, jobs=1): err= 0: policy=fifo: seed=42: reps=1
   kswapd       : reclaimed=150000, skip_below_min=0, premature_low=0
   kswapd       : premature_high=2, order0_fallbacks=3
   kswapd cwait : sync=0 (0ms), async=51 (4100ms), early=11.8%, skipped=0
-  direct       : stalls=9, total=310ms, p50=13.0ms, p99=135.3ms, p99.9=135.3ms
+  direct       : stalls=9 (310ms), p50=13.0ms, p99=135.3ms, p99.9=135.3ms
   direct       : scanned=4000, reclaimed=3100, pageout=250
   direct cwait : sync=0 (0ms), async=10 (200ms), early=0.0%, skipped=0
   bounce       : from_zone=20000, from_reserve=120, mempool_waits=3 (12ms)
