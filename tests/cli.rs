@@ -211,8 +211,9 @@ fn check_shows_both_shipped_scenarios_with_derived_thresholds() {
 #[test]
 fn list_shows_every_shipped_scenario_with_its_purpose() {
     let run = Run::of(&["list"]);
-    run.assert_ok().stdout_has(&["two-queue", "nvme-fio"]);
-    assert_eq!(run.stdout.lines().count(), 2, "{}", run.stdout);
+    run.assert_ok()
+        .stdout_has(&["two-queue", "nvme-fio", "gfp-atomic-storm"]);
+    assert_eq!(run.stdout.lines().count(), 3, "{}", run.stdout);
 }
 
 #[test]

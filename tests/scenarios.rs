@@ -28,7 +28,7 @@ fn job<'a>(v: &'a Value, policy: &str) -> &'a Value {
 
 #[test]
 fn every_shipped_scenario_runs_briefly_and_completes_io() {
-    for name in ["two-queue", "nvme-fio"] {
+    for name in ["two-queue", "nvme-fio", "gfp-atomic-storm"] {
         let v = json_run(&[name, "--duration", "3s"]);
         for j in v["jobs"].as_array().unwrap() {
             let ios = j["read"]["total_ios"].as_u64().unwrap()
@@ -57,9 +57,13 @@ fn nvme_fio_without_encryption_satisfies_littles_law() {
 }
 
 /// The headline: one kcryptd FIFO puts read decrypts behind write encryptions.
+/// Without memory pressure the read-first policies cut the read tail (the crypt-queue wait
+/// behind 512 KiB encryptions), over a full minute.
 #[test]
 fn two_queue_policies_differ_in_read_tail_latency() {
-    let v = json_run(&["two-queue"]);
+    let dir = crate::util::TempDir::new();
+    let path = dir.file("two-queue.yaml", TWO_QUEUE_WITHOUT_MEMORY);
+    let v = json_run(&[&path, "--duration", "60s"]);
     let p999 = |p: &str| {
         job(&v, p)["read"]["clat_ns"]["percentile"]["99.900000"]
             .as_u64()
@@ -102,4 +106,114 @@ fn an_exhausted_event_budget_is_reported_saturated() {
     let run = Run::of(&["run", &file]);
     run.assert_ok();
     assert!(run.stdout.contains("event budget"), "{}", run.stdout);
+}
+
+/// The 2009 laptop without a `memory:` section, as `two-queue.yaml` was before the memory
+/// model existed.
+const TWO_QUEUE_WITHOUT_MEMORY: &str = "\
+name: two-queue
+seed: 42
+duration: 10s
+warmup: 2s
+cpus: 2
+device: { kind: hdd5400 }
+block: { elevator: cfq }
+crypt: { cipher: aes-2009, hop_cost: 10us }
+policies: [fifo, split, prio]
+workloads:
+  - { name: gitk, kind: gitk, think: { kind: exponential, mean: 2ms } }
+  - { name: writeback, kind: buffered-writer, rate: 20MB/s, dirty_limit: 64MiB, size: 4GiB }
+";
+
+/// Without a `memory:` section results are what they were before the memory model: these
+/// figures are the output of commit 19754e1 (the last one without it) on the same file.
+#[test]
+fn without_memory_results_are_unchanged_from_before_the_memory_model() {
+    let dir = crate::util::TempDir::new();
+    let path = dir.file("two-queue.yaml", TWO_QUEUE_WITHOUT_MEMORY);
+    let v = json_run(&[&path]);
+    // policy, then read ios, write ios, write bytes, read clat p50, p99, max, write clat max (ns)
+    type Figures = (u64, u64, u64, u64, u64, u64, u64);
+    let pinned: [(&str, Figures); 3] = [
+        (
+            "fifo",
+            (
+                561,
+                106,
+                55_574_528,
+                10_027_008,
+                42_205_184,
+                236_730_254,
+                5_179_545_292,
+            ),
+        ),
+        (
+            "split",
+            (
+                678,
+                10,
+                5_242_880,
+                8_716_288,
+                29_753_344,
+                33_795_246,
+                7_647_262_038,
+            ),
+        ),
+        (
+            "prio",
+            (
+                625,
+                33,
+                17_301_504,
+                9_633_792,
+                30_015_488,
+                33_447_529,
+                7_089_064_177,
+            ),
+        ),
+    ];
+    for (policy, want) in pinned {
+        let j = job(&v, policy);
+        let (r, w) = (&j["read"], &j["write"]);
+        let got = (
+            r["total_ios"].as_u64().unwrap(),
+            w["total_ios"].as_u64().unwrap(),
+            w["io_bytes"].as_u64().unwrap(),
+            r["clat_ns"]["percentile"]["50.000000"].as_u64().unwrap(),
+            r["clat_ns"]["percentile"]["99.000000"].as_u64().unwrap(),
+            r["clat_ns"]["max"].as_u64().unwrap(),
+            w["clat_ns"]["max"].as_u64().unwrap(),
+        );
+        assert_eq!(got, want, "{policy}");
+        assert!(
+            !j.to_string().contains("kswapd"),
+            "{policy}: memory figures without memory"
+        );
+    }
+}
+
+/// With the shipped two-queue memory section the policies differ in what the memory model
+/// measures: GFP_ATOMIC failures and kswapd's time in congestion_wait.
+#[test]
+fn two_queue_policies_differ_in_atomic_failures_and_kswapd_waits() {
+    let v = json_run(&["two-queue"]);
+    let figures: Vec<(u64, f64)> = ["fifo", "split", "prio"]
+        .iter()
+        .map(|p| {
+            let m = &job(&v, p)["qsim"]["memory"];
+            let fails: u64 = m["atomic_failures"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{p}: no atomic_failures in {m}"))
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .sum();
+            let cwait = m["kswapd_waits"]["class"][1]["total_ns"].as_f64().unwrap();
+            (fails, cwait)
+        })
+        .collect();
+    assert!(figures.iter().all(|&(f, _)| f > 0), "{figures:?}");
+    assert!(figures.iter().all(|&(_, c)| c > 0.0), "{figures:?}");
+    let (fifo, split) = (figures[0], figures[1]);
+    assert_ne!(fifo.0, split.0, "{figures:?}");
+    assert!((fifo.1 - split.1).abs() > 0.1 * fifo.1, "{figures:?}");
 }
