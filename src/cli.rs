@@ -101,8 +101,21 @@ fn parse_duration_arg(text: &str) -> Result<SimDuration, String> {
     }
 }
 
-/// Applies `qsim run`'s overrides to a loaded scenario, rechecking what they can break.
+/// Applies `qsim run`'s overrides to a loaded scenario and to each of its variants (whose
+/// resolved copies would otherwise keep the file's seed and duration), rechecking what they
+/// can break.
 pub fn apply_overrides(sc: &mut Scenario, args: &RunArgs) -> Result<(), UsageError> {
+    override_one(sc, args)?;
+    for v in &mut sc.variants {
+        override_one(&mut v.scenario, args).map_err(|mut e| {
+            e.message = format!("in variant `{}`: {}", v.name, e.message);
+            e
+        })?;
+    }
+    Ok(())
+}
+
+fn override_one(sc: &mut Scenario, args: &RunArgs) -> Result<(), UsageError> {
     if let Some(d) = args.duration {
         if d <= sc.warmup {
             return Err(UsageError {
@@ -222,6 +235,22 @@ mod tests {
     #[test]
     fn the_command_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn overrides_reach_every_variant() {
+        let mut sc = crate::scenario::resolve("gfp-atomic-storm").expect("shipped");
+        assert!(sc.variants.len() > 1);
+        let Command::Run(a) = parse(&["run", "x", "--duration", "3s", "--seed", "5"])
+            .unwrap()
+            .command
+        else {
+            panic!("run")
+        };
+        apply_overrides(&mut sc, &a).expect("valid overrides");
+        for s in std::iter::once(&sc).chain(sc.variants.iter().map(|v| &*v.scenario)) {
+            assert_eq!((s.duration, s.seed), (SimDuration::from_secs(3), 5));
+        }
     }
 
     #[test]
