@@ -2166,12 +2166,15 @@ mod tests {
             panic!("fio")
         };
         assert!(!f.direct);
-        for name in ["two-queue", "nvme-fio"] {
+        // Shipped scenarios: only two-queue asks for memory pressure; none lists variants but
+        // gfp-atomic-storm.
+        for (name, memory) in [("two-queue", true), ("nvme-fio", false)] {
             let s = super::super::resolve(name).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(s.kernel.version, KernelVersion::V2_6_32, "{name}");
             assert!(s.kernel.patches.is_empty(), "{name}");
             assert_eq!(s.kernel.vm, KernelVersion::V2_6_32.defaults(), "{name}");
-            assert!(s.memory.is_none() && s.variants.is_empty(), "{name}");
+            assert_eq!(s.memory.is_some(), memory, "{name}");
+            assert!(s.variants.is_empty(), "{name}");
             for w in &s.workloads {
                 if let WorkloadKind::Fio(f) = &w.kind {
                     assert!(!f.direct, "{name}: {}", w.name);
