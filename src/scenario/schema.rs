@@ -9,7 +9,7 @@
 //! line 0. So `device`, `workloads[*]` and distributions are plain structs with a `kind:` field
 //! and every per-kind field optional; `validate` checks that each field belongs to its kind.
 //!
-//! [`Merge`] deep-merges a variant's `set:` over the base file on these structs, so every value
+//! `Merge` deep-merges a variant's `set:` over the base file on these structs, so every value
 //! keeps the span of the line it came from: mappings merge field by field, scalars and lists
 //! replace, and a mapping whose `kind:` changes is replaced whole.
 //!
