@@ -104,13 +104,6 @@ pub(super) enum ReclaimWho {
     Writer(u32),
 }
 
-/// What a direct reclaimer is doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum RPhase {
-    Scan,
-    Wait,
-}
-
 /// One allocation in the slow path: pages still to get, and its reclaim attempt's counters.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Reclaimer {
@@ -118,10 +111,8 @@ pub(super) struct Reclaimer {
     need: u32,
     granted: u32,
     started: SimTime,
-    phase: RPhase,
     prio: i32,
     reclaimed: u64,
-    scanned: u64,
     last_scanned: u64,
 }
 
@@ -353,15 +344,11 @@ impl World {
             self.kswapd_after(sched);
             return;
         }
-        let congested = self.write_congested();
-        let p = self.pr();
-        let k = &mut p.kswapd;
+        let k = &self.pr().kswapd;
         let may_writepage = k.scanned > 2 * SWAP_CLUSTER_MAX && k.scanned > k.reclaimed * 3 / 2;
-        let target = p.mem.scan_target(k.prio);
-        let scan = p.mem.scan(target, may_writepage, None);
-        if scan.dirty > 0 && congested {
-            p.mem.zone_congested = true;
-        }
+        let prio = k.prio;
+        let scan = self.shrink(prio, may_writepage, None, KSWAPD_TAG, sched);
+        let p = self.pr();
         let k = &mut p.kswapd;
         k.scanned += scan.scanned;
         k.reclaimed += scan.reclaimed;
@@ -370,11 +357,34 @@ impl World {
         if p.mem.measuring() {
             p.mem.obs.kswapd_scanned += scan.scanned;
             p.mem.obs.kswapd_reclaimed += scan.reclaimed;
+        }
+    }
+
+    /// One reclaim scan at `prio` for kswapd or a direct reclaimer (`tag` names its CPU task):
+    /// frees what it can, flags the zone congested if it met dirty pages on a write-congested
+    /// disk, sends dirty pages to pageout, and charges the scan's CPU time.
+    fn shrink(
+        &mut self,
+        prio: i32,
+        may_writepage: bool,
+        stop: Option<u64>,
+        tag: u64,
+        sched: &mut Scheduler<Event>,
+    ) -> super::memory::Scan {
+        let congested = self.write_congested();
+        let p = self.pr();
+        let target = p.mem.scan_target(prio);
+        let scan = p.mem.scan(target, may_writepage, stop);
+        if scan.dirty > 0 && congested {
+            p.mem.zone_congested = true;
+        }
+        if p.mem.measuring() {
             p.mem.obs.pageout_pages += scan.pageout;
         }
         let cost = p.scan_cost * scan.scanned.max(1);
         self.pageout(scan.pageout, sched);
-        self.start_cpu(KSWAPD_TAG, cost, sched);
+        self.start_cpu(tag, cost, sched);
+        scan
     }
 
     /// kswapd's scan finished on the CPU.
@@ -553,10 +563,8 @@ impl World {
             need: pages - granted,
             granted,
             started: now,
-            phase: RPhase::Scan,
             prio: DEF_PRIORITY,
             reclaimed: 0,
-            scanned: 0,
             last_scanned: 0,
         };
         let slot = match p.reclaimer_free.pop() {
@@ -581,30 +589,21 @@ impl World {
 
     /// One priority step of `try_to_free_pages`: scan, charging the reclaimer's CPU.
     fn reclaim_step(&mut self, slot: u32, sched: &mut Scheduler<Event>) {
-        let congested = self.write_congested();
-        let p = self.pr();
-        let r = p.reclaimers[slot as usize]
-            .as_mut()
-            .expect("reclaimer slot is empty");
-        let target = p.mem.scan_target(r.prio);
+        // Direct reclaimers lack PF_SWAPWRITE: no pageout to a write-congested disk.
+        let may_writepage = !self.write_congested();
+        let r = *self.reclaimer(slot);
         // Stop once the attempt has its 32 pages, except at the first priority.
         let stop = (r.prio < DEF_PRIORITY).then(|| SWAP_CLUSTER_MAX.saturating_sub(r.reclaimed));
-        let scan = p.mem.scan(target, !congested, stop);
-        if scan.dirty > 0 && congested {
-            p.mem.zone_congested = true;
-        }
-        r.scanned += scan.scanned;
+        let tag = RECLAIM_TAG | u64::from(slot);
+        let scan = self.shrink(r.prio, may_writepage, stop, tag, sched);
+        let r = self.reclaimer(slot);
         r.reclaimed += scan.reclaimed;
         r.last_scanned = scan.scanned;
-        r.phase = RPhase::Scan;
+        let p = self.pr();
         if p.mem.measuring() {
             p.mem.obs.direct_scanned += scan.scanned;
             p.mem.obs.direct_reclaimed += scan.reclaimed;
-            p.mem.obs.pageout_pages += scan.pageout;
         }
-        let cost = p.scan_cost * scan.scanned.max(1);
-        self.pageout(scan.pageout, sched);
-        self.start_cpu(RECLAIM_TAG | u64::from(slot), cost, sched);
     }
 
     /// A direct reclaimer's scan finished on the CPU.
@@ -646,7 +645,6 @@ impl World {
             self.reclaim_woken(slot, sched);
             return;
         }
-        self.reclaimer(slot).phase = RPhase::Wait;
         self.congestion_wait(CwWho::Reclaim(slot), class, t, sched);
     }
 
@@ -659,7 +657,6 @@ impl World {
             let r = self.reclaimer(slot);
             r.prio = DEF_PRIORITY;
             r.reclaimed = 0;
-            r.scanned = 0;
             self.reclaim_step(slot, sched);
         } else {
             self.reclaim_next_prio(slot, sched);
