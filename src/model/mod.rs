@@ -139,6 +139,7 @@ pub mod testing {
             duration,
             warmup: SimDuration::ZERO,
             max_events: u64::MAX,
+            replications: 1,
             cpus: 1,
             device: DeviceConfig::Generic(GenericDeviceConfig {
                 service: Distribution::Exponential { mean: service },

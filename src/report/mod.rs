@@ -1062,6 +1062,7 @@ pub(crate) mod tests {
             duration: SimDuration::from_secs(11),
             warmup: SimDuration::from_secs(1),
             max_events: 1_000_000,
+            replications: 1,
             cpus: 2,
             kernel: KernelConfig::new(250),
             device: DeviceConfig::Nvme(NvmeConfig {

@@ -22,6 +22,8 @@ pub struct Scenario {
     pub warmup: SimDuration,
     /// Event budget: a run that would need more events stops and is reported saturated.
     pub max_events: u64,
+    /// Replications per policy and variant, each with its own random streams.
+    pub replications: u32,
     /// Number of CPUs that crypt threads, kcryptd_io and inline contexts share.
     pub cpus: u32,
     /// Kernel timing constants.

@@ -474,6 +474,7 @@ fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         duration,
         warmup,
         max_events,
+        replications: 10,
         cpus,
         kernel,
         device,
