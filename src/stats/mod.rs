@@ -1,8 +1,14 @@
-//! Pure statistics: latency histograms and running summaries. No I/O, no model types.
+//! Pure statistics: latency histograms, running summaries, and comparisons across replications.
+//! No I/O, no model types.
 
+pub mod compare;
 pub mod histogram;
 pub mod running;
 pub mod summary;
 
+pub use compare::{
+    CompareError, Interval, Summary, Verdict, next_replications, paired_diff, precise_enough,
+    ratio, verdict,
+};
 pub use histogram::Histogram;
 pub use running::Running;
