@@ -31,6 +31,9 @@ pub enum Command {
     Check {
         /// A scenario file, or the name of a shipped scenario (see `qsim list`).
         scenario: String,
+        /// Override a scenario field, as `qsim run --set` does, to see its resolved effect.
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
     },
     /// List the scenarios shipped inside qsim.
     List,
@@ -59,6 +62,21 @@ pub struct RunArgs {
     /// Override the scenario's master seed.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// Replications per policy and variant (1 to 1000), overriding `replications:` in the base
+    /// and in every variant.
+    #[arg(
+        short = 'r',
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(scenario::MAX_REPLICATIONS))
+    )]
+    pub replications: Option<u32>,
+    /// Override any scenario field (repeatable): the value is YAML as in the file, e.g.
+    /// --set memory.ram=1GiB, --set kernel.patches=[dm-crypt-unplug], --set device.kind=nvme.
+    /// Applied to the base and to every variant, after the variant's own `set:`, and checked
+    /// like the file.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<String>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Normal)]
     pub format: Format,
@@ -101,9 +119,9 @@ fn parse_duration_arg(text: &str) -> Result<SimDuration, String> {
     }
 }
 
-/// Applies `qsim run`'s overrides to a loaded scenario and to each of its variants (whose
-/// resolved copies would otherwise keep the file's seed and duration), rechecking what they
-/// can break.
+/// Applies `qsim run`'s --duration, --seed and --replications to a loaded scenario and to each
+/// of its variants (whose resolved copies would otherwise keep the file's values), rechecking
+/// what they can break. (`--set` is applied earlier, by the loader, before validation.)
 pub fn apply_overrides(sc: &mut Scenario, args: &RunArgs) -> Result<(), UsageError> {
     override_one(sc, args)?;
     for v in &mut sc.variants {
@@ -130,6 +148,9 @@ fn override_one(sc: &mut Scenario, args: &RunArgs) -> Result<(), UsageError> {
     }
     if let Some(seed) = args.seed {
         sc.seed = seed;
+    }
+    if let Some(r) = args.replications {
+        sc.replications = r;
     }
     Ok(())
 }
@@ -167,14 +188,14 @@ impl Write for PipeWatch<'_> {
 pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
         Command::Run(args) => run_cmd(&args, out),
-        Command::Check { scenario } => check_cmd(&scenario, out),
+        Command::Check { scenario, set } => check_cmd(&scenario, &set, out),
         Command::List => list_cmd(out),
         Command::Validate(args) => validate_cmd(&args, out),
     }
 }
 
 fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let mut sc = scenario::resolve(&args.scenario)?;
+    let mut sc = scenario::resolve_with_overrides(&args.scenario, &args.set)?;
     apply_overrides(&mut sc, args)?;
     let opts = RunOptions {
         format: args.format.name().to_string(),
@@ -192,8 +213,8 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     result.with_context(|| format!("running scenario `{}`", sc.name))
 }
 
-fn check_cmd(arg: &str, out: &mut dyn Write) -> anyhow::Result<()> {
-    let sc = scenario::resolve(arg)?;
+fn check_cmd(arg: &str, sets: &[String], out: &mut dyn Write) -> anyhow::Result<()> {
+    let sc = scenario::resolve_with_overrides(arg, sets)?;
     out.write_all(scenario::describe(&sc).as_bytes())?;
     out.flush()?;
     Ok(())
@@ -251,6 +272,88 @@ mod tests {
         for s in std::iter::once(&sc).chain(sc.variants.iter().map(|v| &*v.scenario)) {
             assert_eq!((s.duration, s.seed), (SimDuration::from_secs(3), 5));
         }
+    }
+
+    #[test]
+    fn replications_flag_reaches_every_variant_and_is_bounded() {
+        let mut sc = crate::scenario::resolve("gfp-atomic-storm").expect("shipped");
+        let Command::Run(a) = parse(&["run", "x", "-r", "3"]).unwrap().command else {
+            panic!("run")
+        };
+        assert_eq!(a.replications, Some(3));
+        apply_overrides(&mut sc, &a).unwrap();
+        assert!(sc.variants.len() > 1);
+        for s in std::iter::once(&sc).chain(sc.variants.iter().map(|v| &*v.scenario)) {
+            assert_eq!(s.replications, 3);
+        }
+        // Over a variant that sets its own replications, too.
+        let text = "device: { kind: nvme }\nworkloads: [{ kind: fio }]\nvariants:\n  \
+                    - { name: a, set: { replications: 50 } }\n";
+        let mut sc = crate::scenario::load_str("x.yaml", text).unwrap();
+        assert_eq!(sc.variants[0].scenario.replications, 50);
+        let Command::Run(a) = parse(&["run", "x", "--replications", "2"]).unwrap().command else {
+            panic!("run")
+        };
+        apply_overrides(&mut sc, &a).unwrap();
+        assert_eq!(
+            (sc.replications, sc.variants[0].scenario.replications),
+            (2, 2)
+        );
+        let Command::Run(a) = parse(&["run", "x"]).unwrap().command else {
+            panic!("run")
+        };
+        assert_eq!(a.replications, None);
+        for bad in ["0", "1001", "-1", "x"] {
+            assert_eq!(
+                parse(&["run", "x", "-r", bad]).unwrap_err().exit_code(),
+                2,
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn set_is_repeatable_on_run_and_check() {
+        let Command::Run(a) = parse(&[
+            "run",
+            "x",
+            "--set",
+            "memory.ram=1GiB",
+            "--set=kernel.patches=[dm-crypt-unplug]",
+        ])
+        .unwrap()
+        .command
+        else {
+            panic!("run")
+        };
+        assert_eq!(
+            a.set,
+            ["memory.ram=1GiB", "kernel.patches=[dm-crypt-unplug]"]
+        );
+        let mut buf = Vec::new();
+        run(
+            parse(&[
+                "check",
+                "nvme-fio",
+                "--set",
+                "cpus=3",
+                "--set",
+                "replications=4",
+            ])
+            .unwrap(),
+            &mut buf,
+        )
+        .unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(text.contains("\ncpus                    3\n"), "{text}");
+        assert!(text.contains("\nreplications            4\n"), "{text}");
+        let e = run(
+            parse(&["check", "nvme-fio", "--set", "cpus=0"]).unwrap(),
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+        assert_eq!(crate::error::exit_code(&e), 2);
+        assert!(format!("{e:#}").contains("--set cpus=0: cpus:"), "{e:#}");
     }
 
     #[test]

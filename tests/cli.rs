@@ -267,3 +267,88 @@ fn a_closed_stdout_is_not_an_error() {
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
+
+#[test]
+fn check_shows_the_effect_of_a_set() {
+    let two_queue = "scenarios/two-queue.yaml";
+    Run::of(&["check", two_queue])
+        .assert_ok()
+        .stdout_has(&["memory                  2GiB (524288 pages)"]);
+    // 1 GiB of ram alone leaves the file's 1900 MiB unreclaimable no room: that line of the file
+    // is at fault, and the message says which --set made it so.
+    Run::of(&["check", two_queue, "--set", "memory.ram=1GiB"])
+        .assert_bad_input()
+        .stderr_has(&[
+            &format!("{two_queue}:69:18: memory.unreclaimable: with --set memory.ram=1GiB:"),
+            "at most 1018MiB",
+        ]);
+    Run::of(&[
+        "check",
+        two_queue,
+        "--set",
+        "memory.ram=1GiB",
+        "--set",
+        "memory.unreclaimable=700MiB",
+        "--set",
+        "memory.mapped=350MiB",
+        "--set=kernel.patches=[force-highorder]",
+    ])
+    .assert_ok()
+    .stdout_has(&[
+        "memory                  1GiB (262144 pages)",
+        "force-highorder",
+        "replications            10",
+    ]);
+}
+
+#[test]
+fn a_misspelt_set_field_exits_two_with_did_you_mean() {
+    Run::of(&[
+        "check",
+        "scenarios/two-queue.yaml",
+        "--set",
+        "memory.rm=1GiB",
+    ])
+    .assert_bad_input()
+    .stderr_has(&[
+        "error: --set memory.rm=1GiB: memory.rm: unknown field `rm`",
+        "did you mean `ram`?",
+    ]);
+}
+
+#[test]
+fn a_bad_set_value_names_the_argument_not_the_file() {
+    for args in [
+        &[
+            "check",
+            "scenarios/two-queue.yaml",
+            "--set",
+            "memory.ram=banana",
+        ][..],
+        &["run", "two-queue", "--set", "memory.ram=banana"],
+    ] {
+        let run = Run::of(args);
+        run.assert_bad_input().stderr_has(&[
+            "error: --set memory.ram=banana: memory.ram: \"banana\"",
+            "hint: a size is",
+        ]);
+        assert!(!run.stderr.contains("two-queue.yaml"), "{}", run.stderr);
+    }
+    Run::of(&["run", "two-queue", "--set", "memory.ram=1GB"])
+        .assert_bad_input()
+        .stderr_has(&[
+            "error: --set memory.ram=1GB: memory.ram: must be a whole number of 4KiB pages",
+        ]);
+    Run::of(&["check", "two-queue", "--set", "a..b=1"])
+        .assert_bad_input()
+        .stderr_has(&["error: --set a..b=1: empty field name", "hint: "]);
+}
+
+#[test]
+fn run_refuses_replications_out_of_range() {
+    for r in ["0", "1001"] {
+        let run = Run::of(&["run", "two-queue", "-r", r]);
+        assert_eq!(run.code, Some(2), "{}", run.stderr);
+        assert!(run.stdout.is_empty());
+    }
+}

@@ -222,6 +222,7 @@ fn body(s: &Scenario) -> Rows {
         ),
     );
     row(o, 0, "max_events", &s.max_events.to_string());
+    row(o, 0, "replications", &s.replications.to_string());
     row(o, 0, "cpus", &s.cpus.to_string());
     let k = &s.kernel;
     row(

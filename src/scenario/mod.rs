@@ -6,12 +6,17 @@
 //!                  └── empty? ──────────────┴──── Error (file:line:col, field path, hint)
 //! ```
 //!
-//! - [`load`] and [`load_str`] are the only entry points; [`resolve`] adds the scenarios shipped
-//!   inside the binary ([`shipped`]), and [`describe`] prints a resolved scenario with its derived
-//!   values (what `qsim check` shows).
+//! - [`load`] and [`load_str`] are the entry points; [`load_with_overrides`] and
+//!   [`load_str_with_overrides`] also take command-line `--set path.to.field=value` overrides
+//!   ([`set_document`] turns one into YAML), merged over the file before validation.
+//!   [`resolve`] and [`resolve_with_overrides`] add the scenarios shipped inside the binary
+//!   ([`shipped`]), and [`describe`] prints a resolved scenario with its derived values (what
+//!   `qsim check` shows).
 //! - [`units`] parses `4k`, `1.5ms`, `60MB/s`; [`schema`] mirrors the file; `validate` fills every
 //!   default and is the only producer of value errors; [`types`] is the result the model reads.
 //! - [`Error`] is the single error type: file, line and column, field path, message and hint.
+//!   An error in a value that a `--set` gave names the argument instead of a file and line:
+//!   `--set memory.ram=1GB: memory.ram: must be a whole number of 4 KiB pages, …`.
 //!
 //! serde-saphyr is pinned at 2.2 and used only in this module.
 
@@ -23,9 +28,9 @@ pub mod units;
 mod validate;
 
 pub use describe::{crypto_cost, describe, mean_service, moments};
-pub use shipped::{ShippedScenario, resolve, shipped};
+pub use shipped::{ShippedScenario, resolve, resolve_with_overrides, shipped};
 pub use types::*;
-pub use validate::mean_random_seek;
+pub use validate::{DEFAULT_REPLICATIONS, MAX_REPLICATIONS, mean_random_seek};
 
 use serde_saphyr::{Location, MessageFormatter};
 use std::fmt;
@@ -91,7 +96,9 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         self.0.kind
     }
-    /// The file as the user named it (`<shipped>/name.yaml` for an embedded scenario).
+    /// The file as the user named it (`<shipped>/name.yaml` for an embedded scenario), or
+    /// `--set ARG` when the value at fault came from that command-line override (then
+    /// [`line`](Self::line) and [`column`](Self::column) are `None`).
     pub fn file(&self) -> &str {
         &self.0.file
     }
@@ -194,6 +201,20 @@ pub(crate) struct Source<'a> {
     pub text: &'a str,
     /// Field paths by location, for serde-saphyr errors (which carry no path).
     pub outline: schema::Outline,
+    /// The `--set` documents merged over this text, by the lines they were parsed at.
+    pub overrides: Vec<OverrideLines>,
+}
+
+/// Where one `--set` document sits: it is parsed as if it followed the file, from line `first`
+/// to `last`, so that a location in those lines identifies the argument that wrote the value.
+#[derive(Debug, Clone)]
+pub(crate) struct OverrideLines {
+    /// `--set ARG`, as errors name it.
+    pub label: String,
+    /// First line of the document.
+    pub first: u64,
+    /// Last line of the document.
+    pub last: u64,
 }
 
 impl<'a> Source<'a> {
@@ -202,6 +223,7 @@ impl<'a> Source<'a> {
             name,
             text,
             outline: schema::outline(text),
+            overrides: Vec::new(),
         }
     }
 
@@ -215,6 +237,23 @@ impl<'a> Source<'a> {
         hint: Option<String>,
     ) -> Error {
         let loc = loc.filter(|l| l.line() > 0);
+        if let Some(o) = loc.and_then(|l| {
+            self.overrides
+                .iter()
+                .find(|o| (o.first..=o.last).contains(&l.line()))
+        }) {
+            return Error(Box::new(Inner {
+                kind,
+                file: o.label.clone(),
+                line: None,
+                column: None,
+                path: (!path.is_empty()).then(|| path.to_string()),
+                message: message.into(),
+                hint,
+                source_line: None,
+                io: None,
+            }));
+        }
         let source_line = loc.and_then(|l| {
             self.text
                 .lines()
@@ -535,8 +574,20 @@ pub(crate) fn suggestion<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c s
 
 /// Reads and validates a scenario file. The file stem is the default `name`.
 pub fn load(path: &Path) -> Result<Scenario, Error> {
-    use std::io::ErrorKind as Io;
+    load_with_overrides(path, &[])
+}
+
+/// Reads a scenario file, merges each `--set path.to.field=value` of `sets` over it (in order,
+/// after every variant's own `set:`), and validates the result.
+pub fn load_with_overrides(path: &Path, sets: &[String]) -> Result<Scenario, Error> {
     let shown = path.display().to_string();
+    let text = read(path, &shown)?;
+    load_str_with_overrides(&shown, &text, sets)
+}
+
+/// The text of a scenario file, or the error that says why it cannot be had.
+fn read(path: &Path, shown: &str) -> Result<String, Error> {
+    use std::io::ErrorKind as Io;
     let read_error = |e: std::io::Error| {
         let hint = match e.kind() {
             Io::NotFound => format!(
@@ -549,7 +600,7 @@ pub fn load(path: &Path) -> Result<Scenario, Error> {
         };
         let mut err = Error::whole_file(
             ErrorKind::Read,
-            &shown,
+            shown,
             format!("cannot read the scenario file: {e}"),
             Some(hint),
         );
@@ -561,7 +612,7 @@ pub fn load(path: &Path) -> Result<Scenario, Error> {
     if len > MAX_FILE_BYTES {
         return Err(Error::whole_file(
             ErrorKind::Read,
-            &shown,
+            shown,
             format!(
                 "the file is {} bytes; a scenario may be at most {MAX_FILE_BYTES}",
                 len
@@ -570,24 +621,37 @@ pub fn load(path: &Path) -> Result<Scenario, Error> {
         ));
     }
     let bytes = std::fs::read(path).map_err(read_error)?;
-    let text = String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes).map_err(|e| {
         Error::whole_file(
             ErrorKind::Read,
-            &shown,
+            shown,
             format!(
                 "the file is not UTF-8 text (invalid byte at offset {})",
                 e.utf8_error().valid_up_to()
             ),
             Some("save the scenario as UTF-8".to_string()),
         )
-    })?;
-    load_str(&shown, &text)
+    })
 }
 
 /// Parses and validates scenario text; `source_name` names it in errors and its file stem is the
 /// default `name`.
 pub fn load_str(source_name: &str, text: &str) -> Result<Scenario, Error> {
-    let source = Source::new(source_name, text);
+    load_str_with_overrides(source_name, text, &[])
+}
+
+/// [`load_str`] with command-line overrides: each `path.to.field=value` of `sets` becomes a
+/// partial scenario ([`set_document`]) deep-merged over the text, in order, with the same
+/// [`Merge`](schema) as a variant's `set:`, then everything is validated as usual. The overrides
+/// apply to the base and to every variant, after the variant's own `set:`: the command line has
+/// the last word. An error in a value an override wrote names the argument (`--set ARG`), not a
+/// line of the file.
+pub fn load_str_with_overrides(
+    source_name: &str,
+    text: &str,
+    sets: &[String],
+) -> Result<Scenario, Error> {
+    let mut source = Source::new(source_name, text);
     if source.outline.empty {
         return Err(Error::whole_file(
             ErrorKind::Empty,
@@ -600,11 +664,123 @@ pub fn load_str(source_name: &str, text: &str) -> Result<Scenario, Error> {
     }
     let raw: serde_saphyr::Spanned<schema::RawScenario> =
         serde_saphyr::from_str(text).map_err(|e| source.yaml_error(&e))?;
+    // Each override is parsed as if it followed the file (and the overrides before it), so the
+    // line of any value it holds tells which argument wrote it. YAML counts `\r`, `\r\n` and
+    // `\n` as line breaks; counting `\r` and `\n` separately only ever overestimates.
+    let mut first = text.bytes().filter(|b| matches!(b, b'\n' | b'\r')).count() as u64 + 2;
+    let mut overrides = Vec::with_capacity(sets.len());
+    for arg in sets {
+        let doc = set_document(arg)?;
+        let last = first + doc.lines().count() as u64 - 1;
+        let lines = OverrideLines {
+            label: format!("--set {arg}"),
+            first,
+            last,
+        };
+        let padded = format!("{}{doc}", "\n".repeat(first as usize - 1));
+        let mut over_src = Source::new(&lines.label, &padded);
+        over_src.overrides.push(lines.clone());
+        let over: serde_saphyr::Spanned<schema::RawScenario> = serde_saphyr::from_str(&padded)
+            .map_err(|e| {
+                let mut err = over_src.yaml_error(&e);
+                if err.kind() == ErrorKind::Syntax {
+                    err.0.hint = Some(SET_VALUE_HINT.to_string());
+                }
+                err
+            })?;
+        source.overrides.push(lines);
+        overrides.push(over.value);
+        first = last + 2;
+    }
     let stem = Path::new(source_name)
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("scenario");
-    validate::validate(raw, &source, stem)
+    validate::validate(raw, &source, stem, &overrides)
+}
+
+/// How to write a `--set`.
+const SET_HINT: &str = "write --set path.to.field=value, e.g. --set memory.ram=1GiB or \
+                        --set kernel.patches=[dm-crypt-unplug]";
+
+/// Hint for a `--set` value that is not valid YAML.
+const SET_VALUE_HINT: &str = "the value is YAML, as in the file: close every `[` and `{`, and \
+                              quote it if it contains `: ` or ` #` (--set 'description=\"a: b\"')";
+
+/// Turns one command-line override `path.to.field=value` into the YAML document it stands for:
+/// `memory.ram=1GiB` becomes `memory:\n  ram: 1GiB\n`. The value is kept verbatim as YAML
+/// text, so it may be a unit (`1GiB`), a flow list (`[dm-crypt-unplug]`), a flow mapping
+/// (`{kind: nvme}`) or a quoted string. Field names are plain (letters, digits, `_`, `-`);
+/// a list cannot be indexed (lists are replaced whole, as in a variant's `set:`), and a value
+/// cannot be empty, null or span lines (an override cannot unset a field).
+pub fn set_document(arg: &str) -> Result<String, Error> {
+    let label = format!("--set {arg}");
+    let bad = |message: String, hint: &str| {
+        Error::whole_file(ErrorKind::Syntax, &label, message, Some(hint.to_string()))
+    };
+    let Some((path, value)) = arg.split_once('=') else {
+        return Err(bad(
+            "expected path.to.field=value, found no `=`".to_string(),
+            SET_HINT,
+        ));
+    };
+    let (path, value) = (path.trim(), value.trim());
+    if path.is_empty() {
+        return Err(bad("no field path before `=`".to_string(), SET_HINT));
+    }
+    let keys: Vec<&str> = path.split('.').collect();
+    for key in &keys {
+        if key.is_empty() {
+            return Err(bad(
+                format!("empty field name in `{path}`"),
+                "separate field names with single dots: --set kernel.version=2.6.30",
+            ));
+        }
+        if key.contains(['[', ']']) {
+            return Err(bad(
+                format!("`{path}` indexes a list"),
+                "lists are replaced whole, as in a variant's `set:`: give the whole list, e.g. \
+                 --set 'policies=[fifo, split]' or --set 'workloads=[{kind: fio, rate: 2000/s}]'",
+            ));
+        }
+        if !key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(bad(
+                format!("`{key}` is not a field name"),
+                "field names are letters, digits, `_` and `-`, joined by dots: memory.ram",
+            ));
+        }
+    }
+    if value.contains(['\n', '\r']) {
+        return Err(bad(
+            "the value spans several lines".to_string(),
+            "give a one-line value; lists and mappings can be written inline: [a, b], \
+             {kind: nvme}",
+        ));
+    }
+    let cipher = keys.last() == Some(&"cipher");
+    let null = matches!(value, "~" | "null" | "Null" | "NULL") && !cipher;
+    if value.is_empty() || value.starts_with('#') || null {
+        return Err(bad(
+            format!("no value after `{path}=`"),
+            "give the new value, e.g. --set memory.ram=1GiB; an override cannot unset a field \
+             (edit the file for that)",
+        ));
+    }
+    let mut doc = String::new();
+    for (depth, key) in keys.iter().enumerate() {
+        doc.push_str(&"  ".repeat(depth));
+        doc.push_str(key);
+        doc.push(':');
+        if depth + 1 == keys.len() {
+            doc.push(' ');
+            doc.push_str(value);
+        }
+        doc.push('\n');
+    }
+    Ok(doc)
 }
 
 #[cfg(test)]
@@ -760,6 +936,215 @@ mod tests {
         assert!(e.hint().unwrap().contains("left unclosed"), "{e}");
         let e = err(&format!("{BASE}seed: 1\nseed: 2\n"));
         assert!(e.message().contains("duplicate key `seed`"), "{e}");
+    }
+
+    fn sets(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_set_becomes_a_nested_yaml_document_with_the_value_verbatim() {
+        assert_eq!(set_document("seed=5").unwrap(), "seed: 5\n");
+        assert_eq!(
+            set_document("memory.ram=1GiB").unwrap(),
+            "memory:\n  ram: 1GiB\n"
+        );
+        assert_eq!(
+            set_document("a.b.c=value").unwrap(),
+            "a:\n  b:\n    c: value\n"
+        );
+        assert_eq!(
+            set_document("kernel.patches=[dm-crypt-unplug, force-highorder]").unwrap(),
+            "kernel:\n  patches: [dm-crypt-unplug, force-highorder]\n"
+        );
+        assert_eq!(
+            set_document("description=\"a: b # c\"").unwrap(),
+            "description: \"a: b # c\"\n"
+        );
+        // Split at the first `=`; spaces around the path and the value are dropped.
+        assert_eq!(
+            set_document(" description = x=y ").unwrap(),
+            "description: x=y\n"
+        );
+        assert_eq!(
+            set_document("crypt.cipher=null").unwrap(),
+            "crypt:\n  cipher: null\n"
+        );
+    }
+
+    #[test]
+    fn a_malformed_set_is_a_syntax_error_naming_the_argument() {
+        for (arg, message) in [
+            ("=1", "no field path before `=`"),
+            ("a..b=1", "empty field name in `a..b`"),
+            (".a=1", "empty field name in `.a`"),
+            ("a.=1", "empty field name in `a.`"),
+            ("memory.ram", "expected path.to.field=value, found no `=`"),
+            ("workloads[0].rate=1", "`workloads[0].rate` indexes a list"),
+            ("a b=1", "`a b` is not a field name"),
+            ("memory.ram=", "no value after `memory.ram=`"),
+            ("seed=~", "no value after `seed=`"),
+            ("seed=# five", "no value after `seed=`"),
+            ("seed=1\nname: x", "the value spans several lines"),
+        ] {
+            let e = set_document(arg).expect_err(arg);
+            assert_eq!(e.kind(), ErrorKind::Syntax, "{arg}");
+            assert_eq!(e.file(), format!("--set {arg}"));
+            assert_eq!((e.line(), e.message()), (None, message), "{arg}");
+            assert!(e.hint().is_some());
+            assert_eq!(e.exit_code(), 2);
+            let e = load_str_with_overrides("x.yaml", BASE, &sets(&[arg])).unwrap_err();
+            assert_eq!(e.message(), message, "{arg}");
+        }
+    }
+
+    #[test]
+    fn sets_merge_over_the_file_in_order() {
+        let s = load_str_with_overrides(
+            "x.yaml",
+            &format!("{BASE}seed: 3\ncpus: 2\nkernel: {{ hz: 1000 }}\n"),
+            &sets(&[
+                "seed=7",
+                "kernel.version=2.6.30",
+                "kernel.patches=[dm-crypt-unplug]",
+                "memory.ram=1GiB",
+                "replications=4",
+                "seed=8",
+                "name='my run'",
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            (s.seed, s.cpus, s.kernel.hz),
+            (8, 2, 1000),
+            "last wins; rest kept"
+        );
+        assert_eq!(s.kernel.version, KernelVersion::V2_6_30);
+        assert_eq!(s.kernel.patches, ["dm-crypt-unplug"]);
+        assert!(s.crypt.unplug_after_submit);
+        assert_eq!(s.memory.map(|m| m.ram), Some(1 << 30));
+        assert_eq!((s.replications, s.name.as_str()), (4, "my run"));
+        // A device of another kind replaces the file's whole.
+        let s = load_str_with_overrides(
+            "x.yaml",
+            "device: { kind: hdd5400, seek_min: 3ms }\nworkloads: [{ kind: fio }]\n",
+            &sets(&["device.kind=nvme"]),
+        )
+        .unwrap();
+        assert!(matches!(s.device, DeviceConfig::Nvme(_)));
+    }
+
+    const VARIANTS: &str = "device: { kind: nvme }\nworkloads: [{ kind: fio }]\ncpus: 2\n\
+                            kernel: { version: 2.6.31 }\nvariants:\n  - name: old\n    \
+                            set: { kernel: { version: 2.6.30 }, cpus: 3, replications: 5 }\n  \
+                            - name: plain\n    set: { cpus: 4 }\n";
+
+    #[test]
+    fn precedence_is_file_then_variant_set_then_the_command_line() {
+        let s = load_str("x.yaml", VARIANTS).unwrap();
+        let [old, plain] = &s.variants[..] else {
+            panic!("two variants")
+        };
+        assert_eq!((s.cpus, s.replications), (2, 10));
+        assert_eq!((old.scenario.cpus, old.scenario.replications), (3, 5));
+        assert_eq!(old.scenario.kernel.version, KernelVersion::V2_6_30);
+        assert_eq!(plain.scenario.kernel.version, KernelVersion::V2_6_31);
+        let s = load_str_with_overrides(
+            "x.yaml",
+            VARIANTS,
+            &sets(&["kernel.version=2.6.37", "replications=7"]),
+        )
+        .unwrap();
+        for sc in std::iter::once(&s).chain(s.variants.iter().map(|v| &*v.scenario)) {
+            assert_eq!(sc.kernel.version, KernelVersion::V2_6_37, "--set wins");
+            assert_eq!(sc.replications, 7);
+        }
+        let cpus: Vec<u32> = s.variants.iter().map(|v| v.scenario.cpus).collect();
+        assert_eq!((s.cpus, cpus), (2, vec![3, 4]), "what --set leaves alone");
+    }
+
+    #[test]
+    fn an_error_in_a_set_value_names_the_argument_not_the_file() {
+        let e = load_str_with_overrides(
+            "x.yaml",
+            BASE,
+            &sets(&["seed=1", "memory.ram=1GB", "cpus=2"]),
+        )
+        .unwrap_err();
+        assert_eq!(e.file(), "--set memory.ram=1GB");
+        assert_eq!(
+            (e.line(), e.column(), e.path()),
+            (None, None, Some("memory.ram"))
+        );
+        assert!(e.hint().is_some());
+        let shown = e.to_string();
+        assert!(
+            shown.starts_with("--set memory.ram=1GB: memory.ram: must be a whole number"),
+            "{shown}"
+        );
+        assert!(!shown.contains(" | "), "no source line: {shown}");
+        // A serde error (a unit, a field name) names it as well, with the same hints as a file.
+        let e = load_str_with_overrides("x.yaml", BASE, &sets(&["memory.ram=banana"])).unwrap_err();
+        assert_eq!(
+            (e.file(), e.path()),
+            ("--set memory.ram=banana", Some("memory.ram"))
+        );
+        assert_eq!(e.hint(), Some(units::SIZE_HINT));
+        let e = load_str_with_overrides("x.yaml", BASE, &sets(&["memory.rm=1GiB"])).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::UnknownField);
+        assert_eq!((e.file(), e.line()), ("--set memory.rm=1GiB", None));
+        assert!(e.hint().unwrap().starts_with("did you mean `ram`?"), "{e}");
+        let e = load_str_with_overrides("x.yaml", BASE, &sets(&["sede=1"])).unwrap_err();
+        assert!(e.hint().unwrap().contains("`seed`"), "{e}");
+        let e = load_str_with_overrides("x.yaml", BASE, &sets(&["policies=[fifo"])).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Syntax);
+        assert_eq!(e.hint(), Some(SET_VALUE_HINT));
+        // In a variant too, and whichever of several --sets wrote it.
+        let e = load_str_with_overrides(
+            "x.yaml",
+            VARIANTS,
+            &sets(&["cpus=2", "kernel.patches=[dm-crypt-unplug, nope]"]),
+        )
+        .unwrap_err();
+        assert_eq!(e.file(), "--set kernel.patches=[dm-crypt-unplug, nope]");
+        assert_eq!(e.path(), Some("kernel.patches[1]"));
+    }
+
+    #[test]
+    fn a_file_value_that_a_set_makes_wrong_keeps_its_line_and_names_the_set() {
+        let text = format!("{BASE}warmup: 2s\n");
+        let e = load_str_with_overrides("x.yaml", &text, &sets(&["duration=1s"])).unwrap_err();
+        assert_eq!(
+            (e.file(), e.line(), e.path()),
+            ("x.yaml", Some(4), Some("warmup"))
+        );
+        assert!(
+            e.message()
+                .starts_with("with --set duration=1s: the warm-up"),
+            "{e}"
+        );
+        // Without overrides nothing changes.
+        let e = load_str("x.yaml", &format!("{text}duration: 1s\n")).unwrap_err();
+        assert!(e.message().starts_with("the warm-up"), "{e}");
+    }
+
+    #[test]
+    fn replications_default_to_ten_and_are_checked() {
+        assert_eq!(load_str("x.yaml", BASE).unwrap().replications, 10);
+        let s = load_str("x.yaml", &format!("{BASE}replications: 1000\n")).unwrap();
+        assert_eq!(s.replications, MAX_REPLICATIONS);
+        for bad in ["0", "1001"] {
+            let e = err(&format!("{BASE}replications: {bad}\n"));
+            assert_eq!(
+                (e.kind(), e.path(), e.line()),
+                (ErrorKind::BadValue, Some("replications"), Some(4))
+            );
+            assert!(e.hint().unwrap().contains("1 to 1000"), "{e}");
+        }
+        let e = err(&format!("{BASE}replications: -1\n"));
+        assert_eq!(e.path(), Some("replications"));
+        let e = err(&VARIANTS.replace("replications: 5", "replications: 0"));
+        assert_eq!(e.path(), Some("variants[0].set.replications"));
     }
 
     #[test]

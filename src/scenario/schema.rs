@@ -43,6 +43,8 @@ pub struct RawScenario {
     pub warmup: Field<Duration>,
     /// Event budget.
     pub max_events: Field<u64>,
+    /// Replications per policy and variant.
+    pub replications: Field<u32>,
     /// CPUs.
     pub cpus: Field<u32>,
     /// Kernel constants.
@@ -769,8 +771,8 @@ macro_rules! merge_fields {
 
 merge_fields!(RawScenario;
     maps: [kernel, device, block, crypt, memory];
-    values: [name, description, seed, duration, warmup, max_events, cpus, policies, workloads,
-             variants]);
+    values: [name, description, seed, duration, warmup, max_events, replications, cpus, policies,
+             workloads, variants]);
 merge_fields!(RawKernel;
     maps: [];
     values: [hz, version, patches, cwait_class, kswapd_nap, skip_below_min, wait_iff_congested,

@@ -5,7 +5,7 @@
 //! forms a user types for one: `two-queue`, `two-queue.yaml` or `scenarios/two-queue.yaml`. Any
 //! other path that does not exist is a missing file, never silently a shipped scenario.
 
-use super::{Error, Scenario, load, load_str};
+use super::{Error, Scenario, load_str, load_str_with_overrides, load_with_overrides};
 use std::path::Path;
 
 /// The embedded files: (file name, text). Adding a scenario means adding a line here.
@@ -100,13 +100,19 @@ fn find(arg: &str) -> Option<(&'static str, &'static str)> {
 /// Loads the scenario that a command-line argument names: an existing file first, else a shipped
 /// scenario by name, else the missing-file error (which lists the shipped names).
 pub fn resolve(arg: &str) -> Result<Scenario, Error> {
+    resolve_with_overrides(arg, &[])
+}
+
+/// [`resolve`] with command-line `--set path.to.field=value` overrides (see
+/// [`load_str_with_overrides`](super::load_str_with_overrides)).
+pub fn resolve_with_overrides(arg: &str, sets: &[String]) -> Result<Scenario, Error> {
     let path = Path::new(arg);
     if path.exists() {
-        return load(path);
+        return load_with_overrides(path, sets);
     }
     match find(arg) {
-        Some((file, yaml)) => load_str(&format!("<shipped>/{file}"), yaml),
-        None => load(path),
+        Some((file, yaml)) => load_str_with_overrides(&format!("<shipped>/{file}"), yaml, sets),
+        None => load_with_overrides(path, sets),
     }
 }
 

@@ -77,7 +77,17 @@
 //!   `device:` or distribution whose `kind:` differs from the base's replaces it whole. `set` may
 //!   not hold `name`, `description`, `seed` (variants share random numbers) or `variants`. Each
 //!   variant is validated in full; an error in a value written inside `set` carries the path
-//!   `variants[i].set.…` and the message names the variant.
+//!   `variants[i].set.…` and the message names the variant. `set` may change `replications`.
+//! - `replications` defaults to 10 and lies in 1..=1000.
+//! - Command-line overrides (`--set path.to.field=value`, `scenario::set_document`) are partial
+//!   scenarios merged exactly as a variant's `set:`, in the order given, before any of this
+//!   validation, so every rule and message here applies to them. Precedence, lowest first: the
+//!   file, a variant's `set:`, the `--set`s. The command line is the user's last word, so a
+//!   `--set` reaches the base and every variant even where a variant sets the same field
+//!   (`--set kernel.version=2.6.37` runs every variant on 2.6.37). The fixed fields of a
+//!   variant's `set:` (`seed`, …) do not bind a `--set`, which changes the base too. An error in
+//!   a value a `--set` wrote names the argument (`--set memory.ram=1GB: memory.ram: …`), not a
+//!   line of the file.
 
 use super::schema::{
     ArrivalsName, AtomicPresetName, CipherName, CwaitClassName, DeviceKind, DistKind, ElevatorName,
@@ -97,6 +107,10 @@ use std::collections::HashSet;
 pub const HZ_VALUES: &[u32] = &[100, 250, 300, 1000];
 /// Default `max_events`.
 pub const DEFAULT_MAX_EVENTS: u64 = 500_000_000;
+/// Default `replications`.
+pub const DEFAULT_REPLICATIONS: u32 = 10;
+/// Largest `replications` (and `-r`).
+pub const MAX_REPLICATIONS: u32 = 1000;
 /// Largest block or chunk size: 1024 sectors, the largest request.
 pub const MAX_REQUEST_BYTES: u64 = 512 * 1024;
 /// Sector size.
@@ -360,18 +374,36 @@ impl Checker<'_, '_> {
     }
 }
 
-/// Validates a parsed file into a [`Scenario`]; `stem` is the default name. The base scenario is
-/// resolved first, then each variant (the base with its `set:` merged over it).
+/// Validates a parsed file into a [`Scenario`]; `stem` is the default name. `overrides` are the
+/// command line's `--set`s, in order. The base scenario (the file with the overrides merged over
+/// it) is resolved first, then each variant (the file, its `set:`, then the overrides).
 pub(crate) fn validate(
     raw: Spanned<RawScenario>,
     src: &Source<'_>,
     stem: &str,
+    overrides: &[RawScenario],
 ) -> Result<Scenario, Error> {
     let c = Checker { src };
-    let raw = raw.value;
-    let mut base = scenario(&c, &raw, stem)?;
-    base.variants = variants(&c, &raw, stem)?;
+    let file = raw.value;
+    let mut raw = file.clone();
+    for o in overrides {
+        raw.merge(o.clone());
+    }
+    let mut base = scenario(&c, &raw, stem).map_err(|e| with_overrides(src, e))?;
+    base.variants =
+        variants(&c, &file, &raw, stem, overrides).map_err(|e| with_overrides(src, e))?;
     Ok(base)
+}
+
+/// An error about a value of the file that only the `--set`s made wrong (`ram` lowered below
+/// the file's `unreclaimable`) says which overrides were in force.
+fn with_overrides(src: &Source<'_>, mut e: Error) -> Error {
+    let from_override = src.overrides.iter().any(|o| o.label == e.0.file);
+    if !src.overrides.is_empty() && !from_override {
+        let labels: Vec<&str> = src.overrides.iter().map(|o| o.label.as_str()).collect();
+        e.0.message = format!("with {}: {}", labels.join(", "), e.0.message);
+    }
+    e
 }
 
 /// Resolves everything but `variants` (left empty).
@@ -408,6 +440,13 @@ fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         DEFAULT_MAX_EVENTS,
         1,
         u64::MAX,
+    )?;
+    let replications = c.int(
+        &raw.replications,
+        "replications",
+        DEFAULT_REPLICATIONS,
+        1,
+        MAX_REPLICATIONS,
     )?;
     let cpus = c.int(&raw.cpus, "cpus", 1, 1, 1024)?;
 
@@ -474,7 +513,7 @@ fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         duration,
         warmup,
         max_events,
-        replications: 10,
+        replications,
         cpus,
         kernel,
         device,
@@ -487,8 +526,15 @@ fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
     })
 }
 
-/// The `variants:` list: each variant's `set:` merged over the base file and resolved in full.
-fn variants(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Vec<Variant>, Error> {
+/// The `variants:` list (of `raw`, the file with the overrides): each variant's `set:` merged
+/// over the `file`, then the command line's `overrides` over that, and resolved in full.
+fn variants(
+    c: &Checker,
+    file: &RawScenario,
+    raw: &RawScenario,
+    stem: &str,
+    overrides: &[RawScenario],
+) -> Result<Vec<Variant>, Error> {
     let Some(list) = &raw.variants else {
         return Ok(Vec::new());
     };
@@ -502,7 +548,7 @@ fn variants(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Vec<Variant>, 
              or remove `variants:`",
         ));
     }
-    let mut base = raw.clone();
+    let mut base = file.clone();
     base.variants = None;
     let mut out: Vec<Variant> = Vec::new();
     for (i, v) in list.value.iter().enumerate() {
@@ -575,6 +621,9 @@ fn variants(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Vec<Variant>, 
         }
         let mut merged = base.clone();
         merged.merge(set.value.clone());
+        for o in overrides {
+            merged.merge(o.clone());
+        }
         let resolved =
             scenario(c, &merged, stem).map_err(|e| in_variant(c, e, &set_path, &name))?;
         out.push(Variant {
