@@ -12,6 +12,7 @@
 use crate::model::invariants::InvariantReport;
 use crate::model::{self, RunResult, policy};
 use crate::report::Report;
+use crate::report::replications::Metrics;
 use crate::scenario::Scenario;
 use std::io::Write;
 use std::sync::Mutex;
@@ -161,6 +162,95 @@ pub fn run_unchecked(sc: &Scenario, jobs: usize) -> Result<Vec<RunResult>, Error
     Ok(results)
 }
 
+/// Every run of the plan replicated: replication 0's whole result per run (the fio-style
+/// blocks show it), and every replication's headline metrics per run.
+#[derive(Debug)]
+pub struct Replicated {
+    /// Replication 0 of each run, in plan order.
+    pub first: Vec<RunResult>,
+    /// Each run's metrics, one per replication (replication 0 first), in plan order.
+    pub metrics: Vec<Vec<Metrics>>,
+    /// The first broken invariant of any replication after the first, as (label, what).
+    pub broken: Option<(String, String)>,
+}
+
+/// Runs every run of the plan `replications` times (each replication has its own random
+/// streams, shared by every run of that replication: common random numbers), in parallel over
+/// `jobs` threads, results by index so the output never depends on the thread count.
+pub fn run_replicated(sc: &Scenario, jobs: usize) -> Result<Replicated, Error> {
+    let runs = plan(sc);
+    let infos = runs
+        .iter()
+        .map(|r| policy::find(r.policy).ok_or_else(|| Error::UnknownPolicy(r.policy.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Job k is (run, replication); runs may differ in their replication counts (variants).
+    let mut index = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        for rep in 0..r.scenario.replications.max(1) {
+            index.push((i, u64::from(rep)));
+        }
+    }
+    let results = parallel(index.len(), jobs, |k| {
+        let (i, rep) = index[k];
+        let mut r = model::run_replication(runs[i].scenario, infos[i], rep);
+        if runs[i].variant.is_some() {
+            r.obs.policy = runs[i].label.clone();
+        }
+        r
+    });
+    let mut first = Vec::new();
+    let mut metrics: Vec<Vec<Metrics>> = vec![Vec::new(); runs.len()];
+    let mut broken = None;
+    for (&(i, rep), r) in index.iter().zip(results) {
+        metrics[i].push(Metrics::of(&r.obs));
+        if rep == 0 {
+            first.push(r);
+        } else if broken.is_none()
+            && let Some(v) = r.violations.first()
+        {
+            broken = Some((format!("{} (replication {rep})", r.obs.policy), v.clone()));
+        }
+    }
+    Ok(Replicated {
+        first,
+        metrics,
+        broken,
+    })
+}
+
+/// Runs `f(0..n)` over `jobs` threads (0 = all cores) and returns the results by index.
+fn parallel<T: Send>(n: usize, jobs: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = if jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |c| c.get())
+    } else {
+        jobs
+    }
+    .min(n)
+    .max(1);
+    let slots: Mutex<Vec<Option<T>>> = Mutex::new((0..n).map(|_| None).collect());
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    let r = f(i);
+                    slots.lock().expect("a run thread panicked")[i] = Some(r);
+                }
+            });
+        }
+    });
+    slots
+        .into_inner()
+        .expect("a run thread panicked")
+        .into_iter()
+        .map(|r| r.expect("every run fills its slot"))
+        .collect()
+}
+
 /// Runs every run of the scenario and writes the report to `out` in one piece, so a failure
 /// never leaves half a report behind.
 ///
@@ -168,11 +258,12 @@ pub fn run_unchecked(sc: &Scenario, jobs: usize) -> Result<Vec<RunResult>, Error
 /// invariant, followed by every run's invariant table, and the broken invariant is returned as
 /// the error afterwards.
 pub fn run_and_report(sc: &Scenario, opts: &RunOptions, out: &mut dyn Write) -> Result<(), Error> {
-    let results = if opts.check_invariants {
-        run_unchecked(sc, opts.jobs)?
-    } else {
-        run_all(sc, opts.jobs)?
-    };
+    let replicated = run_replicated(sc, opts.jobs)?;
+    let results = replicated.first;
+    if !opts.check_invariants {
+        first_violation(&results)?;
+    }
+    let labels: Vec<String> = results.iter().map(|r| r.obs.policy.clone()).collect();
     let mut tables = Vec::new();
     if opts.check_invariants {
         for r in &results {
@@ -180,7 +271,11 @@ pub fn run_and_report(sc: &Scenario, opts: &RunOptions, out: &mut dyn Write) -> 
         }
     }
     let json = opts.format == "json";
-    let broken = first_violation(&results);
+    let later = match replicated.broken {
+        Some((policy, what)) => Err(Error::Invariant { policy, what }),
+        None => Ok(()),
+    };
+    let broken = first_violation(&results).and(later);
     let runs: Vec<_> = results.into_iter().map(|r| r.obs).collect();
     let report = Report::new(sc, &runs);
     let mut buf = Vec::new();
@@ -188,6 +283,11 @@ pub fn run_and_report(sc: &Scenario, opts: &RunOptions, out: &mut dyn Write) -> 
         crate::report::json::render(&report, &mut buf)?;
     } else {
         crate::report::text::render(&report, &mut buf)?;
+        let mut summary = String::new();
+        let per_run: Vec<(String, Vec<Metrics>)> =
+            labels.into_iter().zip(replicated.metrics).collect();
+        crate::report::replications::render(&per_run, &mut summary);
+        buf.extend_from_slice(summary.as_bytes());
         buf.extend_from_slice(&tables);
     }
     out.write_all(&buf)?;

@@ -217,3 +217,28 @@ fn two_queue_policies_differ_in_atomic_failures_and_kswapd_waits() {
     assert_ne!(fifo.0, split.0, "{figures:?}");
     assert!((fifo.1 - split.1).abs() > 0.1 * fifo.1, "{figures:?}");
 }
+
+/// Two identical variants, replicated with common random numbers: every metric of the second
+/// is within noise of the first, and the summary names the replications.
+#[test]
+fn identical_variants_are_within_noise_on_every_metric() {
+    let dir = crate::util::TempDir::new();
+    let text = TWO_QUEUE_WITHOUT_MEMORY
+        .replace("policies: [fifo, split, prio]", "policies: [fifo]")
+        + "replications: 4\nvariants:\n  - { name: a, set: {} }\n  - { name: b, set: {} }\n";
+    let path = dir.file("twins.yaml", &text);
+    let run = Run::of(&["run", &path, "--duration", "5s"]);
+    run.assert_ok();
+    let summary = run
+        .stdout
+        .split("Across 4 replications")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no summary:\n{}", run.stdout));
+    let b = summary.split("  b:").nth(1).expect("variant b");
+    let verdicts: Vec<&str> = b.lines().filter(|l| l.contains('→')).collect();
+    assert!(verdicts.len() >= 5, "{summary}");
+    assert!(
+        verdicts.iter().all(|l| l.ends_with("within noise")),
+        "{summary}"
+    );
+}

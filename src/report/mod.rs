@@ -7,6 +7,7 @@
 
 pub mod fiofmt;
 pub mod json;
+pub mod replications;
 pub mod text;
 
 use crate::model::observe::{

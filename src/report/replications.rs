@@ -1,0 +1,285 @@
+//! The "is it noise?" summary: each run's headline metrics across its replications (mean and
+//! 95 % confidence half-width), and each run against the reference run (the first of the
+//! plan) as a paired difference over common random numbers, tagged better, worse or within
+//! noise, in hyperfine's manner. Text only, within 80 columns.
+
+use crate::model::observe::RunObs;
+use crate::stats::compare::{Summary, Verdict, paired_diff, ratio, verdict};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// The headline metrics of one replication of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Metrics {
+    /// Read clat p50, ms.
+    pub read_p50_ms: f64,
+    /// Read clat p99, ms.
+    pub read_p99_ms: f64,
+    /// Read clat p99.9, ms.
+    pub read_p999_ms: f64,
+    /// Read clat p99.99, ms.
+    pub read_p9999_ms: f64,
+    /// Mean read latency (lat), ms.
+    pub read_mean_ms: f64,
+    /// Read IOPS over the measured window.
+    pub read_iops: f64,
+    /// Write throughput, MiB/s.
+    pub write_mib_s: f64,
+    /// GFP_ATOMIC failures (NaN without a memory model).
+    pub atomic_failures: f64,
+    /// kswapd's time in congestion_wait on the SYNC queue, s (NaN without memory).
+    pub kswapd_cwait_sync_s: f64,
+    /// kswapd's time in congestion_wait on the ASYNC queue, s (NaN without memory).
+    pub kswapd_cwait_async_s: f64,
+}
+
+/// One metric: its label, how to read it, unit, whether lower is better.
+struct Metric {
+    label: &'static str,
+    get: fn(&Metrics) -> f64,
+    unit: &'static str,
+    lower_is_better: bool,
+}
+
+const METRICS: &[Metric] = &[
+    Metric {
+        label: "read p50",
+        get: |m| m.read_p50_ms,
+        unit: "ms",
+        lower_is_better: true,
+    },
+    Metric {
+        label: "read p99",
+        get: |m| m.read_p99_ms,
+        unit: "ms",
+        lower_is_better: true,
+    },
+    Metric {
+        label: "read p99.9",
+        get: |m| m.read_p999_ms,
+        unit: "ms",
+        lower_is_better: true,
+    },
+    Metric {
+        label: "read p99.99",
+        get: |m| m.read_p9999_ms,
+        unit: "ms",
+        lower_is_better: true,
+    },
+    Metric {
+        label: "read mean",
+        get: |m| m.read_mean_ms,
+        unit: "ms",
+        lower_is_better: true,
+    },
+    Metric {
+        label: "read IOPS",
+        get: |m| m.read_iops,
+        unit: "",
+        lower_is_better: false,
+    },
+    Metric {
+        label: "write MiB/s",
+        get: |m| m.write_mib_s,
+        unit: "",
+        lower_is_better: false,
+    },
+    Metric {
+        label: "GFP_ATOMIC fails",
+        get: |m| m.atomic_failures,
+        unit: "",
+        lower_is_better: true,
+    },
+    Metric {
+        label: "kswapd cwait sync",
+        get: |m| m.kswapd_cwait_sync_s,
+        unit: "s",
+        lower_is_better: true,
+    },
+    Metric {
+        label: "kswapd cwait async",
+        get: |m| m.kswapd_cwait_async_s,
+        unit: "s",
+        lower_is_better: true,
+    },
+];
+
+impl Metrics {
+    /// The headline metrics of one run's measurements.
+    pub fn of(obs: &RunObs) -> Metrics {
+        let [r, w] = &obs.dirs;
+        let ms = |ns: u64| ns as f64 / 1e6;
+        let secs = obs.measured.as_secs_f64().max(1e-9);
+        let (fails, sync, asy) = match &obs.memory {
+            Some(m) => (
+                m.atomic_failures.iter().sum::<u64>() as f64,
+                m.kswapd_waits.class[0].total.as_secs_f64(),
+                m.kswapd_waits.class[1].total.as_secs_f64(),
+            ),
+            None => (f64::NAN, f64::NAN, f64::NAN),
+        };
+        Metrics {
+            read_p50_ms: ms(r.clat.percentile(50.0)),
+            read_p99_ms: ms(r.clat.percentile(99.0)),
+            read_p999_ms: ms(r.clat.percentile(99.9)),
+            read_p9999_ms: ms(r.clat.percentile(99.99)),
+            read_mean_ms: r.lat.mean() / 1e6,
+            read_iops: r.ios as f64 / secs,
+            write_mib_s: w.bytes as f64 / secs / (1024.0 * 1024.0),
+            atomic_failures: fails,
+            kswapd_cwait_sync_s: sync,
+            kswapd_cwait_async_s: asy,
+        }
+    }
+}
+
+/// A number with about four significant digits.
+fn num(x: f64) -> String {
+    let a = x.abs();
+    if a >= 1000.0 {
+        format!("{x:.0}")
+    } else if a >= 100.0 {
+        format!("{x:.1}")
+    } else if a >= 10.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+fn value(s: &Summary, unit: &str) -> String {
+    let sp = if unit.is_empty() { "" } else { " " };
+    if s.n < 2 || !s.ci95_half.is_finite() {
+        format!("{}{sp}{unit}", num(s.mean))
+    } else {
+        format!(
+            "{} ± {}{sp}{unit}",
+            num(s.mean),
+            num(s.ci95_half),
+            unit = unit
+        )
+    }
+}
+
+/// Renders the summary of `runs` (label, one [`Metrics`] per replication), the first run being
+/// the reference. Nothing when every run has a single replication.
+pub fn render(runs: &[(String, Vec<Metrics>)], out: &mut String) {
+    let Some((ref_label, reference)) = runs.first() else {
+        return;
+    };
+    let reps = runs.iter().map(|(_, m)| m.len()).max().unwrap_or(0);
+    if reps < 2 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nAcross {reps} replications (mean ± 95% CI half-width; paired against {ref_label}):"
+    );
+    for (label, reps) in runs {
+        let _ = writeln!(out, "  {label}:");
+        for m in METRICS {
+            let xs: Vec<f64> = reps.iter().map(m.get).collect();
+            // Not measured (no memory model), or zero in every replication of every run.
+            let all_zero = runs
+                .iter()
+                .all(|(_, r)| r.iter().all(|x| (m.get)(x) == 0.0));
+            if xs.iter().any(|x| x.is_nan()) || all_zero {
+                continue;
+            }
+            let s = Summary::of(&xs);
+            let mut line = format!("    {:<18} {}", m.label, value(&s, m.unit));
+            if label != ref_label {
+                let rs: Vec<f64> = reference.iter().map(m.get).collect();
+                line.push_str(&compare(&xs, &rs, m.lower_is_better));
+            }
+            let _ = writeln!(out, "{line}");
+        }
+    }
+}
+
+/// `  → 1.48 ± 0.10 × lower` (or `higher`), or `  → within noise`.
+fn compare(xs: &[f64], rs: &[f64], lower_is_better: bool) -> String {
+    let Ok(d) = paired_diff(xs, rs) else {
+        return String::new();
+    };
+    if verdict(&d, lower_is_better) == Verdict::WithinNoise {
+        return "  → within noise".to_string();
+    }
+    let lower = d.estimate < 0.0;
+    let (num_, den) = if lower { (rs, xs) } else { (xs, rs) };
+    match ratio(num_, den) {
+        Ok(r) => format!(
+            "  → {} ± {} × {}",
+            num(r.estimate),
+            num(r.half_width()),
+            if lower { "lower" } else { "higher" }
+        ),
+        Err(_) => format!(
+            "  → {} {}",
+            num(d.estimate.abs()),
+            if lower { "lower" } else { "higher" }
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(p99: f64) -> Metrics {
+        Metrics {
+            read_p50_ms: 1.0,
+            read_p99_ms: p99,
+            read_p999_ms: 2.0 * p99,
+            read_p9999_ms: 3.0 * p99,
+            read_mean_ms: 1.5,
+            read_iops: 100.0,
+            write_mib_s: 5.0,
+            atomic_failures: f64::NAN,
+            kswapd_cwait_sync_s: f64::NAN,
+            kswapd_cwait_async_s: f64::NAN,
+        }
+    }
+
+    #[test]
+    fn identical_runs_are_within_noise_on_every_metric() {
+        let a: Vec<Metrics> = [10.0, 12.0, 11.0, 13.0].iter().map(|&x| m(x)).collect();
+        let mut out = String::new();
+        render(&[("base".into(), a.clone()), ("same".into(), a)], &mut out);
+        let same = out.split("  same:").nth(1).expect("second block");
+        let lines: Vec<&str> = same.lines().filter(|l| l.contains('→')).collect();
+        assert_eq!(lines.len(), 7, "{out}");
+        assert!(lines.iter().all(|l| l.ends_with("within noise")), "{out}");
+        assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
+    }
+
+    #[test]
+    fn a_real_gap_is_tagged_with_its_ratio() {
+        let base: Vec<Metrics> = [30.0, 32.0, 31.0, 29.0].iter().map(|&x| m(x)).collect();
+        let fast: Vec<Metrics> = [10.0, 11.0, 10.5, 9.5].iter().map(|&x| m(x)).collect();
+        let mut out = String::new();
+        render(&[("fifo".into(), base), ("split".into(), fast)], &mut out);
+        let line = out
+            .lines()
+            .find(|l| l.contains("read p99 ") && l.contains('→'))
+            .expect("p99 line");
+        assert!(line.contains("× lower"), "{line}");
+        assert!(line.contains("2.9"), "{line}");
+        // p50 is the same in both: within noise.
+        let p50 = out
+            .lines()
+            .find(|l| l.contains("read p50") && l.contains('→'))
+            .expect("p50 line");
+        assert!(p50.ends_with("within noise"), "{p50}");
+    }
+
+    #[test]
+    fn one_replication_prints_nothing() {
+        let mut out = String::new();
+        render(
+            &[("a".into(), vec![m(1.0)]), ("b".into(), vec![m(2.0)])],
+            &mut out,
+        );
+        assert!(out.is_empty());
+    }
+}
