@@ -161,10 +161,15 @@ fn value(s: &Summary, unit: &str) -> String {
     }
 }
 
-/// Renders the summary of `runs` (label, one [`Metrics`] per replication), the first run being
-/// the reference. Nothing when every run has a single replication.
+/// Renders the summary of `runs` (label, one [`Metrics`] per replication). The reference is
+/// the first run of the variant named `baseline` if there is one, else the first run. Nothing
+/// when every run has a single replication.
 pub fn render(runs: &[(String, Vec<Metrics>)], out: &mut String) {
-    let Some((ref_label, reference)) = runs.first() else {
+    let baseline = runs
+        .iter()
+        .position(|(l, _)| l == "baseline" || l.starts_with("baseline/"))
+        .unwrap_or(0);
+    let Some((ref_label, reference)) = runs.get(baseline) else {
         return;
     };
     let reps = runs.iter().map(|(_, m)| m.len()).max().unwrap_or(0);
@@ -190,7 +195,7 @@ pub fn render(runs: &[(String, Vec<Metrics>)], out: &mut String) {
             let mut line = format!("    {:<18} {}", m.label, value(&s, m.unit));
             if label != ref_label {
                 let rs: Vec<f64> = reference.iter().map(m.get).collect();
-                line.push_str(&compare(&xs, &rs, m.lower_is_better));
+                line.push_str(&compare(&xs, &rs, m.lower_is_better, m.unit));
             }
             let _ = writeln!(out, "{line}");
         }
@@ -198,7 +203,7 @@ pub fn render(runs: &[(String, Vec<Metrics>)], out: &mut String) {
 }
 
 /// `  → 1.48 ± 0.10 × lower` (or `higher`), or `  → within noise`.
-fn compare(xs: &[f64], rs: &[f64], lower_is_better: bool) -> String {
+fn compare(xs: &[f64], rs: &[f64], lower_is_better: bool, unit: &str) -> String {
     let Ok(d) = paired_diff(xs, rs) else {
         return String::new();
     };
@@ -214,9 +219,12 @@ fn compare(xs: &[f64], rs: &[f64], lower_is_better: bool) -> String {
             num(r.half_width()),
             if lower { "lower" } else { "higher" }
         ),
+        // A zero mean on one side has no ratio: give the difference.
         Err(_) => format!(
-            "  → {} {}",
+            "  → {} {}{}{}",
             num(d.estimate.abs()),
+            unit,
+            if unit.is_empty() { "" } else { " " },
             if lower { "lower" } else { "higher" }
         ),
     }
@@ -271,6 +279,16 @@ mod tests {
             .find(|l| l.contains("read p50") && l.contains('→'))
             .expect("p50 line");
         assert!(p50.ends_with("within noise"), "{p50}");
+    }
+
+    #[test]
+    fn a_run_named_baseline_is_the_reference() {
+        let a: Vec<Metrics> = [10.0, 12.0, 11.0, 13.0].iter().map(|&x| m(x)).collect();
+        let mut out = String::new();
+        render(&[("x".into(), a.clone()), ("baseline".into(), a)], &mut out);
+        assert!(out.contains("paired against baseline"), "{out}");
+        let x = out.split("  baseline:").next().expect("x block");
+        assert!(x.contains("within noise"), "{out}");
     }
 
     #[test]
