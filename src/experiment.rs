@@ -6,6 +6,11 @@
 //! and their results land in slots by index, so the report is byte-identical whatever the thread
 //! count or the order in which runs finish.
 //!
+//! `qsim run` replicates every run `replications:` times ([`run_replicated`]): replication `r`
+//! draws from `RngStreams::new(seed, r)` under every policy and variant alike, so runs of one
+//! replication share their random numbers and paired differences are sharp. The fio-style
+//! blocks show replication 0; [`crate::report::replications`] summarises them all.
+//!
 //! Every run ends with its invariants checked ([`crate::model::invariants`]); a broken one fails
 //! the run. `--check-invariants` also prints them, one table per policy, after the report.
 
@@ -127,38 +132,13 @@ pub fn run_unchecked(sc: &Scenario, jobs: usize) -> Result<Vec<RunResult>, Error
         .iter()
         .map(|r| policy::find(r.policy).ok_or_else(|| Error::UnknownPolicy(r.policy.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    let threads = if jobs == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        jobs
-    }
-    .min(infos.len())
-    .max(1);
-    let slots: Mutex<Vec<Option<RunResult>>> = Mutex::new((0..infos.len()).map(|_| None).collect());
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let (Some(info), Some(planned)) = (infos.get(i), runs.get(i)) else {
-                        break;
-                    };
-                    let mut r = model::run_policy(planned.scenario, info);
-                    if planned.variant.is_some() {
-                        r.obs.policy = planned.label.clone();
-                    }
-                    slots.lock().expect("a run thread panicked")[i] = Some(r);
-                }
-            });
+    let results = parallel(infos.len(), jobs, |i| {
+        let mut r = model::run_policy(runs[i].scenario, infos[i]);
+        if runs[i].variant.is_some() {
+            r.obs.policy = runs[i].label.clone();
         }
+        r
     });
-    let results: Vec<RunResult> = slots
-        .into_inner()
-        .expect("a run thread panicked")
-        .into_iter()
-        .map(|r| r.expect("every run fills its slot"))
-        .collect();
     Ok(results)
 }
 
