@@ -736,7 +736,11 @@ fn share_pct(count: u64, total: u64, floor: f64) -> f64 {
     if count > 0 && pct < floor { floor } else { pct }
 }
 
-fn policy_report(run: &RunObs, percentile_list: &[f64], stages: &[Stage]) -> PolicyReport {
+pub(crate) fn policy_report(
+    run: &RunObs,
+    percentile_list: &[f64],
+    stages: &[Stage],
+) -> PolicyReport {
     let measured_ns = run.measured.as_ns();
     let any_io = run.dirs.iter().any(|d| d.ios > 0);
     let runtime_ms = match measured_ns / 1_000_000 {
@@ -1005,7 +1009,7 @@ fn direction_report(
     }
 }
 
-fn comparison_row(p: &PolicyReport, percentile_list: &[f64]) -> ComparisonRow {
+pub(crate) fn comparison_row(p: &PolicyReport, percentile_list: &[f64]) -> ComparisonRow {
     let read = p.direction(Direction::Read);
     let write = p.direction(Direction::Write);
     let pick = |want: f64| -> Option<u64> {

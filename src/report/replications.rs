@@ -105,30 +105,26 @@ const METRICS: &[Metric] = &[
 ];
 
 impl Metrics {
-    /// The headline metrics of one run's measurements.
+    /// The headline metrics of one run's measurements: the numbers its row of the comparison
+    /// table shows (so the two never disagree), plus the mean read latency.
     pub fn of(obs: &RunObs) -> Metrics {
-        let [r, w] = &obs.dirs;
-        let ms = |ns: u64| ns as f64 / 1e6;
-        let secs = obs.measured.as_secs_f64().max(1e-9);
-        let (fails, sync, asy) = match &obs.memory {
-            Some(m) => (
-                m.atomic_failures.iter().sum::<u64>() as f64,
-                m.kswapd_waits.class[0].total.as_secs_f64(),
-                m.kswapd_waits.class[1].total.as_secs_f64(),
-            ),
-            None => (f64::NAN, f64::NAN, f64::NAN),
-        };
+        let list = &super::DEFAULT_PERCENTILES;
+        let report = super::policy_report(obs, list, &[]);
+        let row = super::comparison_row(&report, list);
+        let ms = |ns: Option<u64>| ns.map_or(f64::NAN, |v| v as f64 / 1e6);
+        let mem = row.memory.as_ref();
+        let secs = |ns: u64| ns as f64 / 1e9;
         Metrics {
-            read_p50_ms: ms(r.clat.percentile(50.0)),
-            read_p99_ms: ms(r.clat.percentile(99.0)),
-            read_p999_ms: ms(r.clat.percentile(99.9)),
-            read_p9999_ms: ms(r.clat.percentile(99.99)),
-            read_mean_ms: r.lat.mean() / 1e6,
-            read_iops: r.ios as f64 / secs,
-            write_mib_s: w.bytes as f64 / secs / (1024.0 * 1024.0),
-            atomic_failures: fails,
-            kswapd_cwait_sync_s: sync,
-            kswapd_cwait_async_s: asy,
+            read_p50_ms: ms(row.read_clat_ns_p50),
+            read_p99_ms: ms(row.read_clat_ns_p99),
+            read_p999_ms: ms(row.read_clat_ns_p99_9),
+            read_p9999_ms: ms(row.read_clat_ns_p99_99),
+            read_mean_ms: report.direction(super::Direction::Read).lat.mean_ns / 1e6,
+            read_iops: row.read_iops,
+            write_mib_s: row.write_mib_s,
+            atomic_failures: mem.map_or(f64::NAN, |m| m.atomic_failures as f64),
+            kswapd_cwait_sync_s: mem.map_or(f64::NAN, |m| secs(m.kswapd_cwait_ns[0])),
+            kswapd_cwait_async_s: mem.map_or(f64::NAN, |m| secs(m.kswapd_cwait_ns[1])),
         }
     }
 }
