@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod histogram;
 pub mod running;
+pub mod series;
 pub mod summary;
 
 pub use compare::{
