@@ -12,6 +12,7 @@ use crate::scenario::{self, Scenario, units};
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::{self, Write};
+use std::path::PathBuf;
 
 /// Simulates Linux dm-crypt work queues and compares queue policies.
 #[derive(Debug, Parser)]
@@ -89,6 +90,45 @@ pub struct RunArgs {
     /// any fails. With --format json the tables go to stderr.
     #[arg(long)]
     pub check_invariants: bool,
+    /// Add replications until the headline metric's 95% confidence half-width is within this
+    /// share of its mean in every run (e.g. 5%), or --max-replications is reached; the report
+    /// says which.
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub precision: Option<f64>,
+    /// The metric --precision applies to: p99, p99.9 (read clat), mean (read latency) or
+    /// failures (GFP_ATOMIC).
+    #[arg(long, value_name = "METRIC", default_value = "p99", value_parser = clap::builder::PossibleValuesParser::new(experiment::HeadlineMetric::NAMES))]
+    pub precision_metric: String,
+    /// Most replications per run under --precision.
+    #[arg(long, value_name = "N", default_value_t = 100,
+        value_parser = clap::value_parser!(u32).range(2..=i64::from(scenario::MAX_REPLICATIONS)))]
+    pub max_replications: u32,
+    /// Also write the full results as JSON: fio-compatible json+ jobs (one per run, pooled over
+    /// replications) plus qsim's summary and plot data (`qsim plot` reads it).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Also write the replication summary as CSV (hyperfine's columns plus metric and verdict).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Also write the replication summary as Markdown tables (hyperfine's layout), for mail.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// No progress bar (it is drawn on stderr only when stderr is a terminal and the runs take
+    /// longer than a second).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
+/// clap value parser for `--precision`: `5%`, `5` or `0.5%` (percent of the mean).
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let number = t.strip_suffix('%').unwrap_or(t).trim();
+    match number.parse::<f64>() {
+        Ok(p) if p > 0.0 && p < 100.0 && p.is_finite() => Ok(p / 100.0),
+        _ => Err(format!(
+            "`{text}` is not a percentage between 0 and 100\n  hint: write it like 5% or 0.5%"
+        )),
+    }
 }
 
 /// Report formats of `qsim run`.
@@ -201,16 +241,78 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         format: args.format.name().to_string(),
         jobs: args.jobs,
         check_invariants: args.check_invariants,
+        precision: args.precision.map(|target_rel| experiment::Precision {
+            target_rel,
+            cap: args.max_replications as usize,
+            metric: experiment::HeadlineMetric::parse(&args.precision_metric)
+                .unwrap_or(experiment::HeadlineMetric::ReadP99),
+        }),
+        json_file: args.json.clone(),
+        csv_file: args.csv.clone(),
+        markdown_file: args.markdown.clone(),
     };
     let mut watch = PipeWatch {
         inner: out,
         broken: false,
     };
-    let result = experiment::run_and_report(&sc, &opts, &mut watch);
+    let bar = Progress::new(args.quiet);
+    let result =
+        experiment::run_and_report(&sc, &opts, &mut watch, &|done, total| bar.tick(done, total));
+    bar.finish();
     if watch.broken {
         return Err(io::Error::from(io::ErrorKind::BrokenPipe).into());
     }
     result.with_context(|| format!("running scenario `{}`", sc.name))
+}
+
+/// The progress bar of `qsim run`: drawn on stderr once the runs have taken a second, never
+/// with `--quiet`, and hidden by indicatif when stderr is not a terminal. It only draws, so
+/// it cannot change any output.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    started: std::time::Instant,
+    shown: std::sync::atomic::AtomicBool,
+}
+
+impl Progress {
+    fn new(quiet: bool) -> Progress {
+        let bar = (!quiet).then(|| {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::hidden(),
+            );
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "{spinner} {pos}/{len} runs [{bar:40}] {elapsed} (eta {eta})",
+            ) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            bar
+        });
+        Progress {
+            bar,
+            started: std::time::Instant::now(),
+            shown: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    fn tick(&self, done: usize, total: usize) {
+        let Some(bar) = &self.bar else {
+            return;
+        };
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        if self.started.elapsed() >= std::time::Duration::from_secs(1)
+            && !self.shown.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 fn check_cmd(arg: &str, sets: &[String], out: &mut dyn Write) -> anyhow::Result<()> {

@@ -15,11 +15,17 @@
 //! the run. `--check-invariants` also prints them, one table per policy, after the report.
 
 use crate::model::invariants::InvariantReport;
+use crate::model::observe::RunObs;
 use crate::model::{self, RunResult, policy};
 use crate::report::Report;
+use crate::report::export;
 use crate::report::replications::Metrics;
+use crate::report::spread::{self, RepSample};
 use crate::scenario::Scenario;
+use crate::stats::{Summary, next_replications, precise_enough};
+use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -30,6 +36,14 @@ pub struct RunOptions {
     pub format: String,
     /// Worker threads (0 = all cores).
     pub jobs: usize,
+    /// A precision target for the headline metric (`--precision`).
+    pub precision: Option<Precision>,
+    /// Write the full results as JSON here (`--json FILE`).
+    pub json_file: Option<PathBuf>,
+    /// Write the replication summary as CSV here (`--csv FILE`).
+    pub csv_file: Option<PathBuf>,
+    /// Write the replication summary as Markdown tables here (`--markdown FILE`).
+    pub markdown_file: Option<PathBuf>,
     /// Print every run's invariants after the report (to stderr under the JSON format, so
     /// stdout stays one JSON document), and fail if any is broken.
     pub check_invariants: bool,
@@ -52,6 +66,14 @@ pub enum Error {
     /// Writing the report failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    /// Writing an export file failed (nothing was left at `path`).
+    #[error("cannot write {}: {source}", path.display())]
+    Export {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 /// One run of a scenario's matrix: which scenario it uses, under which policy, and what the
@@ -142,64 +164,291 @@ pub fn run_unchecked(sc: &Scenario, jobs: usize) -> Result<Vec<RunResult>, Error
     Ok(results)
 }
 
-/// Every run of the plan replicated: replication 0's whole result per run (the fio-style
-/// blocks show it), and every replication's headline metrics per run.
+/// Every run of the plan replicated: replication 0's whole result per run (its invariants and
+/// timeline), every replication's observations pooled, and each replication's small sample.
 #[derive(Debug)]
 pub struct Replicated {
     /// Replication 0 of each run, in plan order.
     pub first: Vec<RunResult>,
-    /// Each run's metrics, one per replication (replication 0 first), in plan order.
-    pub metrics: Vec<Vec<Metrics>>,
+    /// Each run's observations pooled over all its replications, in replication order
+    /// ([`RunObs::merge`]): the fio-style blocks are built from these.
+    pub pooled: Vec<RunObs>,
+    /// Each run's samples, one per replication (replication 0 first), in plan order.
+    pub samples: Vec<Vec<RepSample>>,
     /// The first broken invariant of any replication after the first, as (label, what).
     pub broken: Option<(String, String)>,
+    /// How a `--precision` target ended (`None` without one).
+    pub precision: Option<PrecisionOutcome>,
+}
+
+impl Replicated {
+    /// Each run's headline metrics, one per replication, in plan order.
+    pub fn metrics(&self) -> Vec<Vec<Metrics>> {
+        self.samples
+            .iter()
+            .map(|s| s.iter().map(|x| x.metrics).collect())
+            .collect()
+    }
+}
+
+/// A precision target (`--precision 5%`): add replications until the headline metric's 95 %
+/// confidence half-width is within `target_rel` of its mean in every run, or `cap` is reached.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Precision {
+    /// Target half-width relative to the mean (0.05 for 5 %).
+    pub target_rel: f64,
+    /// Most replications per run.
+    pub cap: usize,
+    /// The headline metric the target applies to.
+    pub metric: HeadlineMetric,
+}
+
+/// The metrics a precision target may apply to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeadlineMetric {
+    /// Read clat p99.
+    ReadP99,
+    /// Read clat p99.9.
+    ReadP999,
+    /// Mean read latency.
+    ReadMean,
+    /// GFP_ATOMIC failures.
+    AtomicFailures,
+}
+
+impl HeadlineMetric {
+    /// Names accepted by `--precision-metric`.
+    pub const NAMES: [&'static str; 4] = ["p99", "p99.9", "mean", "failures"];
+
+    /// The metric named `name` (one of [`HeadlineMetric::NAMES`]).
+    pub fn parse(name: &str) -> Option<HeadlineMetric> {
+        Some(match name {
+            "p99" => HeadlineMetric::ReadP99,
+            "p99.9" => HeadlineMetric::ReadP999,
+            "mean" => HeadlineMetric::ReadMean,
+            "failures" => HeadlineMetric::AtomicFailures,
+            _ => return None,
+        })
+    }
+
+    /// How the summary calls it.
+    pub fn label(self) -> &'static str {
+        match self {
+            HeadlineMetric::ReadP99 => "read p99",
+            HeadlineMetric::ReadP999 => "read p99.9",
+            HeadlineMetric::ReadMean => "read mean",
+            HeadlineMetric::AtomicFailures => "GFP_ATOMIC failures",
+        }
+    }
+
+    fn get(self, m: &Metrics) -> f64 {
+        match self {
+            HeadlineMetric::ReadP99 => m.read_p99_ms,
+            HeadlineMetric::ReadP999 => m.read_p999_ms,
+            HeadlineMetric::ReadMean => m.read_mean_ms,
+            HeadlineMetric::AtomicFailures => m.atomic_failures,
+        }
+    }
+}
+
+/// How a precision target ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrecisionOutcome {
+    /// The target.
+    pub target: Precision,
+    /// Whether every run reached it (else the cap stopped the runs).
+    pub reached: bool,
+    /// Replications each run ended with.
+    pub replications: usize,
+    /// The run furthest from the target and its relative half-width (NaN when unmeasured).
+    pub worst: (String, f64),
+}
+
+impl PrecisionOutcome {
+    /// One line saying what happened, for the end of the report.
+    pub fn line(&self) -> String {
+        let t = &self.target;
+        format!(
+            "precision: {} {} ±{:.1}% (95% CI) after {} replications; worst {} at ±{:.1}%",
+            t.metric.label(),
+            if self.reached {
+                "reached"
+            } else {
+                "NOT reached (cap hit):"
+            },
+            t.target_rel * 100.0,
+            self.replications,
+            self.worst.0,
+            self.worst.1 * 100.0
+        )
+    }
+}
+
+/// What one run of the plan has gathered so far.
+struct Gathered {
+    first: Option<RunResult>,
+    pooled: Option<RunObs>,
+    samples: Vec<RepSample>,
 }
 
 /// Runs every run of the plan `replications` times (each replication has its own random
 /// streams, shared by every run of that replication: common random numbers), in parallel over
-/// `jobs` threads, results by index so the output never depends on the thread count.
-pub fn run_replicated(sc: &Scenario, jobs: usize) -> Result<Replicated, Error> {
+/// `jobs` threads. Results are folded in (run, replication) order whatever the order they
+/// finish in, so output never depends on the thread count, and only a window of finished runs
+/// waits in memory.
+///
+/// With a [`Precision`] target, every run starts at the largest replication count of the
+/// plan (at least 2) and all grow together ([`next_replications`]) until the target holds for
+/// every run or the cap is reached. `progress(done, total)` is called after each replication.
+pub fn run_replicated(
+    sc: &Scenario,
+    jobs: usize,
+    precision: Option<Precision>,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Replicated, Error> {
     let runs = plan(sc);
     let infos = runs
         .iter()
         .map(|r| policy::find(r.policy).ok_or_else(|| Error::UnknownPolicy(r.policy.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    // Job k is (run, replication); runs may differ in their replication counts (variants).
-    let mut index = Vec::new();
-    for (i, r) in runs.iter().enumerate() {
-        for rep in 0..r.scenario.replications.max(1) {
-            index.push((i, u64::from(rep)));
+    let mut gathered: Vec<Gathered> = (0..runs.len())
+        .map(|_| Gathered {
+            first: None,
+            pooled: None,
+            samples: Vec::new(),
+        })
+        .collect();
+    let mut broken = None;
+    // Replications wanted per run in this round.
+    let start = |r: &PlannedRun| r.scenario.replications.max(1) as usize;
+    let mut want: Vec<usize> = match precision {
+        None => runs.iter().map(start).collect(),
+        Some(p) => {
+            let n = runs
+                .iter()
+                .map(start)
+                .max()
+                .unwrap_or(1)
+                .max(2)
+                .min(p.cap.max(1));
+            vec![n; runs.len()]
+        }
+    };
+    let mut done = 0;
+    let mut outcome = None;
+    loop {
+        // Job k is (run, replication) for the replications this round adds.
+        let mut index = Vec::new();
+        for (i, g) in gathered.iter().enumerate() {
+            for rep in g.samples.len()..want[i] {
+                index.push((i, rep as u64));
+            }
+        }
+        let total = done + index.len();
+        let fold = |k: usize, r: RunResult| {
+            let (i, rep) = index[k];
+            let g = &mut gathered[i];
+            g.samples.push(RepSample::of(&r.obs));
+            match g.pooled.as_mut() {
+                Some(p) => p.merge(&r.obs),
+                None => g.pooled = Some(r.obs.clone()),
+            }
+            if rep == 0 {
+                g.first = Some(r);
+            } else if broken.is_none()
+                && let Some(v) = r.violations.first()
+            {
+                broken = Some((format!("{} (replication {rep})", r.obs.policy), v.clone()));
+            }
+        };
+        let finished = AtomicUsize::new(done);
+        parallel_fold(
+            index.len(),
+            jobs,
+            |k| {
+                let (i, rep) = index[k];
+                let mut r = model::run_replication(runs[i].scenario, infos[i], rep);
+                if runs[i].variant.is_some() {
+                    r.obs.policy = runs[i].label.clone();
+                }
+                progress(finished.fetch_add(1, Ordering::Relaxed) + 1, total);
+                r
+            },
+            fold,
+        );
+        done = total;
+        let Some(p) = precision else {
+            break;
+        };
+        // Each run's relative half-width, and whether it meets the target.
+        let judged: Vec<(f64, bool)> = gathered
+            .iter()
+            .map(|g| {
+                let xs: Vec<f64> = g.samples.iter().map(|s| p.metric.get(&s.metrics)).collect();
+                let s = Summary::of(&xs);
+                (s.ci95_half / s.mean.abs(), precise_enough(&s, p.target_rel))
+            })
+            .collect();
+        let reached = judged.iter().all(|&(_, ok)| ok);
+        let current = want.iter().copied().max().unwrap_or(0);
+        match (!reached)
+            .then(|| next_replications(current, p.cap))
+            .flatten()
+        {
+            Some(n) => want = vec![n; runs.len()],
+            None => {
+                // The worst run: unmeasured (NaN) first, then the widest relative interval.
+                let key = |x: f64| if x.is_nan() { f64::INFINITY } else { x };
+                let w = (0..runs.len())
+                    .max_by(|&a, &b| {
+                        key(judged[a].0)
+                            .total_cmp(&key(judged[b].0))
+                            .then(b.cmp(&a))
+                    })
+                    .unwrap_or(0);
+                outcome = Some(PrecisionOutcome {
+                    target: p,
+                    reached,
+                    replications: current,
+                    worst: (runs[w].label.clone(), judged[w].0),
+                });
+                break;
+            }
         }
     }
-    let results = parallel(index.len(), jobs, |k| {
-        let (i, rep) = index[k];
-        let mut r = model::run_replication(runs[i].scenario, infos[i], rep);
-        if runs[i].variant.is_some() {
-            r.obs.policy = runs[i].label.clone();
-        }
-        r
-    });
     let mut first = Vec::new();
-    let mut metrics: Vec<Vec<Metrics>> = vec![Vec::new(); runs.len()];
-    let mut broken = None;
-    for (&(i, rep), r) in index.iter().zip(results) {
-        metrics[i].push(Metrics::of(&r.obs));
-        if rep == 0 {
-            first.push(r);
-        } else if broken.is_none()
-            && let Some(v) = r.violations.first()
-        {
-            broken = Some((format!("{} (replication {rep})", r.obs.policy), v.clone()));
-        }
+    let mut pooled = Vec::new();
+    let mut samples = Vec::new();
+    for g in gathered {
+        first.push(g.first.expect("every run has replication 0"));
+        pooled.push(g.pooled.expect("every run has a replication"));
+        samples.push(g.samples);
     }
     Ok(Replicated {
         first,
-        metrics,
+        pooled,
+        samples,
         broken,
+        precision: outcome,
     })
 }
 
 /// Runs `f(0..n)` over `jobs` threads (0 = all cores) and returns the results by index.
 fn parallel<T: Send>(n: usize, jobs: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    parallel_fold(n, jobs, f, |_, r| out.push(r));
+    out
+}
+
+/// Runs `f(0..n)` over `jobs` threads (0 = all cores) and hands each result to `fold` in
+/// index order, as soon as every earlier one has been folded. Results that finish early wait
+/// in a small reorder buffer, so memory holds about one result per thread, not `n`.
+fn parallel_fold<T: Send>(
+    n: usize,
+    jobs: usize,
+    f: impl Fn(usize) -> T + Sync,
+    fold: impl FnMut(usize, T) + Send,
+) {
     let threads = if jobs == 0 {
         std::thread::available_parallelism().map_or(1, |c| c.get())
     } else {
@@ -207,7 +456,16 @@ fn parallel<T: Send>(n: usize, jobs: usize, f: impl Fn(usize) -> T + Sync) -> Ve
     }
     .min(n)
     .max(1);
-    let slots: Mutex<Vec<Option<T>>> = Mutex::new((0..n).map(|_| None).collect());
+    struct Order<T, F> {
+        next: usize,
+        waiting: BTreeMap<usize, T>,
+        fold: F,
+    }
+    let order = Mutex::new(Order {
+        next: 0,
+        waiting: BTreeMap::new(),
+        fold,
+    });
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
         for _ in 0..threads {
@@ -218,17 +476,20 @@ fn parallel<T: Send>(n: usize, jobs: usize, f: impl Fn(usize) -> T + Sync) -> Ve
                         break;
                     }
                     let r = f(i);
-                    slots.lock().expect("a run thread panicked")[i] = Some(r);
+                    let mut o = order.lock().expect("a run thread panicked");
+                    o.waiting.insert(i, r);
+                    loop {
+                        let k = o.next;
+                        let Some(r) = o.waiting.remove(&k) else {
+                            break;
+                        };
+                        (o.fold)(k, r);
+                        o.next += 1;
+                    }
                 }
             });
         }
     });
-    slots
-        .into_inner()
-        .expect("a run thread panicked")
-        .into_iter()
-        .map(|r| r.expect("every run fills its slot"))
-        .collect()
 }
 
 /// Runs every run of the scenario and writes the report to `out` in one piece, so a failure
@@ -237,36 +498,61 @@ fn parallel<T: Send>(n: usize, jobs: usize, f: impl Fn(usize) -> T + Sync) -> Ve
 /// With [`RunOptions::check_invariants`] the report is printed even when a run broke an
 /// invariant, followed by every run's invariant table, and the broken invariant is returned as
 /// the error afterwards.
-pub fn run_and_report(sc: &Scenario, opts: &RunOptions, out: &mut dyn Write) -> Result<(), Error> {
-    let replicated = run_replicated(sc, opts.jobs)?;
-    let results = replicated.first;
+pub fn run_and_report(
+    sc: &Scenario,
+    opts: &RunOptions,
+    out: &mut dyn Write,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<(), Error> {
+    let replicated = run_replicated(sc, opts.jobs, opts.precision, progress)?;
+    let metrics = replicated.metrics();
+    let Replicated {
+        first,
+        pooled,
+        samples,
+        broken: later,
+        precision,
+    } = replicated;
     if !opts.check_invariants {
-        first_violation(&results)?;
+        first_violation(&first)?;
     }
-    let labels: Vec<String> = results.iter().map(|r| r.obs.policy.clone()).collect();
+    let labels: Vec<String> = first.iter().map(|r| r.obs.policy.clone()).collect();
     let mut tables = Vec::new();
     if opts.check_invariants {
-        for r in &results {
+        for r in &first {
             render_invariants(&r.obs.policy, &r.invariants, &mut tables)?;
         }
     }
     let json = opts.format == "json";
-    let later = match replicated.broken {
+    let later = match later {
         Some((policy, what)) => Err(Error::Invariant { policy, what }),
         None => Ok(()),
     };
-    let broken = first_violation(&results).and(later);
-    let runs: Vec<_> = results.into_iter().map(|r| r.obs).collect();
-    let report = Report::new(sc, &runs);
+    let broken = first_violation(&first).and(later);
+    let mut report = Report::new(sc, &pooled);
+    spread::attach(&mut report, &samples);
+    let per_run: Vec<(String, Vec<Metrics>)> = labels.into_iter().zip(metrics).collect();
+    let precision_line = precision.as_ref().map(PrecisionOutcome::line);
+    write_exports(
+        opts,
+        &report,
+        &per_run,
+        &samples,
+        &first,
+        precision_line.clone(),
+    )?;
     let mut buf = Vec::new();
     if json {
         crate::report::json::render(&report, &mut buf)?;
     } else {
         crate::report::text::render(&report, &mut buf)?;
         let mut summary = String::new();
-        let per_run: Vec<(String, Vec<Metrics>)> =
-            labels.into_iter().zip(replicated.metrics).collect();
         crate::report::replications::render(&per_run, &mut summary);
+        if let Some(line) = &precision_line {
+            summary.push('\n');
+            summary.push_str(line);
+            summary.push('\n');
+        }
         buf.extend_from_slice(summary.as_bytes());
         buf.extend_from_slice(&tables);
     }
@@ -278,6 +564,46 @@ pub fn run_and_report(sc: &Scenario, opts: &RunOptions, out: &mut dyn Write) -> 
         err.flush()?;
     }
     broken
+}
+
+/// Writes the export files `opts` asks for, each whole or not at all.
+fn write_exports(
+    opts: &RunOptions,
+    report: &Report,
+    per_run: &[(String, Vec<Metrics>)],
+    samples: &[Vec<RepSample>],
+    first: &[RunResult],
+    precision: Option<String>,
+) -> Result<(), Error> {
+    let write = |path: &PathBuf, bytes: &[u8]| {
+        export::write_atomically(path, bytes).map_err(|source| Error::Export {
+            path: path.clone(),
+            source,
+        })
+    };
+    if let Some(path) = &opts.csv_file {
+        write(path, export::csv(per_run).as_bytes())?;
+    }
+    if let Some(path) = &opts.markdown_file {
+        write(path, export::markdown(per_run).as_bytes())?;
+    }
+    if let Some(path) = &opts.json_file {
+        let timelines = first.iter().map(|_| None).collect();
+        let plots = export::plot_data(report, samples, timelines);
+        let (reference, summary) = export::metric_rows(per_run);
+        let qsim = export::ResultsQsim {
+            schema_version: crate::report::SCHEMA_VERSION,
+            reference,
+            replications: report.replications,
+            summary,
+            precision,
+            plots: &plots,
+        };
+        let mut buf = Vec::new();
+        crate::report::json::render_results(report, &qsim, &mut buf)?;
+        write(path, &buf)?;
+    }
+    Ok(())
 }
 
 /// Writes one policy's invariant table: Little's law per queue (∫N dt against Σ time, both
@@ -365,6 +691,56 @@ mod tests {
         assert!(what.contains("differ by 1"), "{what}");
     }
 
+    #[test]
+    fn parallel_fold_sees_results_in_index_order_whatever_the_threads() {
+        for jobs in [1, 2, 7] {
+            let mut seen = Vec::new();
+            parallel_fold(
+                50,
+                jobs,
+                |i| {
+                    // Later indices finish first more often than not.
+                    std::thread::sleep(std::time::Duration::from_micros(((50 - i) * 20) as u64));
+                    i * i
+                },
+                |k, v| seen.push((k, v)),
+            );
+            let want: Vec<(usize, usize)> = (0..50).map(|i| (i, i * i)).collect();
+            assert_eq!(seen, want, "jobs {jobs}");
+        }
+    }
+
+    #[test]
+    fn pooled_replications_add_up_and_keep_the_first_one_whole() {
+        let mut sc = tiny("fifo");
+        sc.replications = 3;
+        let rep = run_replicated(&sc, 2, None, &|_, _| {}).unwrap();
+        let info = policy::find("fifo").unwrap();
+        let each: Vec<RunObs> = (0..3)
+            .map(|r| model::run_replication(&sc, info, r).obs)
+            .collect();
+        let pooled = &rep.pooled[0];
+        let sum = |f: &dyn Fn(&RunObs) -> u64| each.iter().map(f).sum::<u64>();
+        assert_eq!(pooled.dirs[0].ios, sum(&|o| o.dirs[0].ios));
+        assert_eq!(
+            pooled.dirs[0].clat.count(),
+            sum(&|o| o.dirs[0].clat.count())
+        );
+        assert_eq!(pooled.measured.as_ns(), sum(&|o| o.measured.as_ns()));
+        assert_eq!(pooled.events, sum(&|o| o.events));
+        assert_eq!(
+            pooled.dirs[0].clat.max(),
+            each.iter().map(|o| o.dirs[0].clat.max()).max().unwrap()
+        );
+        assert_eq!(rep.first[0].obs.dirs[0].ios, each[0].dirs[0].ios);
+        assert_eq!(rep.samples[0].len(), 3);
+        // Debug text, because NaN (no memory model) is not equal to itself.
+        assert_eq!(
+            format!("{:?}", rep.samples[0][2]),
+            format!("{:?}", RepSample::of(&each[2]))
+        );
+    }
+
     /// A 1 s scenario on a 1 ms generic device with the given policies.
     fn tiny(policies: &str) -> Scenario {
         crate::scenario::load_str(
@@ -442,10 +818,10 @@ mod tests {
             let opts = RunOptions {
                 format: "normal".to_string(),
                 jobs,
-                check_invariants: false,
+                ..RunOptions::default()
             };
             let mut out = Vec::new();
-            run_and_report(&sc, &opts, &mut out).unwrap();
+            run_and_report(&sc, &opts, &mut out, &|_, _| {}).unwrap();
             String::from_utf8(out).unwrap()
         };
         let one = report(1);
@@ -481,9 +857,9 @@ mod tests {
         let opts = RunOptions {
             format: "json".to_string(),
             jobs: 2,
-            check_invariants: false,
+            ..RunOptions::default()
         };
-        run_and_report(&sc, &opts, &mut out).unwrap();
+        run_and_report(&sc, &opts, &mut out, &|_, _| {}).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["jobs"][3]["qsim"]["policy"], "slow/fifo");
         assert_eq!(v["jobs"][3]["qsim"]["variant"]["name"], "slow");

@@ -2,6 +2,7 @@
 
 mod cli;
 mod determinism;
+mod exports;
 mod invariants;
 mod scenarios;
 mod theory;

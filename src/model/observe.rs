@@ -393,3 +393,158 @@ impl IssueTrace {
         }
     }
 }
+
+/// Adds a pair of per-class counters.
+fn add2<T: Copy + std::ops::Add<Output = T>>(a: &mut [T; 2], b: &[T; 2]) {
+    a[0] = a[0] + b[0];
+    a[1] = a[1] + b[1];
+}
+
+/// Adds `b` into `a` element by element, growing `a` when `b` is longer.
+fn add_vec(a: &mut Vec<u64>, b: &[u64]) {
+    if a.len() < b.len() {
+        a.resize(b.len(), 0);
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+/// The mean of `a` over `wa` and `b` over `wb`, weighted by the two (0 when both are 0).
+fn weighted(a: f64, wa: u64, b: f64, wb: u64) -> f64 {
+    let w = wa + wb;
+    if w == 0 {
+        0.0
+    } else {
+        (a * wa as f64 + b * wb as f64) / w as f64
+    }
+}
+
+impl DirectionObs {
+    /// Pools `other` into `self`: counts add, histograms and sample summaries merge.
+    pub fn merge(&mut self, other: &DirectionObs) {
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.slat.merge(&other.slat);
+        self.clat.merge(&other.clat);
+        self.lat.merge(&other.lat);
+        self.bw_kib_s.merge(&other.bw_kib_s);
+        self.iops.merge(&other.iops);
+        for (s, o) in self.stages.iter_mut().zip(&other.stages) {
+            s.merge(o);
+        }
+        self.issued += other.issued;
+        self.dropped += other.dropped;
+    }
+}
+
+impl CongestionWaitObs {
+    /// Adds `other`'s waits to these.
+    pub fn merge(&mut self, other: &CongestionWaitObs) {
+        self.waits += other.waits;
+        self.woken_early += other.woken_early;
+        self.total += other.total;
+    }
+}
+
+impl CallerWaits {
+    /// Adds `other`'s waits to these.
+    pub fn merge(&mut self, other: &CallerWaits) {
+        for (a, b) in self.class.iter_mut().zip(&other.class) {
+            a.merge(b);
+        }
+        self.skipped += other.skipped;
+    }
+}
+
+impl MemoryObs {
+    /// Pools `other`, a replication of the same zone, into `self`, which measured over
+    /// `self_span` (`other` over `other_span`): counters add, the stall histogram merges, the
+    /// fewest free pages is the smaller, the time-average of free pages is weighted by the
+    /// spans. The failure log and the end-of-run page states stay `self`'s (one run's log and
+    /// end, not a sum).
+    pub fn merge(&mut self, other: &MemoryObs, self_span: SimDuration, other_span: SimDuration) {
+        add_vec(&mut self.atomic_attempts, &other.atomic_attempts);
+        add_vec(&mut self.atomic_failures, &other.atomic_failures);
+        add_vec(&mut self.atomic_fail_free_sum, &other.atomic_fail_free_sum);
+        self.kswapd_wakeups += other.kswapd_wakeups;
+        self.kswapd_awake += other.kswapd_awake;
+        self.kswapd_passes += other.kswapd_passes;
+        self.kswapd_waits.merge(&other.kswapd_waits);
+        self.kswapd_skips += other.kswapd_skips;
+        self.low_wmark_hit_quickly += other.low_wmark_hit_quickly;
+        self.high_wmark_hit_quickly += other.high_wmark_hit_quickly;
+        self.order0_fallbacks += other.order0_fallbacks;
+        self.kswapd_scanned += other.kswapd_scanned;
+        self.kswapd_reclaimed += other.kswapd_reclaimed;
+        self.direct_stalls += other.direct_stalls;
+        self.direct_stall.merge(&other.direct_stall);
+        self.direct_waits.merge(&other.direct_waits);
+        self.direct_scanned += other.direct_scanned;
+        self.direct_reclaimed += other.direct_reclaimed;
+        self.pageout_pages += other.pageout_pages;
+        self.bounce_from_zone += other.bounce_from_zone;
+        self.bounce_from_reserve += other.bounce_from_reserve;
+        self.mempool_waits += other.mempool_waits;
+        self.mempool_wait_time += other.mempool_wait_time;
+        self.partial_clones += other.partial_clones;
+        self.partial_nap_time += other.partial_nap_time;
+        self.free_min_seen = self.free_min_seen.min(other.free_min_seen);
+        self.free_avg = weighted(
+            self.free_avg,
+            self_span.as_ns(),
+            other.free_avg,
+            other_span.as_ns(),
+        );
+        self.below_min += other.below_min;
+    }
+}
+
+impl RunObs {
+    /// Pools `other`, another replication of the same run, into `self`, as if the two measured
+    /// windows had run back to back: counts, times and the measured window add; histograms
+    /// and per-interval samples merge (so percentiles are those of all samples); time-averages
+    /// are weighted by window length and maxima take the larger. A saturated replication makes
+    /// the pool saturated. Merging in a fixed order gives bit-identical pools.
+    pub fn merge(&mut self, other: &RunObs) {
+        let (span, other_span) = (self.measured, other.measured);
+        for (d, o) in self.dirs.iter_mut().zip(&other.dirs) {
+            d.merge(o);
+        }
+        self.clat_all.merge(&other.clat_all);
+        for (a, b) in self.depth_buckets.iter_mut().zip(&other.depth_buckets) {
+            *a += b;
+        }
+        for (a, b) in self
+            .congestion_waits
+            .iter_mut()
+            .zip(&other.congestion_waits)
+        {
+            a.merge(b);
+        }
+        let b = &other.block;
+        add2(&mut self.block.congested, &b.congested);
+        add2(&mut self.block.pool_sleeps, &b.pool_sleeps);
+        add2(&mut self.block.clears, &b.clears);
+        self.block.timer_unplugs += b.timer_unplugs;
+        self.block.threshold_unplugs += b.threshold_unplugs;
+        self.block.dispatched += b.dispatched;
+        self.block.device_busy += b.device_busy;
+        self.writeback.dirtied_bytes += other.writeback.dirtied_bytes;
+        self.writeback.written_back_bytes += other.writeback.written_back_bytes;
+        self.writeback.throttled += other.writeback.throttled;
+        if let (Some(m), Some(o)) = (self.memory.as_mut(), other.memory.as_ref()) {
+            m.merge(o, span, other_span);
+        }
+        let (wa, wb) = (span.as_ns(), other_span.as_ns());
+        self.cpu_utilisation = weighted(self.cpu_utilisation, wa, other.cpu_utilisation, wb);
+        self.crypt_queue_len_avg =
+            weighted(self.crypt_queue_len_avg, wa, other.crypt_queue_len_avg, wb);
+        self.crypt_queue_len_max = self.crypt_queue_len_max.max(other.crypt_queue_len_max);
+        self.events += other.events;
+        if other.end == RunEnd::Saturated {
+            self.end = RunEnd::Saturated;
+        }
+        self.measured += other.measured;
+    }
+}

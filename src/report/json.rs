@@ -24,6 +24,29 @@ pub fn render_plus(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
     write_pretty(&fio_output(report, true), out)
 }
 
+/// Writes the full results of `qsim run --json FILE`: fio-compatible json+ (one job per run,
+/// built from the pooled replications, with `bins`), and beside `jobs` a `qsim` object with
+/// the replication summary and the plot data. fio tools read `jobs` and ignore `qsim`.
+pub fn render_results(
+    report: &Report,
+    qsim: &super::export::ResultsQsim<'_>,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct Results<'a> {
+        #[serde(flatten)]
+        fio: FioOutput<'a>,
+        qsim: &'a super::export::ResultsQsim<'a>,
+    }
+    write_pretty(
+        &Results {
+            fio: fio_output(report, true),
+            qsim,
+        },
+        out,
+    )
+}
+
 /// Writes the [`Report`] in qsim's own schema (`schema_version` first), for `qsim plot`.
 pub fn render_report(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
     write_pretty(report, out)
@@ -154,6 +177,9 @@ struct Qsim<'a> {
     crypt_queue_len_avg: f64,
     crypt_queue_len_max: u64,
     clipped: u64,
+    /// The single-valued figures across replications (with two or more).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spread: Option<&'a super::spread::RunSpread>,
     warnings: Vec<&'a super::Warning>,
 }
 
@@ -251,6 +277,7 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
             crypt_queue_len_avg: p.crypt_queue_len_avg,
             crypt_queue_len_max: p.crypt_queue_len_max,
             clipped: p.clipped,
+            spread: p.spread.as_ref(),
             warnings: r
                 .warnings
                 .iter()

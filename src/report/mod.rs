@@ -5,9 +5,11 @@
 //! strings, so every renderer (and `qsim plot`, reading the JSON) sees the same values and picks
 //! its own units. Percentiles are fio histogram bucket midpoints (see [`crate::stats::histogram`]).
 
+pub mod export;
 pub mod fiofmt;
 pub mod json;
 pub mod replications;
+pub mod spread;
 pub mod text;
 
 use crate::model::observe::{
@@ -164,6 +166,9 @@ pub struct PolicyReport {
     /// Latency samples at or above the histogram's top (2^34 ns), summed over slat/clat/lat of
     /// both directions.
     pub clipped: u64,
+    /// The single-valued figures' mean ± σ across replications (with two or more).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<spread::RunSpread>,
 }
 
 impl PolicyReport {
@@ -836,6 +841,7 @@ pub(crate) fn policy_report(
         crypt_queue_len_avg: run.crypt_queue_len_avg,
         crypt_queue_len_max: run.crypt_queue_len_max,
         clipped,
+        spread: None,
     }
 }
 

@@ -34,14 +34,19 @@ pub struct Metrics {
 }
 
 /// One metric: its label, how to read it, unit, whether lower is better.
-struct Metric {
-    label: &'static str,
-    get: fn(&Metrics) -> f64,
-    unit: &'static str,
-    lower_is_better: bool,
+pub struct Metric {
+    /// How the summary and the exports name it.
+    pub label: &'static str,
+    /// Its value in one replication's [`Metrics`].
+    pub get: fn(&Metrics) -> f64,
+    /// Its unit (`ms`, `s`, or empty for counts and rates named in the label).
+    pub unit: &'static str,
+    /// Whether a lower value is the better one.
+    pub lower_is_better: bool,
 }
 
-const METRICS: &[Metric] = &[
+/// The summary's metrics, in the order it prints them.
+pub const METRICS: &[Metric] = &[
     Metric {
         label: "read p50",
         get: |m| m.read_p50_ms,
@@ -109,8 +114,12 @@ impl Metrics {
     /// table shows (so the two never disagree), plus the mean read latency.
     pub fn of(obs: &RunObs) -> Metrics {
         let list = &super::DEFAULT_PERCENTILES;
-        let report = super::policy_report(obs, list, &[]);
-        let row = super::comparison_row(&report, list);
+        Metrics::of_report(&super::policy_report(obs, list, &[]), list)
+    }
+
+    /// The headline metrics of a policy report built with the percentile `list`.
+    pub fn of_report(report: &super::PolicyReport, list: &[f64]) -> Metrics {
+        let row = super::comparison_row(report, list);
         let ms = |ns: Option<u64>| ns.map_or(f64::NAN, |v| v as f64 / 1e6);
         let mem = row.memory.as_ref();
         let secs = |ns: u64| ns as f64 / 1e9;
@@ -125,6 +134,22 @@ impl Metrics {
             atomic_failures: mem.map_or(f64::NAN, |m| m.atomic_failures as f64),
             kswapd_cwait_sync_s: mem.map_or(f64::NAN, |m| secs(m.kswapd_cwait_ns[0])),
             kswapd_cwait_async_s: mem.map_or(f64::NAN, |m| secs(m.kswapd_cwait_ns[1])),
+        }
+    }
+
+    /// Every metric NaN ("not measured"): a starting point for tests.
+    pub fn nan() -> Metrics {
+        Metrics {
+            read_p50_ms: f64::NAN,
+            read_p99_ms: f64::NAN,
+            read_p999_ms: f64::NAN,
+            read_p9999_ms: f64::NAN,
+            read_mean_ms: f64::NAN,
+            read_iops: f64::NAN,
+            write_mib_s: f64::NAN,
+            atomic_failures: f64::NAN,
+            kswapd_cwait_sync_s: f64::NAN,
+            kswapd_cwait_async_s: f64::NAN,
         }
     }
 }
@@ -157,15 +182,19 @@ fn value(s: &Summary, unit: &str) -> String {
     }
 }
 
+/// Which of `runs` the others are compared against: the first run of the variant named
+/// `baseline` if there is one, else the first run.
+pub fn reference_index(runs: &[(String, Vec<Metrics>)]) -> usize {
+    runs.iter()
+        .position(|(l, _)| l == "baseline" || l.starts_with("baseline/"))
+        .unwrap_or(0)
+}
+
 /// Renders the summary of `runs` (label, one [`Metrics`] per replication). The reference is
 /// the first run of the variant named `baseline` if there is one, else the first run. Nothing
 /// when every run has a single replication.
 pub fn render(runs: &[(String, Vec<Metrics>)], out: &mut String) {
-    let baseline = runs
-        .iter()
-        .position(|(l, _)| l == "baseline" || l.starts_with("baseline/"))
-        .unwrap_or(0);
-    let Some((ref_label, reference)) = runs.get(baseline) else {
+    let Some((ref_label, reference)) = runs.get(reference_index(runs)) else {
         return;
     };
     let reps = runs.iter().map(|(_, m)| m.len()).max().unwrap_or(0);

@@ -6,14 +6,16 @@
 //! [`super::fiofmt`]. Everything is built in a string and written once.
 
 use super::fiofmt::{
-    LAT_LABELS_M, LAT_LABELS_NU, N2sUnit, TimeUnit, lat_line, lat_share_lines, num2str,
-    percentile_block,
+    LAT_LABELS_M, LAT_LABELS_NU, N2sUnit, TimeUnit, lat_line, lat_line_unit, lat_share_lines,
+    num2str, percentile_block, percentile_unit,
 };
+use super::spread::DirSpread;
 use super::{
     CallerWaitsReport, Direction, DirectionReport, LatencySummary, MemoryReport,
     PERCENTILE_PRECISION, PolicyReport, Report, Warning,
 };
 use crate::engine::SimDuration;
+use crate::stats::Summary;
 use std::fmt::Write as _;
 use std::io;
 
@@ -70,24 +72,72 @@ const WIDTH: usize = 80;
 /// the label on each line as fio's `lat (usec)   :` lines do (an item wider than a line gets a
 /// line of its own).
 fn kv_lines(label: &str, items: &[String], s: &mut String) {
-    let prefix = format!("  {label:<13}: ");
-    let mut line = prefix.clone();
+    wrap_items(&format!("  {label:<13}: "), items, s);
+}
+
+/// Writes `items` after `prefix`, separated by `, `, starting a new line (with the prefix
+/// again) before an item that would pass [`WIDTH`] columns.
+fn wrap_items(prefix: &str, items: &[String], s: &mut String) {
+    let width = |l: &str| l.chars().count();
+    let mut line = prefix.to_string();
     for item in items {
-        if line.len() > prefix.len() {
-            if line.len() + 2 + item.len() > WIDTH {
+        if width(&line) > width(prefix) {
+            if width(&line) + 2 + width(item) > WIDTH {
                 s.push_str(&line);
                 s.push('\n');
-                line.clone_from(&prefix);
+                line = prefix.to_string();
             } else {
                 line.push_str(", ");
             }
         }
         line.push_str(item);
     }
-    if line.len() > prefix.len() {
+    if width(&line) > width(prefix) {
         s.push_str(&line);
         s.push('\n');
     }
+}
+
+/// `mean±σ` of a summary in a unit of `div` ns (or 1 for plain numbers), both with the
+/// decimals the mean needs for about four significant digits (at most `max_dec`).
+fn mean_sd(x: &Summary, div: f64, max_dec: usize) -> String {
+    let (m, sd) = (x.mean / div, x.stddev / div);
+    let dec = match m.abs() {
+        a if a >= 1000.0 => 0,
+        a if a >= 100.0 => 1,
+        a if a >= 10.0 => 2,
+        _ => 3,
+    }
+    .min(max_dec);
+    format!("{m:.dec$}±{sd:.dec$}")
+}
+
+/// The spread lines of a direction: fio's single values as mean ± σ across replications,
+/// in the units the block above uses for them.
+fn spread_lines(d: &DirectionReport, sp: &DirSpread, reps: usize, s: &mut String) {
+    let lat_unit = lat_line_unit(d.lat.min_ns, d.lat.max_ns, d.lat.stddev_ns);
+    let (cmin, cmax) = match (d.clat.percentiles_ns.first(), d.clat.percentiles_ns.last()) {
+        (Some(&lo), Some(&hi)) => (lo, hi),
+        _ => (d.clat.min_ns, d.clat.max_ns),
+    };
+    let pct_unit = percentile_unit(cmin, cmax);
+    let mut items = vec![
+        format!("IOPS={}", mean_sd(&sp.iops, 1.0, 1)),
+        format!("BW={}KiB/s", mean_sd(&sp.bw_kib_s, 1.0, 1)),
+        format!(
+            "lat avg={}{}",
+            mean_sd(&sp.lat_mean_ns, lat_unit.divisor() as f64, 2),
+            lat_unit.label()
+        ),
+    ];
+    for (p, x) in &sp.clat_ns {
+        items.push(format!(
+            "clat p{p}={}{}",
+            mean_sd(x, pct_unit.divisor() as f64, 2),
+            pct_unit.label()
+        ));
+    }
+    wrap_items(&format!("   ±σ {reps:>3} reps: "), &items, s);
 }
 
 /// Whole milliseconds, rounded to nearest.
@@ -196,9 +246,14 @@ fn policy_block(r: &Report, p: &PolicyReport, opts: &TextOptions, s: &mut String
     if !r.description.is_empty() {
         let _ = writeln!(s, "  Description  : [{}]", r.description);
     }
-    for d in &p.directions {
+    for (k, d) in p.directions.iter().enumerate() {
         if d.ios > 0 {
             direction_block(r, d, opts, s);
+            if let Some(sp) = &p.spread
+                && let Some(ds) = &sp.directions[k]
+            {
+                spread_lines(d, ds, sp.replications, s);
+            }
         }
     }
     let lat = &p.latency_pct;
@@ -343,6 +398,19 @@ fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
     );
     if let Some(m) = &p.memory {
         memory_lines(m, s);
+    }
+    if let Some(sp) = &p.spread
+        && let (Some(f), Some([cs, ca])) = (&sp.atomic_failures, &sp.kswapd_cwait_s)
+    {
+        kv_lines(
+            &format!("±σ {} reps", sp.replications),
+            &[
+                format!("gfp_atomic_failures={}", mean_sd(f, 1.0, 1)),
+                format!("kswapd_cwait_sync={}s", mean_sd(cs, 1.0, 2)),
+                format!("kswapd_cwait_async={}s", mean_sd(ca, 1.0, 2)),
+            ],
+            s,
+        );
     }
     if p.saturated() {
         let planned = r.duration_ns.saturating_sub(r.warmup_ns);

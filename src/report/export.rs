@@ -1,0 +1,481 @@
+//! Export files of `qsim run`: `--json FILE` (the full results: fio-compatible json+ jobs, one
+//! per run, plus qsim's replication summary and the plot data), `--csv FILE` and
+//! `--markdown FILE` in hyperfine's layouts (OUTPUT.md §3), one row per run and metric.
+//! Every file is written whole to a temporary file beside it and renamed into place, so a
+//! failed run never leaves half a file.
+//!
+//! hyperfine's CSV has the columns `command,mean,stddev,median,user,system,min,max`; qsim has
+//! several metrics per run, so it adds `metric` and `unit` after `command`, leaves out
+//! `user`/`system` (no process ran), and adds the 95 % confidence half-width and the paired
+//! comparison against the reference (`relative` = mean ratio to the reference, its 95 %
+//! half-width, and the verdict). The Markdown file has one hyperfine table per metric.
+
+use super::replications::{METRICS, Metric, Metrics, reference_index};
+use super::spread::RepSample;
+use crate::plot::data::{MemoryPlot, PLOT_PERCENTILES, PercentileBand, PlotData, RunPlot, Spread};
+use crate::stats::compare::{Interval, Summary, Verdict, paired_diff, ratio, verdict};
+use crate::stats::series::Timeline;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+
+/// One metric of one run across its replications, compared with the reference run.
+#[derive(Debug, Clone, Serialize)]
+pub struct MetricRow {
+    /// The run's label (hyperfine's "command").
+    pub command: String,
+    /// The metric's label.
+    pub metric: &'static str,
+    /// Its unit (empty for counts and rates named in the label).
+    pub unit: &'static str,
+    /// Whether lower is better.
+    pub lower_is_better: bool,
+    /// Mean, σ, min, max and 95 % half-width across replications.
+    pub summary: Summary,
+    /// Median across replications.
+    pub median: f64,
+    /// The value in each replication, in replication order (hyperfine's `times`).
+    pub times: Vec<f64>,
+    /// Paired difference against the reference, with its 95 % interval (`None` for the
+    /// reference itself or with fewer than two replications).
+    pub difference: Option<Interval>,
+    /// Ratio of means against the reference, with its 95 % interval (`None` as above, or
+    /// when the reference's mean is 0).
+    pub relative: Option<Interval>,
+    /// `lower`, `higher` or `within noise` against the reference (`None` as above).
+    pub verdict: Option<&'static str>,
+}
+
+/// Every measured metric of every run, run-major, in the summary's metric order; metrics not
+/// measured in a run (no memory model) or zero everywhere are left out, as in the text
+/// summary. Returns the reference run's label too.
+pub fn metric_rows(runs: &[(String, Vec<Metrics>)]) -> (String, Vec<MetricRow>) {
+    let r = reference_index(runs);
+    let Some((ref_label, reference)) = runs.get(r) else {
+        return (String::new(), Vec::new());
+    };
+    let mut rows = Vec::new();
+    for (label, reps) in runs {
+        for m in METRICS {
+            if skipped(m, runs) {
+                continue;
+            }
+            let xs: Vec<f64> = reps.iter().map(m.get).collect();
+            if xs.iter().any(|x| x.is_nan()) {
+                continue;
+            }
+            let rs: Vec<f64> = reference.iter().map(m.get).collect();
+            let vs_ref = label != ref_label;
+            let difference = vs_ref.then(|| paired_diff(&xs, &rs).ok()).flatten();
+            rows.push(MetricRow {
+                command: label.clone(),
+                metric: m.label,
+                unit: m.unit,
+                lower_is_better: m.lower_is_better,
+                summary: Summary::of(&xs),
+                median: median(&xs),
+                relative: vs_ref.then(|| ratio(&xs, &rs).ok()).flatten(),
+                verdict: difference.map(|d| match verdict(&d, m.lower_is_better) {
+                    Verdict::WithinNoise => "within noise",
+                    _ if d.estimate < 0.0 => "lower",
+                    _ => "higher",
+                }),
+                difference,
+                times: xs,
+            });
+        }
+    }
+    (ref_label.clone(), rows)
+}
+
+/// Whether the summary leaves metric `m` out: zero in every replication of every run.
+fn skipped(m: &Metric, runs: &[(String, Vec<Metrics>)]) -> bool {
+    runs.iter()
+        .all(|(_, r)| r.iter().all(|x| (m.get)(x) == 0.0))
+}
+
+/// Median of `xs` (NaN when empty).
+fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// A CSV field: quoted when it holds a comma, quote or line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A number for CSV: empty when NaN or infinite.
+fn csv_num(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else {
+        String::new()
+    }
+}
+
+/// The CSV export: a header, then one line per run and metric.
+pub fn csv(runs: &[(String, Vec<Metrics>)]) -> String {
+    let (_, rows) = metric_rows(runs);
+    let mut s = String::from(
+        "command,metric,unit,mean,stddev,median,min,max,ci95_half,relative,relative_ci95_half,verdict\n",
+    );
+    for r in &rows {
+        let rel = r.relative.as_ref();
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            csv_field(&r.command),
+            csv_field(r.metric),
+            r.unit,
+            csv_num(r.summary.mean),
+            csv_num(r.summary.stddev),
+            csv_num(r.median),
+            csv_num(r.summary.min),
+            csv_num(r.summary.max),
+            csv_num(r.summary.ci95_half),
+            rel.map_or(String::new(), |i| csv_num(i.estimate)),
+            rel.map_or(String::new(), |i| csv_num(i.half_width())),
+            r.verdict.unwrap_or("")
+        );
+    }
+    s
+}
+
+/// Decimals for about four significant digits of `x` (2 at most, as hyperfine prints).
+fn decimals(x: f64) -> usize {
+    match x.abs() {
+        a if a >= 100.0 => 1,
+        _ => 2,
+    }
+}
+
+/// `x` with `dec` decimals, `-` when not finite.
+fn cell(x: f64, dec: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.dec$}")
+    } else {
+        "-".to_string()
+    }
+}
+
+/// The Markdown export: per metric, hyperfine's table (`Mean ± σ`, min, max, and the mean
+/// relative to the reference with its propagated σ) plus a verdict column from the paired
+/// 95 % interval.
+pub fn markdown(runs: &[(String, Vec<Metrics>)]) -> String {
+    let (ref_label, rows) = metric_rows(runs);
+    let reps = runs.iter().map(|(_, m)| m.len()).max().unwrap_or(0);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Mean ± σ over {reps} replications; Relative is against `{ref_label}` (± σ); the \
+         verdict uses the paired 95% confidence interval."
+    );
+    for m in METRICS {
+        let of_metric: Vec<&MetricRow> = rows.iter().filter(|r| r.metric == m.label).collect();
+        if of_metric.is_empty() {
+            continue;
+        }
+        let unit = if m.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", m.unit)
+        };
+        let _ = writeln!(s, "\n### {}{unit}\n", m.label);
+        let _ = writeln!(
+            s,
+            "| Command | Mean{unit} | Min{unit} | Max{unit} | Relative | Verdict |"
+        );
+        let _ = writeln!(s, "|:---|---:|---:|---:|---:|:---|");
+        let reference = of_metric.iter().find(|r| r.command == ref_label);
+        for r in &of_metric {
+            let relative = match reference {
+                _ if r.command == ref_label => "1.00".to_string(),
+                Some(b) if b.summary.mean != 0.0 => {
+                    let q = r.summary.mean / b.summary.mean;
+                    let rel = |x: &Summary| x.stddev / x.mean;
+                    let sd = q.abs() * (rel(&r.summary).powi(2) + rel(&b.summary).powi(2)).sqrt();
+                    format!("{:.2} ± {:.2}", q, sd)
+                }
+                _ => "-".to_string(),
+            };
+            let dec = decimals(r.summary.mean);
+            let _ = writeln!(
+                s,
+                "| `{}` | {} ± {} | {} | {} | {} | {} |",
+                r.command,
+                cell(r.summary.mean, dec),
+                cell(r.summary.stddev, dec),
+                cell(r.summary.min, dec),
+                cell(r.summary.max, dec),
+                relative,
+                r.verdict.unwrap_or(if r.command == ref_label {
+                    "reference"
+                } else {
+                    "-"
+                })
+            );
+        }
+    }
+    s
+}
+
+/// What the plots draw, from the report built on the pooled runs and each run's samples
+/// (`samples[i]` for `report.policies[i]`), with replication 0's timelines.
+pub fn plot_data(
+    report: &super::Report,
+    samples: &[Vec<RepSample>],
+    timelines: Vec<Option<Timeline>>,
+) -> PlotData {
+    let spread = |xs: &[f64]| {
+        let s = Summary::of(xs);
+        Spread {
+            mean: s.mean,
+            stddev: s.stddev,
+            ci95_half: if s.ci95_half.is_finite() {
+                s.ci95_half
+            } else {
+                0.0
+            },
+        }
+    };
+    let runs = report
+        .policies
+        .iter()
+        .zip(samples)
+        .zip(timelines)
+        .map(|((p, reps), timeline)| {
+            let read = p.direction(super::Direction::Read);
+            let read_percentiles = if reps.iter().all(|r| !r.read_plot_percentiles_ns.is_empty()) {
+                PLOT_PERCENTILES
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &pct)| PercentileBand {
+                        p: pct,
+                        ns: spread(
+                            &reps
+                                .iter()
+                                .map(|r| r.read_plot_percentiles_ns[k])
+                                .collect::<Vec<_>>(),
+                        ),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let memory = reps
+                .iter()
+                .map(|r| r.failures_by_order.as_ref())
+                .collect::<Option<Vec<_>>>()
+                .map(|by_order| {
+                    let orders = by_order.iter().map(|v| v.len()).max().unwrap_or(0);
+                    let of_order = |o: usize| -> Vec<f64> {
+                        by_order
+                            .iter()
+                            .map(|v| v.get(o).copied().unwrap_or(0) as f64)
+                            .collect()
+                    };
+                    MemoryPlot {
+                        failures_by_order: (0..orders)
+                            .filter(|&o| of_order(o).iter().any(|&x| x > 0.0))
+                            .map(|o| (o as u32, spread(&of_order(o))))
+                            .collect(),
+                        failures: spread(
+                            &reps
+                                .iter()
+                                .map(|r| r.metrics.atomic_failures)
+                                .collect::<Vec<_>>(),
+                        ),
+                        kswapd_cwait_s: [
+                            spread(
+                                &reps
+                                    .iter()
+                                    .map(|r| r.metrics.kswapd_cwait_sync_s)
+                                    .collect::<Vec<_>>(),
+                            ),
+                            spread(
+                                &reps
+                                    .iter()
+                                    .map(|r| r.metrics.kswapd_cwait_async_s)
+                                    .collect::<Vec<_>>(),
+                            ),
+                        ],
+                    }
+                });
+            RunPlot {
+                label: p.policy.clone(),
+                read_percentiles,
+                read_clat_bins: read.clat.bins.clone(),
+                // Time per read in each stage: the stage's share of all read latency.
+                read_stages: read
+                    .stages
+                    .iter()
+                    .map(|st| (st.label.clone(), st.share_pct / 100.0 * read.lat.mean_ns))
+                    .collect(),
+                memory,
+                timeline,
+            }
+        })
+        .collect();
+    PlotData {
+        scenario: report.scenario.clone(),
+        seed: report.seed,
+        replications: report.replications,
+        runs,
+    }
+}
+
+/// qsim's part of the `--json` export.
+#[derive(Debug, Serialize)]
+pub struct ResultsQsim<'a> {
+    /// Layout version of this object ([`super::SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// The run that every other is compared against.
+    pub reference: String,
+    /// Replications per run (the largest, if variants differ).
+    pub replications: u32,
+    /// One row per run and metric ([`metric_rows`]).
+    pub summary: Vec<MetricRow>,
+    /// How a `--precision` target ended, as the text report says it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precision: Option<String>,
+    /// What the plots draw; `qsim plot` reads it back.
+    pub plots: &'a PlotData,
+}
+
+/// Writes `bytes` to `path` whole: into a temporary file in the same directory, then renamed
+/// over `path`, so readers never see a partial file and a failure leaves none behind.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(p99: f64, fails: f64) -> Metrics {
+        let mut x = Metrics::nan();
+        x.read_p50_ms = 1.0;
+        x.read_p99_ms = p99;
+        x.read_p999_ms = 2.0 * p99;
+        x.read_p9999_ms = 3.0 * p99;
+        x.read_mean_ms = 1.5;
+        x.read_iops = 100.0;
+        x.write_mib_s = 5.0;
+        x.atomic_failures = fails;
+        x.kswapd_cwait_sync_s = 0.0;
+        x.kswapd_cwait_async_s = 1.0;
+        x
+    }
+
+    fn runs() -> Vec<(String, Vec<Metrics>)> {
+        vec![
+            (
+                "fifo".into(),
+                vec![m(30.0, 10.0), m(32.0, 12.0), m(31.0, 11.0), m(29.0, 13.0)],
+            ),
+            (
+                "split, fast".into(),
+                vec![m(10.0, 10.0), m(11.0, 12.0), m(10.5, 11.0), m(9.5, 13.0)],
+            ),
+        ]
+    }
+
+    #[test]
+    fn rows_compare_each_run_with_the_reference() {
+        let (reference, rows) = metric_rows(&runs());
+        assert_eq!(reference, "fifo");
+        let p99 = rows
+            .iter()
+            .find(|r| r.command == "split, fast" && r.metric == "read p99")
+            .expect("row");
+        assert_eq!(p99.summary.mean, 10.25);
+        assert_eq!(p99.median, 10.25);
+        assert_eq!(p99.times, vec![10.0, 11.0, 10.5, 9.5]);
+        assert_eq!(p99.verdict, Some("lower"));
+        let rel = p99.relative.expect("ratio");
+        assert!((rel.estimate - 10.25 / 30.5).abs() < 1e-12);
+        let fails = rows
+            .iter()
+            .find(|r| r.command == "split, fast" && r.metric == "GFP_ATOMIC fails")
+            .expect("row");
+        assert_eq!(fails.verdict, Some("within noise"));
+        // kswapd cwait sync is zero everywhere: left out, as in the text summary.
+        assert!(rows.iter().all(|r| r.metric != "kswapd cwait sync"));
+        let fifo = rows.iter().find(|r| r.command == "fifo").expect("row");
+        assert!(fifo.verdict.is_none() && fifo.relative.is_none());
+    }
+
+    #[test]
+    fn csv_has_one_line_per_row_and_quotes_commas() {
+        let text = csv(&runs());
+        let (_, rows) = metric_rows(&runs());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), rows.len() + 1);
+        assert!(lines[0].starts_with("command,metric,unit,mean,stddev,median,min,max"));
+        let p99 = lines
+            .iter()
+            .find(|l| l.starts_with("\"split, fast\",read p99,"))
+            .expect("quoted command");
+        assert!(p99.contains(",10.25,"), "{p99}");
+        assert!(p99.ends_with(",lower"), "{p99}");
+    }
+
+    #[test]
+    fn markdown_has_a_hyperfine_table_per_metric() {
+        let text = markdown(&runs());
+        assert!(text.contains("### read p99 [ms]"), "{text}");
+        assert!(
+            text.contains("| Command | Mean [ms] | Min [ms] | Max [ms] | Relative | Verdict |")
+        );
+        assert!(text.contains("|:---|---:|---:|---:|---:|:---|"));
+        assert!(
+            text.contains("| `fifo` | 30.50 ± 1.29 | 29.00 | 32.00 | 1.00 | reference |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| `split, fast` | 10.25 ± 0.65 | 9.50 | 11.00 | 0.34 ± 0.03 | lower |"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn atomic_writes_replace_whole_files_and_leave_no_temp() {
+        let dir = std::env::temp_dir().join(format!("qsim-export-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("out.csv");
+        write_atomically(&f, b"one").unwrap();
+        write_atomically(&f, b"two").unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"two");
+        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(names.len(), 1);
+        assert!(write_atomically(&dir.join("missing/x.csv"), b"x").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
