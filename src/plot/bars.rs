@@ -85,8 +85,33 @@ fn hbar_chart<'a, DB: DrawingBackend>(
     Ok(chart)
 }
 
+/// Half the thickness of a bar in rows: `rows` of a row, but at most `max_px` pixels.
+fn bar_half<DB: DrawingBackend>(chart: &HChart<'_, DB>, rows: f64, max_px: f64) -> f64 {
+    let px_per_row =
+        f64::from((chart.backend_coord(&(0.0, 0.0)).1 - chart.backend_coord(&(0.0, 1.0)).1).abs());
+    if px_per_row <= 0.0 {
+        rows
+    } else {
+        rows.min(max_px / px_per_row)
+    }
+}
+
+/// The pixel x range a CI whisker of `s` covers on any row.
+fn whisker_px<DB: DrawingBackend>(chart: &HChart<'_, DB>, s: &Spread) -> Option<(i32, i32)> {
+    (s.ci95_half > 0.0).then(|| {
+        (
+            chart
+                .backend_coord(&((s.mean - s.ci95_half).max(0.0), 0.0))
+                .0
+                - 2,
+            chart.backend_coord(&(s.mean + s.ci95_half, 0.0)).0 + 2,
+        )
+    })
+}
+
 /// Draws a bar segment from `x0` to `x1` on row `y` ± `half`, with a white edge so stacked
-/// segments stay apart, and `label` inside it when it fits.
+/// segments stay apart, and `label` inside it when it fits and stays clear of the pixel x
+/// range `avoid` (a whisker drawn over the bar).
 #[allow(clippy::too_many_arguments)]
 fn segment<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -96,6 +121,7 @@ fn segment<DB: DrawingBackend>(
     (x0, x1): (f64, f64),
     colour: RGBColor,
     label: &str,
+    avoid: Option<(i32, i32)>,
 ) -> Drawn<(), DB> {
     let a = chart.backend_coord(&(x0, y + half));
     let b = chart.backend_coord(&(x1, y - half));
@@ -104,9 +130,16 @@ fn segment<DB: DrawingBackend>(
     }
     rect(root, a, b, colour.filled())?;
     rect(root, a, b, WHITE.stroke_width(1))?;
+    if label.is_empty() {
+        return Ok(());
+    }
     let style = font(SMALL_PX, text_on(colour), HPos::Center, VPos::Center);
-    if !label.is_empty() && text_width(root, label, &style)? + 8 <= b.0 - a.0 {
-        text(root, label, ((a.0 + b.0) / 2, (a.1 + b.1) / 2), &style)?;
+    let w = text_width(root, label, &style)?;
+    let mid = (a.0 + b.0) / 2;
+    let (l, r) = (mid - w / 2 - 2, mid + w / 2 + 2);
+    let clear = avoid.is_none_or(|(p, q)| r < p || l > q);
+    if w + 12 <= b.0 - a.0 && clear {
+        text(root, label, (mid, (a.1 + b.1) / 2), &style)?;
     }
     Ok(())
 }
@@ -202,6 +235,7 @@ pub(super) fn stages<DB: DrawingBackend>(
         "mean time per read, ms (stages stacked in pipeline order)",
     )?;
     let n = data.runs.len();
+    let half = bar_half(&chart, HALF_BAR, 32.0);
     for (k, r) in data.runs.iter().enumerate() {
         let y = row_y(k, n);
         if totals[k] <= 0.0 {
@@ -217,10 +251,11 @@ pub(super) fn stages<DB: DrawingBackend>(
                     root,
                     &chart,
                     y,
-                    HALF_BAR,
+                    half,
                     (at, at + v),
                     fill_colour(j),
                     &fmt_num(v),
+                    None,
                 )?;
             }
             at += v;
@@ -259,7 +294,7 @@ pub(super) fn failures<DB: DrawingBackend>(
     let body = frame(
         root,
         data,
-        "memory pressure: atomic failures and kswapd stalls",
+        "GFP_ATOMIC failures and kswapd congestion waits",
         note,
     )?;
     let (labels, label_w) = run_labels(root, data)?;
@@ -312,6 +347,7 @@ pub(super) fn failures<DB: DrawingBackend>(
         max_fail * label_room(14),
         "failed GFP_ATOMIC allocations per replication",
     )?;
+    let half = bar_half(&chart, HALF_BAR, 30.0);
     for (k, r) in data.runs.iter().enumerate() {
         let y = row_y(k, n);
         let Some(m) = &r.memory else {
@@ -319,6 +355,7 @@ pub(super) fn failures<DB: DrawingBackend>(
             end_label(root, &chart, x, y, "no memory model", GREY)?;
             continue;
         };
+        let avoid = whisker_px(&chart, &m.failures);
         let mut at = 0.0;
         for &(o, s) in &m.failures_by_order {
             if s.mean > 0.0 {
@@ -326,25 +363,18 @@ pub(super) fn failures<DB: DrawingBackend>(
                     root,
                     &chart,
                     y,
-                    HALF_BAR,
+                    half,
                     (at, at + s.mean),
                     order_colour(o),
                     &fmt_num(s.mean),
+                    avoid,
                 )?;
                 at += s.mean;
             }
         }
         let x_bar = chart.backend_coord(&(at, y)).0;
         let x_ci = error_bar(root, &chart, y, &m.failures)?;
-        let label = if m.failures.ci95_half > 0.0 {
-            format!(
-                "{} ± {}",
-                fmt_num(m.failures.mean),
-                fmt_num(m.failures.ci95_half)
-            )
-        } else {
-            fmt_num(m.failures.mean)
-        };
+        let label = fmt_pm(m.failures.mean, m.failures.ci95_half);
         end_label(root, &chart, x_bar.max(x_ci), y, &label, INK)?;
     }
 
@@ -354,9 +384,9 @@ pub(super) fn failures<DB: DrawingBackend>(
     let bw = bottom.dim_in_pixel().0 as i32;
     let mut used = heading(
         root,
-        (bx + 4, by + 6),
+        (bx + 4, by + 14),
         "kswapd time in congestion_wait per replication, by queue class",
-    )? + 6;
+    )? + 14;
     let mut entries: Vec<Entry> = classes
         .iter()
         .map(|&(c, col)| Entry::new(c, Swatch::Box(col)))
@@ -378,6 +408,7 @@ pub(super) fn failures<DB: DrawingBackend>(
         max_s * label_room(14),
         "seconds in congestion_wait per replication",
     )?;
+    let half = bar_half(&chart, 0.18, 16.0);
     for (k, r) in data.runs.iter().enumerate() {
         let y = row_y(k, n);
         let Some(m) = &r.memory else {
@@ -387,15 +418,11 @@ pub(super) fn failures<DB: DrawingBackend>(
         };
         for (c, ((_, colour), s)) in classes.iter().zip(&m.kswapd_cwait_s).enumerate() {
             // SYNC above the row centre, ASYNC below.
-            let yc = y + if c == 0 { 0.17 } else { -0.17 };
-            segment(root, &chart, yc, 0.15, (0.0, s.mean), *colour, "")?;
+            let yc = y + if c == 0 { half + 0.01 } else { -half - 0.01 };
+            segment(root, &chart, yc, half, (0.0, s.mean), *colour, "", None)?;
             let x_bar = chart.backend_coord(&(s.mean, yc)).0;
             let x_ci = error_bar(root, &chart, yc, s)?;
-            let label = if s.ci95_half > 0.0 {
-                format!("{} ± {} s", fmt_num(s.mean), fmt_num(s.ci95_half))
-            } else {
-                format!("{} s", fmt_num(s.mean))
-            };
+            let label = format!("{} s", fmt_pm(s.mean, s.ci95_half));
             end_label(root, &chart, x_bar.max(x_ci), yc, &label, INK)?;
         }
     }

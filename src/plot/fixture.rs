@@ -26,17 +26,26 @@ fn spread(mean: f64, rel: f64) -> Spread {
     }
 }
 
-/// Read percentiles of a run whose median is `median_ms` and whose tail grows by `tail`
-/// per nine.
-fn percentiles(median_ms: f64, tail: f64) -> Vec<PercentileBand> {
+/// Read percentiles read off pooled `bins`, with a replication spread that widens in the
+/// tail (fewer samples there).
+fn percentiles(bins: &[(u64, u64)]) -> Vec<PercentileBand> {
+    let total: u64 = bins.iter().map(|b| b.1).sum();
     PLOT_PERCENTILES
         .iter()
         .map(|&p| {
+            let want = (p / 100.0 * total as f64).ceil() as u64;
+            let mut acc = 0;
+            let ns = bins
+                .iter()
+                .find(|b| {
+                    acc += b.1;
+                    acc >= want
+                })
+                .map_or(0, |b| b.0);
             let nines = -(1.0 - p / 100.0).log10();
-            let ms = median_ms * tail.powf(nines - 0.301);
             PercentileBand {
                 p,
-                ns: spread(ms * 1e6, 0.03 + 0.04 * nines),
+                ns: spread(ns as f64, 0.03 + 0.035 * nines),
             }
         })
         .collect()
@@ -150,8 +159,10 @@ fn timeline(seed: u64, memory: bool, queues: &[&str], stall: f64) -> Timeline {
             tl.gauge(q[i], t, d.round());
         }
         if let Some((fg, dg, wg, fc, k)) = mem {
+            // A storm between 20 s and 40 s: a faster writer, network bursts, stalls.
+            let storm = (20_000_000_000..40_000_000_000).contains(&t);
             // The writer takes pages; dirty pages turn into writeback and come back free.
-            let take = 9.0 + 6.0 * noise.next();
+            let take = if storm { 22.0 } else { 9.0 } + 6.0 * noise.next();
             free -= take;
             dirty += take;
             let flush = (dirty * 0.004).min(dirty);
@@ -163,7 +174,7 @@ fn timeline(seed: u64, memory: bool, queues: &[&str], stall: f64) -> Timeline {
             let next = match state {
                 0 if free < low => 1,
                 1 if free > high + 300.0 => 0,
-                1 if noise.next() < stall => {
+                1 if storm && noise.next() < stall => {
                     stall_left = 100;
                     2
                 }
@@ -180,7 +191,7 @@ fn timeline(seed: u64, memory: bool, queues: &[&str], stall: f64) -> Timeline {
                 _ => {}
             }
             // Network receive bursts allocate atomically.
-            if noise.next() < 0.01 {
+            if noise.next() < if storm { 0.03 } else { 0.004 } {
                 let want = 60.0 + 800.0 * noise.next();
                 if free - want < floor {
                     tl.count(fc, t, 1 + (want / 200.0) as u64);
@@ -213,18 +224,21 @@ pub(super) fn with_memory() -> PlotData {
         runs: runs
             .iter()
             .enumerate()
-            .map(|(i, &(label, med, tail, fails, cwait, stall))| RunPlot {
-                label: label.into(),
-                read_percentiles: percentiles(med, tail),
-                read_clat_bins: bins(med, med * tail * tail, 0.02 * (i + 1) as f64, 2e6),
-                read_stages: stages(med, 0.4 * (i + 1) as f64, true),
-                memory: Some(memory(
-                    fails,
-                    &[(0, 0.7), (1, 0.25), (3, 0.05)],
-                    cwait,
-                    cwait * 0.4,
-                )),
-                timeline: Some(timeline(7 + i as u64, true, &["kcryptd"], stall)),
+            .map(|(i, &(label, med, tail, fails, cwait, stall))| {
+                let bins = bins(med, med * tail * tail * 2.0, 0.015 * (i + 1) as f64, 2e6);
+                RunPlot {
+                    label: label.into(),
+                    read_percentiles: percentiles(&bins),
+                    read_clat_bins: bins,
+                    read_stages: stages(med, 0.4 * (i + 1) as f64, true),
+                    memory: Some(memory(
+                        fails,
+                        &[(0, 0.7), (1, 0.25), (3, 0.05)],
+                        cwait,
+                        cwait * 0.4,
+                    )),
+                    timeline: Some(timeline(7 + i as u64, true, &["kcryptd"], stall)),
+                }
             })
             .collect(),
     }
@@ -244,14 +258,17 @@ pub(super) fn without_memory() -> PlotData {
         runs: runs
             .iter()
             .enumerate()
-            .map(|(i, (label, med, tail, queues))| RunPlot {
-                label: label.to_string(),
-                read_percentiles: percentiles(*med, *tail),
-                read_clat_bins: bins(*med, med * tail * tail, 0.01, 1e6),
-                read_stages: stages(*med, 0.0, false),
-                memory: None,
-                timeline: (!queues.is_empty())
-                    .then(|| timeline(100 + i as u64, false, queues, 0.0)),
+            .map(|(i, (label, med, tail, queues))| {
+                let bins = bins(*med, med * tail * tail, 0.01, 1e6);
+                RunPlot {
+                    label: label.to_string(),
+                    read_percentiles: percentiles(&bins),
+                    read_clat_bins: bins,
+                    read_stages: stages(*med, 0.0, false),
+                    memory: None,
+                    timeline: (!queues.is_empty())
+                        .then(|| timeline(100 + i as u64, false, queues, 0.0)),
+                }
             })
             .collect(),
     }
@@ -273,10 +290,11 @@ pub(super) fn five_variants() -> PlotData {
         .enumerate()
         .map(|(i, &label)| {
             let f = 1.0 - 0.15 * i as f64;
+            let bins = bins(1.3 * f, 30.0 * f, 0.05 * f, 2e6);
             RunPlot {
                 label: label.into(),
-                read_percentiles: percentiles(1.3 * f, 3.4 * f.sqrt()),
-                read_clat_bins: bins(1.3 * f, 9.0 * f, 0.04 * f, 2e6),
+                read_percentiles: percentiles(&bins),
+                read_clat_bins: bins,
                 read_stages: stages(f, 1.2 * f, true),
                 memory: Some(memory(
                     2900.0 * f * f,

@@ -171,6 +171,9 @@ fn cdf_points(bins: &[(u64, u64)]) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// A run's index, the run and its CDF points `(ns, %)`.
+type Curve<'a> = (usize, &'a RunPlot, Vec<(f64, f64)>);
+
 /// CDF of read clat per run from the histogram pooled over replications, log time axis.
 pub(super) fn cdf<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -178,7 +181,7 @@ pub(super) fn cdf<DB: DrawingBackend>(
 ) -> Drawn<(), DB> {
     let note = "pooled over all replications (fio's histogram buckets)";
     let body = frame(root, data, "distribution of read completion latency", note)?;
-    let curves: Vec<(usize, &RunPlot, Vec<(f64, f64)>)> = data
+    let curves: Vec<Curve> = data
         .runs
         .iter()
         .enumerate()

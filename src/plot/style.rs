@@ -16,15 +16,15 @@ use std::sync::OnceLock;
 /// The family every text element asks for; registered from the bundled DejaVu Sans.
 pub(super) const FONT: &str = "sans-serif";
 /// Page title size, px.
-pub(super) const TITLE_PX: f64 = 28.0;
+pub(super) const TITLE_PX: f64 = 30.0;
 /// Panel titles and axis descriptions, px.
-pub(super) const DESC_PX: f64 = 20.0;
+pub(super) const DESC_PX: f64 = 22.0;
 /// Tick labels, px.
-pub(super) const TICK_PX: f64 = 18.0;
+pub(super) const TICK_PX: f64 = 20.0;
 /// Legend labels, px.
-pub(super) const LEGEND_PX: f64 = 18.0;
+pub(super) const LEGEND_PX: f64 = 19.0;
 /// Footer, notes and labels inside bars, px.
-pub(super) const SMALL_PX: f64 = 16.0;
+pub(super) const SMALL_PX: f64 = 17.0;
 
 /// Height of the title band at the top of a page, px.
 pub(super) const TITLE_BAND: i32 = 52;
@@ -662,8 +662,9 @@ pub(super) fn log_axis(min: f64, max: f64) -> (f64, f64, Ticks) {
     (lo, hi, Ticks { major, minor })
 }
 
-/// Ticks for a linear axis from 0 (or `lo`) to at least `hi`: a 1-2-5 step giving about
-/// `target` labelled ticks; returns the new upper end (the tick at or above `hi`).
+/// Ticks for a linear axis over `[lo, hi]`: a 1-2-5 step giving about `target` labelled
+/// ticks at multiples of the step, unlabelled ones halfway; returns the first tick at or
+/// above `hi` (where an axis starting at 0 should end) and the ticks up to it.
 pub(super) fn linear_axis(lo: f64, hi: f64, target: usize) -> (f64, Ticks) {
     let hi = if hi > lo { hi } else { lo + 1.0 };
     let raw = (hi - lo) / target.max(1) as f64;
@@ -671,12 +672,16 @@ pub(super) fn linear_axis(lo: f64, hi: f64, target: usize) -> (f64, Ticks) {
     let step = [1.0, 2.0, 2.5, 5.0, 10.0]
         .iter()
         .map(|m| m * mag)
-        .find(|&s| s >= raw)
+        .find(|&s| s >= raw * (1.0 - 1e-9))
         .unwrap_or(10.0 * mag);
-    let n = ((hi - lo) / step - 1e-9).ceil().max(1.0) as usize;
-    let major: Vec<f64> = (0..=n).map(|k| lo + k as f64 * step).collect();
-    let minor = (0..n).map(|k| lo + (k as f64 + 0.5) * step).collect();
-    (lo + n as f64 * step, Ticks { major, minor })
+    let first = (lo / step - 1e-9).ceil() as i64;
+    let last = (hi / step - 1e-9).ceil() as i64;
+    let major: Vec<f64> = (first..=last).map(|k| k as f64 * step).collect();
+    let minor = (first - 1..=last)
+        .map(|k| (k as f64 + 0.5) * step)
+        .filter(|&x| x >= lo)
+        .collect();
+    (last as f64 * step, Ticks { major, minor })
 }
 
 /// A tick value without noise digits: `0.05`, `2.5`, `10`, `1200`.
@@ -697,6 +702,16 @@ pub(super) fn fmt_num(v: f64) -> String {
     } else {
         s
     }
+}
+
+/// `mean ± half` with the half-width to two significant digits and the mean to the same
+/// decimals (`0.300 ± 0.054`, `2900 ± 373`); just the mean when `half` is not positive.
+pub(super) fn fmt_pm(mean: f64, half: f64) -> String {
+    if !(half > 0.0 && half.is_finite()) {
+        return fmt_num(mean);
+    }
+    let decimals = (1 - half.log10().floor() as i32).max(0) as usize;
+    format!("{mean:.decimals$} ± {half:.decimals$}")
 }
 
 /// A duration given in ns, in the unit that keeps the number between 1 and 1000:
@@ -862,6 +877,10 @@ mod tests {
         assert_eq!(fmt_num(10.0), "10");
         assert_eq!(fmt_num(1200.0), "1200");
         assert_eq!(fmt_num(0.3), "0.3");
+        assert_eq!(fmt_pm(0.3, 0.0536), "0.300 ± 0.054");
+        assert_eq!(fmt_pm(2900.0, 373.0), "2900 ± 373");
+        assert_eq!(fmt_pm(310.0, 39.9), "310 ± 40");
+        assert_eq!(fmt_pm(7.0, 0.0), "7");
         assert_eq!(fmt_ns(500.0), "500 ns");
         assert_eq!(fmt_ns(20_000.0), "20 µs");
         assert_eq!(fmt_ns(1_500_000.0), "1.5 ms");
@@ -887,6 +906,9 @@ mod tests {
         assert_eq!(hi, 10.0);
         let (hi, _) = linear_axis(0.0, 1.0, 5);
         assert!((hi - 1.0).abs() < 1e-12);
+        let (hi, t) = linear_axis(5.3, 64.0, 6);
+        assert_eq!(t.major, vec![10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0]);
+        assert_eq!(hi, 70.0);
     }
 
     #[test]

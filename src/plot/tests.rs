@@ -1,7 +1,7 @@
 //! Rendering tests: every expected file appears, PNGs and SVGs have the promised size, no
 //! temporary file stays behind, and failures name the file.
 //!
-//! Set `QSIM_PLOT_PREVIEW=DIR` to keep a copy of the fixtures' PNGs in `DIR` for a look.
+//! Set `QSIM_PLOT_PREVIEW=DIR` to keep a copy of the fixtures' plots in `DIR` for a look.
 
 use super::*;
 use std::collections::BTreeSet;
@@ -89,10 +89,7 @@ fn render_and_check(data: &PlotData, tag: &str) -> Vec<String> {
     if let Ok(preview) = std::env::var("QSIM_PLOT_PREVIEW") {
         let preview = Path::new(&preview);
         fs::create_dir_all(preview).unwrap();
-        for p in paths
-            .iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "png"))
-        {
+        for p in &paths {
             let name = format!("{tag}-{}", p.file_name().unwrap().to_str().unwrap());
             fs::copy(p, preview.join(name)).unwrap();
         }

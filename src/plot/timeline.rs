@@ -24,26 +24,46 @@ const X_AXIS_H: i32 = 62;
 /// Gap between panels, px.
 const PANEL_GAP: i32 = 6;
 
+/// Colours of the gauges of one panel, in order: dark and light alternate, so two series
+/// stay apart in grayscale.
+const GAUGE_COLOURS: [RGBColor; 4] = [OI_BLUE, OI_ORANGE, OI_PURPLE, OI_GREEN];
+
+/// At most this many crypt queues get a panel each; more share one.
+const QUEUE_PANELS: usize = 3;
+
+/// The free-pages panel's series.
+struct Free<'t> {
+    gauge: &'t Gauge,
+    levels: &'t [Level],
+    failures: Option<&'t Count>,
+    /// Top of the axis before rounding to a tick; may cut off a peak far above the
+    /// watermarks (`peak` is then its value).
+    ymax: f64,
+    peak: Option<f64>,
+}
+
 /// What a panel shows.
 enum Panel<'t> {
-    Free {
-        gauge: &'t Gauge,
-        levels: &'t [Level],
-        failures: Option<&'t Count>,
-    },
+    /// Free pages against the levels, with failure marks.
+    Free(Free<'t>),
+    /// kswapd's states as shares of each bucket.
     Kswapd(&'t States),
-    Queues(Vec<&'t Gauge>),
-    Pages(Vec<&'t Gauge>),
+    /// Gauges on one linear axis from 0 to `ymax`.
+    Gauges {
+        gauges: Vec<(&'t Gauge, RGBColor)>,
+        ymax: f64,
+        desc: &'static str,
+        weight: f64,
+    },
 }
 
 impl Panel<'_> {
     /// Share of the panels' height.
     fn weight(&self) -> f64 {
         match self {
-            Panel::Free { .. } => 3.0,
+            Panel::Free(_) => 3.4,
             Panel::Kswapd(_) => 0.9,
-            Panel::Queues(_) => 2.4,
-            Panel::Pages(_) => 2.0,
+            Panel::Gauges { weight, .. } => *weight,
         }
     }
 }
@@ -53,15 +73,47 @@ fn visited(g: &Gauge) -> bool {
     g.max.iter().any(|v| !v.is_nan())
 }
 
+/// Largest level of any of `gs`.
+fn max_of(gs: &[&Gauge]) -> f64 {
+    gs.iter()
+        .flat_map(|g| g.max.iter().copied())
+        .filter(|v| !v.is_nan())
+        .fold(0.0, f64::max)
+}
+
+/// Top of the free-pages axis: room for the levels and the usual maxima, cutting off a
+/// start-up peak (free pages before memory fills) that would squash the watermarks into
+/// the bottom pixels. Returns the top and, when something is cut, the peak.
+fn free_axis(g: &Gauge, levels: &[Level]) -> (f64, Option<f64>) {
+    let mut maxes: Vec<f64> = g.max.iter().copied().filter(|v| !v.is_nan()).collect();
+    maxes.sort_by(f64::total_cmp);
+    let peak = maxes.last().copied().unwrap_or(0.0);
+    let top_level = levels.iter().map(|l| l.value).fold(0.0, f64::max);
+    let full = peak.max(top_level) * 1.06;
+    if top_level <= 0.0 || maxes.is_empty() {
+        return (full.max(1.0), None);
+    }
+    let usual = maxes[(maxes.len() - 1) * 9 / 10];
+    let cap = (top_level * 2.5).max(usual * 1.15);
+    if peak > cap {
+        (cap, Some(peak))
+    } else {
+        (full, None)
+    }
+}
+
 /// The panels `tl` has data for, top to bottom.
 fn panels(tl: &Timeline) -> Vec<Panel<'_>> {
     let mut out = Vec::new();
     if let Some(g) = tl.find_gauge("free pages").filter(|g| visited(g)) {
-        out.push(Panel::Free {
+        let (ymax, peak) = free_axis(g, &tl.levels);
+        out.push(Panel::Free(Free {
             gauge: g,
             levels: &tl.levels,
             failures: tl.counts.iter().find(|c| c.name == "GFP_ATOMIC failures"),
-        });
+            ymax,
+            peak,
+        }));
     }
     if let Some(s) = tl.states.iter().find(|s| s.name == "kswapd") {
         out.push(Panel::Kswapd(s));
@@ -71,8 +123,30 @@ fn panels(tl: &Timeline) -> Vec<Panel<'_>> {
         .iter()
         .filter(|g| g.name.starts_with("crypt queue") && visited(g))
         .collect();
-    if !queues.is_empty() {
-        out.push(Panel::Queues(queues));
+    // One panel per queue on a shared scale (overlaid, jagged queue lengths hide each
+    // other), unless there are too many.
+    let qmax = max_of(&queues).max(1.0) * 1.06;
+    if queues.len() <= QUEUE_PANELS {
+        let weight = if queues.len() == 1 { 2.4 } else { 1.5 };
+        for (k, g) in queues.iter().enumerate() {
+            out.push(Panel::Gauges {
+                gauges: vec![(*g, GAUGE_COLOURS[k % GAUGE_COLOURS.len()])],
+                ymax: qmax,
+                desc: "requests",
+                weight,
+            });
+        }
+    } else {
+        out.push(Panel::Gauges {
+            gauges: queues
+                .iter()
+                .enumerate()
+                .map(|(k, g)| (*g, GAUGE_COLOURS[k % GAUGE_COLOURS.len()]))
+                .collect(),
+            ymax: qmax,
+            desc: "requests",
+            weight: 2.4,
+        });
     }
     let pages: Vec<&Gauge> = tl
         .gauges
@@ -80,7 +154,16 @@ fn panels(tl: &Timeline) -> Vec<Panel<'_>> {
         .filter(|g| (g.name == "dirty pages" || g.name == "writeback pages") && visited(g))
         .collect();
     if !pages.is_empty() {
-        out.push(Panel::Pages(pages));
+        out.push(Panel::Gauges {
+            ymax: max_of(&pages).max(1.0) * 1.06,
+            gauges: pages
+                .iter()
+                .enumerate()
+                .map(|(k, g)| (*g, GAUGE_COLOURS[k % GAUGE_COLOURS.len()]))
+                .collect(),
+            desc: "pages",
+            weight: 2.0,
+        });
     }
     out
 }
@@ -153,33 +236,48 @@ fn step_paths<DB: DrawingBackend>(
         .collect()
 }
 
-/// Draws a gauge as its min–max band (translucent) with the `edge` side as a line.
+/// Draws a gauge as its min–max band (translucent) with the `edge` side as a solid line,
+/// values cut at `ymax`.
 fn draw_gauge<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &Chart<'_, DB>,
     grid: &Grid,
     g: &Gauge,
-    style: SeriesStyle,
+    colour: RGBColor,
     edge: &[f64],
+    ymax: f64,
 ) -> Drawn<(), DB> {
+    let cut = |v: f64| v.min(ymax);
     for (a, b) in runs_of(&g.max) {
         let mut poly = Vec::with_capacity(4 * (b - a));
         for i in a..b {
             let (x0, x1) = edges(grid, i);
-            poly.push(chart.backend_coord(&(x0, g.max[i])));
-            poly.push(chart.backend_coord(&(x1, g.max[i])));
+            poly.push(chart.backend_coord(&(x0, cut(g.max[i]))));
+            poly.push(chart.backend_coord(&(x1, cut(g.max[i]))));
         }
         for i in (a..b).rev() {
             let (x0, x1) = edges(grid, i);
-            poly.push(chart.backend_coord(&(x1, g.min[i])));
-            poly.push(chart.backend_coord(&(x0, g.min[i])));
+            poly.push(chart.backend_coord(&(x1, cut(g.min[i]))));
+            poly.push(chart.backend_coord(&(x0, cut(g.min[i]))));
         }
-        fill(root, simplify(poly), style.colour.mix(0.3))?;
+        fill(root, simplify(poly), colour.mix(0.3))?;
     }
-    for path in step_paths(chart, grid, edge) {
-        polyline(root, &path, style.colour.to_rgba(), 2, style.dash)?;
+    let edge: Vec<f64> = edge.iter().map(|&v| cut(v)).collect();
+    for path in step_paths(chart, grid, &edge) {
+        polyline(root, &path, colour.to_rgba(), 2, &[])?;
     }
     Ok(())
+}
+
+/// A legend swatch for a gauge drawn in `colour`.
+fn gauge_swatch(colour: RGBColor) -> Swatch {
+    Swatch::Band {
+        style: SeriesStyle {
+            colour,
+            dash: &[],
+            marker: Marker::Circle,
+        },
+    }
 }
 
 /// The style of a reference level, by its name (others by position).
@@ -207,15 +305,11 @@ fn state_colour(name: &str, i: usize) -> RGBColor {
 /// Legend entries shown above a panel.
 fn panel_entries(p: &Panel<'_>) -> Vec<Entry> {
     match p {
-        Panel::Free {
+        Panel::Free(Free {
             gauge, failures, ..
-        } => {
-            let mut e = vec![Entry::new(
-                format!("{} (min–max per bucket)", gauge.name),
-                Swatch::Band {
-                    style: series_style(0),
-                },
-            )];
+        }) => {
+            let label = format!("{} (line: lowest per bucket)", gauge.name);
+            let mut e = vec![Entry::new(label, gauge_swatch(GAUGE_COLOURS[0]))];
             if let Some(c) = failures {
                 let label = match c.total() {
                     0 => "no GFP_ATOMIC failures".to_string(),
@@ -239,15 +333,12 @@ fn panel_entries(p: &Panel<'_>) -> Vec<Entry> {
                 )
             })
             .collect(),
-        Panel::Queues(gs) | Panel::Pages(gs) => gs
+        Panel::Gauges { gauges, .. } => gauges
             .iter()
-            .enumerate()
-            .map(|(k, g)| {
+            .map(|&(g, colour)| {
                 Entry::new(
-                    format!("{} (max and range per bucket)", g.name),
-                    Swatch::Band {
-                        style: series_style(k),
-                    },
+                    format!("{} (line: highest per bucket)", g.name),
+                    gauge_swatch(colour),
                 )
             })
             .collect(),
@@ -280,7 +371,7 @@ pub(super) fn timeline<DB: DrawingBackend>(
     let label_style = font(SMALL_PX, INK, HPos::Left, VPos::Center);
     let mut right = 16;
     for p in &panels {
-        if let Panel::Free { levels, .. } = p {
+        if let Panel::Free(Free { levels, .. }) = p {
             for l in levels.iter() {
                 let s = format!("{} {}", l.name, fmt_num(l.value));
                 right = right.max(text_width(root, &s, &label_style)? + 34);
@@ -320,19 +411,9 @@ pub(super) fn timeline<DB: DrawingBackend>(
         y += h + PANEL_GAP;
 
         let (ymax, y_desc) = match p {
-            Panel::Free { gauge, levels, .. } => {
-                let m = gauge
-                    .max
-                    .iter()
-                    .copied()
-                    .chain(levels.iter().map(|l| l.value))
-                    .filter(|v| !v.is_nan())
-                    .fold(0.0, f64::max);
-                (m * 1.06, "free pages")
-            }
+            Panel::Free(f) => (f.ymax, "free pages"),
             Panel::Kswapd(_) => (1.0, "kswapd"),
-            Panel::Queues(gs) => (max_of(gs).max(1.0) * 1.06, "requests queued"),
-            Panel::Pages(gs) => (max_of(gs).max(1.0) * 1.06, "pages"),
+            Panel::Gauges { ymax, desc, .. } => (*ymax, *desc),
         };
         let (yhi, yt) = if matches!(p, Panel::Kswapd(_)) {
             (
@@ -343,7 +424,7 @@ pub(super) fn timeline<DB: DrawingBackend>(
                 },
             )
         } else {
-            linear_axis(0.0, ymax, if h > 150 { 4 } else { 2 })
+            linear_axis(0.0, ymax, if h > 150 { 4 } else { 3 })
         };
         let x_range = Axis::new(t0, t1, xt.clone());
         let y_range = Axis::new(0.0, yhi, yt);
@@ -368,15 +449,11 @@ pub(super) fn timeline<DB: DrawingBackend>(
         }
         let chart = mesh_chart;
         match p {
-            Panel::Free {
-                gauge,
-                levels,
-                failures,
-            } => draw_free(root, &chart, &grid, gauge, levels, *failures)?,
+            Panel::Free(f) => draw_free(root, &chart, &grid, f, yhi)?,
             Panel::Kswapd(s) => draw_states(root, &chart, &grid, s)?,
-            Panel::Queues(gs) | Panel::Pages(gs) => {
-                for (k, g) in gs.iter().enumerate() {
-                    draw_gauge(root, &chart, &grid, g, series_style(k), &g.max)?;
+            Panel::Gauges { gauges, .. } => {
+                for &(g, colour) in gauges {
+                    draw_gauge(root, &chart, &grid, g, colour, &g.max, yhi)?;
                 }
             }
         }
@@ -384,23 +461,15 @@ pub(super) fn timeline<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Largest level of any of `gs`.
-fn max_of(gs: &[&Gauge]) -> f64 {
-    gs.iter()
-        .flat_map(|g| g.max.iter().copied())
-        .filter(|v| !v.is_nan())
-        .fold(0.0, f64::max)
-}
-
 /// The free-pages panel: band, levels labelled in the right column, failure marks.
 fn draw_free<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &Chart<'_, DB>,
     grid: &Grid,
-    g: &Gauge,
-    levels: &[Level],
-    failures: Option<&Count>,
+    f: &Free<'_>,
+    ymax: f64,
 ) -> Drawn<(), DB> {
+    let (g, levels) = (f.gauge, f.levels);
     let (xr, yr) = chart.plotting_area().get_pixel_range();
     let (t0, t1) = (grid.start_ns as f64 / 1e9, grid.end_ns() as f64 / 1e9);
     // Levels first, so the band and the marks stay on top.
@@ -412,18 +481,35 @@ fn draw_free<DB: DrawingBackend>(
         polyline(root, &[a, b], colour.to_rgba(), w, dash)?;
         ys.push(a.1);
     }
-    draw_gauge(root, chart, grid, g, series_style(0), &g.min)?;
-    if let Some(c) = failures {
+    draw_gauge(root, chart, grid, g, GAUGE_COLOURS[0], &g.min, ymax)?;
+    if let Some(c) = f.failures {
         for (i, &n) in c.counts.iter().enumerate() {
             if n == 0 {
                 continue;
             }
+            // A rug along the bottom of the panel, clear of the band.
             let (x0, x1) = edges(grid, i);
-            let v = if g.min[i].is_nan() { 0.0 } else { g.min[i] };
-            let mut p = chart.backend_coord(&((x0 + x1) / 2.0, v));
-            p.1 = p.1.clamp(yr.start + 8, yr.end - 8);
-            marker(root, Marker::TriangleDown, (p.0, p.1 - 7), 6, OI_VERMILLION)?;
+            let x = chart.backend_coord(&((x0 + x1) / 2.0, 0.0)).0;
+            marker(
+                root,
+                Marker::TriangleDown,
+                (x, yr.end - 7),
+                5,
+                OI_VERMILLION,
+            )?;
         }
+    }
+    // Say where the cut-off peak is and how high it went.
+    if let Some(p) = f.peak {
+        let i = g.max.iter().position(|&v| v == p).unwrap_or_default();
+        let (x0, x1) = edges(grid, i);
+        let x = chart.backend_coord(&((x0 + x1) / 2.0, 0.0)).0;
+        let s = format!("↑ off scale: peak {}", fmt_num(p.round()));
+        let left = x < (xr.start + xr.end) / 2;
+        let h = if left { HPos::Left } else { HPos::Right };
+        let style = font(SMALL_PX, INK, h, VPos::Center);
+        let tx = if left { x + 8 } else { x - 8 };
+        text(root, &s, (tx, yr.start + 14), &style)?;
     }
     // Level labels in the right column, pushed apart, with leaders to their lines.
     let style = font(SMALL_PX, INK, HPos::Left, VPos::Center);
