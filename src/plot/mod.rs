@@ -1,4 +1,309 @@
 //! Plots of a run's results (plotters; PNG and SVG), drawn from [`data::PlotData`] only, so a
 //! JSON export redraws them without re-simulating.
+//!
+//! This module owns the pictures: which files a [`data::PlotData`] yields ([`plot_names`]),
+//! how each is drawn, and writing them atomically ([`render_all`]). Every plot is written
+//! as `<name>.png` and `<name>.svg`, [`WIDTH`] × [`HEIGHT`] px:
+//!
+//! | name | shows |
+//! |---|---|
+//! | `percentiles` | read clat (ms, log) against percentile on a "nines" axis, one line per run, 95 % CI band |
+//! | `cdf` | CDF of read clat per run from the pooled histogram, log time axis |
+//! | `stages` | mean time per stage per run, stacked ("where the time went") |
+//! | `failures` | GFP_ATOMIC failures per run by order, and kswapd congestion_wait per class, with CIs (only with memory) |
+//! | `timeline-<label>` | replication 0 of a run over time: free pages and watermarks, kswapd state, crypt queues, dirty pages |
+//!
+//! Text uses DejaVu Sans from the `dejavu` crate, registered with plotters' `ab_glyph`
+//! renderer on first use, so drawing needs no system fonts, fontconfig or FreeType. The
+//! SVGs name the family `sans-serif`; the bundled font drives their layout.
 
+mod bars;
 pub mod data;
+mod lines;
+mod style;
+mod timeline;
+
+use data::PlotData;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Width of every plot, px.
+pub const WIDTH: u32 = 1200;
+/// Height of every plot, px.
+pub const HEIGHT: u32 = 800;
+
+/// Why a plot could not be written; every variant names the file or directory.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    /// The output directory could not be created.
+    #[error("cannot create plot directory {}: {source}", dir.display())]
+    CreateDir {
+        /// The directory.
+        dir: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+    /// A plot file could not be written or moved into place.
+    #[error("cannot write plot {}: {source}", path.display())]
+    Write {
+        /// The plot file.
+        path: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+    /// plotters failed while drawing or encoding a plot.
+    #[error("cannot draw plot {}: {message}", path.display())]
+    Draw {
+        /// The plot file.
+        path: PathBuf,
+        /// plotters' message.
+        message: String,
+    },
+    /// The bundled font could not be registered (a broken build).
+    #[error("cannot draw plot {}: the bundled DejaVu Sans font failed to load", path.display())]
+    Font {
+        /// The plot file.
+        path: PathBuf,
+    },
+}
+
+/// One plot: its file stem and what to draw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Planned {
+    name: String,
+    kind: Kind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Percentiles,
+    Cdf,
+    Stages,
+    Failures,
+    /// The timeline of run `i`.
+    Timeline(usize),
+}
+
+/// The plots `data` yields, in the order [`render_all`] writes them.
+fn plan(data: &PlotData) -> Vec<Planned> {
+    let mut out = vec![
+        Planned {
+            name: "percentiles".into(),
+            kind: Kind::Percentiles,
+        },
+        Planned {
+            name: "cdf".into(),
+            kind: Kind::Cdf,
+        },
+        Planned {
+            name: "stages".into(),
+            kind: Kind::Stages,
+        },
+    ];
+    if data.runs.iter().any(|r| r.memory.is_some()) {
+        out.push(Planned {
+            name: "failures".into(),
+            kind: Kind::Failures,
+        });
+    }
+    let mut taken: Vec<String> = out.iter().map(|p| p.name.clone()).collect();
+    for (i, run) in data.runs.iter().enumerate() {
+        if run.timeline.is_none() {
+            continue;
+        }
+        let base = format!("timeline-{}", file_label(&run.label, i));
+        let mut name = base.clone();
+        let mut k = 2;
+        while taken.contains(&name) {
+            name = format!("{base}-{k}");
+            k += 1;
+        }
+        taken.push(name.clone());
+        out.push(Planned {
+            name,
+            kind: Kind::Timeline(i),
+        });
+    }
+    out
+}
+
+/// A run label as a file-name part: `/` and white space become `_`, `+` becomes `plus`
+/// (`+kswapd-stay-awake` → `plus-kswapd-stay-awake`, `2.6.30/split` → `2.6.30_split`), any
+/// other character outside `[A-Za-z0-9._-]` becomes `_`, runs of separators collapse and
+/// none lead or trail. An empty result becomes `run<i>`.
+pub fn file_label(label: &str, i: usize) -> String {
+    let mut raw = String::new();
+    for c in label.chars() {
+        match c {
+            '+' => raw.push_str("-plus-"),
+            c if c.is_ascii_alphanumeric() || c == '.' => raw.push(c),
+            '-' => raw.push('-'),
+            _ => raw.push('_'),
+        }
+    }
+    let mut out = String::new();
+    for c in raw.chars() {
+        let sep = c == '-' || c == '_';
+        if sep && out.ends_with(['-', '_']) {
+            continue;
+        }
+        out.push(c);
+    }
+    let out = out.trim_matches(['-', '_', '.']).to_string();
+    if out.is_empty() {
+        format!("run{i}")
+    } else {
+        out
+    }
+}
+
+/// The file stems `data` yields, in order: `percentiles`, `cdf`, `stages`, `failures`
+/// (when some run has memory figures), then `timeline-<label>` per run with a timeline.
+/// Each is written as `<stem>.png` and `<stem>.svg`.
+pub fn plot_names(data: &PlotData) -> Vec<String> {
+    plan(data).into_iter().map(|p| p.name).collect()
+}
+
+/// The file names `data` yields, in the order [`render_all`] returns them
+/// (`percentiles.png`, `percentiles.svg`, `cdf.png`, ...).
+pub fn plot_files(data: &PlotData) -> Vec<String> {
+    plot_names(data)
+        .into_iter()
+        .flat_map(|n| [format!("{n}.png"), format!("{n}.svg")])
+        .collect()
+}
+
+/// Draws every plot of `data` into `dir` (created if missing) as PNG and SVG, each file
+/// written to a temporary name in `dir` and renamed into place, and returns the paths in
+/// the order of [`plot_files`]. Existing files of the same names are replaced.
+pub fn render_all(data: &PlotData, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    fs::create_dir_all(dir).map_err(|source| PlotError::CreateDir {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    for p in plan(data) {
+        let png = dir.join(format!("{}.png", p.name));
+        render_png(data, p.kind, &png)?;
+        out.push(png);
+        let svg = dir.join(format!("{}.svg", p.name));
+        render_svg(data, p.kind, &svg)?;
+        out.push(svg);
+    }
+    Ok(out)
+}
+
+/// Draws plot `kind` on `root`.
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+    kind: Kind,
+) -> style::Drawn<(), DB> {
+    match kind {
+        Kind::Percentiles => lines::percentiles(root, data),
+        Kind::Cdf => lines::cdf(root, data),
+        Kind::Stages => bars::stages(root, data),
+        Kind::Failures => bars::failures(root, data),
+        Kind::Timeline(i) => timeline::timeline(root, data, &data.runs[i]),
+    }
+}
+
+/// A temporary file beside `path` that is removed unless [`Temp::commit`] renamed it.
+struct Temp {
+    tmp: PathBuf,
+    done: bool,
+}
+
+impl Temp {
+    /// A fresh name in `path`'s directory ending in `path`'s extension (the PNG encoder
+    /// picks the format from it): `.<stem>.<pid>-<n>.tmp.<ext>`.
+    fn beside(path: &Path) -> Temp {
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let n = SEQ.fetch_add(1, Ordering::Relaxed);
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("plot");
+        let ext = path.extension().and_then(|s| s.to_str()).unwrap_or("tmp");
+        let name = format!(".{stem}.{}-{n}.tmp.{ext}", std::process::id());
+        Temp {
+            tmp: path.with_file_name(name),
+            done: false,
+        }
+    }
+
+    /// Flushes the temporary file to disk and renames it to `path`.
+    fn commit(mut self, path: &Path) -> Result<(), PlotError> {
+        let werr = |source| PlotError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        fs::File::open(&self.tmp)
+            .and_then(|f| f.sync_all())
+            .map_err(werr)?;
+        fs::rename(&self.tmp, path).map_err(werr)?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+fn fonts(path: &Path) -> Result<(), PlotError> {
+    if style::register_fonts() {
+        Ok(())
+    } else {
+        Err(PlotError::Font {
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+fn draw_err(path: &Path, e: impl std::fmt::Display) -> PlotError {
+    PlotError::Draw {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+fn render_png(data: &PlotData, kind: Kind, path: &Path) -> Result<(), PlotError> {
+    fonts(path)?;
+    let temp = Temp::beside(path);
+    {
+        let root = BitMapBackend::new(&temp.tmp, (WIDTH, HEIGHT)).into_drawing_area();
+        draw(&root, data, kind).map_err(|e| draw_err(path, e))?;
+        root.present().map_err(|e| draw_err(path, e))?;
+    }
+    temp.commit(path)
+}
+
+fn render_svg(data: &PlotData, kind: Kind, path: &Path) -> Result<(), PlotError> {
+    fonts(path)?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        draw(&root, data, kind).map_err(|e| draw_err(path, e))?;
+        root.present().map_err(|e| draw_err(path, e))?;
+    }
+    let temp = Temp::beside(path);
+    fs::File::create(&temp.tmp)
+        .and_then(|mut f| f.write_all(svg.as_bytes()))
+        .map_err(|source| PlotError::Write {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    temp.commit(path)
+}
+
+#[cfg(test)]
+mod fixture;
+
+#[cfg(test)]
+mod tests;

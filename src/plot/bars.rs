@@ -1,0 +1,430 @@
+//! Horizontal bar charts with one row per run (labels of any length fit on the left):
+//! where a read's time went (stacked by stage), and the memory-pressure figures
+//! (GFP_ATOMIC failures stacked by order, kswapd congestion_wait per class) with their 95 %
+//! confidence intervals across replications.
+
+use super::data::{PlotData, Spread};
+use super::style::*;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+type HChart<'a, DB> = AxisChart<'a, DB>;
+
+/// Half the thickness of a single bar, in rows.
+const HALF_BAR: f64 = 0.3;
+/// Widest the run-label area may get, px.
+const MAX_LABEL_W: i32 = 320;
+
+/// The y value of row `k` of `n` (the first run at the top).
+fn row_y(k: usize, n: usize) -> f64 {
+    (n - 1 - k) as f64
+}
+
+/// Run labels cut to fit the label area, and the area's width.
+fn run_labels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+) -> Drawn<(Vec<String>, i32), DB> {
+    let style = font(TICK_PX, INK, HPos::Right, VPos::Center);
+    let mut w = 0;
+    let mut labels = Vec::new();
+    for r in &data.runs {
+        let l = fit_text(root, &r.label, &style, MAX_LABEL_W)?;
+        w = w.max(text_width(root, &l, &style)?);
+        labels.push(l);
+    }
+    Ok((labels, w + 22))
+}
+
+/// A chart on `area` with one row per label (first at the top) and a linear x axis from 0
+/// to at least `xmax`, with `x_desc` under it.
+fn hbar_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    labels: &[String],
+    label_w: i32,
+    xmax: f64,
+    x_desc: &str,
+) -> Drawn<HChart<'a, DB>, DB> {
+    let n = labels.len().max(1);
+    let (hi, xt) = linear_axis(0.0, xmax, 6);
+    let x_range = Axis::new(0.0, hi, xt);
+    let y_range = Axis::new(
+        -0.5,
+        n as f64 - 0.5,
+        Ticks {
+            major: (0..n).map(|k| k as f64).collect(),
+            minor: Vec::new(),
+        },
+    );
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(4)
+        .margin_right(16)
+        .x_label_area_size(62)
+        .y_label_area_size(label_w)
+        .build_cartesian_2d(x_range, y_range)?;
+    let row_label = |y: &f64| {
+        let k = n as i64 - 1 - y.round() as i64;
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| labels.get(k))
+            .cloned()
+            .unwrap_or_default()
+    };
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .x_desc(x_desc)
+        .x_label_formatter(&|x| fmt_num(*x))
+        .y_label_formatter(&row_label)
+        .label_style(font(TICK_PX, INK, HPos::Center, VPos::Center))
+        .axis_desc_style(font(DESC_PX, INK, HPos::Center, VPos::Center))
+        .bold_line_style(INK.mix(0.2))
+        .light_line_style(INK.mix(0.07))
+        .draw()?;
+    Ok(chart)
+}
+
+/// Half the thickness of a bar in rows: `rows` of a row, but at most `max_px` pixels.
+fn bar_half<DB: DrawingBackend>(chart: &HChart<'_, DB>, rows: f64, max_px: f64) -> f64 {
+    let px_per_row =
+        f64::from((chart.backend_coord(&(0.0, 0.0)).1 - chart.backend_coord(&(0.0, 1.0)).1).abs());
+    if px_per_row <= 0.0 {
+        rows
+    } else {
+        rows.min(max_px / px_per_row)
+    }
+}
+
+/// The pixel x range a CI whisker of `s` covers on any row.
+fn whisker_px<DB: DrawingBackend>(chart: &HChart<'_, DB>, s: &Spread) -> Option<(i32, i32)> {
+    (s.ci95_half > 0.0).then(|| {
+        (
+            chart
+                .backend_coord(&((s.mean - s.ci95_half).max(0.0), 0.0))
+                .0
+                - 2,
+            chart.backend_coord(&(s.mean + s.ci95_half, 0.0)).0 + 2,
+        )
+    })
+}
+
+/// Draws a bar segment from `x0` to `x1` on row `y` ± `half`, with a white edge so stacked
+/// segments stay apart, and `label` inside it when it fits and stays clear of the pixel x
+/// range `avoid` (a whisker drawn over the bar).
+#[allow(clippy::too_many_arguments)]
+fn segment<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &HChart<'_, DB>,
+    y: f64,
+    half: f64,
+    (x0, x1): (f64, f64),
+    colour: RGBColor,
+    label: &str,
+    avoid: Option<(i32, i32)>,
+) -> Drawn<(), DB> {
+    let a = chart.backend_coord(&(x0, y + half));
+    let b = chart.backend_coord(&(x1, y - half));
+    if b.0 <= a.0 {
+        return Ok(());
+    }
+    rect(root, a, b, colour.filled())?;
+    rect(root, a, b, WHITE.stroke_width(1))?;
+    if label.is_empty() {
+        return Ok(());
+    }
+    let style = font(SMALL_PX, text_on(colour), HPos::Center, VPos::Center);
+    let w = text_width(root, label, &style)?;
+    let mid = (a.0 + b.0) / 2;
+    let (l, r) = (mid - w / 2 - 2, mid + w / 2 + 2);
+    let clear = avoid.is_none_or(|(p, q)| r < p || l > q);
+    if w + 12 <= b.0 - a.0 && clear {
+        text(root, label, (mid, (a.1 + b.1) / 2), &style)?;
+    }
+    Ok(())
+}
+
+/// Draws the 95 % CI of `s` on row `y` as a horizontal error bar with caps; returns the
+/// pixel x of its right end.
+fn error_bar<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &HChart<'_, DB>,
+    y: f64,
+    s: &Spread,
+) -> Drawn<i32, DB> {
+    let lo = chart.backend_coord(&((s.mean - s.ci95_half).max(0.0), y));
+    let hi = chart.backend_coord(&(s.mean + s.ci95_half, y));
+    if s.ci95_half <= 0.0 {
+        return Ok(hi.0);
+    }
+    let pen = INK.stroke_width(2);
+    root.draw(&PathElement::new(vec![lo, hi], pen))?;
+    for x in [lo.0, hi.0] {
+        root.draw(&PathElement::new(vec![(x, lo.1 - 7), (x, lo.1 + 7)], pen))?;
+    }
+    Ok(hi.0)
+}
+
+/// A label just right of pixel x `x_end` on row `y`.
+fn end_label<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &HChart<'_, DB>,
+    x_end: i32,
+    y: f64,
+    label: &str,
+    colour: RGBColor,
+) -> Drawn<(), DB> {
+    let yc = chart.backend_coord(&(0.0, y)).1;
+    let style = font(SMALL_PX, colour, HPos::Left, VPos::Center);
+    text(root, label, (x_end + 6, yc), &style)
+}
+
+/// Room a label of about `chars` characters needs right of the longest bar, as a factor of
+/// the axis length (the bars get the rest of the width).
+fn label_room(chars: usize) -> f64 {
+    1.0 + 0.012 * chars as f64
+}
+
+/// Mean time per stage per run, stacked left to right in pipeline order, ms.
+pub(super) fn stages<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+) -> Drawn<(), DB> {
+    let note = "mean over every read of every replication; numbers in ms";
+    let body = frame(root, data, "where a read's time went, by stage", note)?;
+    // Stages in pipeline order as first met, leaving out ones no run spent time in.
+    let mut names: Vec<String> = Vec::new();
+    for r in &data.runs {
+        for (s, ns) in &r.read_stages {
+            if *ns > 0.0 && !names.contains(s) {
+                names.push(s.clone());
+            }
+        }
+    }
+    if names.is_empty() {
+        return no_data(root, &body, "no run completed a read");
+    }
+    let ms_of = |r: &super::data::RunPlot, s: &str| {
+        r.read_stages
+            .iter()
+            .find(|(n, _)| n == s)
+            .map_or(0.0, |(_, ns)| ns.max(0.0) / 1e6)
+    };
+    let entries: Vec<Entry> = names
+        .iter()
+        .enumerate()
+        .map(|(j, s)| Entry::new(s.clone(), Swatch::Box(fill_colour(j))))
+        .collect();
+    let (x0, y0) = body.get_base_pixel();
+    let bw = body.dim_in_pixel().0 as i32;
+    let lh = legend_row(root, (x0 + 4, y0), bw - 8, &entries)?;
+    let (_, area) = body.split_vertically(lh + 10);
+
+    let totals: Vec<f64> = data
+        .runs
+        .iter()
+        .map(|r| names.iter().map(|s| ms_of(r, s)).sum())
+        .collect();
+    let max_total = totals.iter().copied().fold(0.0, f64::max);
+    let (labels, label_w) = run_labels(root, data)?;
+    let chart = hbar_chart(
+        &area,
+        &labels,
+        label_w,
+        max_total * label_room(10),
+        "mean time per read, ms (stages stacked in pipeline order)",
+    )?;
+    let n = data.runs.len();
+    let half = bar_half(&chart, HALF_BAR, 32.0);
+    for (k, r) in data.runs.iter().enumerate() {
+        let y = row_y(k, n);
+        if totals[k] <= 0.0 {
+            let x = chart.backend_coord(&(0.0, y)).0;
+            end_label(root, &chart, x, y, "no reads", GREY)?;
+            continue;
+        }
+        let mut at = 0.0;
+        for (j, s) in names.iter().enumerate() {
+            let v = ms_of(r, s);
+            if v > 0.0 {
+                segment(
+                    root,
+                    &chart,
+                    y,
+                    half,
+                    (at, at + v),
+                    fill_colour(j),
+                    &fmt_num(v),
+                    None,
+                )?;
+            }
+            at += v;
+        }
+        let x_end = chart.backend_coord(&(at, y)).0;
+        end_label(
+            root,
+            &chart,
+            x_end,
+            y,
+            &format!("{} ms", fmt_num(totals[k])),
+            INK,
+        )?;
+    }
+    Ok(())
+}
+
+/// A panel heading in bold at pixel `(x, y)` (top left); returns the height used.
+fn heading<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    (x, y): (i32, i32),
+    s: &str,
+) -> Drawn<i32, DB> {
+    let style = bold(DESC_PX, INK, HPos::Left, VPos::Center);
+    text(root, s, (x, y + 14), &style)?;
+    Ok(30)
+}
+
+/// GFP_ATOMIC failures per run stacked by order with the CI of the total (top panel), and
+/// kswapd's time in congestion_wait per class with CIs (bottom panel).
+pub(super) fn failures<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+) -> Drawn<(), DB> {
+    let note = "bars: mean per replication · whiskers: 95 % confidence interval of the mean";
+    let body = frame(
+        root,
+        data,
+        "GFP_ATOMIC failures and kswapd congestion waits",
+        note,
+    )?;
+    let (labels, label_w) = run_labels(root, data)?;
+    let n = data.runs.len();
+    let bh = body.dim_in_pixel().1 as i32;
+    let (top, bottom) = body.split_vertically(bh / 2 + 10);
+    let ci_entry = Entry::new(
+        "95 % CI",
+        Swatch::Rule {
+            colour: INK,
+            dash: &[],
+        },
+    );
+
+    // Top: failures by order.
+    let mut orders: Vec<u32> = data
+        .runs
+        .iter()
+        .filter_map(|r| r.memory.as_ref())
+        .flat_map(|m| m.failures_by_order.iter().map(|&(o, _)| o))
+        .collect();
+    orders.sort_unstable();
+    orders.dedup();
+    let order_colour = |o: u32| fill_colour(orders.iter().position(|&x| x == o).unwrap_or(0));
+    let (tx, ty) = top.get_base_pixel();
+    let tw = top.dim_in_pixel().0 as i32;
+    let mut used = heading(
+        root,
+        (tx + 4, ty),
+        "GFP_ATOMIC allocation failures per replication, stacked by allocation order",
+    )?;
+    let mut entries: Vec<Entry> = orders
+        .iter()
+        .map(|&o| Entry::new(format!("order {o}"), Swatch::Box(order_colour(o))))
+        .collect();
+    entries.push(ci_entry.clone());
+    used += legend_row(root, (tx + 4, ty + used), tw - 8, &entries)?;
+    let (_, area) = top.split_vertically(used + 4);
+    let max_fail = data
+        .runs
+        .iter()
+        .filter_map(|r| r.memory.as_ref())
+        .map(|m| m.failures.mean + m.failures.ci95_half)
+        .fold(0.0, f64::max)
+        .max(1.0);
+    let chart = hbar_chart(
+        &area,
+        &labels,
+        label_w,
+        max_fail * label_room(14),
+        "failed GFP_ATOMIC allocations per replication",
+    )?;
+    let half = bar_half(&chart, HALF_BAR, 30.0);
+    for (k, r) in data.runs.iter().enumerate() {
+        let y = row_y(k, n);
+        let Some(m) = &r.memory else {
+            let x = chart.backend_coord(&(0.0, y)).0;
+            end_label(root, &chart, x, y, "no memory model", GREY)?;
+            continue;
+        };
+        let avoid = whisker_px(&chart, &m.failures);
+        let mut at = 0.0;
+        for &(o, s) in &m.failures_by_order {
+            if s.mean > 0.0 {
+                segment(
+                    root,
+                    &chart,
+                    y,
+                    half,
+                    (at, at + s.mean),
+                    order_colour(o),
+                    &fmt_num(s.mean),
+                    avoid,
+                )?;
+                at += s.mean;
+            }
+        }
+        let x_bar = chart.backend_coord(&(at, y)).0;
+        let x_ci = error_bar(root, &chart, y, &m.failures)?;
+        let label = fmt_pm(m.failures.mean, m.failures.ci95_half);
+        end_label(root, &chart, x_bar.max(x_ci), y, &label, INK)?;
+    }
+
+    // Bottom: kswapd in congestion_wait, SYNC and ASYNC side by side.
+    let classes = [("SYNC", fill_colour(0)), ("ASYNC", fill_colour(1))];
+    let (bx, by) = bottom.get_base_pixel();
+    let bw = bottom.dim_in_pixel().0 as i32;
+    let mut used = heading(
+        root,
+        (bx + 4, by + 14),
+        "kswapd time in congestion_wait per replication, by queue class",
+    )? + 14;
+    let mut entries: Vec<Entry> = classes
+        .iter()
+        .map(|&(c, col)| Entry::new(c, Swatch::Box(col)))
+        .collect();
+    entries.push(ci_entry);
+    used += legend_row(root, (bx + 4, by + used), bw - 8, &entries)?;
+    let (_, area) = bottom.split_vertically(used + 4);
+    let max_s = data
+        .runs
+        .iter()
+        .filter_map(|r| r.memory.as_ref())
+        .flat_map(|m| m.kswapd_cwait_s.iter().map(|s| s.mean + s.ci95_half))
+        .fold(0.0, f64::max);
+    let max_s = if max_s > 0.0 { max_s } else { 1.0 };
+    let chart = hbar_chart(
+        &area,
+        &labels,
+        label_w,
+        max_s * label_room(14),
+        "seconds in congestion_wait per replication",
+    )?;
+    let half = bar_half(&chart, 0.18, 16.0);
+    for (k, r) in data.runs.iter().enumerate() {
+        let y = row_y(k, n);
+        let Some(m) = &r.memory else {
+            let x = chart.backend_coord(&(0.0, y)).0;
+            end_label(root, &chart, x, y, "no memory model", GREY)?;
+            continue;
+        };
+        for (c, ((_, colour), s)) in classes.iter().zip(&m.kswapd_cwait_s).enumerate() {
+            // SYNC above the row centre, ASYNC below.
+            let yc = y + if c == 0 { half + 0.01 } else { -half - 0.01 };
+            segment(root, &chart, yc, half, (0.0, s.mean), *colour, "", None)?;
+            let x_bar = chart.backend_coord(&(s.mean, yc)).0;
+            let x_ci = error_bar(root, &chart, yc, s)?;
+            let label = format!("{} s", fmt_pm(s.mean, s.ci95_half));
+            end_label(root, &chart, x_bar.max(x_ci), yc, &label, INK)?;
+        }
+    }
+    Ok(())
+}

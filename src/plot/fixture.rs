@@ -1,0 +1,310 @@
+//! Synthetic but realistic [`PlotData`] for the plot tests: shapes and magnitudes like the
+//! gfp-atomic-storm and two-queue scenarios produce (tails that grow with the nines, a
+//! storm of order-0 and order-1 failures, kswapd stalling in congestion_wait, free pages
+//! hovering at the watermarks), made by small deterministic stand-in processes.
+
+use super::data::*;
+use crate::stats::series::{Grid, Level, Timeline};
+
+/// A small deterministic generator (xorshift64*), enough for fixture noise.
+struct Noise(u64);
+
+impl Noise {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn spread(mean: f64, rel: f64) -> Spread {
+    Spread {
+        mean,
+        stddev: mean * rel,
+        ci95_half: mean * rel * 0.715,
+    }
+}
+
+/// Read percentiles read off pooled `bins`, with a replication spread that widens in the
+/// tail (fewer samples there).
+fn percentiles(bins: &[(u64, u64)]) -> Vec<PercentileBand> {
+    let total: u64 = bins.iter().map(|b| b.1).sum();
+    PLOT_PERCENTILES
+        .iter()
+        .map(|&p| {
+            let want = (p / 100.0 * total as f64).ceil() as u64;
+            let mut acc = 0;
+            let ns = bins
+                .iter()
+                .find(|b| {
+                    acc += b.1;
+                    acc >= want
+                })
+                .map_or(0, |b| b.0);
+            let nines = -(1.0 - p / 100.0).log10();
+            PercentileBand {
+                p,
+                ns: spread(ns as f64, 0.03 + 0.035 * nines),
+            }
+        })
+        .collect()
+}
+
+/// Pooled bins on a log-linear grid (16 per octave) from a log-normal body at
+/// `median_ms` plus a heavier tail of weight `tail_share` at `tail_ms`.
+fn bins(median_ms: f64, tail_ms: f64, tail_share: f64, reads: f64) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut ns = 8_000.0f64;
+    while ns < 4e9 {
+        let step = ns / 16.0;
+        let mid = ns + step / 2.0;
+        let z = |m: f64, s: f64| {
+            let x = (mid / (m * 1e6)).ln() / s;
+            (-0.5 * x * x).exp() / (mid * s)
+        };
+        let density = (1.0 - tail_share) * z(median_ms, 0.45) + tail_share * z(tail_ms, 0.9);
+        let count = (density * step * reads * 0.4).round() as u64;
+        if count > 0 {
+            out.push((mid as u64, count));
+        }
+        ns += step;
+    }
+    out
+}
+
+fn stages(scale: f64, reclaim_ms: f64, memory: bool) -> Vec<(String, f64)> {
+    let mut v = Vec::new();
+    if memory {
+        v.push(("direct reclaim".to_string(), reclaim_ms * 1e6));
+    }
+    for (name, ms) in [
+        ("crypt queue wait", 1.9),
+        ("crypt service", 0.35),
+        ("kcryptd_io hop", 0.12),
+        ("request-pool sleep", 0.6),
+        ("block queue wait", 0.8),
+        ("device service", 0.45),
+        ("other", 0.03),
+    ] {
+        v.push((name.to_string(), ms * scale * 1e6));
+    }
+    v
+}
+
+fn memory(failures: f64, orders: &[(u32, f64)], sync_s: f64, async_s: f64) -> MemoryPlot {
+    MemoryPlot {
+        failures_by_order: orders
+            .iter()
+            .map(|&(o, share)| (o, spread(failures * share, 0.2)))
+            .collect(),
+        failures: spread(failures, 0.18),
+        kswapd_cwait_s: [spread(sync_s, 0.25), spread(async_s, 0.3)],
+    }
+}
+
+/// Replication 0's timeline over 60 s: a writer dirtying pages, kswapd reclaiming between
+/// the watermarks and stalling in congestion_wait, atomic bursts failing under the floor,
+/// and the given crypt queues.
+fn timeline(seed: u64, memory: bool, queues: &[&str], stall: f64) -> Timeline {
+    let end = 60_000_000_000u64;
+    let mut tl = Timeline::new(Grid::covering(0, end, 1000));
+    let q: Vec<usize> = queues
+        .iter()
+        .map(|n| tl.add_gauge(&format!("crypt queue {n}"), "requests"))
+        .collect();
+    let mut noise = Noise(seed | 1);
+    let (min, low, high, floor) = (2_000.0, 2_500.0, 3_000.0, 1_000.0);
+    let mem = memory.then(|| {
+        let free = tl.add_gauge("free pages", "pages");
+        let dirty = tl.add_gauge("dirty pages", "pages");
+        let wb = tl.add_gauge("writeback pages", "pages");
+        let fail = tl.add_count("GFP_ATOMIC failures");
+        let kswapd = tl.add_states("kswapd", &["asleep", "reclaiming", "congestion_wait"]);
+        tl.levels = vec![
+            Level {
+                name: "high".into(),
+                value: high,
+            },
+            Level {
+                name: "low".into(),
+                value: low,
+            },
+            Level {
+                name: "min".into(),
+                value: min,
+            },
+            Level {
+                name: "GFP_ATOMIC floor".into(),
+                value: floor,
+            },
+        ];
+        (free, dirty, wb, fail, kswapd)
+    });
+    let mut free = 40_000.0f64;
+    let mut dirty = 0.0f64;
+    let mut wb = 0.0f64;
+    let mut state = 0usize;
+    let mut stall_left = 0u32;
+    let mut depth = vec![0.0f64; q.len()];
+    if let Some((_, _, _, _, k)) = mem {
+        tl.enter(k, 0, 0);
+    }
+    let step = 1_000_000u64; // 1 ms
+    let mut t = 0;
+    while t < end {
+        for (i, d) in depth.iter_mut().enumerate() {
+            let burst = if noise.next() < 0.002 { 40.0 } else { 0.0 };
+            *d = (*d + burst + (noise.next() - 0.52) * 4.0 * (i + 1) as f64).clamp(0.0, 128.0);
+            tl.gauge(q[i], t, d.round());
+        }
+        if let Some((fg, dg, wg, fc, k)) = mem {
+            // A storm between 20 s and 40 s: a faster writer, network bursts, stalls.
+            let storm = (20_000_000_000..40_000_000_000).contains(&t);
+            // The writer takes pages; dirty pages turn into writeback and come back free.
+            let take = if storm { 22.0 } else { 9.0 } + 6.0 * noise.next();
+            free -= take;
+            dirty += take;
+            let flush = (dirty * 0.004).min(dirty);
+            dirty -= flush;
+            wb += flush;
+            let done = wb * 0.02;
+            wb -= done;
+            // kswapd: wakes under low, reclaims to high, sometimes stalls.
+            let next = match state {
+                0 if free < low => 1,
+                1 if free > high + 300.0 => 0,
+                1 if storm && noise.next() < stall => {
+                    stall_left = 100;
+                    2
+                }
+                2 if stall_left == 0 => 1,
+                s => s,
+            };
+            if next != state {
+                tl.enter(k, t, next);
+                state = next;
+            }
+            match state {
+                1 => free += 22.0 + 4.0 * noise.next(),
+                2 => stall_left -= 1,
+                _ => {}
+            }
+            // Network receive bursts allocate atomically.
+            if noise.next() < if storm { 0.03 } else { 0.004 } {
+                let want = 60.0 + 800.0 * noise.next();
+                if free - want < floor {
+                    tl.count(fc, t, 1 + (want / 200.0) as u64);
+                } else {
+                    free -= want;
+                }
+            }
+            free = free.max(floor * 0.6) + done * 0.2;
+            tl.gauge(fg, t, free.round());
+            tl.gauge(dg, t, dirty.round());
+            tl.gauge(wg, t, wb.round());
+        }
+        t += step;
+    }
+    tl.finish(end);
+    tl
+}
+
+/// gfp-atomic-storm with three kernel variants, memory figures and timelines.
+pub(super) fn with_memory() -> PlotData {
+    let runs = [
+        ("2.6.30", 0.9, 2.6, 310.0, 0.3, 0.0015),
+        ("2.6.31", 1.1, 3.0, 1450.0, 0.9, 0.004),
+        ("baseline", 1.3, 3.4, 2900.0, 1.8, 0.008),
+    ];
+    PlotData {
+        scenario: "gfp-atomic-storm".into(),
+        seed: 42,
+        replications: 10,
+        runs: runs
+            .iter()
+            .enumerate()
+            .map(|(i, &(label, med, tail, fails, cwait, stall))| {
+                let bins = bins(med, med * tail * tail * 2.0, 0.015 * (i + 1) as f64, 2e6);
+                RunPlot {
+                    label: label.into(),
+                    read_percentiles: percentiles(&bins),
+                    read_clat_bins: bins,
+                    read_stages: stages(med, 0.4 * (i + 1) as f64, true),
+                    memory: Some(memory(
+                        fails,
+                        &[(0, 0.7), (1, 0.25), (3, 0.05)],
+                        cwait,
+                        cwait * 0.4,
+                    )),
+                    timeline: Some(timeline(7 + i as u64, true, &["kcryptd"], stall)),
+                }
+            })
+            .collect(),
+    }
+}
+
+/// two-queue without a memory model: three policies, queue-only timelines on two.
+pub(super) fn without_memory() -> PlotData {
+    let runs = [
+        ("fifo", 0.6, 3.2, vec!["kcryptd"]),
+        ("split", 0.5, 2.2, vec!["read", "write"]),
+        ("prio", 0.45, 1.9, vec![]),
+    ];
+    PlotData {
+        scenario: "two-queue".into(),
+        seed: 1234,
+        replications: 5,
+        runs: runs
+            .iter()
+            .enumerate()
+            .map(|(i, (label, med, tail, queues))| {
+                let bins = bins(*med, med * tail * tail, 0.01, 1e6);
+                RunPlot {
+                    label: label.to_string(),
+                    read_percentiles: percentiles(&bins),
+                    read_clat_bins: bins,
+                    read_stages: stages(*med, 0.0, false),
+                    memory: None,
+                    timeline: (!queues.is_empty())
+                        .then(|| timeline(100 + i as u64, false, queues, 0.0)),
+                }
+            })
+            .collect(),
+    }
+}
+
+/// gfp-atomic-storm with five variants whose labels are long and carry `+` and `/`.
+pub(super) fn five_variants() -> PlotData {
+    let labels = [
+        "2.6.30",
+        "2.6.31",
+        "baseline",
+        "+kswapd-stay-awake",
+        "+dm-crypt-unplug/split",
+    ];
+    let mut data = with_memory();
+    let base = data.runs[2].clone();
+    data.runs = labels
+        .iter()
+        .enumerate()
+        .map(|(i, &label)| {
+            let f = 1.0 - 0.15 * i as f64;
+            let bins = bins(1.3 * f, 30.0 * f, 0.05 * f, 2e6);
+            RunPlot {
+                label: label.into(),
+                read_percentiles: percentiles(&bins),
+                read_clat_bins: bins,
+                read_stages: stages(f, 1.2 * f, true),
+                memory: Some(memory(
+                    2900.0 * f * f,
+                    &[(0, 0.6), (1, 0.3), (2, 0.1)],
+                    1.8 * f,
+                    0.5 * f,
+                )),
+                timeline: (i == 3).then(|| base.timeline.clone()).flatten(),
+            }
+        })
+        .collect();
+    data
+}

@@ -1,0 +1,250 @@
+//! Line plots with one series per run: read latency by percentile (on a "nines" axis, with
+//! the replications' confidence band) and the CDF of read latency from the pooled bins.
+
+use super::data::{PLOT_PERCENTILES, PercentileBand, PlotData, RunPlot};
+use super::style::*;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+/// The percentiles labelled on the nines axis.
+const LABELLED: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 99.99];
+
+/// Gap between the plot and a legend column, px.
+const LEGEND_GAP: i32 = 14;
+
+/// Band of one percentile, ms: (low, mean, high), the low end kept positive for the log
+/// axis; `None` when the mean is not positive.
+fn band_ms(b: &PercentileBand) -> Option<(f64, f64, f64)> {
+    let mean = b.ns.mean / 1e6;
+    if !(mean > 0.0 && mean.is_finite()) {
+        return None;
+    }
+    let half = b.ns.ci95_half.max(0.0) / 1e6;
+    Some(((mean - half).max(mean / 10.0), mean, mean + half))
+}
+
+/// One legend column entry per run, in each run's style.
+fn run_entries(runs: &[(usize, &RunPlot)], band: bool) -> Vec<Entry> {
+    runs.iter()
+        .map(|&(i, r)| {
+            Entry::new(
+                r.label.clone(),
+                Swatch::Line {
+                    style: series_style(i),
+                    band,
+                },
+            )
+        })
+        .collect()
+}
+
+/// Splits `body` into the plot area and a legend column wide enough for `entries` (at
+/// most a third of the width); returns the plot area and the legend's left edge.
+fn with_legend_column<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    body: &DrawingArea<DB, Shift>,
+    entries: &[Entry],
+) -> Drawn<(DrawingArea<DB, Shift>, i32, i32), DB> {
+    let bw = body.dim_in_pixel().0 as i32;
+    let lw = legend_width(root, entries)?.min(bw / 3);
+    let (plot, _) = body.split_horizontally(bw - lw - LEGEND_GAP);
+    let x = body.get_base_pixel().0 + bw - lw;
+    Ok((plot, x, lw))
+}
+
+/// Read clat against percentile, one line per run with markers at the measured
+/// percentiles and the 95 % CI of the mean across replications as a translucent band.
+pub(super) fn percentiles<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+) -> Drawn<(), DB> {
+    let banded = data.replications > 1;
+    let note = if banded {
+        "line: mean over replications · band: its 95 % confidence interval"
+    } else {
+        "one replication: no confidence band"
+    };
+    let body = frame(root, data, "read completion latency by percentile", note)?;
+    let runs: Vec<(usize, &RunPlot)> = data
+        .runs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.read_percentiles.iter().any(|b| band_ms(b).is_some()))
+        .collect();
+    if runs.is_empty() {
+        return no_data(root, &body, "no run completed a read");
+    }
+    let entries = run_entries(&runs, banded);
+    let (plot_area, legend_x, legend_w) = with_legend_column(root, &body, &entries)?;
+
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for (_, r) in &runs {
+        for (a, _, c) in r.read_percentiles.iter().filter_map(band_ms) {
+            lo = lo.min(a);
+            hi = hi.max(c);
+        }
+    }
+    let (ylo, yhi, yt) = log_axis(lo, hi);
+    let x_major: Vec<f64> = LABELLED.iter().map(|&p| nines(p)).collect();
+    let x_minor: Vec<f64> = PLOT_PERCENTILES
+        .iter()
+        .filter(|p| !LABELLED.contains(p))
+        .map(|&p| nines(p))
+        .collect();
+    let x_range = Axis::new(
+        nines(50.0) - 0.15,
+        nines(99.99) + 0.15,
+        Ticks {
+            major: x_major,
+            minor: x_minor,
+        },
+    );
+    let y_range = Axis::mapped(ylo, yhi, &yt, f64::log10);
+    let mut chart = ChartBuilder::on(&plot_area)
+        .margin_top(8)
+        .margin_right(12)
+        .x_label_area_size(66)
+        .y_label_area_size(100)
+        .build_cartesian_2d(x_range, y_range)?;
+    chart
+        .configure_mesh()
+        .x_desc("percentile of reads (axis spaced by nines: 90, 99, 99.9 ...)")
+        .y_desc("read completion latency, ms (log scale)")
+        .x_label_formatter(&|x| nines_label(*x))
+        .y_label_formatter(&|y| fmt_num(10f64.powf(*y)))
+        .label_style(font(TICK_PX, INK, HPos::Center, VPos::Center))
+        .axis_desc_style(font(DESC_PX, INK, HPos::Center, VPos::Center))
+        .bold_line_style(INK.mix(0.2))
+        .light_line_style(INK.mix(0.07))
+        .draw()?;
+
+    let pt = |p: f64, ms: f64| chart.backend_coord(&(nines(p), ms.log10()));
+    if banded {
+        for &(i, r) in &runs {
+            let st = series_style(i);
+            let pts: Vec<(f64, (f64, f64, f64))> = r
+                .read_percentiles
+                .iter()
+                .filter_map(|b| band_ms(b).map(|v| (b.p, v)))
+                .collect();
+            let mut poly: Vec<(i32, i32)> = pts.iter().map(|&(p, (_, _, c))| pt(p, c)).collect();
+            poly.extend(pts.iter().rev().map(|&(p, (a, _, _))| pt(p, a)));
+            fill(root, poly, st.colour.mix(0.16))?;
+        }
+    }
+    for &(i, r) in &runs {
+        let st = series_style(i);
+        let line: Vec<(i32, i32)> = r
+            .read_percentiles
+            .iter()
+            .filter_map(|b| band_ms(b).map(|(_, m, _)| pt(b.p, m)))
+            .collect();
+        polyline(root, &line, st.colour.to_rgba(), 3, st.dash)?;
+    }
+    for &(i, r) in &runs {
+        let st = series_style(i);
+        for b in &r.read_percentiles {
+            if let Some((_, m, _)) = band_ms(b) {
+                marker(root, st.marker, pt(b.p, m), 6, st.colour)?;
+            }
+        }
+    }
+    let top = chart.plotting_area().get_pixel_range().1.start;
+    legend_column(root, (legend_x, top), legend_w, Some("runs"), &entries)?;
+    Ok(())
+}
+
+/// Cumulative share of reads (%) at each pooled bin midpoint (ns).
+fn cdf_points(bins: &[(u64, u64)]) -> Vec<(f64, f64)> {
+    let total: u64 = bins.iter().map(|&(_, c)| c).sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    let mut acc = 0u64;
+    bins.iter()
+        .filter(|&&(ns, _)| ns > 0)
+        .map(|&(ns, c)| {
+            acc += c;
+            (ns as f64, 100.0 * acc as f64 / total as f64)
+        })
+        .collect()
+}
+
+/// A run's index, the run and its CDF points `(ns, %)`.
+type Curve<'a> = (usize, &'a RunPlot, Vec<(f64, f64)>);
+
+/// CDF of read clat per run from the histogram pooled over replications, log time axis.
+pub(super) fn cdf<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+) -> Drawn<(), DB> {
+    let note = "pooled over all replications (fio's histogram buckets)";
+    let body = frame(root, data, "distribution of read completion latency", note)?;
+    let curves: Vec<Curve> = data
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (i, r, cdf_points(&r.read_clat_bins)))
+        .filter(|(_, _, c)| !c.is_empty())
+        .collect();
+    if curves.is_empty() {
+        return no_data(root, &body, "no run completed a read");
+    }
+    let runs: Vec<(usize, &RunPlot)> = curves.iter().map(|(i, r, _)| (*i, *r)).collect();
+    let entries = run_entries(&runs, false);
+    let (plot_area, legend_x, legend_w) = with_legend_column(root, &body, &entries)?;
+
+    let lo = curves
+        .iter()
+        .map(|c| c.2[0].0)
+        .fold(f64::INFINITY, f64::min);
+    let hi = curves
+        .iter()
+        .map(|c| c.2[c.2.len() - 1].0)
+        .fold(0.0, f64::max);
+    let (xlo, xhi, xt) = log_axis(lo, hi);
+    let (_, yt) = linear_axis(0.0, 100.0, 10);
+    let x_range = Axis::mapped(xlo, xhi, &xt, f64::log10);
+    let y_range = Axis::new(0.0, 101.0, yt);
+    let mut chart = ChartBuilder::on(&plot_area)
+        .margin_top(8)
+        .margin_right(12)
+        .x_label_area_size(66)
+        .y_label_area_size(100)
+        .build_cartesian_2d(x_range, y_range)?;
+    chart
+        .configure_mesh()
+        .x_desc("read completion latency (log scale)")
+        .y_desc("reads completed within that time, %")
+        .x_label_formatter(&|x| fmt_ns(10f64.powf(*x)))
+        .y_label_formatter(&|y| fmt_num(*y))
+        .label_style(font(TICK_PX, INK, HPos::Center, VPos::Center))
+        .axis_desc_style(font(DESC_PX, INK, HPos::Center, VPos::Center))
+        .bold_line_style(INK.mix(0.2))
+        .light_line_style(INK.mix(0.07))
+        .draw()?;
+
+    let (xr, _) = chart.plotting_area().get_pixel_range();
+    for (k, (i, _, pts)) in curves.iter().enumerate() {
+        let st = series_style(*i);
+        let mut line: Vec<(i32, i32)> = Vec::with_capacity(pts.len() + 1);
+        line.push(chart.backend_coord(&(pts[0].0.log10(), 0.0)));
+        line.extend(
+            pts.iter()
+                .map(|&(ns, pc)| chart.backend_coord(&(ns.log10(), pc))),
+        );
+        polyline(root, &line, st.colour.to_rgba(), 3, st.dash)?;
+        // Markers every ~90 px along x, staggered per run so they do not sit on each other.
+        let mut next = xr.start + 24 + (k as i32 * 17) % 90;
+        for &p in &line[1..] {
+            if p.0 >= next {
+                marker(root, st.marker, p, 6, st.colour)?;
+                next = p.0 + 90;
+            }
+        }
+    }
+    let top = chart.plotting_area().get_pixel_range().1.start;
+    legend_column(root, (legend_x, top), legend_w, Some("runs"), &entries)?;
+    Ok(())
+}

@@ -1,0 +1,200 @@
+//! Rendering tests: every expected file appears, PNGs and SVGs have the promised size, no
+//! temporary file stays behind, and failures name the file.
+//!
+//! Set `QSIM_PLOT_PREVIEW=DIR` to keep a copy of the fixtures' plots in `DIR` for a look.
+
+use super::*;
+use std::collections::BTreeSet;
+
+/// A fresh empty directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let n = SEQ.fetch_add(1, Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("qsim-plot-test-{}-{tag}-{n}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert!(bytes.len() > 24, "PNG too short");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
+    assert_eq!(&bytes[12..16], b"IHDR", "first chunk is IHDR");
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    (be(&bytes[16..20]), be(&bytes[20..24]))
+}
+
+/// The value of attribute `name` in the first `<svg ...>` tag.
+fn svg_attr(text: &str, name: &str) -> Option<String> {
+    let tag = &text[text.find("<svg")?..];
+    let tag = &tag[..tag.find('>')?];
+    let key = format!(" {name}=\"");
+    let at = tag.find(&key)? + key.len();
+    Some(tag[at..at + tag[at..].find('"')?].to_string())
+}
+
+fn files_in(dir: &Path) -> BTreeSet<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect()
+}
+
+/// Renders `data` and checks the file set, the sizes and the order of the returned paths.
+fn render_and_check(data: &PlotData, tag: &str) -> Vec<String> {
+    let tmp = TempDir::new(tag);
+    let dir = tmp.0.join("plots"); // missing: render_all creates it
+    let paths = render_all(data, &dir).unwrap();
+    let want = plot_files(data);
+    let got: Vec<String> = paths
+        .iter()
+        .map(|p| p.file_name().unwrap().to_str().unwrap().to_string())
+        .collect();
+    assert_eq!(got, want, "paths in plot_files order");
+    assert!(paths.iter().all(|p| p.parent() == Some(dir.as_path())));
+    assert_eq!(
+        files_in(&dir),
+        want.iter().cloned().collect::<BTreeSet<_>>(),
+        "exactly the promised files, no temporaries"
+    );
+    for p in &paths {
+        let bytes = fs::read(p).unwrap();
+        match p.extension().and_then(|e| e.to_str()) {
+            Some("png") => assert_eq!(png_size(&bytes), (WIDTH, HEIGHT), "{}", p.display()),
+            Some("svg") => {
+                let text = String::from_utf8(bytes).unwrap();
+                assert!(text.trim_start().starts_with("<svg"), "{}", p.display());
+                assert_eq!(svg_attr(&text, "width").as_deref(), Some("1200"));
+                assert_eq!(svg_attr(&text, "height").as_deref(), Some("800"));
+                assert!(
+                    text.contains("sans-serif"),
+                    "text uses the registered family"
+                );
+            }
+            other => panic!("unexpected extension {other:?}"),
+        }
+    }
+    if let Ok(preview) = std::env::var("QSIM_PLOT_PREVIEW") {
+        let preview = Path::new(&preview);
+        fs::create_dir_all(preview).unwrap();
+        for p in &paths {
+            let name = format!("{tag}-{}", p.file_name().unwrap().to_str().unwrap());
+            fs::copy(p, preview.join(name)).unwrap();
+        }
+    }
+    plot_names(data)
+}
+
+#[test]
+fn a_scenario_with_memory_gets_every_plot() {
+    let data = fixture::with_memory();
+    let names = render_and_check(&data, "memory");
+    assert_eq!(
+        names,
+        [
+            "percentiles",
+            "cdf",
+            "stages",
+            "failures",
+            "timeline-2.6.30",
+            "timeline-2.6.31",
+            "timeline-baseline"
+        ]
+    );
+}
+
+#[test]
+fn without_memory_there_is_no_failures_plot_and_timelines_only_where_recorded() {
+    let data = fixture::without_memory();
+    let names = render_and_check(&data, "nomemory");
+    assert_eq!(
+        names,
+        [
+            "percentiles",
+            "cdf",
+            "stages",
+            "timeline-fifo",
+            "timeline-split"
+        ]
+    );
+}
+
+#[test]
+fn five_variants_with_awkward_labels_render() {
+    let data = fixture::five_variants();
+    let names = render_and_check(&data, "five");
+    assert!(names.contains(&"failures".to_string()));
+    assert!(names.contains(&"timeline-plus-kswapd-stay-awake".to_string()));
+}
+
+#[test]
+fn an_empty_plan_still_draws_the_fixed_plots() {
+    let data = PlotData {
+        scenario: "empty".into(),
+        seed: 1,
+        replications: 1,
+        runs: Vec::new(),
+    };
+    assert_eq!(
+        render_and_check(&data, "empty"),
+        ["percentiles", "cdf", "stages"]
+    );
+}
+
+#[test]
+fn labels_become_safe_distinct_file_names() {
+    assert_eq!(file_label("2.6.30/split", 0), "2.6.30_split");
+    assert_eq!(
+        file_label("+kswapd-stay-awake", 0),
+        "plus-kswapd-stay-awake"
+    );
+    assert_eq!(file_label("2.6.32+fix", 0), "2.6.32-plus-fix");
+    assert_eq!(file_label("two words", 0), "two_words");
+    assert_eq!(file_label("a / b", 0), "a_b");
+    assert_eq!(file_label("../x", 0), "x");
+    assert_eq!(file_label("", 3), "run3");
+    let mut data = fixture::without_memory();
+    data.runs[1].label = "fifo".into(); // two runs with one label
+    let names = plot_names(&data);
+    assert!(names.contains(&"timeline-fifo".to_string()));
+    assert!(names.contains(&"timeline-fifo-2".to_string()));
+}
+
+#[test]
+fn a_failed_write_names_the_file_and_leaves_no_temporary() {
+    let tmp = TempDir::new("fail");
+    // A directory where the PNG should go makes the rename fail.
+    fs::create_dir(tmp.0.join("percentiles.png")).unwrap();
+    let err = render_all(&fixture::without_memory(), &tmp.0).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("percentiles.png"), "{msg}");
+    assert!(matches!(err, PlotError::Write { .. }), "{err:?}");
+    assert_eq!(
+        files_in(&tmp.0),
+        BTreeSet::from(["percentiles.png".to_string()])
+    );
+
+    // A file where the directory should be.
+    let file = tmp.0.join("not-a-dir");
+    fs::write(&file, "x").unwrap();
+    let err = render_all(&fixture::without_memory(), &file.join("plots")).unwrap_err();
+    assert!(err.to_string().contains("not-a-dir"), "{err}");
+}
+
+#[test]
+fn the_bundled_font_registers() {
+    assert!(style::register_fonts());
+    assert!(style::register_fonts(), "idempotent");
+}

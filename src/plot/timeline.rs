@@ -1,0 +1,565 @@
+//! One run's replication-0 timeline as stacked panels sharing the time axis: free pages
+//! (min–max band per bucket) against the watermarks and the GFP_ATOMIC floor with failures
+//! marked; kswapd's state as a coloured band; the dm-crypt queue depths; dirty and
+//! writeback pages. A panel whose series are absent is left out (no memory model: only
+//! the queues).
+//!
+//! Series are found by the names the model's recorder gives them: gauge `free pages`,
+//! count `GFP_ATOMIC failures`, states `kswapd`, gauges `crypt queue <name>`, gauges
+//! `dirty pages` and `writeback pages`; levels are drawn on the free-pages panel.
+
+use super::data::{PlotData, RunPlot};
+use super::style::*;
+use crate::stats::series::{Count, Gauge, Grid, Level, States, Timeline};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+type Chart<'a, DB> = AxisChart<'a, DB>;
+
+/// Width of the run-independent y label area of every panel, px (equal so panels align).
+const Y_LABEL_W: i32 = 104;
+/// Height of the time axis under the last panel, px.
+const X_AXIS_H: i32 = 62;
+/// Gap between panels, px.
+const PANEL_GAP: i32 = 6;
+
+/// Colours of the gauges of one panel, in order: dark and light alternate, so two series
+/// stay apart in grayscale.
+const GAUGE_COLOURS: [RGBColor; 4] = [OI_BLUE, OI_ORANGE, OI_PURPLE, OI_GREEN];
+
+/// At most this many crypt queues get a panel each; more share one.
+const QUEUE_PANELS: usize = 3;
+
+/// The free-pages panel's series.
+struct Free<'t> {
+    gauge: &'t Gauge,
+    levels: &'t [Level],
+    failures: Option<&'t Count>,
+    /// Top of the axis before rounding to a tick; may cut off a peak far above the
+    /// watermarks (`peak` is then its value).
+    ymax: f64,
+    peak: Option<f64>,
+}
+
+/// What a panel shows.
+enum Panel<'t> {
+    /// Free pages against the levels, with failure marks.
+    Free(Free<'t>),
+    /// kswapd's states as shares of each bucket.
+    Kswapd(&'t States),
+    /// Gauges on one linear axis from 0 to `ymax`.
+    Gauges {
+        gauges: Vec<(&'t Gauge, RGBColor)>,
+        ymax: f64,
+        desc: &'static str,
+        weight: f64,
+    },
+}
+
+impl Panel<'_> {
+    /// Share of the panels' height.
+    fn weight(&self) -> f64 {
+        match self {
+            Panel::Free(_) => 3.4,
+            Panel::Kswapd(_) => 0.9,
+            Panel::Gauges { weight, .. } => *weight,
+        }
+    }
+}
+
+/// Whether a gauge recorded anything.
+fn visited(g: &Gauge) -> bool {
+    g.max.iter().any(|v| !v.is_nan())
+}
+
+/// Largest level of any of `gs`.
+fn max_of(gs: &[&Gauge]) -> f64 {
+    gs.iter()
+        .flat_map(|g| g.max.iter().copied())
+        .filter(|v| !v.is_nan())
+        .fold(0.0, f64::max)
+}
+
+/// Top of the free-pages axis: room for the levels and the usual maxima, cutting off a
+/// start-up peak (free pages before memory fills) that would squash the watermarks into
+/// the bottom pixels. Returns the top and, when something is cut, the peak.
+fn free_axis(g: &Gauge, levels: &[Level]) -> (f64, Option<f64>) {
+    let mut maxes: Vec<f64> = g.max.iter().copied().filter(|v| !v.is_nan()).collect();
+    maxes.sort_by(f64::total_cmp);
+    let peak = maxes.last().copied().unwrap_or(0.0);
+    let top_level = levels.iter().map(|l| l.value).fold(0.0, f64::max);
+    let full = peak.max(top_level) * 1.06;
+    if top_level <= 0.0 || maxes.is_empty() {
+        return (full.max(1.0), None);
+    }
+    let usual = maxes[(maxes.len() - 1) * 9 / 10];
+    let cap = (top_level * 2.5).max(usual * 1.15);
+    if peak > cap {
+        (cap, Some(peak))
+    } else {
+        (full, None)
+    }
+}
+
+/// The panels `tl` has data for, top to bottom.
+fn panels(tl: &Timeline) -> Vec<Panel<'_>> {
+    let mut out = Vec::new();
+    if let Some(g) = tl.find_gauge("free pages").filter(|g| visited(g)) {
+        let (ymax, peak) = free_axis(g, &tl.levels);
+        out.push(Panel::Free(Free {
+            gauge: g,
+            levels: &tl.levels,
+            failures: tl.counts.iter().find(|c| c.name == "GFP_ATOMIC failures"),
+            ymax,
+            peak,
+        }));
+    }
+    if let Some(s) = tl.states.iter().find(|s| s.name == "kswapd") {
+        out.push(Panel::Kswapd(s));
+    }
+    let queues: Vec<&Gauge> = tl
+        .gauges
+        .iter()
+        .filter(|g| g.name.starts_with("crypt queue") && visited(g))
+        .collect();
+    // One panel per queue on a shared scale (overlaid, jagged queue lengths hide each
+    // other), unless there are too many.
+    let qmax = max_of(&queues).max(1.0) * 1.06;
+    if queues.len() <= QUEUE_PANELS {
+        let weight = if queues.len() == 1 { 2.4 } else { 1.5 };
+        for (k, g) in queues.iter().enumerate() {
+            out.push(Panel::Gauges {
+                gauges: vec![(*g, GAUGE_COLOURS[k % GAUGE_COLOURS.len()])],
+                ymax: qmax,
+                desc: "requests",
+                weight,
+            });
+        }
+    } else {
+        out.push(Panel::Gauges {
+            gauges: queues
+                .iter()
+                .enumerate()
+                .map(|(k, g)| (*g, GAUGE_COLOURS[k % GAUGE_COLOURS.len()]))
+                .collect(),
+            ymax: qmax,
+            desc: "requests",
+            weight: 2.4,
+        });
+    }
+    let pages: Vec<&Gauge> = tl
+        .gauges
+        .iter()
+        .filter(|g| (g.name == "dirty pages" || g.name == "writeback pages") && visited(g))
+        .collect();
+    if !pages.is_empty() {
+        out.push(Panel::Gauges {
+            ymax: max_of(&pages).max(1.0) * 1.06,
+            gauges: pages
+                .iter()
+                .enumerate()
+                .map(|(k, g)| (*g, GAUGE_COLOURS[k % GAUGE_COLOURS.len()]))
+                .collect(),
+            desc: "pages",
+            weight: 2.0,
+        });
+    }
+    out
+}
+
+/// Bucket `i`'s edges in seconds.
+fn edges(grid: &Grid, i: usize) -> (f64, f64) {
+    (
+        grid.bucket_start(i) as f64 / 1e9,
+        grid.bucket_start(i + 1) as f64 / 1e9,
+    )
+}
+
+/// Drops repeated points and the middle of straight horizontal or vertical runs.
+fn simplify(pts: Vec<(i32, i32)>) -> Vec<(i32, i32)> {
+    let mut out: Vec<(i32, i32)> = Vec::with_capacity(pts.len());
+    for p in pts {
+        if out.last() == Some(&p) {
+            continue;
+        }
+        let n = out.len();
+        if n >= 2 {
+            let (a, b) = (out[n - 2], out[n - 1]);
+            if (a.0 == b.0 && b.0 == p.0) || (a.1 == b.1 && b.1 == p.1) {
+                out[n - 1] = p;
+                continue;
+            }
+        }
+        out.push(p);
+    }
+    out
+}
+
+/// Runs of buckets whose values are not NaN: `[start, end)` index ranges.
+fn runs_of(v: &[f64]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, x) in v.iter().enumerate() {
+        match (x.is_nan(), start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                out.push((s, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, v.len()));
+    }
+    out
+}
+
+/// Step line through `v` per bucket (one pixel path per run of visited buckets).
+fn step_paths<DB: DrawingBackend>(
+    chart: &Chart<'_, DB>,
+    grid: &Grid,
+    v: &[f64],
+) -> Vec<Vec<(i32, i32)>> {
+    runs_of(v)
+        .into_iter()
+        .map(|(a, b)| {
+            let mut pts = Vec::with_capacity(2 * (b - a));
+            for (i, &y) in v.iter().enumerate().take(b).skip(a) {
+                let (x0, x1) = edges(grid, i);
+                pts.push(chart.backend_coord(&(x0, y)));
+                pts.push(chart.backend_coord(&(x1, y)));
+            }
+            simplify(pts)
+        })
+        .collect()
+}
+
+/// Draws a gauge as its min–max band (translucent) with the `edge` side as a solid line,
+/// values cut at `ymax`.
+fn draw_gauge<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart<'_, DB>,
+    grid: &Grid,
+    g: &Gauge,
+    colour: RGBColor,
+    edge: &[f64],
+    ymax: f64,
+) -> Drawn<(), DB> {
+    let cut = |v: f64| v.min(ymax);
+    for (a, b) in runs_of(&g.max) {
+        let mut poly = Vec::with_capacity(4 * (b - a));
+        for i in a..b {
+            let (x0, x1) = edges(grid, i);
+            poly.push(chart.backend_coord(&(x0, cut(g.max[i]))));
+            poly.push(chart.backend_coord(&(x1, cut(g.max[i]))));
+        }
+        for i in (a..b).rev() {
+            let (x0, x1) = edges(grid, i);
+            poly.push(chart.backend_coord(&(x1, cut(g.min[i]))));
+            poly.push(chart.backend_coord(&(x0, cut(g.min[i]))));
+        }
+        fill(root, simplify(poly), colour.mix(0.3))?;
+    }
+    let edge: Vec<f64> = edge.iter().map(|&v| cut(v)).collect();
+    for path in step_paths(chart, grid, &edge) {
+        polyline(root, &path, colour.to_rgba(), 2, &[])?;
+    }
+    Ok(())
+}
+
+/// A legend swatch for a gauge drawn in `colour`.
+fn gauge_swatch(colour: RGBColor) -> Swatch {
+    Swatch::Band {
+        style: SeriesStyle {
+            colour,
+            dash: &[],
+            marker: Marker::Circle,
+        },
+    }
+}
+
+/// The style of a reference level, by its name (others by position).
+fn level_style(name: &str, i: usize) -> (RGBColor, &'static [f64], u32) {
+    match name {
+        "high" => (OI_GREEN, &[14.0, 5.0, 3.0, 5.0], 2),
+        "low" => (OI_ORANGE, &[4.0, 4.0], 2),
+        "min" => (OI_PURPLE, &[12.0, 6.0], 2),
+        "GFP_ATOMIC floor" => (INK, &[], 2),
+        _ => (GREY, [&[8.0, 4.0][..], &[2.0, 3.0][..]][i % 2], 2),
+    }
+}
+
+/// The colour of a kswapd state, by name (others by position).
+fn state_colour(name: &str, i: usize) -> RGBColor {
+    match name {
+        "asleep" => RGBColor(215, 215, 215),
+        "reclaiming" => OI_ORANGE,
+        "congestion_wait" => OI_BLUE,
+        "nap" => OI_SKY,
+        _ => fill_colour(i + 3),
+    }
+}
+
+/// Legend entries shown above a panel.
+fn panel_entries(p: &Panel<'_>) -> Vec<Entry> {
+    match p {
+        Panel::Free(Free {
+            gauge, failures, ..
+        }) => {
+            let label = format!("{} (line: lowest per bucket)", gauge.name);
+            let mut e = vec![Entry::new(label, gauge_swatch(GAUGE_COLOURS[0]))];
+            if let Some(c) = failures {
+                let label = match c.total() {
+                    0 => "no GFP_ATOMIC failures".to_string(),
+                    n => format!("buckets with GFP_ATOMIC failures ({n} failures)"),
+                };
+                e.push(Entry::new(
+                    label,
+                    Swatch::Mark(Marker::TriangleDown, OI_VERMILLION),
+                ));
+            }
+            e
+        }
+        Panel::Kswapd(s) => s
+            .states
+            .iter()
+            .enumerate()
+            .map(|(k, n)| {
+                Entry::new(
+                    format!("{} {}", s.name, n.replace('_', " ")),
+                    Swatch::Box(state_colour(n, k)),
+                )
+            })
+            .collect(),
+        Panel::Gauges { gauges, .. } => gauges
+            .iter()
+            .map(|&(g, colour)| {
+                Entry::new(
+                    format!("{} (line: highest per bucket)", g.name),
+                    gauge_swatch(colour),
+                )
+            })
+            .collect(),
+    }
+}
+
+/// Replication 0 of `run` over time.
+pub(super) fn timeline<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+    run: &RunPlot,
+) -> Drawn<(), DB> {
+    let what = format!("{} over time (replication 0)", run.label);
+    let Some(tl) = run.timeline.as_ref() else {
+        let body = frame(root, data, &what, "")?;
+        return no_data(root, &body, "no timeline was recorded for this run");
+    };
+    let grid = tl.grid;
+    let note = format!(
+        "bands: lowest to highest level within each {} bucket",
+        fmt_ns(grid.bucket_ns as f64)
+    );
+    let body = frame(root, data, &what, &note)?;
+    let panels = panels(tl);
+    if panels.is_empty() {
+        return no_data(root, &body, "the timeline holds no series to draw");
+    }
+
+    // Right column for the level labels of the free-pages panel.
+    let label_style = font(SMALL_PX, INK, HPos::Left, VPos::Center);
+    let mut right = 16;
+    for p in &panels {
+        if let Panel::Free(Free { levels, .. }) = p {
+            for l in levels.iter() {
+                let s = format!("{} {}", l.name, fmt_num(l.value));
+                right = right.max(text_width(root, &s, &label_style)? + 34);
+            }
+        }
+    }
+    let (bw, bh) = body.dim_in_pixel();
+    let (bw, bh) = (bw as i32, bh as i32);
+    let (bx, by) = body.get_base_pixel();
+    let chart_w = bw - right;
+
+    let headers: Vec<(Vec<Entry>, i32)> = panels
+        .iter()
+        .map(|p| {
+            let e = panel_entries(p);
+            let h = legend_row_height(root, chart_w - Y_LABEL_W, &e)?;
+            Ok((e, h))
+        })
+        .collect::<Drawn<_, DB>>()?;
+    let fixed: i32 = headers.iter().map(|(_, h)| h + PANEL_GAP).sum::<i32>() + X_AXIS_H;
+    let total_w: f64 = panels.iter().map(Panel::weight).sum();
+    let free_h = (bh - fixed).max(40 * panels.len() as i32);
+
+    let (t0, t1) = (grid.start_ns as f64 / 1e9, grid.end_ns() as f64 / 1e9);
+    let (_, xt) = linear_axis(t0, t1, 10);
+
+    let mut y = by;
+    let last = panels.len() - 1;
+    for (pi, (p, (entries, hh))) in panels.iter().zip(&headers).enumerate() {
+        legend_row(root, (bx + Y_LABEL_W, y), chart_w - Y_LABEL_W, entries)?;
+        y += hh;
+        let mut h = (free_h as f64 * p.weight() / total_w).round() as i32;
+        if pi == last {
+            h += X_AXIS_H;
+        }
+        let area = body.clone().shrink((0, y - by), (chart_w, h));
+        y += h + PANEL_GAP;
+
+        let (ymax, y_desc) = match p {
+            Panel::Free(f) => (f.ymax, "free pages"),
+            Panel::Kswapd(_) => (1.0, "kswapd"),
+            Panel::Gauges { ymax, desc, .. } => (*ymax, *desc),
+        };
+        let (yhi, yt) = if matches!(p, Panel::Kswapd(_)) {
+            (
+                1.0,
+                Ticks {
+                    major: vec![],
+                    minor: vec![],
+                },
+            )
+        } else {
+            linear_axis(0.0, ymax, if h > 150 { 4 } else { 3 })
+        };
+        let x_range = Axis::new(t0, t1, xt.clone());
+        let y_range = Axis::new(0.0, yhi, yt);
+        let chart = ChartBuilder::on(&area)
+            .x_label_area_size(if pi == last { X_AXIS_H } else { 0 })
+            .y_label_area_size(Y_LABEL_W)
+            .build_cartesian_2d(x_range, y_range)?;
+        let mut mesh_chart = chart;
+        {
+            let mut mesh = mesh_chart.configure_mesh();
+            mesh.y_desc(y_desc)
+                .x_label_formatter(&|x| fmt_num(*x))
+                .y_label_formatter(&|y| fmt_num(*y))
+                .label_style(font(TICK_PX, INK, HPos::Center, VPos::Center))
+                .axis_desc_style(font(DESC_PX - 2.0, INK, HPos::Center, VPos::Center))
+                .bold_line_style(INK.mix(0.18))
+                .light_line_style(INK.mix(0.06));
+            if pi == last {
+                mesh.x_desc("simulated time, s");
+            }
+            mesh.draw()?;
+        }
+        let chart = mesh_chart;
+        match p {
+            Panel::Free(f) => draw_free(root, &chart, &grid, f, yhi)?,
+            Panel::Kswapd(s) => draw_states(root, &chart, &grid, s)?,
+            Panel::Gauges { gauges, .. } => {
+                for &(g, colour) in gauges {
+                    draw_gauge(root, &chart, &grid, g, colour, &g.max, yhi)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The free-pages panel: band, levels labelled in the right column, failure marks.
+fn draw_free<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart<'_, DB>,
+    grid: &Grid,
+    f: &Free<'_>,
+    ymax: f64,
+) -> Drawn<(), DB> {
+    let (g, levels) = (f.gauge, f.levels);
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let (t0, t1) = (grid.start_ns as f64 / 1e9, grid.end_ns() as f64 / 1e9);
+    // Levels first, so the band and the marks stay on top.
+    let mut ys = Vec::new();
+    for (i, l) in levels.iter().enumerate() {
+        let (colour, dash, w) = level_style(&l.name, i);
+        let a = chart.backend_coord(&(t0, l.value));
+        let b = chart.backend_coord(&(t1, l.value));
+        polyline(root, &[a, b], colour.to_rgba(), w, dash)?;
+        ys.push(a.1);
+    }
+    draw_gauge(root, chart, grid, g, GAUGE_COLOURS[0], &g.min, ymax)?;
+    if let Some(c) = f.failures {
+        for (i, &n) in c.counts.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            // A rug along the bottom of the panel, clear of the band.
+            let (x0, x1) = edges(grid, i);
+            let x = chart.backend_coord(&((x0 + x1) / 2.0, 0.0)).0;
+            marker(
+                root,
+                Marker::TriangleDown,
+                (x, yr.end - 7),
+                5,
+                OI_VERMILLION,
+            )?;
+        }
+    }
+    // Say where the cut-off peak is and how high it went.
+    if let Some(p) = f.peak {
+        let i = g.max.iter().position(|&v| v == p).unwrap_or_default();
+        let (x0, x1) = edges(grid, i);
+        let x = chart.backend_coord(&((x0 + x1) / 2.0, 0.0)).0;
+        let s = format!("↑ off scale: peak {}", fmt_num(p.round()));
+        let left = x < (xr.start + xr.end) / 2;
+        let h = if left { HPos::Left } else { HPos::Right };
+        let style = font(SMALL_PX, INK, h, VPos::Center);
+        let tx = if left { x + 8 } else { x - 8 };
+        text(root, &s, (tx, yr.start + 14), &style)?;
+    }
+    // Level labels in the right column, pushed apart, with leaders to their lines.
+    let style = font(SMALL_PX, INK, HPos::Left, VPos::Center);
+    let placed = spread_labels(&ys, 19, yr.start + 6, yr.end - 6);
+    for (i, l) in levels.iter().enumerate() {
+        let (colour, _, _) = level_style(&l.name, i);
+        let lx = xr.end + 22;
+        root.draw(&PathElement::new(
+            vec![(xr.end, ys[i]), (xr.end + 8, ys[i]), (lx - 4, placed[i])],
+            colour.stroke_width(2),
+        ))?;
+        let s = format!("{} {}", l.name, fmt_num(l.value));
+        text(root, &s, (lx, placed[i]), &style)?;
+    }
+    Ok(())
+}
+
+/// kswapd's states as stacked shares of each bucket; equal neighbouring buckets merged.
+fn draw_states<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart<'_, DB>,
+    grid: &Grid,
+    s: &States,
+) -> Drawn<(), DB> {
+    let w = grid.bucket_ns as f64;
+    let mut i = 0;
+    while i < s.time_ns.len() {
+        let mut j = i + 1;
+        while j < s.time_ns.len() && s.time_ns[j] == s.time_ns[i] {
+            j += 1;
+        }
+        let x0 = edges(grid, i).0;
+        let x1 = edges(grid, j - 1).1;
+        let mut at = 0.0;
+        for (k, &t) in s.time_ns[i].iter().enumerate() {
+            if t == 0 {
+                continue;
+            }
+            let share = (t as f64 / w).min(1.0 - at);
+            let a = chart.backend_coord(&(x0, at + share));
+            let b = chart.backend_coord(&(x1, at));
+            rect(
+                root,
+                a,
+                (b.0.max(a.0 + 1), b.1),
+                state_colour(&s.states[k], k).filled(),
+            )?;
+            at += share;
+        }
+        i = j;
+    }
+    Ok(())
+}
