@@ -38,9 +38,21 @@ pub enum Command {
     },
     /// List the scenarios shipped inside qsim.
     List,
+    /// Redraw the plots of a `qsim run --json FILE` export without re-simulating.
+    Plot(PlotArgs),
     /// Run the textbook queues (M/M/1, M/M/c, M/D/1, M/G/1, priority, closed loop) through the
     /// model and compare them with queueing theory; exits 1 if any metric fails.
     Validate(ValidateArgs),
+}
+
+/// Arguments of `qsim plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// A results file written by `qsim run --json FILE`.
+    pub results: PathBuf,
+    /// Where to write the plots (default: plots/<scenario name>/).
+    #[arg(long, value_name = "DIR")]
+    pub plots: Option<PathBuf>,
 }
 
 /// Arguments of `qsim validate`.
@@ -113,6 +125,10 @@ pub struct RunArgs {
     /// Also write the replication summary as Markdown tables (hyperfine's layout), for mail.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Draw the plots (PNG and SVG: latency percentiles, CDF, where the time went, failures
+    /// and congestion, a timeline per run) into DIR, by default plots/<scenario name>/.
+    #[arg(long, value_name = "DIR", num_args = 0..=1)]
+    pub plots: Option<Option<PathBuf>>,
     /// No progress bar (it is drawn on stderr only when stderr is a terminal and the runs take
     /// longer than a second).
     #[arg(short = 'q', long)]
@@ -230,6 +246,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Run(args) => run_cmd(&args, out),
         Command::Check { scenario, set } => check_cmd(&scenario, &set, out),
         Command::List => list_cmd(out),
+        Command::Plot(args) => plot_cmd(&args, out),
         Command::Validate(args) => validate_cmd(&args, out),
     }
 }
@@ -250,6 +267,7 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         json_file: args.json.clone(),
         csv_file: args.csv.clone(),
         markdown_file: args.markdown.clone(),
+        plots_dir: args.plots.as_ref().map(|d| plots_dir(d.as_deref(), &sc.name)),
     };
     let mut watch = PipeWatch {
         inner: out,
@@ -313,6 +331,43 @@ impl Progress {
             bar.finish_and_clear();
         }
     }
+}
+
+/// `--plots` without a directory means plots/<scenario name>/.
+fn plots_dir(given: Option<&std::path::Path>, scenario: &str) -> PathBuf {
+    given.map_or_else(|| PathBuf::from("plots").join(scenario), Into::into)
+}
+
+fn plot_cmd(args: &PlotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let shown = args.results.display();
+    let hint = "give a file written by `qsim run SCENARIO --json FILE`".to_string();
+    let text = std::fs::read_to_string(&args.results).map_err(|e| UsageError {
+        message: format!("cannot read {shown}: {e}"),
+        hint: hint.clone(),
+    })?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| UsageError {
+        message: format!("{shown}:{}:{}: not JSON: {e}", e.line(), e.column()),
+        hint: hint.clone(),
+    })?;
+    let plots = v
+        .get("qsim")
+        .and_then(|q| q.get("plots"))
+        .ok_or_else(|| UsageError {
+            message: format!("{shown}: no `qsim.plots` object (fio's own JSON has none)"),
+            hint: hint.clone(),
+        })?;
+    let data: crate::plot::data::PlotData =
+        serde_json::from_value(plots.clone()).map_err(|e| UsageError {
+            message: format!("{shown}: `qsim.plots` is not qsim's plot data: {e}"),
+            hint: format!("{hint} with this version of qsim"),
+        })?;
+    let dir = plots_dir(args.plots.as_deref(), &data.scenario);
+    let files = crate::plot::render_all(&data, &dir)?;
+    for f in files {
+        writeln!(out, "{}", f.display())?;
+    }
+    out.flush()?;
+    Ok(())
 }
 
 fn check_cmd(arg: &str, sets: &[String], out: &mut dyn Write) -> anyhow::Result<()> {

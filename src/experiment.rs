@@ -44,6 +44,8 @@ pub struct RunOptions {
     pub csv_file: Option<PathBuf>,
     /// Write the replication summary as Markdown tables here (`--markdown FILE`).
     pub markdown_file: Option<PathBuf>,
+    /// Draw the plots into this directory (`--plots DIR`).
+    pub plots_dir: Option<PathBuf>,
     /// Print every run's invariants after the report (to stderr under the JSON format, so
     /// stdout stays one JSON document), and fail if any is broken.
     pub check_invariants: bool,
@@ -66,6 +68,9 @@ pub enum Error {
     /// Writing the report failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    /// Drawing or writing a plot failed.
+    #[error(transparent)]
+    Plot(#[from] crate::plot::PlotError),
     /// Writing an export file failed (nothing was left at `path`).
     #[error("cannot write {}: {source}", path.display())]
     Export {
@@ -587,9 +592,12 @@ fn write_exports(
     if let Some(path) = &opts.markdown_file {
         write(path, export::markdown(per_run).as_bytes())?;
     }
+    if opts.json_file.is_none() && opts.plots_dir.is_none() {
+        return Ok(());
+    }
+    let timelines = first.iter().map(|_| None).collect();
+    let plots = export::plot_data(report, samples, timelines);
     if let Some(path) = &opts.json_file {
-        let timelines = first.iter().map(|_| None).collect();
-        let plots = export::plot_data(report, samples, timelines);
         let (reference, summary) = export::metric_rows(per_run);
         let qsim = export::ResultsQsim {
             schema_version: crate::report::SCHEMA_VERSION,
@@ -602,6 +610,9 @@ fn write_exports(
         let mut buf = Vec::new();
         crate::report::json::render_results(report, &qsim, &mut buf)?;
         write(path, &buf)?;
+    }
+    if let Some(dir) = &opts.plots_dir {
+        crate::plot::render_all(&plots, dir)?;
     }
     Ok(())
 }
