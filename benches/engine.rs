@@ -131,7 +131,7 @@ fn hold_with_cancelled_timeouts(c: &mut Criterion) {
 /// scenario does. Throughput is in engine events, counted by a first run.
 fn mm1_through_the_model(c: &mut Criterion) {
     use qsim::engine::SimDuration;
-    use qsim::model::{Recording, policy, run_policy, run_replication_with, testing};
+    use qsim::model::{policy, run_policy, testing};
     let sc = testing::mm1(
         800.0,
         SimDuration::from_ms(1),

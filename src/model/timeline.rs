@@ -68,7 +68,7 @@ struct MemSeries {
 
 /// Records one run's [`Timeline`] while the model runs; [`Recorder::finish`] hands it over.
 #[derive(Debug)]
-pub struct Recorder {
+pub(super) struct Recorder {
     tl: Timeline,
     /// Per crypt-queue list: its gauge and the length last recorded.
     crypt: Vec<(usize, usize)>,
@@ -162,10 +162,15 @@ impl Recorder {
         let free = m.zone.free_pages();
         let (lo, hi) = m.take_free_range();
         if lo != free || hi != free || free != s.last_free {
-            // The instant's extremes first, then the level that holds after it.
-            for v in [lo, hi, free] {
-                self.tl.gauge(s.free, t, v as f64);
+            // The instant's extremes first (if it passed through any), then the level that
+            // holds after it.
+            if lo < free {
+                self.tl.gauge(s.free, t, lo as f64);
             }
+            if hi > free {
+                self.tl.gauge(s.free, t, hi as f64);
+            }
+            self.tl.gauge(s.free, t, free as f64);
             s.last_free = free;
         }
         if m.pages.dirty != s.last_dirty {
