@@ -155,7 +155,7 @@ fn mm1_through_the_model(c: &mut Criterion) {
 /// directly; their difference is what the memory model adds to an average event.
 fn memory_model_per_event(c: &mut Criterion) {
     use qsim::engine::SimDuration;
-    use qsim::model::{policy, run_policy, testing};
+    use qsim::model::{Recording, policy, run_policy, run_replication_with, testing};
     let mut plain = qsim::scenario::resolve("two-queue").expect("shipped scenario");
     plain.duration = SimDuration::from_secs(20);
     plain.memory = None;
@@ -168,6 +168,9 @@ fn memory_model_per_event(c: &mut Criterion) {
         let events = run_policy(sc, fifo).obs.events;
         group.throughput(Throughput::Elements(events));
         group.bench_function(name, |b| b.iter(|| run_policy(sc, fifo).obs.events));
+        // The same run recording its timeline (1000 buckets): the recorder's cost per event.
+        let timeline = || run_replication_with(sc, fifo, 0, Recording::timeline()).obs;
+        group.bench_function(format!("{name}_timeline"), |b| b.iter(|| timeline().events));
     }
     group.finish();
 

@@ -171,6 +171,10 @@ pub struct Mem {
     pages_scanned: u64,
     /// `wait_iff_congested`'s zone flag: a reclaim batch met dirty pages on a congested disk.
     pub zone_congested: bool,
+    /// Lowest and highest free count since [`Mem::take_free_range`] last ran.
+    free_range: (u64, u64),
+    /// GFP_ATOMIC failures since time zero, warm-up included.
+    atomic_failed: u64,
 }
 
 impl Mem {
@@ -203,16 +207,13 @@ impl Mem {
             assert!(zone.alloc(0), "zone too small for its initial page cache");
         }
         pages.filling = 0;
+        let free = zone.free_pages();
         let obs = MemoryObs {
             total_pages: total,
             min: marks.min,
             low: marks.low,
             high: marks.high,
-            atomic_floor: {
-                let mut need = marks.min;
-                need -= need / 2;
-                need - need / 4
-            },
+            atomic_floor: zone.order0_floor(AllocClass::Atomic),
             atomic_attempts: vec![0; MAX_ORDER],
             atomic_failures: vec![0; MAX_ORDER],
             atomic_fail_free_sum: vec![0; MAX_ORDER],
@@ -259,6 +260,8 @@ impl Mem {
             zone_congested: false,
             pages_scanned: 0,
             mapped: (cfg.mapped / PAGE_SIZE).min(pages.unreclaimable),
+            free_range: (free, free),
+            atomic_failed: 0,
         }
     }
 
@@ -317,6 +320,9 @@ impl Mem {
             wake = true;
             self.zone.try_alloc(order, gfp.class())
         };
+        if gfp == Gfp::Atomic && !granted {
+            self.atomic_failed += 1;
+        }
         if gfp == Gfp::Atomic && self.measuring {
             let o = order as usize;
             self.obs.atomic_attempts[o] += 1;
@@ -335,6 +341,7 @@ impl Mem {
         if granted {
             *self.state_mut(state) += 1 << order;
             self.note_free_level();
+            self.free_range.0 = self.free_range.0.min(self.zone.free_pages());
         }
         Attempt {
             granted,
@@ -376,6 +383,21 @@ impl Mem {
         self.pages_scanned = 0;
         let rng = &mut self.rng;
         self.zone.free(order, &mut || rng.random::<f64>());
+        self.free_range.1 = self.free_range.1.max(self.zone.free_pages());
+    }
+
+    /// The lowest and highest free counts the zone passed through since the previous call
+    /// (or since it was built), then starts a new range at the current count. Lets a caller
+    /// that looks once per event still see a dip (or a peak) that did not outlast the event.
+    pub fn take_free_range(&mut self) -> (u64, u64) {
+        let free = self.zone.free_pages();
+        std::mem::replace(&mut self.free_range, (free, free))
+    }
+
+    /// GFP_ATOMIC allocations that failed since time zero, warm-up included (the counters in
+    /// [`MemoryObs`] start at the warm-up's end).
+    pub fn atomic_failures_total(&self) -> u64 {
+        self.atomic_failed
     }
 
     /// Takes one page from the `page_pool` reserve; `false` if it is empty.

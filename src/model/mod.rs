@@ -2,7 +2,8 @@
 //! device, wired together as one [`Model`](crate::engine::Model) per queue policy.
 //!
 //! The model measures; it never formats. [`run_policy`] runs one policy of a scenario and returns
-//! its [`observe::RunObs`].
+//! its [`observe::RunObs`]; [`run_replication_with`] also records what a [`Recording`] asks for
+//! (an issue trace, a [`timeline`]).
 
 pub mod bio;
 pub mod block;
@@ -14,6 +15,7 @@ pub mod observe;
 pub mod policy;
 pub mod pressure;
 pub mod sampler;
+pub mod timeline;
 pub mod workload;
 pub mod world;
 pub mod zone;
@@ -60,8 +62,48 @@ pub fn run_traced(
     replication: u64,
     trace_issues: usize,
 ) -> RunResult {
+    let rec = Recording {
+        trace_issues,
+        ..Recording::default()
+    };
+    run_replication_with(sc, info, replication, rec)
+}
+
+/// What a run records beside its measurements; everything is off by default, and nothing
+/// recorded changes what the run simulates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Recording {
+    /// Keep the first this many issues of every fio job in [`RunResult::issue_trace`] (0:
+    /// none).
+    pub trace_issues: usize,
+    /// Record a [`timeline`] of at most this many buckets into
+    /// [`RunObs::timeline`](observe::RunObs::timeline) (`None`: no timeline;
+    /// [`timeline::DEFAULT_POINTS`] is the usual count).
+    pub timeline_points: Option<usize>,
+}
+
+impl Recording {
+    /// A timeline of [`timeline::DEFAULT_POINTS`] buckets, nothing else.
+    pub fn timeline() -> Recording {
+        Recording {
+            timeline_points: Some(timeline::DEFAULT_POINTS),
+            ..Recording::default()
+        }
+    }
+}
+
+/// Runs one replication under one policy, recording what `rec` asks for.
+pub fn run_replication_with(
+    sc: &Scenario,
+    info: &'static PolicyInfo,
+    replication: u64,
+    rec: Recording,
+) -> RunResult {
     let mut sched = Scheduler::new();
-    let mut world = world::World::with_trace(sc, info, replication, trace_issues, &mut sched);
+    let mut world = world::World::with_trace(sc, info, replication, rec.trace_issues, &mut sched);
+    if let Some(points) = rec.timeline_points {
+        world.record_timeline(points, sched.now());
+    }
     let limits = Limits {
         horizon: SimTime::ZERO + sc.duration,
         max_events: sc.max_events,

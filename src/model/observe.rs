@@ -351,6 +351,10 @@ pub struct RunObs {
     pub events: u64,
     /// How the run ended.
     pub end: RunEnd,
+    /// The run's downsampled timeline (see [`super::timeline`]); `None` unless the run asked
+    /// for one ([`super::Recording`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Box<crate::stats::series::Timeline>>,
 }
 
 /// One bio a job issued, as an [`IssueTrace`] records it.

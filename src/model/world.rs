@@ -221,7 +221,7 @@ impl DirStats {
 pub struct World {
     pub(super) sc: Scenario,
     pub(super) info: &'static PolicyInfo,
-    policy: Box<dyn CryptQueuePolicy>,
+    pub(super) policy: Box<dyn CryptQueuePolicy>,
     pub(super) bios: BioSlab,
     pub(super) cpu: CpuPool,
     cpu_event: Option<EventId>,
@@ -260,6 +260,8 @@ pub struct World {
     pub(super) issue_trace: Option<IssueTrace>,
     /// The memory model, with a `memory:` section.
     pub(super) pressure: Option<Box<super::pressure::Pressure>>,
+    /// The timeline, when a run asks for one.
+    pub(super) timeline: Option<Box<super::timeline::Recorder>>,
 }
 
 impl World {
@@ -359,6 +361,7 @@ impl World {
             time_in_stage: TimeInStage::default(),
             issue_trace: None,
             pressure,
+            timeline: None,
         };
         if trace_issues > 0 {
             w.issue_trace = Some(IssueTrace::new(w.jobs.len(), trace_issues));
@@ -632,6 +635,7 @@ impl World {
         let now = sched.now();
         self.crypt_len_tick(now);
         self.policy.enqueue(work);
+        self.timeline_crypt(now);
         if self.measuring {
             self.crypt_len_max = self.crypt_len_max.max(self.policy.len() as u64);
         }
@@ -643,7 +647,11 @@ impl World {
 
     fn policy_next(&mut self, thread: usize, now: SimTime) -> Option<Work> {
         self.crypt_len_tick(now);
-        self.policy.next(thread)
+        let work = self.policy.next(thread);
+        if work.is_some() {
+            self.timeline_crypt(now);
+        }
+        work
     }
 
     // ----- block layer ----------------------------------------------------------------------
@@ -1035,6 +1043,7 @@ impl World {
             } else {
                 RunEnd::Horizon
             },
+            timeline: self.timeline.take().map(|r| r.finish(now)),
         }
     }
 
@@ -1190,6 +1199,7 @@ impl Model for World {
             Event::Sample => self.sample(sched),
             Event::WarmupEnd => self.warmup_end(sched),
         }
+        self.timeline_event(sched.now());
     }
 }
 

@@ -310,6 +310,17 @@ impl Zone {
         }
     }
 
+    /// The floor of `class` for order 0: an order-0 allocation of `class` fails its watermark
+    /// check exactly when the zone's free pages are at or below it (0 for
+    /// [`AllocClass::Reclaimer`], which fails only on an empty zone). For
+    /// [`AllocClass::Atomic`] this is the GFP_ATOMIC floor, ≈ 0.375·min. Computed by the same
+    /// code as [`zone_watermark_ok`].
+    pub fn order0_floor(&self, class: AllocClass) -> u64 {
+        class
+            .mark()
+            .map_or(0, |mark| adjusted_need(self.marks.get(mark), class.flags()))
+    }
+
     /// Checks `class`'s watermark at `order` and, if it passes, takes the block; `true` if the
     /// allocation succeeded.
     pub fn try_alloc(&mut self, order: u32, class: AllocClass) -> bool {
@@ -381,6 +392,19 @@ impl Zone {
     }
 }
 
+/// The need the watermark check starts from: the mark's pages, halved by HIGH, then less a
+/// quarter with HARDER (integer arithmetic, as the kernel's).
+fn adjusted_need(mark_pages: u64, flags: AllocFlags) -> u64 {
+    let mut need = mark_pages;
+    if flags.high {
+        need -= need / 2;
+    }
+    if flags.harder {
+        need -= need / 4;
+    }
+    need
+}
+
 /// The 2.6.31/2.6.32 watermark check (MODEL.md §5): may `zone` hand out a block of order
 /// `order` to a caller checked against `mark` with `flags`?
 ///
@@ -394,14 +418,8 @@ pub fn zone_watermark_ok(zone: &Zone, order: u32, mark: Mark, flags: AllocFlags)
     if order > TOP_ORDER {
         return false;
     }
-    let mut need = zone.marks.get(mark) as i64;
+    let mut need = adjusted_need(zone.marks.get(mark), flags) as i64;
     let mut free = zone.free as i64 - (1i64 << order) + 1;
-    if flags.high {
-        need -= need / 2;
-    }
-    if flags.harder {
-        need -= need / 4;
-    }
     // One lowmem zone: lowmem_reserve[classzone] is 0.
     if free <= need {
         return false;
@@ -566,6 +584,21 @@ mod tests {
         assert!((1086.0 / min - 0.75f64).abs() < 1e-9);
         // The laptop's gap between "kswapd woken" (low) and "first atomic failure".
         assert_eq!(1810 - 543, 1267);
+    }
+
+    #[test]
+    fn order0_floor_is_where_the_check_starts_to_pass() {
+        let z = zone_with(&[0]);
+        for class in [
+            AllocClass::FastPath,
+            AllocClass::Atomic,
+            AllocClass::MempoolTry,
+            AllocClass::NoIoKernel,
+            AllocClass::Reclaimer,
+        ] {
+            assert_eq!(z.order0_floor(class) + 1, floor(class), "{class:?}");
+        }
+        assert_eq!(z.order0_floor(AllocClass::Atomic), 543);
     }
 
     #[test]

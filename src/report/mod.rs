@@ -1222,6 +1222,7 @@ pub(crate) mod tests {
             crypt_queue_len_max: 41,
             events: 123_456,
             end,
+            timeline: None,
         }
     }
 

@@ -113,13 +113,26 @@ impl Gauge {
         self.cursor = Some((i.max(self.cursor.map_or(0, |c| c.0)), v));
     }
 
+    /// The level set by the latest record (`None` before the first, and in a gauge read back
+    /// from JSON, which does not carry it).
+    pub fn last(&self) -> Option<f64> {
+        self.cursor.map(|(_, v)| v)
+    }
+
     /// Extends the current level to the end of the grid (call once when the run ends).
     pub fn finish(&mut self, grid: &Grid) {
+        self.finish_at(grid, grid.end_ns());
+    }
+
+    /// Extends the current level through the bucket holding `t`, the end of a run that
+    /// stopped before the grid's end: later buckets stay unvisited (`NaN`).
+    pub fn finish_at(&mut self, grid: &Grid, t: u64) {
         if let Some((last, v)) = self.cursor {
-            for j in last + 1..grid.buckets {
+            let end = grid.index(t);
+            for j in last + 1..=end {
                 self.touch(j, v);
             }
-            self.cursor = Some((grid.buckets - 1, v));
+            self.cursor = Some((last.max(end), v));
         }
     }
 }
@@ -306,11 +319,12 @@ impl Timeline {
         self.states[s].enter(&grid, t, k);
     }
 
-    /// Closes every series at time `t` (the end of the run).
+    /// Closes every series at time `t` (the end of the run): gauges hold their level through
+    /// `t`'s bucket, states are charged up to `t`. Buckets after `t`'s stay empty.
     pub fn finish(&mut self, t: u64) {
         let grid = self.grid;
         for g in &mut self.gauges {
-            g.finish(&grid);
+            g.finish_at(&grid, t);
         }
         for s in &mut self.states {
             s.finish(&grid, t);
@@ -368,6 +382,23 @@ mod tests {
         assert_eq!((g.min[7], g.max[7]), (1.0, 4.0));
         g.finish(&grid);
         assert_eq!((g.min[9], g.max[9]), (4.0, 4.0));
+        assert_eq!(g.last(), Some(4.0));
+    }
+
+    #[test]
+    fn a_run_that_ends_early_leaves_later_buckets_empty() {
+        let mut t = Timeline::new(Grid::covering(0, 100, 10));
+        let g = t.add_gauge("q", "");
+        t.gauge(g, 5, 2.0);
+        t.finish(42);
+        let q = &t.gauges[g];
+        assert_eq!((q.min[4], q.max[4]), (2.0, 2.0));
+        assert!(q.min[5].is_nan() && q.max[9].is_nan());
+        // Finishing at the window's end fills every bucket, as Gauge::finish does.
+        let mut u = Gauge::new("q", "", &t.grid);
+        u.record(&t.grid, 5, 2.0);
+        u.finish_at(&t.grid, 100);
+        assert_eq!(u.max[9], 2.0);
     }
 
     #[test]

@@ -29,4 +29,10 @@ impl CryptQueuePolicy for Fifo {
     fn len(&self) -> usize {
         self.queue.len()
     }
+    fn queue_names(&self) -> &'static [&'static str] {
+        &["kcryptd"]
+    }
+    fn queue_len(&self, _q: usize) -> usize {
+        self.queue.len()
+    }
 }

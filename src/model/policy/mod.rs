@@ -74,6 +74,17 @@ pub trait CryptQueuePolicy: std::fmt::Debug {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Names of the policy's separate lists, for per-queue timelines. The default is one list
+    /// holding everything; a policy with several lists names each.
+    fn queue_names(&self) -> &'static [&'static str] {
+        &["crypt"]
+    }
+    /// Items in list `q` (an index into [`queue_names`](CryptQueuePolicy::queue_names)); the
+    /// lists' lengths sum to [`len`](CryptQueuePolicy::len).
+    fn queue_len(&self, q: usize) -> usize {
+        debug_assert_eq!(q, 0, "the default policy has one list");
+        self.len()
+    }
 }
 
 macro_rules! policies {
@@ -103,6 +114,12 @@ impl CryptQueuePolicy for NoQueue {
         None
     }
     fn len(&self) -> usize {
+        0
+    }
+    fn queue_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn queue_len(&self, _q: usize) -> usize {
         0
     }
 }
@@ -186,6 +203,9 @@ mod tests {
                     order_slow.push_back(reference(info.name, &mut slow, &mut state, thread));
                 }
                 assert_eq!(fast.len(), slow.len(), "{}", info.name);
+                let lists = fast.queue_names().len();
+                let by_list: usize = (0..lists).map(|q| fast.queue_len(q)).sum();
+                assert_eq!(by_list, fast.len(), "{}: lists sum to len", info.name);
             }
             assert_eq!(order_fast, order_slow, "policy {}", info.name);
         }

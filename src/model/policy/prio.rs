@@ -35,4 +35,10 @@ impl CryptQueuePolicy for Prio {
     fn len(&self) -> usize {
         self.high.len() + self.low.len()
     }
+    fn queue_names(&self) -> &'static [&'static str] {
+        &["high", "low"]
+    }
+    fn queue_len(&self, q: usize) -> usize {
+        [&self.high, &self.low][q].len()
+    }
 }

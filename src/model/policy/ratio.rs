@@ -68,4 +68,10 @@ impl CryptQueuePolicy for Ratio {
     fn len(&self) -> usize {
         self.lists[0].len() + self.lists[1].len()
     }
+    fn queue_names(&self) -> &'static [&'static str] {
+        &["sync", "async"]
+    }
+    fn queue_len(&self, q: usize) -> usize {
+        self.lists[q].len()
+    }
 }

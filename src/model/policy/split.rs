@@ -39,4 +39,10 @@ impl CryptQueuePolicy for Split {
     fn len(&self) -> usize {
         self.sync.len() + self.async_.len()
     }
+    fn queue_names(&self) -> &'static [&'static str] {
+        &["sync", "async"]
+    }
+    fn queue_len(&self, q: usize) -> usize {
+        [&self.sync, &self.async_][q].len()
+    }
 }
