@@ -305,10 +305,13 @@ struct Gathered {
 /// With a [`Precision`] target, every run starts at the largest replication count of the
 /// plan (at least 2) and all grow together ([`next_replications`]) until the target holds for
 /// every run or the cap is reached. `progress(done, total)` is called after each replication.
+/// With `timeline`, replication 0 of each run records a [`crate::stats::series::Timeline`]
+/// (the pooled observations keep it).
 pub fn run_replicated(
     sc: &Scenario,
     jobs: usize,
     precision: Option<Precision>,
+    timeline: bool,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Replicated, Error> {
     let runs = plan(sc);
@@ -372,7 +375,12 @@ pub fn run_replicated(
             jobs,
             |k| {
                 let (i, rep) = index[k];
-                let mut r = model::run_replication(runs[i].scenario, infos[i], rep);
+                let recording = if timeline && rep == 0 {
+                    model::Recording::timeline()
+                } else {
+                    model::Recording::default()
+                };
+                let mut r = model::run_replication_with(runs[i].scenario, infos[i], rep, recording);
                 if runs[i].variant.is_some() {
                     r.obs.policy = runs[i].label.clone();
                 }
@@ -509,7 +517,8 @@ pub fn run_and_report(
     out: &mut dyn Write,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(), Error> {
-    let replicated = run_replicated(sc, opts.jobs, opts.precision, progress)?;
+    let timeline = opts.plots_dir.is_some() || opts.json_file.is_some();
+    let replicated = run_replicated(sc, opts.jobs, opts.precision, timeline, progress)?;
     let metrics = replicated.metrics();
     let Replicated {
         first,
@@ -595,7 +604,10 @@ fn write_exports(
     if opts.json_file.is_none() && opts.plots_dir.is_none() {
         return Ok(());
     }
-    let timelines = first.iter().map(|_| None).collect();
+    let timelines = first
+        .iter()
+        .map(|r| r.obs.timeline.as_deref().cloned())
+        .collect();
     let plots = export::plot_data(report, samples, timelines);
     if let Some(path) = &opts.json_file {
         let (reference, summary) = export::metric_rows(per_run);
@@ -725,7 +737,7 @@ mod tests {
     fn pooled_replications_add_up_and_keep_the_first_one_whole() {
         let mut sc = tiny("fifo");
         sc.replications = 3;
-        let rep = run_replicated(&sc, 2, None, &|_, _| {}).unwrap();
+        let rep = run_replicated(&sc, 2, None, false, &|_, _| {}).unwrap();
         let info = policy::find("fifo").unwrap();
         let each: Vec<RunObs> = (0..3)
             .map(|r| model::run_replication(&sc, info, r).obs)

@@ -509,7 +509,8 @@ impl RunObs {
     /// windows had run back to back: counts, times and the measured window add; histograms
     /// and per-interval samples merge (so percentiles are those of all samples); time-averages
     /// are weighted by window length and maxima take the larger. A saturated replication makes
-    /// the pool saturated. Merging in a fixed order gives bit-identical pools.
+    /// the pool saturated. The timeline stays `self`'s (one replication's, as drawn). Merging in
+    /// a fixed order gives bit-identical pools.
     pub fn merge(&mut self, other: &RunObs) {
         let (span, other_span) = (self.measured, other.measured);
         for (d, o) in self.dirs.iter_mut().zip(&other.dirs) {

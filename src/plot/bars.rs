@@ -422,8 +422,13 @@ pub(super) fn failures<DB: DrawingBackend>(
             segment(root, &chart, yc, half, (0.0, s.mean), *colour, "", None)?;
             let x_bar = chart.backend_coord(&(s.mean, yc)).0;
             let x_ci = error_bar(root, &chart, yc, s)?;
-            let label = format!("{} s", fmt_pm(s.mean, s.ci95_half));
-            end_label(root, &chart, x_bar.max(x_ci), yc, &label, INK)?;
+            // A class kswapd never waited on gets no label: "0 s" beside every run is noise,
+            // unless both classes are zero and the row would say nothing at all.
+            let other = &m.kswapd_cwait_s[1 - c];
+            if s.mean != 0.0 || (c == 1 && other.mean == 0.0) {
+                let label = format!("{} s", fmt_pm(s.mean, s.ci95_half));
+                end_label(root, &chart, x_bar.max(x_ci), yc, &label, INK)?;
+            }
         }
     }
     Ok(())
