@@ -410,6 +410,9 @@ mod tests {
             numjobs: 1,
             sync_writes: false,
             direct: true,
+            io_size: None,
+            number_ios: None,
+            startdelay: SimDuration::ZERO,
         };
         Job::new("arrivals", 0, &cfg, 0, &RngStreams::new(20_090_601, 0))
     }
