@@ -2299,8 +2299,8 @@ mod tests {
             panic!("fio")
         };
         assert!(!f.direct);
-        // Shipped scenarios: only two-queue asks for memory pressure; none lists variants but
-        // gfp-atomic-storm.
+        // Shipped scenarios: of these two only two-queue asks for memory pressure, and neither
+        // lists variants (gfp-atomic-storm and mel-2009 do).
         for (name, memory) in [("two-queue", true), ("nvme-fio", false)] {
             let s = super::super::resolve(name).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(s.kernel.version, KernelVersion::V2_6_32, "{name}");
