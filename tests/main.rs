@@ -2,6 +2,7 @@
 
 mod cli;
 mod determinism;
+mod finite;
 mod invariants;
 mod scenarios;
 mod theory;
