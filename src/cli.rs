@@ -267,7 +267,10 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         json_file: args.json.clone(),
         csv_file: args.csv.clone(),
         markdown_file: args.markdown.clone(),
-        plots_dir: args.plots.as_ref().map(|d| plots_dir(d.as_deref(), &sc.name)),
+        plots_dir: args
+            .plots
+            .as_ref()
+            .map(|d| plots_dir(d.as_deref(), &sc.name)),
     };
     let mut watch = PipeWatch {
         inner: out,

@@ -3,6 +3,7 @@
 mod cli;
 mod determinism;
 mod exports;
+mod finite;
 mod invariants;
 mod scenarios;
 mod theory;

@@ -4,7 +4,8 @@
 //! A [`Model`] receives one event at a time together with a [`Scheduler`], through which it reads
 //! the clock and schedules or cancels further events. [`run`] pops events in calendar order
 //! (time, then scheduling order; see [`Calendar`]) and stops at a horizon, when nothing is left to
-//! do, or at an event budget, whichever comes first.
+//! do, at an event budget, or when the model asks it to ([`Scheduler::request_stop`]), whichever
+//! comes first.
 
 pub mod calendar;
 pub mod rng;
@@ -30,6 +31,8 @@ pub struct Scheduler<E> {
     now: SimTime,
     /// Pending events.
     calendar: Calendar<E>,
+    /// The model asked the current [`run`] to return after the event being handled.
+    stop: bool,
 }
 
 impl<E> Default for Scheduler<E> {
@@ -44,6 +47,7 @@ impl<E> Scheduler<E> {
         Scheduler {
             now: SimTime::ZERO,
             calendar: Calendar::new(),
+            stop: false,
         }
     }
 
@@ -91,6 +95,22 @@ impl<E> Scheduler<E> {
     pub fn pending(&self) -> usize {
         self.calendar.len()
     }
+
+    /// Asks [`run`] to return once the event being handled is done, with
+    /// [`StopReason::Stopped`], whatever else is pending: the model has reached its own end
+    /// condition. The clock stays at the current event and pending events stay pending. The
+    /// request is consumed by the `run` that honours it (a later `run` continues normally); made
+    /// outside a run, it stops the next one before its first event.
+    #[inline]
+    pub fn request_stop(&mut self) {
+        self.stop = true;
+    }
+
+    /// Whether a stop has been requested and not yet honoured.
+    #[inline]
+    pub fn stop_requested(&self) -> bool {
+        self.stop
+    }
 }
 
 /// When [`run`] must stop.
@@ -111,6 +131,9 @@ pub enum StopReason {
     Drained,
     /// [`Limits::max_events`] events fired and more were due by the horizon.
     EventBudget,
+    /// The model asked to stop ([`Scheduler::request_stop`]); the clock stays at the event that
+    /// asked.
+    Stopped,
 }
 
 /// What a call of [`run`] did.
@@ -124,10 +147,13 @@ pub struct RunOutcome {
     pub end: SimTime,
 }
 
-/// Runs `model` until the horizon, an empty calendar, or the event budget.
+/// Runs `model` until the horizon, an empty calendar, the event budget, or a stop request.
 ///
 /// Events fire in calendar order while their time is `<= limits.horizon`. It stops with:
 ///
+/// - [`StopReason::Stopped`] when the model called [`Scheduler::request_stop`] while handling
+///   the last fired event (or before the call); the clock stays at that event, the rest of the
+///   calendar stays pending, and the request is cleared;
 /// - [`StopReason::Horizon`] when the next event is after the horizon; the clock is set to the
 ///   horizon and that event stays pending;
 /// - [`StopReason::Drained`] when no event is pending; the clock is also advanced to the horizon,
@@ -137,7 +163,8 @@ pub struct RunOutcome {
 ///   another is due by the horizon; the clock stays at the last fired event.
 ///
 /// The end conditions are checked in that order before each event, so a run that drains or
-/// reaches its horizon with exactly `max_events` fired reports the natural reason.
+/// reaches its horizon with exactly `max_events` fired reports the natural reason, and a stop
+/// requested by the last event before the calendar drains reports `Stopped`.
 ///
 /// The clock never moves backwards (checked per event in debug builds, and always at the end).
 /// To continue a simulation, call `run` again with the same model and scheduler and a later
@@ -156,6 +183,10 @@ pub fn run<M: Model>(model: &mut M, sched: &mut Scheduler<M::Event>, limits: Lim
     );
     let mut events: u64 = 0;
     let stop = loop {
+        if sched.stop {
+            sched.stop = false;
+            break StopReason::Stopped;
+        }
         let Some(next) = sched.calendar.peek_time() else {
             if limits.horizon != SimTime::MAX {
                 sched.now = limits.horizon;
@@ -304,6 +335,77 @@ mod tests {
         assert_eq!((fourth.stop, fourth.events), (StopReason::EventBudget, 2));
         let expected: Vec<SimTime> = (0..9).map(|i| SimTime::from_ns(i * 10)).collect();
         assert_eq!(model.seen, expected, "each tick fired once, in order");
+    }
+
+    /// Ticks like [`Ticker`] and asks to stop at the tick numbered `stop_at`.
+    struct Stopper {
+        stop_at: u64,
+        seen: Vec<u64>,
+    }
+
+    impl Model for Stopper {
+        type Event = u64;
+        fn handle(&mut self, tick: u64, sched: &mut Scheduler<u64>) {
+            self.seen.push(tick);
+            sched.schedule_in(SimDuration::from_ns(10), tick + 1);
+            if tick == self.stop_at {
+                sched.request_stop();
+            }
+        }
+    }
+
+    #[test]
+    fn a_stop_request_ends_the_run_at_the_event_that_made_it() {
+        let mut sched = Scheduler::new();
+        sched.schedule_at(SimTime::ZERO, 0);
+        // An event due before the next tick stays pending too.
+        sched.schedule_at(SimTime::from_ns(35), 100);
+        let mut model = Stopper {
+            stop_at: 3,
+            seen: Vec::new(),
+        };
+        let out = run(&mut model, &mut sched, limits(1_000, 1_000));
+        assert_eq!((out.stop, out.events), (StopReason::Stopped, 4));
+        assert_eq!(
+            out.end,
+            SimTime::from_ns(30),
+            "the clock stays at the stopping event"
+        );
+        assert_eq!(model.seen, vec![0, 1, 2, 3]);
+        assert_eq!(
+            sched.pending(),
+            2,
+            "tick 4 and the event at 35 stay pending"
+        );
+        assert!(!sched.stop_requested(), "the request is consumed");
+        // A later run goes on from there.
+        let out = run(&mut model, &mut sched, limits(42, 1_000));
+        assert_eq!((out.stop, out.events), (StopReason::Horizon, 2));
+        assert_eq!(model.seen, vec![0, 1, 2, 3, 100, 4]);
+
+        // A stop requested by the last event, with nothing else pending, is still a stop: the
+        // clock does not jump to the horizon as it would for a drained calendar.
+        struct Once;
+        impl Model for Once {
+            type Event = ();
+            fn handle(&mut self, _: (), sched: &mut Scheduler<()>) {
+                sched.request_stop();
+            }
+        }
+        let mut sched = Scheduler::new();
+        sched.schedule_at(SimTime::from_ns(7), ());
+        let out = run(&mut Once, &mut sched, limits(1_000, 1_000));
+        assert_eq!(
+            (out.stop, out.end),
+            (StopReason::Stopped, SimTime::from_ns(7))
+        );
+
+        // Requested before the run: nothing fires.
+        let (mut model, mut sched) = ticker(u64::MAX);
+        sched.request_stop();
+        let out = run(&mut model, &mut sched, limits(1_000, 1_000));
+        assert_eq!((out.stop, out.events), (StopReason::Stopped, 0));
+        assert!(model.seen.is_empty());
     }
 
     #[test]

@@ -228,6 +228,9 @@ pub mod testing {
                     numjobs: 1,
                     sync_writes: false,
                     direct: true,
+                    io_size: None,
+                    number_ios: None,
+                    startdelay: SimDuration::ZERO,
                 }),
             }],
             memory: None,
@@ -487,5 +490,236 @@ workloads:
         assert_ne!(a.jobs[0], b.jobs[0]);
         // Off unless asked for.
         assert!(run_replication(&sc, fifo, 0).issue_trace.jobs.is_empty());
+    }
+}
+
+/// Finite fio jobs (`io_size`, `number_ios`, `startdelay`) and the run end they bring.
+#[cfg(test)]
+mod finite_tests {
+    use super::*;
+    use crate::engine::SimDuration;
+    use observe::FiniteJobObs;
+
+    /// A 1 ms deterministic device without dm-crypt: a read at depth 1 takes exactly 1 ms.
+    const IDLE_DISK: &str = "
+duration: DURATION
+warmup: WARMUP
+device: { kind: generic, service: 1ms }
+block: { elevator: fifo }
+crypt: { cipher: null, hop_cost: 0ns }
+policies: [none]
+workloads:
+";
+
+    fn scenario(duration: &str, warmup: &str, workloads: &str) -> Scenario {
+        let yaml = IDLE_DISK
+            .replace("DURATION", duration)
+            .replace("WARMUP", warmup)
+            + workloads;
+        crate::scenario::load_str("finite.yaml", &yaml).expect("valid scenario")
+    }
+
+    /// Runs the scenario's only policy with the first `trace` issues of each job kept; every
+    /// invariant must hold, however early the run ended.
+    fn run(sc: &Scenario, trace: usize) -> RunResult {
+        let r = run_traced(sc, policy::find("none").unwrap(), 0, trace);
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        r
+    }
+
+    fn ms(ns: u64) -> f64 {
+        ns as f64 / 1e6
+    }
+
+    fn job<'a>(r: &'a RunResult, name: &str) -> &'a FiniteJobObs {
+        r.obs
+            .finite_jobs
+            .iter()
+            .find(|j| j.name == name)
+            .unwrap_or_else(|| panic!("no finite job {name}: {:?}", r.obs.finite_jobs))
+    }
+
+    #[test]
+    fn a_job_stops_after_io_size_and_the_run_ends_with_it() {
+        let sc = scenario("10s", "0s", "  - { name: r, kind: fio, io_size: 400KiB }\n");
+        let r = run(&sc, 0);
+        let j = job(&r, "r");
+        // 100 reads of 4 KiB, one after another, 1 ms each.
+        assert_eq!((j.ios, j.bytes), (100, 400 << 10));
+        let elapsed = j.elapsed_ns.expect("finished");
+        assert!((ms(elapsed) - 100.0).abs() < 0.5, "{elapsed} ns");
+        assert_eq!(r.obs.end, observe::RunEnd::Finished);
+        assert_eq!(
+            r.obs.ended,
+            j.finished().unwrap(),
+            "the run ends at its last completion"
+        );
+        assert_eq!(r.obs.elapsed_ns(), Some(elapsed));
+        // The measured window is the run, not the 10 s asked for: IOPS and BW stay right.
+        assert_eq!(r.obs.measured, r.obs.ended.since(SimTime::ZERO));
+        assert_eq!(r.obs.dirs[0].ios, 100);
+        assert_eq!(r.obs.dirs[0].issued, 100);
+    }
+
+    #[test]
+    fn number_ios_counts_issues_at_any_depth_and_open_loops_stop_arriving() {
+        let sc = scenario(
+            "10s",
+            "0s",
+            "  - { name: deep, kind: fio, number_ios: 50, iodepth: 4, bs: 8k }\n  \
+             - { name: open, kind: fio, number_ios: 30, rate: 200/s }\n",
+        );
+        let r = run(&sc, 0);
+        let (deep, open) = (job(&r, "deep"), job(&r, "open"));
+        assert_eq!((deep.ios, deep.bytes), (50, 50 * 8192));
+        assert_eq!((open.ios, open.bytes), (30, 30 * 4096));
+        // A depth larger than the work issues only the work.
+        let sc = scenario(
+            "10s",
+            "0s",
+            "  - { name: d, kind: fio, number_ios: 3, iodepth: 8 }\n",
+        );
+        let r = run(&sc, 0);
+        assert_eq!(job(&r, "d").ios, 3);
+        assert_eq!(r.obs.dirs[0].issued, 3);
+        assert_eq!(r.obs.end, observe::RunEnd::Finished);
+        // With both limits the first one reached ends the job.
+        let sc = scenario(
+            "10s",
+            "0s",
+            "  - { name: a, kind: fio, number_ios: 7, io_size: 1MiB }\n  \
+             - { name: b, kind: fio, number_ios: 700, io_size: 16KiB }\n",
+        );
+        let r = run(&sc, 0);
+        assert_eq!((job(&r, "a").ios, job(&r, "b").ios), (7, 4));
+    }
+
+    #[test]
+    fn startdelay_holds_the_first_issue_and_elapsed_counts_from_it() {
+        let sc = scenario(
+            "10s",
+            "0s",
+            "  - { name: late, kind: fio, number_ios: 20, iodepth: 2, startdelay: 2s }\n  \
+             - { name: open, kind: fio, number_ios: 5, rate: 100/s, startdelay: 3s }\n",
+        );
+        let r = run(&sc, 10);
+        let first = |j: usize| r.issue_trace.jobs[j][0].at;
+        assert_eq!(first(0), SimTime::ZERO + SimDuration::from_secs(2));
+        assert!(first(1) > SimTime::ZERO + SimDuration::from_secs(3));
+        let late = job(&r, "late");
+        assert_eq!(late.start, SimTime::ZERO + SimDuration::from_secs(2));
+        // Two in flight on a one-at-a-time device: 20 reads take 20 ms from the start delay.
+        assert!(
+            (ms(late.elapsed_ns.unwrap()) - 20.0).abs() < 0.5,
+            "{late:?}"
+        );
+        // The run's elapsed time spans both jobs, from the earliest start.
+        let open = job(&r, "open");
+        assert_eq!(
+            r.obs.elapsed_ns(),
+            Some(open.finished().unwrap().since(late.start).as_ns())
+        );
+        // Without a start delay a closed loop issues at once, as before.
+        let sc = scenario("1s", "0s", "  - { kind: fio, number_ios: 2 }\n");
+        assert_eq!(run(&sc, 1).issue_trace.jobs[0][0].at, SimTime::ZERO);
+    }
+
+    #[test]
+    fn the_run_ends_at_the_last_finite_completion_with_background_work_in_flight() {
+        let sc = scenario(
+            "30s",
+            "0s",
+            "  - { name: short, kind: fio, number_ios: 10, numjobs: 2 }\n  \
+             - { name: long, kind: fio, number_ios: 200 }\n  \
+             - { name: bg, kind: fio, rw: randwrite, iodepth: 4 }\n",
+        );
+        let r = run(&sc, 0);
+        let names: Vec<&str> = r.obs.finite_jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["short.0", "short.1", "long"],
+            "copies are named, bg is not finite"
+        );
+        let last = r
+            .obs
+            .finite_jobs
+            .iter()
+            .map(|j| j.finished().expect("every finite job finished"))
+            .max()
+            .unwrap();
+        assert_eq!(r.obs.ended, last);
+        assert_eq!(job(&r, "long").finished(), Some(last));
+        assert!(
+            r.obs.ended < SimTime::ZERO + SimDuration::from_secs(5),
+            "{:?}",
+            r.obs.ended
+        );
+        // The background writer still had I/O in flight: the invariants (checked in `run`)
+        // count it up to the end, as they do at a horizon.
+        assert!(r.invariants.little.iter().any(|c| c.area > 0));
+    }
+
+    #[test]
+    fn a_job_that_cannot_finish_is_unfinished_and_the_run_goes_to_its_horizon() {
+        let sc = scenario(
+            "1s",
+            "0s",
+            "  - { name: big, kind: fio, io_size: 1GiB }\n  \
+             - { name: never, kind: fio, number_ios: 5, startdelay: 2s }\n  \
+             - { name: quick, kind: fio, number_ios: 5 }\n",
+        );
+        let r = run(&sc, 0);
+        assert_eq!(r.obs.end, observe::RunEnd::Horizon);
+        assert_eq!(r.obs.ended, SimTime::ZERO + SimDuration::from_secs(1));
+        let big = job(&r, "big");
+        assert_eq!(big.elapsed_ns, None);
+        assert!(big.ios > 900 && big.ios < 1000, "{big:?}");
+        assert_eq!(job(&r, "never").ios, 0);
+        assert_eq!(job(&r, "never").elapsed_ns, None);
+        assert!(job(&r, "quick").elapsed_ns.is_some());
+        assert_eq!(
+            r.obs.elapsed_ns(),
+            None,
+            "one unfinished job: no run elapsed time"
+        );
+        // Without finite jobs nothing changes.
+        let sc = scenario("1s", "0s", "  - { kind: fio }\n");
+        let r = run(&sc, 0);
+        assert!(r.obs.finite_jobs.is_empty());
+        assert_eq!(
+            (r.obs.end, r.obs.elapsed_ns()),
+            (observe::RunEnd::Horizon, None)
+        );
+    }
+
+    #[test]
+    fn a_run_that_ends_inside_the_warm_up_measures_nothing_and_stays_sound() {
+        let sc = scenario("10s", "5s", "  - { name: r, kind: fio, number_ios: 10 }\n");
+        let r = run(&sc, 0);
+        assert_eq!(r.obs.end, observe::RunEnd::Finished);
+        assert_eq!(r.obs.measured, SimDuration::ZERO);
+        assert_eq!(r.obs.dirs[0].ios, 0);
+        assert_eq!(
+            job(&r, "r").ios,
+            10,
+            "the job's own count includes the warm-up"
+        );
+    }
+
+    #[test]
+    fn a_finite_gitk_under_memory_pressure_ends_the_run_and_conserves_pages() {
+        let sc = crate::scenario::load_str(
+            "gitk.yaml",
+            "duration: 60s\ndevice: { kind: hdd5400 }\ncrypt: { cipher: aes-2009 }\n\
+             policies: [fifo]\nmemory: { ram: 2GiB, unreclaimable: 1900MiB }\n\
+             workloads:\n  - { kind: gitk, io_size: 1MiB, startdelay: 1s }\n  \
+             - { kind: buffered-writer, rate: 20MB/s }\n",
+        )
+        .unwrap();
+        let r = run_policy(&sc, policy::find("fifo").unwrap());
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.obs.end, observe::RunEnd::Finished);
+        assert_eq!(r.obs.finite_jobs[0].ios, 256);
+        assert!(r.obs.ended < SimTime::ZERO + SimDuration::from_secs(60));
     }
 }

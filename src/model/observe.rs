@@ -311,6 +311,35 @@ impl PageStates {
     }
 }
 
+/// One copy of a finite fio job (`io_size` or `number_ios`): its fixed amount of work and how
+/// long it took, counted from its start whatever the warm-up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FiniteJobObs {
+    /// The workload's name, with `.<copy>` when it has several copies (`gitk`, `reader.1`).
+    pub name: String,
+    /// When it could issue its first I/O: its `startdelay`.
+    pub start: SimTime,
+    /// From `start` to the completion of its last I/O, ns; `None` when the run ended first
+    /// (unfinished: reports say so and never print a number for it).
+    pub elapsed_ns: Option<u64>,
+    /// I/Os it completed, warm-up included.
+    pub ios: u64,
+    /// Bytes of those I/Os.
+    pub bytes: u64,
+    /// Its `io_size` limit, bytes (`None`: none).
+    pub io_size: Option<u64>,
+    /// Its `number_ios` limit (`None`: none).
+    pub number_ios: Option<u64>,
+}
+
+impl FiniteJobObs {
+    /// When its last I/O completed, if it finished.
+    pub fn finished(&self) -> Option<SimTime> {
+        self.elapsed_ns
+            .map(|ns| self.start + SimDuration::from_ns(ns))
+    }
+}
+
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum RunEnd {
@@ -318,6 +347,8 @@ pub enum RunEnd {
     Horizon,
     /// Ran out of the event budget: the system is saturated.
     Saturated,
+    /// Every finite fio job completed its I/O before the horizon; the run stopped there.
+    Finished,
 }
 
 /// All measurements of one run of one policy.
@@ -339,6 +370,12 @@ pub struct RunObs {
     pub block: BlockObs,
     /// Writeback counters.
     pub writeback: WritebackObs,
+    /// When the run ended: the horizon, or earlier once every finite job was done (or the
+    /// event budget ran out).
+    pub ended: SimTime,
+    /// Each copy of each finite fio job, in the world's job order (empty when every job runs
+    /// until the end).
+    pub finite_jobs: Vec<FiniteJobObs>,
     /// Memory-pressure counters; `None` when the scenario has no `memory:` section.
     pub memory: Option<Box<MemoryObs>>,
     /// CPU busy time per CPU-second: utilisation of the `cpus` pool, 0..=1.
@@ -355,6 +392,26 @@ pub struct RunObs {
     /// for one ([`super::Recording`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeline: Option<Box<crate::stats::series::Timeline>>,
+}
+
+impl RunObs {
+    /// The run's elapsed time: from the earliest start of its finite jobs to the last
+    /// completion of the last one, ns. `None` when it has no finite job or any of them is
+    /// unfinished.
+    pub fn elapsed_ns(&self) -> Option<u64> {
+        finite_span(&self.finite_jobs)
+    }
+}
+
+/// From the earliest start to the latest finish of `jobs`, ns; `None` when `jobs` is empty or
+/// any job is unfinished.
+pub fn finite_span(jobs: &[FiniteJobObs]) -> Option<u64> {
+    let start = jobs.iter().map(|j| j.start).min()?;
+    let mut end = start;
+    for j in jobs {
+        end = end.max(j.finished()?);
+    }
+    Some(end.since(start).as_ns())
 }
 
 /// One bio a job issued, as an [`IssueTrace`] records it.
@@ -509,7 +566,9 @@ impl RunObs {
     /// windows had run back to back: counts, times and the measured window add; histograms
     /// and per-interval samples merge (so percentiles are those of all samples); time-averages
     /// are weighted by window length and maxima take the larger. A saturated replication makes
-    /// the pool saturated. The timeline stays `self`'s (one replication's, as drawn). Merging in
+    /// the pool saturated. The end time and the finite jobs' elapsed times stay `self`'s
+    /// (replication 0's; the report gives their spread from each replication's sample), and
+    /// so does the timeline (one replication's, as drawn). Merging in
     /// a fixed order gives bit-identical pools.
     pub fn merge(&mut self, other: &RunObs) {
         let (span, other_span) = (self.measured, other.measured);

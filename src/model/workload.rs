@@ -4,6 +4,12 @@
 //! `/think`, `/service`), so the arrival times, offsets and device service draws it produces are
 //! the same under every policy: policies are compared with common random numbers.
 //!
+//! A job starts at its `startdelay`. A finite job (fio's `io_size` or `number_ios`) counts what
+//! it issues, warm-up included; once that reaches its limit it issues nothing more, and when its
+//! last I/O completes it is done. When every finite job of the world is done the world asks the
+//! engine to stop ([`Scheduler::request_stop`]): the run ends there, background workloads and
+//! all.
+//!
 //! A buffered writer dirties page cache at a fixed rate in 64 KiB steps. Before each step it runs
 //! `balance_dirty_pages`: while its dirty plus under-writeback data exceed the dirty limit it sleeps
 //! in `congestion_wait(ASYNC, HZ/10)`. Its flusher writes dirty data back in `chunk`-sized async
@@ -11,11 +17,11 @@
 //! off with `congestion_wait(ASYNC, HZ/10)` when it is, as 2.6.32's background writeback does.
 
 use super::bio::{Bio, Dir, Origin};
-use super::observe::IssueRecord;
 use super::observe::Stage;
+use super::observe::{FiniteJobObs, IssueRecord};
 use super::pressure::ReclaimWho;
 use super::world::{CwWho, Event, World};
-use crate::engine::{RngStreams, Scheduler, SimDuration, SimRng};
+use crate::engine::{RngStreams, Scheduler, SimDuration, SimRng, SimTime};
 use crate::scenario::{Arrivals, BufferedWriter, FioJob, RwKind};
 use rand::RngExt;
 
@@ -26,9 +32,20 @@ const DIRTY_STEP: u64 = 64 * 1024;
 #[derive(Debug)]
 pub struct Job {
     cfg: FioJob,
+    /// The workload's name, with `.<copy>` when it has several copies.
+    label: String,
     /// Its submitting context (an actor of the world).
     ctx: u32,
     inflight: u32,
+    /// I/Os and bytes issued since the start, warm-up included (what `number_ios` and
+    /// `io_size` count).
+    issued_ios: u64,
+    issued_bytes: u64,
+    /// I/Os and bytes completed since the start, warm-up included.
+    done_ios: u64,
+    done_bytes: u64,
+    /// When a finite job's last I/O completed.
+    finished: Option<SimTime>,
     next_seq: u64,
     arrival: SimRng,
     offset: SimRng,
@@ -44,8 +61,18 @@ impl Job {
         let s = |what: &str| streams.stream(&format!("{name}.{copy}/{what}"));
         Job {
             cfg: cfg.clone(),
+            label: if cfg.numjobs > 1 {
+                format!("{name}.{copy}")
+            } else {
+                name.to_string()
+            },
             ctx,
             inflight: 0,
+            issued_ios: 0,
+            issued_bytes: 0,
+            done_ios: 0,
+            done_bytes: 0,
+            finished: None,
             next_seq: cfg.offset,
             arrival: s("arrival"),
             offset: s("offset"),
@@ -59,6 +86,34 @@ impl Job {
     /// I/Os of this job in flight, by its own account.
     pub fn inflight(&self) -> u32 {
         self.inflight
+    }
+
+    /// Whether the job has a fixed amount of work (`io_size` or `number_ios`).
+    pub fn is_finite(&self) -> bool {
+        self.cfg.is_finite()
+    }
+
+    /// Whether a finite job has issued all its work: it issues nothing more.
+    fn exhausted(&self) -> bool {
+        self.cfg.io_size.is_some_and(|b| self.issued_bytes >= b)
+            || self.cfg.number_ios.is_some_and(|n| self.issued_ios >= n)
+    }
+
+    /// What a finite job did (`None` for a job that runs until the end).
+    fn finite_obs(&self) -> Option<FiniteJobObs> {
+        if !self.is_finite() {
+            return None;
+        }
+        let start = SimTime::ZERO + self.cfg.startdelay;
+        Some(FiniteJobObs {
+            name: self.label.clone(),
+            start,
+            elapsed_ns: self.finished.map(|t| t.since(start).as_ns()),
+            ios: self.done_ios,
+            bytes: self.done_bytes,
+            io_size: self.cfg.io_size,
+            number_ios: self.cfg.number_ios,
+        })
     }
 
     fn iodepth(&self) -> u32 {
@@ -170,15 +225,25 @@ pub fn depth_bucket(depth: u32) -> usize {
 impl World {
     pub(super) fn start_workloads(&mut self, sched: &mut Scheduler<Event>) {
         for j in 0..self.jobs.len() as u32 {
+            let delay = self.jobs[j as usize].cfg.startdelay;
             match self.jobs[j as usize].cfg.arrivals {
-                Arrivals::Closed { iodepth, .. } => {
+                Arrivals::Closed { iodepth, .. } if delay.is_zero() => {
                     for _ in 0..iodepth {
+                        if self.jobs[j as usize].exhausted() {
+                            break;
+                        }
                         self.job_submit(j, sched);
+                    }
+                }
+                Arrivals::Closed { iodepth, .. } => {
+                    // Each slot of the loop starts with an issue at the start delay.
+                    for _ in 0..iodepth {
+                        sched.schedule_in(delay, Event::JobIssue { job: j });
                     }
                 }
                 Arrivals::Open { .. } => {
                     let gap = self.jobs[j as usize].next_gap();
-                    sched.schedule_in(gap, Event::JobIssue { job: j });
+                    sched.schedule_in(delay + gap, Event::JobIssue { job: j });
                 }
             }
         }
@@ -190,6 +255,10 @@ impl World {
     /// A job's issue event: an open-loop arrival or the end of a think time.
     pub(super) fn job_issue(&mut self, j: u32, sched: &mut Scheduler<Event>) {
         let job = &mut self.jobs[j as usize];
+        if job.exhausted() {
+            // A finite job that has issued all its work: no more arrivals, no more issues.
+            return;
+        }
         if let Arrivals::Open { .. } = job.cfg.arrivals {
             let gap = job.next_gap();
             sched.schedule_in(gap, Event::JobIssue { job: j });
@@ -213,6 +282,8 @@ impl World {
         let job = &mut self.jobs[j as usize];
         let bio = job.make_bio(sched, j);
         job.inflight += 1;
+        job.issued_ios += 1;
+        job.issued_bytes += u64::from(bio.bytes);
         let depth = job.inflight;
         let ctx = job.ctx;
         if sched.now() >= self.warmup {
@@ -245,9 +316,20 @@ impl World {
         }
     }
 
-    pub(super) fn job_completed(&mut self, j: u32, sched: &mut Scheduler<Event>) {
+    /// A job's bio of `bytes` completed: the closed loop goes on, or a finite job that has
+    /// issued all its work is done once nothing of it is in flight.
+    pub(super) fn job_completed(&mut self, j: u32, bytes: u32, sched: &mut Scheduler<Event>) {
         let job = &mut self.jobs[j as usize];
         job.inflight -= 1;
+        job.done_ios += 1;
+        job.done_bytes += u64::from(bytes);
+        if job.exhausted() {
+            if job.inflight == 0 && job.finished.is_none() {
+                job.finished = Some(sched.now());
+                self.finite_job_done(sched);
+            }
+            return;
+        }
         if let Arrivals::Closed { think, .. } = &job.cfg.arrivals {
             match think {
                 Some(d) => {
@@ -258,6 +340,28 @@ impl World {
                 None => self.job_submit(j, sched),
             }
         }
+    }
+
+    /// A finite job has just completed its last I/O: when no finite job is left running, the
+    /// run ends here.
+    fn finite_job_done(&mut self, sched: &mut Scheduler<Event>) {
+        if self.all_finite_jobs_done() {
+            sched.request_stop();
+        }
+    }
+
+    /// Whether the world has finite jobs and every one of them is done.
+    pub(super) fn all_finite_jobs_done(&self) -> bool {
+        self.jobs.iter().any(Job::is_finite)
+            && self
+                .jobs
+                .iter()
+                .all(|job| !job.is_finite() || job.finished.is_some())
+    }
+
+    /// Every finite job's observations, in job order.
+    pub(super) fn finite_observations(&self) -> Vec<FiniteJobObs> {
+        self.jobs.iter().filter_map(Job::finite_obs).collect()
     }
 
     /// The writer's next step: throttle in balance_dirty_pages, or dirty another 64 KiB.
@@ -410,6 +514,9 @@ mod tests {
             numjobs: 1,
             sync_writes: false,
             direct: true,
+            io_size: None,
+            number_ios: None,
+            startdelay: SimDuration::ZERO,
         };
         Job::new("arrivals", 0, &cfg, 0, &RngStreams::new(20_090_601, 0))
     }

@@ -872,7 +872,7 @@ impl World {
             self.clat_all.record(clat);
         }
         match bio.origin {
-            Origin::Job(j) => self.job_completed(j, sched),
+            Origin::Job(j) => self.job_completed(j, bio.bytes, sched),
             Origin::Writeback(w) => self.writeback_completed(w, bio.bytes, sched),
         }
     }
@@ -1022,6 +1022,8 @@ impl World {
             }
             Box::new(p.mem.finish(now))
         });
+        let finite_jobs = self.finite_observations();
+        let finished = self.all_finite_jobs_done();
         let [r, w] = self.dirs;
         RunObs {
             policy: self.info.name.to_string(),
@@ -1032,6 +1034,8 @@ impl World {
             congestion_waits: self.obs_cw,
             block,
             writeback: self.wb,
+            ended: now,
+            finite_jobs,
             memory,
             cpu_utilisation: (self.cpu.busy_cpu_ns() - self.busy_at_warmup) as f64
                 / (span as f64 * f64::from(self.cpu.cpus())),
@@ -1040,6 +1044,8 @@ impl World {
             events,
             end: if saturated {
                 RunEnd::Saturated
+            } else if finished {
+                RunEnd::Finished
             } else {
                 RunEnd::Horizon
             },

@@ -82,7 +82,9 @@ struct Job<'a> {
     jobname: String,
     groupid: u32,
     error: u32,
-    /// Simulated seconds (duration including warm-up), not wall-clock time.
+    /// Simulated seconds from the start to the run's end (the duration, warm-up included, or
+    /// earlier when every finite job was done), rounded up as fio's `elapsed_sec`; not
+    /// wall-clock time.
     elapsed: u64,
     #[serde(rename = "job options")]
     job_options: Ordered<String>,
@@ -163,6 +165,13 @@ struct Qsim<'a> {
     replications: u32,
     measured_ns: u64,
     end: &'a super::RunEnd,
+    /// The run's elapsed time over its finite jobs, ns (`null` when one is unfinished); only
+    /// when the scenario has finite jobs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    elapsed_ns: Option<Option<u64>>,
+    /// Each finite job copy with its elapsed time (only when there are some).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    finite_jobs: &'a [super::FiniteJobReport],
     events: u64,
     issued: [u64; 2],
     stages: Ordered<&'a [super::StageReport]>,
@@ -236,7 +245,7 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
         jobname: name,
         groupid: 0,
         error: 0,
-        elapsed: r.duration_ns.div_ceil(1_000_000_000),
+        elapsed: p.end_ns.div_ceil(1_000_000_000),
         job_options,
         read: dir(r, read, plus),
         write: dir(r, write, plus),
@@ -262,6 +271,8 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
             replications: r.replications,
             measured_ns: p.measured_ns,
             end: &p.end,
+            elapsed_ns: (!p.finite_jobs.is_empty()).then(|| p.elapsed_ns()),
+            finite_jobs: &p.finite_jobs,
             events: p.events,
             issued: [read.issued, write.issued],
             stages: Ordered(vec![
@@ -284,6 +295,7 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
                 .filter(|w| match w {
                     super::Warning::Saturated { policy, .. }
                     | super::Warning::Overloaded { policy, .. }
+                    | super::Warning::Unfinished { policy, .. }
                     | super::Warning::HistogramClipped { policy, .. } => *policy == p.policy,
                 })
                 .collect(),
@@ -360,6 +372,34 @@ mod tests {
         let text = String::from_utf8(buf).unwrap();
         let v = serde_json::from_str(&text).unwrap();
         (text, v)
+    }
+
+    #[test]
+    fn finite_jobs_set_elapsed_and_their_own_keys() {
+        use crate::report::tests::run_finite;
+        let r = Report::new(
+            &scenario(),
+            &[run_finite("fifo", false), run_finite("split", true)],
+        );
+        let mut buf = Vec::new();
+        render(&r, &mut buf).unwrap();
+        let v: Value = serde_json::from_slice(&buf).unwrap();
+        let (done, open) = (&v["jobs"][0], &v["jobs"][1]);
+        // fio's elapsed: whole seconds to the run's end, rounded up (25.41 s -> 26).
+        assert_eq!(done["elapsed"], 26);
+        assert_eq!(open["elapsed"], 11);
+        assert_eq!(done["qsim"]["elapsed_ns"], 23_410_000_000_u64);
+        assert!(open["qsim"]["elapsed_ns"].is_null(), "unfinished is null");
+        let job = &open["qsim"]["finite_jobs"][0];
+        assert_eq!(job["name"], "gitk");
+        assert!(job["elapsed_ns"].is_null());
+        assert_eq!(job["io_size"], 64 << 20);
+        assert_eq!(open["qsim"]["warnings"][0]["kind"], "unfinished");
+        // Without finite jobs, neither key.
+        let (_, v) = parsed(render);
+        let q = &v["jobs"][0]["qsim"];
+        assert!(q.get("elapsed_ns").is_none() && q.get("finite_jobs").is_none());
+        assert_eq!(v["jobs"][0]["elapsed"], 11);
     }
 
     #[test]

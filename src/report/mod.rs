@@ -13,7 +13,7 @@ pub mod spread;
 pub mod text;
 
 use crate::model::observe::{
-    CallerWaits, DirectionObs, MemoryObs, PageStates, RunEnd, RunObs, Stage,
+    CallerWaits, DirectionObs, FiniteJobObs, MemoryObs, PageStates, RunEnd, RunObs, Stage,
 };
 use crate::scenario::{Arrivals, RwKind, Scenario, WorkloadKind};
 use crate::stats::histogram::{CLIP_NS, LAT_M_NR, LAT_N_NR, LAT_U_NR};
@@ -135,6 +135,13 @@ pub struct PolicyReport {
     pub end: RunEnd,
     /// Length of the measured window, ns.
     pub measured_ns: u64,
+    /// Simulated time at which the run ended, ns: the horizon, or earlier when every finite job
+    /// was done or the event budget ran out.
+    pub end_ns: u64,
+    /// Each copy of each finite fio job (`io_size`, `number_ios`), in job order; empty when
+    /// every job runs until the end.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub finite_jobs: Vec<FiniteJobReport>,
     /// The measured window in whole milliseconds as fio's `runtime` (at least 1 when any I/O
     /// completed, so rates stay finite).
     pub runtime_ms: u64,
@@ -176,11 +183,54 @@ impl PolicyReport {
     pub fn saturated(&self) -> bool {
         self.end == RunEnd::Saturated
     }
+    /// The run's elapsed time, ns: from the earliest start of its finite jobs to the last
+    /// completion of the last one. `None` without finite jobs or when one is unfinished.
+    pub fn elapsed_ns(&self) -> Option<u64> {
+        let start = self.finite_jobs.iter().map(|j| j.start_ns).min()?;
+        let mut end = start;
+        for j in &self.finite_jobs {
+            end = end.max(j.start_ns + j.elapsed_ns?);
+        }
+        Some(end - start)
+    }
     /// The section for `dir`.
     pub fn direction(&self, dir: Direction) -> &DirectionReport {
         match dir {
             Direction::Read => &self.directions[0],
             Direction::Write => &self.directions[1],
+        }
+    }
+}
+
+/// One copy of a finite fio job: its work and its elapsed time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FiniteJobReport {
+    /// The workload's name, with `.<copy>` when it has several copies.
+    pub name: String,
+    /// Its start (`startdelay`), ns since the run's start.
+    pub start_ns: u64,
+    /// From its start to its last completion, ns; `None` (JSON `null`) when unfinished.
+    pub elapsed_ns: Option<u64>,
+    /// I/Os it completed, warm-up included.
+    pub ios: u64,
+    /// Bytes of those I/Os.
+    pub bytes: u64,
+    /// Its `io_size`, bytes (`None`: no limit).
+    pub io_size: Option<u64>,
+    /// Its `number_ios` (`None`: no limit).
+    pub number_ios: Option<u64>,
+}
+
+impl From<&FiniteJobObs> for FiniteJobReport {
+    fn from(j: &FiniteJobObs) -> Self {
+        FiniteJobReport {
+            name: j.name.clone(),
+            start_ns: j.start.as_ns(),
+            elapsed_ns: j.elapsed_ns,
+            ios: j.ios,
+            bytes: j.bytes,
+            io_size: j.io_size,
+            number_ios: j.number_ios,
         }
     }
 }
@@ -556,6 +606,24 @@ pub enum Warning {
         /// Arrivals issued in the measured window.
         issued: u64,
     },
+    /// A finite job had not completed its I/O when the run reached its horizon: its elapsed
+    /// time is unknown, not the duration.
+    Unfinished {
+        /// Policy concerned.
+        policy: String,
+        /// The job (`name` or `name.copy`).
+        job: String,
+        /// When the run ended, ns.
+        end_ns: u64,
+        /// I/Os it completed.
+        ios: u64,
+        /// Bytes it completed.
+        bytes: u64,
+        /// Its `io_size` (`None`: no limit).
+        io_size: Option<u64>,
+        /// Its `number_ios` (`None`: no limit).
+        number_ios: Option<u64>,
+    },
     /// Latencies at or above the histogram's top landed in its last bucket.
     HistogramClipped {
         /// Policy concerned.
@@ -619,6 +687,17 @@ impl Report {
                     policy: p.policy.clone(),
                     dropped,
                     issued: p.directions.iter().map(|d| d.issued).sum(),
+                });
+            }
+            for j in p.finite_jobs.iter().filter(|j| j.elapsed_ns.is_none()) {
+                warnings.push(Warning::Unfinished {
+                    policy: p.policy.clone(),
+                    job: j.name.clone(),
+                    end_ns: p.end_ns,
+                    ios: j.ios,
+                    bytes: j.bytes,
+                    io_size: j.io_size,
+                    number_ios: j.number_ios,
                 });
             }
             if p.clipped > 0 {
@@ -814,6 +893,8 @@ pub(crate) fn policy_report(
         variant: None,
         end: run.end,
         measured_ns,
+        end_ns: run.ended.as_ns(),
+        finite_jobs: run.finite_jobs.iter().map(FiniteJobReport::from).collect(),
         runtime_ms,
         events: run.events,
         directions,
@@ -1057,7 +1138,8 @@ pub(crate) mod tests {
     use crate::engine::SimDuration;
     use crate::engine::SimTime;
     use crate::model::observe::{
-        AllocFailure, BlockObs, CallerWaits, CongestionWaitObs, MemoryObs, PageStates, WritebackObs,
+        AllocFailure, BlockObs, CallerWaits, CongestionWaitObs, FiniteJobObs, MemoryObs,
+        PageStates, WritebackObs,
     };
     use crate::scenario::{
         BlockConfig, CryptConfig, CryptoEngine, DeviceConfig, Elevator, FioJob, KernelConfig,
@@ -1121,6 +1203,9 @@ pub(crate) mod tests {
                     numjobs: 1,
                     sync_writes: false,
                     direct: true,
+                    io_size: None,
+                    number_ios: None,
+                    startdelay: SimDuration::ZERO,
                 }),
             }],
             memory: None,
@@ -1216,6 +1301,8 @@ pub(crate) mod tests {
                 written_back_bytes: 280 << 20,
                 throttled: SimDuration::from_ms(1_250),
             },
+            ended: SimTime::ZERO + SimDuration::from_secs(11),
+            finite_jobs: Vec::new(),
             memory: None,
             cpu_utilisation: 0.4321,
             crypt_queue_len_avg: 3.25,
@@ -1316,6 +1403,32 @@ pub(crate) mod tests {
         r
     }
 
+    /// [`run`] ended early by a finite job, `gitk`: 23.41 s from its start at 2 s, 64 MiB in
+    /// 16384 reads; with `unfinished`, still running at the 11 s horizon instead.
+    pub(crate) fn run_finite(policy: &str, unfinished: bool) -> RunObs {
+        let mut r = run(policy, RunEnd::Finished);
+        let start = SimTime::ZERO + SimDuration::from_secs(2);
+        let (elapsed_ns, ios) = if unfinished {
+            r.end = RunEnd::Horizon;
+            (None, 3_150)
+        } else {
+            (Some(23_410_000_000), 16_384)
+        };
+        r.finite_jobs = vec![FiniteJobObs {
+            name: "gitk".to_string(),
+            start,
+            elapsed_ns,
+            ios,
+            bytes: ios * 4096,
+            io_size: Some(64 << 20),
+            number_ios: None,
+        }];
+        r.ended = r.finite_jobs[0]
+            .finished()
+            .unwrap_or(SimTime::ZERO + SimDuration::from_secs(11));
+        r
+    }
+
     pub(crate) fn report() -> Report {
         Report::new(
             &scenario(),
@@ -1367,6 +1480,32 @@ pub(crate) mod tests {
         assert!(r.comparison[1].saturated);
         assert_eq!(r.warnings.len(), 1);
         assert!(matches!(&r.warnings[0], Warning::Saturated { policy, .. } if policy == "split"));
+    }
+
+    #[test]
+    fn finite_jobs_give_elapsed_times_and_unfinished_ones_a_warning() {
+        let r = Report::new(
+            &scenario(),
+            &[run_finite("fifo", false), run_finite("split", true)],
+        );
+        let (done, open) = (&r.policies[0], &r.policies[1]);
+        assert_eq!(done.end_ns, 25_410_000_000);
+        assert_eq!(done.elapsed_ns(), Some(23_410_000_000));
+        assert_eq!(done.finite_jobs[0].start_ns, 2_000_000_000);
+        assert_eq!(open.elapsed_ns(), None);
+        assert_eq!(open.end_ns, 11_000_000_000);
+        assert_eq!(r.warnings.len(), 1);
+        assert!(
+            matches!(&r.warnings[0], Warning::Unfinished { policy, job, end_ns: 11_000_000_000, ios: 3_150, .. }
+                if policy == "split" && job == "gitk"),
+            "{:?}",
+            r.warnings
+        );
+        // Without finite jobs: none, and no elapsed time.
+        let plain = report();
+        assert!(plain.policies.iter().all(|p| p.finite_jobs.is_empty()));
+        assert_eq!(plain.policies[0].elapsed_ns(), None);
+        assert_eq!(plain.policies[0].end_ns, 11_000_000_000);
     }
 
     #[test]

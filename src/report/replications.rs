@@ -1,7 +1,9 @@
 //! The "is it noise?" summary: each run's headline metrics across its replications (mean and
 //! 95 % confidence half-width), and each run against the reference run (the first of the
 //! plan) as a paired difference over common random numbers, tagged better, worse or within
-//! noise, in hyperfine's manner. Text only, within 80 columns.
+//! noise, in hyperfine's manner. With finite jobs, a last table in the shape of Mel Gorman's
+//! 2009 kernel comparison follows: per run, the elapsed time and the GFP_ATOMIC failures as
+//! mean and sample standard deviation. Text only, within 80 columns.
 
 use crate::model::observe::RunObs;
 use crate::stats::compare::{Summary, Verdict, paired_diff, ratio, verdict};
@@ -31,6 +33,12 @@ pub struct Metrics {
     pub kswapd_cwait_sync_s: f64,
     /// kswapd's time in congestion_wait on the ASYNC queue, s (NaN without memory).
     pub kswapd_cwait_async_s: f64,
+    /// Time from the first finite job's start until the last finite job finished, s (see
+    /// [`RunObs::elapsed_ns`]); NaN when the scenario has no finite job or one is unfinished.
+    pub elapsed_s: f64,
+    /// Finite fio job copies in the run: with none, `elapsed_s` is NaN because nothing is
+    /// finite; with some, a NaN `elapsed_s` means unfinished.
+    pub finite_jobs: u32,
 }
 
 /// One metric: its label, how to read it, unit, whether lower is better.
@@ -47,6 +55,12 @@ pub struct Metric {
 
 /// The summary's metrics, in the order it prints them.
 pub const METRICS: &[Metric] = &[
+    Metric {
+        label: "elapsed",
+        get: |m| m.elapsed_s,
+        unit: "s",
+        lower_is_better: true,
+    },
     Metric {
         label: "read p50",
         get: |m| m.read_p50_ms,
@@ -134,6 +148,8 @@ impl Metrics {
             atomic_failures: mem.map_or(f64::NAN, |m| m.atomic_failures as f64),
             kswapd_cwait_sync_s: mem.map_or(f64::NAN, |m| secs(m.kswapd_cwait_ns[0])),
             kswapd_cwait_async_s: mem.map_or(f64::NAN, |m| secs(m.kswapd_cwait_ns[1])),
+            elapsed_s: report.elapsed_ns().map_or(f64::NAN, secs),
+            finite_jobs: u32::try_from(report.finite_jobs.len()).unwrap_or(u32::MAX),
         }
     }
 
@@ -150,6 +166,8 @@ impl Metrics {
             atomic_failures: f64::NAN,
             kswapd_cwait_sync_s: f64::NAN,
             kswapd_cwait_async_s: f64::NAN,
+            elapsed_s: f64::NAN,
+            finite_jobs: 0,
         }
     }
 }
@@ -218,12 +236,90 @@ pub fn render(runs: &[(String, Vec<Metrics>)], out: &mut String) {
             }
             let s = Summary::of(&xs);
             let mut line = format!("    {:<18} {}", m.label, value(&s, m.unit));
-            if label != ref_label {
-                let rs: Vec<f64> = reference.iter().map(m.get).collect();
+            let rs: Vec<f64> = reference.iter().map(m.get).collect();
+            // A reference without the metric (unfinished, or no memory model) has nothing to
+            // compare against.
+            if label != ref_label && !rs.iter().any(|x| x.is_nan()) {
                 line.push_str(&compare(&xs, &rs, m.lower_is_better, m.unit));
             }
             let _ = writeln!(out, "{line}");
         }
+    }
+    if runs
+        .iter()
+        .any(|(_, r)| r.iter().any(|m| m.finite_jobs > 0))
+    {
+        elapsed_table(runs, reps, out);
+    }
+}
+
+/// Mean and sample standard deviation of `xs` as two cells with `decimals` and `unit`, or
+/// `-` twice when the metric was not measured (every value NaN).
+fn mean_sd(xs: &[f64], decimals: usize, unit: &str) -> [String; 2] {
+    if xs.iter().all(|x| x.is_nan()) {
+        return ["-".to_string(), "-".to_string()];
+    }
+    let s = Summary::of(xs);
+    [
+        format!("{:.decimals$}{unit}", s.mean),
+        format!("{:.decimals$}{unit}", s.stddev),
+    ]
+}
+
+/// The table of Mel Gorman's 2009 comparison: one row per run with its elapsed time and its
+/// GFP_ATOMIC failures, mean and sample standard deviation over the replications. A run with
+/// an unfinished replication shows `unfinished` and how many, never a number.
+fn elapsed_table(runs: &[(String, Vec<Metrics>)], reps: usize, out: &mut String) {
+    let same_reps = runs.iter().all(|(_, r)| r.len() == reps);
+    let _ = writeln!(
+        out,
+        "\nElapsed time and GFP_ATOMIC failures (mean and stddev over {reps} replications):"
+    );
+    let mut rows: Vec<Vec<String>> = vec![
+        ["run", "elapsed", "stddev", "failures", "stddev"]
+            .iter()
+            .map(|h| h.to_string())
+            .collect(),
+    ];
+    if !same_reps {
+        rows[0].push("reps".to_string());
+    }
+    let mut unfinished_any = false;
+    for (label, reps) in runs {
+        let elapsed: Vec<f64> = reps.iter().map(|m| m.elapsed_s).collect();
+        let unfinished = elapsed.iter().filter(|x| x.is_nan()).count();
+        let [e_mean, e_sd] = if unfinished > 0 {
+            unfinished_any = true;
+            [
+                "unfinished".to_string(),
+                format!("{unfinished} of {}", reps.len()),
+            ]
+        } else {
+            mean_sd(&elapsed, 2, "s")
+        };
+        let failures: Vec<f64> = reps.iter().map(|m| m.atomic_failures).collect();
+        let [f_mean, f_sd] = mean_sd(&failures, 1, "");
+        let mut row = vec![label.clone(), e_mean, e_sd, f_mean, f_sd];
+        if !same_reps {
+            row.push(reps.len().to_string());
+        }
+        rows.push(row);
+    }
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in &rows {
+        let mut line = format!("  {:<w$}", row[0], w = widths[0]);
+        for (cell, w) in row.iter().zip(&widths).skip(1) {
+            let _ = write!(line, "  {cell:>w$}");
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    if unfinished_any {
+        let _ = writeln!(
+            out,
+            "  unfinished: a finite job was still running when the run reached its duration"
+        );
     }
 }
 
@@ -271,7 +367,122 @@ mod tests {
             atomic_failures: f64::NAN,
             kswapd_cwait_sync_s: f64::NAN,
             kswapd_cwait_async_s: f64::NAN,
+            elapsed_s: f64::NAN,
+            finite_jobs: 0,
         }
+    }
+
+    /// A replication of a finite run: `elapsed` s (NaN: unfinished) and `failures`.
+    fn fin(elapsed: f64, failures: f64) -> Metrics {
+        Metrics {
+            elapsed_s: elapsed,
+            finite_jobs: 1,
+            atomic_failures: failures,
+            ..m(10.0)
+        }
+    }
+
+    /// The lines of Mel's table (from its header on).
+    fn table(out: &str) -> Vec<&str> {
+        let start = out
+            .find("\nElapsed time and GFP_ATOMIC")
+            .unwrap_or_else(|| panic!("no elapsed table:\n{out}"));
+        out[start + 1..].lines().collect()
+    }
+
+    #[test]
+    fn finite_runs_end_with_mels_table_of_elapsed_time_and_failures() {
+        let runs = vec![
+            (
+                "2.6.30".to_string(),
+                vec![fin(30.0, 100.0), fin(32.0, 120.0), fin(31.0, 110.0)],
+            ),
+            (
+                "baseline".to_string(),
+                vec![fin(40.0, 400.0), fin(44.0, 500.0), fin(42.0, 450.0)],
+            ),
+            (
+                "+kswapd-stay-awake".to_string(),
+                vec![fin(41.0, 300.0), fin(43.5, 350.0), fin(42.0, 310.0)],
+            ),
+        ];
+        let mut out = String::new();
+        render(&runs, &mut out);
+        assert_eq!(
+            table(&out),
+            [
+                "Elapsed time and GFP_ATOMIC failures (mean and stddev over 3 replications):",
+                "  run                 elapsed  stddev  failures  stddev",
+                "  2.6.30               31.00s   1.00s     110.0    10.0",
+                "  baseline             42.00s   2.00s     450.0    50.0",
+                "  +kswapd-stay-awake   42.17s   1.26s     320.0    26.5",
+            ]
+        );
+        assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
+        // elapsed is a metric like the others, lower is better, compared with the baseline.
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with("elapsed") && l.contains('→'))
+            .expect("elapsed line");
+        assert!(line.contains("× lower"), "{line}");
+    }
+
+    #[test]
+    fn an_unfinished_replication_is_never_a_number_and_no_memory_is_a_dash() {
+        let runs = vec![
+            (
+                "fast".to_string(),
+                vec![fin(3.0, f64::NAN), fin(3.5, f64::NAN)],
+            ),
+            (
+                "slow".to_string(),
+                vec![fin(f64::NAN, f64::NAN), fin(9.0, f64::NAN)],
+            ),
+        ];
+        let mut out = String::new();
+        render(&runs, &mut out);
+        assert_eq!(
+            table(&out),
+            [
+                "Elapsed time and GFP_ATOMIC failures (mean and stddev over 2 replications):",
+                "  run      elapsed  stddev  failures  stddev",
+                "  fast       3.25s   0.35s         -       -",
+                "  slow  unfinished  1 of 2         -       -",
+                "  unfinished: a finite job was still running when the run reached its duration",
+            ]
+        );
+        // The per-run block leaves out a metric with an unfinished replication.
+        let slow = out.split("  slow:").nth(1).unwrap();
+        let slow = slow.split("\nElapsed").next().unwrap();
+        assert!(!slow.contains("elapsed"), "{out}");
+        assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
+    }
+
+    #[test]
+    fn without_finite_jobs_there_is_no_elapsed_anywhere() {
+        let a: Vec<Metrics> = [10.0, 12.0, 11.0].iter().map(|&x| m(x)).collect();
+        let mut out = String::new();
+        render(&[("a".into(), a.clone()), ("b".into(), a)], &mut out);
+        assert!(
+            !out.contains("elapsed") && !out.contains("Elapsed"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn runs_with_other_replication_counts_get_a_reps_column() {
+        let runs = vec![
+            (
+                "a".to_string(),
+                vec![fin(1.0, 5.0), fin(1.2, 7.0), fin(1.1, 6.0)],
+            ),
+            ("b".to_string(), vec![fin(2.0, 5.0), fin(2.2, 7.0)]),
+        ];
+        let mut out = String::new();
+        render(&runs, &mut out);
+        let t = table(&out);
+        assert_eq!(t[1], "  run  elapsed  stddev  failures  stddev  reps");
+        assert_eq!(t[3], "  b      2.10s   0.14s       6.0     1.4     2");
     }
 
     #[test]

@@ -98,6 +98,17 @@ pub struct RunSpread {
     pub atomic_failures: Option<Summary>,
     /// kswapd's time in congestion_wait per replication, s: SYNC then ASYNC.
     pub kswapd_cwait_s: Option<[Summary; 2]>,
+    /// The finite jobs' elapsed time (`None` without finite jobs).
+    pub elapsed: Option<ElapsedSpread>,
+}
+
+/// The elapsed time of a run's finite jobs across replications.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ElapsedSpread {
+    /// Replications in which every finite job finished.
+    pub finished: usize,
+    /// Elapsed time, s, over the replications (`None` unless every one finished).
+    pub seconds: Option<Summary>,
 }
 
 impl RunSpread {
@@ -125,6 +136,11 @@ impl RunSpread {
             })
         };
         let memory = samples.iter().all(|s| s.failures_by_order.is_some());
+        let finite = samples.iter().all(|s| s.metrics.finite_jobs > 0);
+        let finished = samples
+            .iter()
+            .filter(|s| s.metrics.elapsed_s.is_finite())
+            .count();
         Some(RunSpread {
             replications: samples.len(),
             directions: [dir(0), dir(1)],
@@ -134,6 +150,10 @@ impl RunSpread {
                     over(&|s| s.metrics.kswapd_cwait_sync_s),
                     over(&|s| s.metrics.kswapd_cwait_async_s),
                 ]
+            }),
+            elapsed: finite.then(|| ElapsedSpread {
+                finished,
+                seconds: (finished == samples.len()).then(|| over(&|s| s.metrics.elapsed_s)),
             }),
         })
     }

@@ -11,7 +11,7 @@ use super::fiofmt::{
 };
 use super::spread::DirSpread;
 use super::{
-    CallerWaitsReport, Direction, DirectionReport, LatencySummary, MemoryReport,
+    CallerWaitsReport, Direction, DirectionReport, FiniteJobReport, LatencySummary, MemoryReport,
     PERCENTILE_PRECISION, PolicyReport, Report, Warning,
 };
 use crate::engine::SimDuration;
@@ -171,6 +171,14 @@ fn legend(r: &Report, s: &mut String) {
          measured window (warm-up excluded); bw and iops lines summarise 500 ms samples of\n\
          simulated time.\n",
     );
+    if r.policies.iter().any(|p| !p.finite_jobs.is_empty()) {
+        s.push_str(
+            "Finite jobs (io_size, number_ios) stop issuing once their work is issued; a run\n\
+             ends when every one has completed its I/O, or at its duration. elapsed is a job's\n\
+             time from its start (startdelay) to its last completion, io and ios its completed\n\
+             work, warm-up included.\n",
+        );
+    }
     if r.policies.iter().any(|p| p.memory.is_some()) {
         s.push_str(
             "Memory lines count from the warm-up's end, in pages of the one zone modelled;\n\
@@ -353,7 +361,64 @@ fn direction_block(r: &Report, d: &DirectionReport, opts: &TextOptions, s: &mut 
     }
 }
 
+/// An elapsed time: `23.41s`, or with an adaptive unit below a second (`100.0ms`).
+fn elapsed_text(ns: u64) -> String {
+    if ns >= 1_000_000_000 {
+        format!("{:.2}s", ns as f64 / 1e9)
+    } else {
+        compact_ns(ns as f64)
+    }
+}
+
+/// `23.41s (io=64.0MiB, ios=16384)`, or `unfinished at 300s (io=12.3MiB of 64.0MiB, ...)`.
+fn finite_job_text(j: &FiniteJobReport, end_ns: u64) -> String {
+    let bytes = |b: u64| num2str(b, 4, 1, true, N2sUnit::Byte);
+    let io = match j.io_size {
+        Some(limit) if j.elapsed_ns.is_none() => format!("{} of {}", bytes(j.bytes), bytes(limit)),
+        _ => bytes(j.bytes),
+    };
+    let ios = match j.number_ios {
+        Some(limit) if j.elapsed_ns.is_none() => format!("{} of {limit}", j.ios),
+        _ => j.ios.to_string(),
+    };
+    let time = match j.elapsed_ns {
+        Some(ns) => elapsed_text(ns),
+        None => format!("unfinished at {}", SimDuration::from_ns(end_ns)),
+    };
+    format!("{time} (io={io}, ios={ios})")
+}
+
 fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
+    let named = p.finite_jobs.len() > 1;
+    // With replications the block pools them all, but a job's elapsed time is one
+    // replication's: say which, and give the spread across all of them first.
+    let label = match p
+        .spread
+        .as_ref()
+        .and_then(|sp| sp.elapsed.as_ref().map(|e| (sp, e)))
+    {
+        Some((sp, e)) => {
+            let n = sp.replications;
+            let text = match &e.seconds {
+                Some(x) => format!("elapsed={}s", mean_sd(x, 1.0, 2)),
+                None => format!(
+                    "elapsed=unfinished in {} of {n} replications",
+                    n - e.finished
+                ),
+            };
+            kv_lines(&format!("±σ {n} reps"), &[text], s);
+            "elapsed rep0"
+        }
+        None => "elapsed",
+    };
+    for j in &p.finite_jobs {
+        let text = finite_job_text(j, p.end_ns);
+        if named {
+            let _ = writeln!(s, "  {label:<13}: {}: {text}", j.name);
+        } else {
+            let _ = writeln!(s, "  {label:<13}: {text}");
+        }
+    }
     let (sync, asyn) = (&p.congestion[0], &p.congestion[1]);
     let _ = writeln!(
         s,
@@ -773,6 +838,32 @@ pub fn warning_text(w: &Warning) -> String {
              ({issued} issued); the offered rate exceeds what this policy serves. Lower the \
              rate, or raise iodepth to see how deep the queue grows."
         ),
+        Warning::Unfinished {
+            policy,
+            job,
+            end_ns,
+            ios,
+            bytes,
+            io_size,
+            number_ios,
+        } => {
+            let size = |b: u64| num2str(b, 4, 1, true, N2sUnit::Byte);
+            let mut done = vec![match io_size {
+                Some(limit) => format!("{} of its io_size {}", size(*bytes), size(*limit)),
+                None => size(*bytes),
+            }];
+            done.push(match number_ios {
+                Some(limit) => format!("{ios} of its number_ios {limit}"),
+                None => format!("{ios} I/Os"),
+            });
+            format!(
+                "{policy}: {job} did not finish before the run ended at {} (it completed {}); \
+                 its elapsed time is unknown, not a number (NaN in the replication summary). \
+                 Raise duration, or lower io_size / number_ios.",
+                SimDuration::from_ns(*end_ns),
+                done.join(", ")
+            )
+        }
         Warning::HistogramClipped {
             policy,
             count,
@@ -981,6 +1072,52 @@ two-queue: (groupid=0, jobs=1): err= 0: policy=fifo: seed=42: reps=1
             ]
         );
         assert!(text.contains("Memory lines count from the warm-up's end"));
+    }
+
+    #[test]
+    fn finite_jobs_print_their_elapsed_time_or_unfinished_and_a_warning() {
+        use crate::report::tests::run_finite;
+        let r = Report::new(
+            &scenario(),
+            &[run_finite("fifo", false), run_finite("split", true)],
+        );
+        let text = rendered(&r);
+        let elapsed: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("  elapsed      :"))
+            .collect();
+        assert_eq!(
+            elapsed,
+            [
+                "  elapsed      : 23.41s (io=64.0MiB, ios=16384)",
+                "  elapsed      : unfinished at 11s (io=12.3MiB of 64.0MiB, ios=3150)",
+            ]
+        );
+        assert!(text.contains("Finite jobs (io_size, number_ios) stop issuing"));
+        let warning = text.split("Warnings:\n").nth(1).expect("warnings");
+        assert!(
+            warning.starts_with(
+                "  split: gitk did not finish before the run ended at 11s (it completed \
+                 12.3MiB of its io_size 64.0MiB, 3150 I/Os); its elapsed time is unknown"
+            ),
+            "{warning}"
+        );
+        // Several finite jobs are named on their lines.
+        let mut two = run_finite("fifo", false);
+        let mut other = two.finite_jobs[0].clone();
+        other.name = "reader.1".to_string();
+        other.elapsed_ns = Some(412_500_000);
+        two.finite_jobs.push(other);
+        let r = Report::new(&scenario(), &[two.clone(), two]);
+        let text = rendered(&r);
+        assert!(text.contains("  elapsed      : gitk: 23.41s (io=64.0MiB, ios=16384)\n"));
+        assert!(text.contains("  elapsed      : reader.1: 412.5ms (io=64.0MiB, ios=16384)\n"));
+        // Without finite jobs nothing of this appears.
+        let plain = rendered(&report());
+        assert!(
+            !plain.contains("elapsed") && !plain.contains("Finite jobs"),
+            "{plain}"
+        );
     }
 
     #[test]

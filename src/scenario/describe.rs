@@ -210,12 +210,17 @@ fn body(s: &Scenario) -> Rows {
         row(o, 0, "description", &s.description);
     }
     row(o, 0, "seed", &s.seed.to_string());
+    let early = if s.has_finite_jobs() {
+        "; ends earlier once every finite job is done"
+    } else {
+        ""
+    };
     row(
         o,
         0,
         "duration",
         &format!(
-            "{} (warm-up {}, measured {})",
+            "{} (warm-up {}, measured {}{early})",
             s.duration,
             s.warmup,
             s.duration.saturating_sub(s.warmup)
@@ -689,6 +694,31 @@ fn describe_device(o: &mut Rows, dev: &DeviceConfig) {
     );
 }
 
+/// What a fio job does before it stops: `unlimited (runs until the run ends)`, or its
+/// `io_size` and `number_ios` per copy.
+fn amount_text(f: &FioJob) -> String {
+    let limits: Vec<String> = [
+        f.io_size.map(|b| format!("io_size {}", format_bytes(b))),
+        f.number_ios.map(|n| format!("number_ios {n}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if limits.is_empty() {
+        return "unlimited (runs until the run ends)".to_string();
+    }
+    let copies = if f.numjobs > 1 { " per copy" } else { "" };
+    let first = if limits.len() > 1 {
+        ", whichever comes first"
+    } else {
+        ""
+    };
+    format!(
+        "{}{copies}{first}, then it stops; the run ends once every finite job is done",
+        limits.join(" or ")
+    )
+}
+
 fn describe_workload(o: &mut Rows, w: &WorkloadConfig) {
     match &w.kind {
         WorkloadKind::Fio(f) => {
@@ -737,6 +767,8 @@ fn describe_workload(o: &mut Rows, w: &WorkloadConfig) {
                 }
             }
             row(o, 4, "numjobs", &f.numjobs.to_string());
+            row(o, 4, "amount", &amount_text(f));
+            row(o, 4, "startdelay", &f.startdelay.to_string());
             row(o, 4, "sync writes", on_off(f.sync_writes));
             row(
                 o,

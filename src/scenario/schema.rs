@@ -579,6 +579,13 @@ pub struct RawWorkload {
     pub sync: Field<bool>,
     /// fio: reads bypass the page cache (O_DIRECT).
     pub direct: Field<bool>,
+    /// fio: bytes of I/O per copy, then it stops issuing (`io_limit` is fio's alias).
+    #[serde(alias = "io_limit")]
+    pub io_size: Field<Size>,
+    /// fio: I/Os per copy, then it stops issuing.
+    pub number_ios: Field<u64>,
+    /// fio: when each copy starts.
+    pub startdelay: Field<Duration>,
     /// buffered-writer: writeback request size.
     pub chunk: Field<Size>,
     /// buffered-writer: background threshold.
@@ -603,6 +610,9 @@ impl RawWorkload {
         push(&mut v, "numjobs", &self.numjobs);
         push(&mut v, "sync", &self.sync);
         push(&mut v, "direct", &self.direct);
+        push(&mut v, "io_size", &self.io_size);
+        push(&mut v, "number_ios", &self.number_ios);
+        push(&mut v, "startdelay", &self.startdelay);
         push(&mut v, "chunk", &self.chunk);
         push(&mut v, "background", &self.background);
         push(&mut v, "dirty_limit", &self.dirty_limit);

@@ -15,6 +15,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../scenarios/gfp-atomic-storm.yaml"),
     ),
     (
+        "mel-2009.yaml",
+        include_str!("../../scenarios/mel-2009.yaml"),
+    ),
+    (
         "nvme-fio.yaml",
         include_str!("../../scenarios/nvme-fio.yaml"),
     ),

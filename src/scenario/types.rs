@@ -489,6 +489,33 @@ pub struct FioJob {
     /// scenario has a `memory:` section, every read first allocates page-cache pages for its
     /// bytes (and may enter direct reclaim); the pages stay as clean cache afterwards.
     pub direct: bool,
+    /// fio's `io_size` (alias `io_limit`): bytes of I/O each copy issues, whole blocks, after
+    /// which it issues no more (the last block may pass the limit when `bs` does not divide
+    /// it). `None`: no limit.
+    pub io_size: Option<u64>,
+    /// fio's `number_ios`: I/Os each copy issues, after which it issues no more. `None`: no
+    /// limit. With `io_size` too, whichever is reached first ends the job.
+    pub number_ios: Option<u64>,
+    /// fio's `startdelay`: each copy issues its first I/O at this simulated time.
+    pub startdelay: SimDuration,
+}
+
+impl FioJob {
+    /// Whether the job has a fixed amount of work (`io_size` or `number_ios`): it stops
+    /// issuing once that is done, and the run ends when every such job has completed its I/O.
+    pub fn is_finite(&self) -> bool {
+        self.io_size.is_some() || self.number_ios.is_some()
+    }
+}
+
+impl Scenario {
+    /// Whether any fio workload is finite ([`FioJob::is_finite`]): then the run ends when all
+    /// of them have completed their I/O, or at `duration`, whichever comes first.
+    pub fn has_finite_jobs(&self) -> bool {
+        self.workloads
+            .iter()
+            .any(|w| matches!(&w.kind, WorkloadKind::Fio(f) if f.is_finite()))
+    }
 }
 
 /// A buffered writer: dirties page cache at `rate`; the flusher writes it back through dm-crypt.

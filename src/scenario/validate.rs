@@ -61,6 +61,11 @@
 //!   (`gitk0`, `buffered-writer1`). A region without `offset` starts where the previous
 //!   workload's region ends; regions must be sector-aligned and, on an HDD, inside its capacity.
 //! - `size` defaults to 1 GiB for fio and buffered writers and 256 MiB for `gitk`.
+//! - fio jobs (`gitk` too) run until the run ends unless given `io_size` (fio's alias
+//!   `io_limit`: bytes per copy, whole sectors, at least `bs`) or `number_ios` (I/Os per copy,
+//!   at least 1); either makes the job finite, and the run then ends when every finite job has
+//!   completed its I/O, or at `duration`. `startdelay` (default 0) may exceed `duration`: the
+//!   job then never starts and is reported unfinished.
 //! - Memory amounts (`ram`, `unreclaimable`, `page_cache`) must be whole 4 KiB pages; `ram` lies
 //!   in 64 MiB..=64 GiB; `min_free_kbytes` in 128..=ram/32; `unreclaimable + page_cache` must
 //!   leave at least the high watermark (1.5·min pages) free at the start.
@@ -145,6 +150,9 @@ const FIO_FIELDS: &[&str] = &[
     "numjobs",
     "sync",
     "direct",
+    "io_size",
+    "number_ios",
+    "startdelay",
 ];
 const WRITER_FIELDS: &[&str] = &[
     "rate",
@@ -1815,6 +1823,7 @@ fn workload(
                 }
             };
             let offset = region(c, w, path, size, cursor, capacity)?;
+            let (io_size, number_ios, startdelay) = fio_limits(c, w, path, bs)?;
             (
                 WorkloadKind::Fio(FioJob {
                     rw,
@@ -1826,6 +1835,9 @@ fn workload(
                     numjobs: c.int(&w.numjobs, &p("numjobs"), 1, 1, 1024)?,
                     sync_writes: val(&w.sync).unwrap_or(false),
                     direct: val(&w.direct).unwrap_or(false),
+                    io_size,
+                    number_ios,
+                    startdelay,
                 }),
                 size,
             )
@@ -1908,6 +1920,55 @@ fn workload(
 
 /// The region's offset (given, or right after the previous workload's region), checked to be
 /// sector-aligned and inside the disk; moves the layout cursor past the region.
+/// A fio job's amount of work and start: `io_size` (whole sectors, at least one block),
+/// `number_ios` (at least 1), `startdelay` (default 0). Absent limits mean the job runs until
+/// the run ends.
+fn fio_limits(
+    c: &Checker,
+    w: &RawWorkload,
+    path: &str,
+    bs: u64,
+) -> Result<(Option<u64>, Option<u64>, SimDuration), Error> {
+    let p = |f: &str| at(path, f);
+    let io_size = match &w.io_size {
+        None => None,
+        Some(s) => {
+            let v = s.value.0;
+            c.size_multiple(v, &w.io_size, &p("io_size"))?;
+            if v < bs {
+                return Err(c.err(
+                    ErrorKind::Conflict,
+                    Some(s.referenced),
+                    &p("io_size"),
+                    format!(
+                        "the job would do less than one block: io_size {} < bs {}",
+                        format_bytes(v),
+                        format_bytes(bs)
+                    ),
+                    "io_size (fio's io_limit) is the bytes each copy does before it stops: make \
+                     it at least `bs`, or leave it out for a job that runs until the end",
+                ));
+            }
+            Some(v)
+        }
+    };
+    let number_ios = match &w.number_ios {
+        None => None,
+        Some(s) if s.value == 0 => {
+            return Err(c.err(
+                ErrorKind::BadValue,
+                Some(s.referenced),
+                &p("number_ios"),
+                "must be at least 1, got 0",
+                "the I/Os each copy issues before it stops; leave it out for no limit",
+            ));
+        }
+        Some(s) => Some(s.value),
+    };
+    let startdelay = c.dur(&w.startdelay, &p("startdelay"), SimDuration::ZERO, false)?;
+    Ok((io_size, number_ios, startdelay))
+}
+
 fn region(
     c: &Checker,
     w: &RawWorkload,
@@ -2194,6 +2255,28 @@ mod tests {
         assert!(text.contains("4KiB random read 17.624ms"), "{text}");
         assert!(text.contains("encrypt 68.267us"), "{text}");
         assert!(text.contains("offset 0B, size 1GiB"), "{text}");
+        assert!(
+            text.contains("unlimited (runs until the run ends)"),
+            "{text}"
+        );
+        assert!(!text.contains("ends earlier"), "{text}");
+        let text = describe(&ok("device: { kind: nvme }\nworkloads:\n  \
+             - { kind: gitk, io_size: 64MiB, number_ios: 100, numjobs: 2, startdelay: 5s }\n"));
+        assert!(
+            text.contains(
+                "io_size 64MiB or number_ios 100 per copy, whichever comes first, then it stops"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.lines()
+                .any(|l| l.trim_start().starts_with("startdelay") && l.ends_with(" 5s")),
+            "{text}"
+        );
+        assert!(
+            text.contains("measured 60s; ends earlier once every finite job is done)"),
+            "{text}"
+        );
     }
 
     // ---- kernel version, patches and switches ----
@@ -2216,8 +2299,8 @@ mod tests {
             panic!("fio")
         };
         assert!(!f.direct);
-        // Shipped scenarios: only two-queue asks for memory pressure; none lists variants but
-        // gfp-atomic-storm.
+        // Shipped scenarios: of these two only two-queue asks for memory pressure, and neither
+        // lists variants (gfp-atomic-storm and mel-2009 do).
         for (name, memory) in [("two-queue", true), ("nvme-fio", false)] {
             let s = super::super::resolve(name).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(s.kernel.version, KernelVersion::V2_6_32, "{name}");
@@ -2628,6 +2711,79 @@ mod tests {
         );
         assert_eq!(e.kind(), ErrorKind::Conflict);
         assert_eq!(e.path(), Some("workloads[0].direct"));
+    }
+
+    #[test]
+    fn finite_jobs_take_fios_io_size_number_ios_and_startdelay() {
+        let fio = |s: &Scenario, i: usize| match &s.workloads[i].kind {
+            WorkloadKind::Fio(f) => f.clone(),
+            WorkloadKind::BufferedWriter(_) => panic!("fio"),
+        };
+        // Defaults: unlimited, starting at once; gitk too.
+        let s = ok("device: { kind: nvme }\nworkloads:\n  - kind: fio\n  - kind: gitk\n");
+        for i in 0..2 {
+            let f = fio(&s, i);
+            assert_eq!(
+                (f.io_size, f.number_ios, f.startdelay),
+                (None, None, SimDuration::ZERO)
+            );
+            assert!(!f.is_finite());
+        }
+        assert!(!s.has_finite_jobs());
+        let s = ok("device: { kind: nvme }\nworkloads:\n  \
+             - { kind: gitk, io_size: 64MiB, startdelay: 5s }\n  \
+             - { kind: fio, number_ios: 1000 }\n  \
+             - { kind: fio, io_limit: 1MiB, number_ios: 10, bs: 64k }\n  \
+             - { kind: buffered-writer, rate: 1MB/s }\n");
+        let g = fio(&s, 0);
+        assert_eq!(g.io_size, Some(64 << 20));
+        assert_eq!(g.startdelay, SimDuration::from_secs(5));
+        assert!(g.is_finite() && s.has_finite_jobs());
+        // The gitk preset is otherwise unchanged.
+        assert!(matches!(
+            g.arrivals,
+            Arrivals::Closed {
+                iodepth: 1,
+                think: Some(_)
+            }
+        ));
+        assert_eq!(
+            (fio(&s, 1).io_size, fio(&s, 1).number_ios),
+            (None, Some(1000))
+        );
+        assert_eq!(fio(&s, 2).io_size, Some(1 << 20), "io_limit is fio's alias");
+        assert_eq!(fio(&s, 2).number_ios, Some(10));
+
+        // Errors point at the value, name the field and say what to do.
+        let e = err("device: { kind: nvme }\nworkloads:\n  - kind: fio\n    io_size: 2k\n");
+        assert_eq!(place(&e), (Some(4), Some(14), Some("workloads[0].io_size")));
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        assert!(e.message().contains("less than one block"), "{e}");
+        assert!(e.hint().unwrap().contains("at least `bs`"), "{e}");
+        let e = err("device: { kind: nvme }\nworkloads:\n  - kind: fio\n    io_size: 4100\n");
+        assert_eq!(e.path(), Some("workloads[0].io_size"));
+        assert!(e.message().contains("multiple of 512"), "{e}");
+        let e = err("device: { kind: nvme }\nworkloads:\n  - kind: fio\n    number_ios: 0\n");
+        assert_eq!(
+            place(&e),
+            (Some(4), Some(17), Some("workloads[0].number_ios"))
+        );
+        assert!(e.hint().unwrap().contains("leave it out"), "{e}");
+        let e =
+            err("device: { kind: nvme }\nworkloads:\n  - kind: fio\n    startdelay: 5 parsecs\n");
+        assert_eq!(e.path(), Some("workloads[0].startdelay"));
+        let e = err("device: { kind: nvme }\nworkloads:\n  - kind: fio\n    number_ios: -3\n");
+        assert_eq!(e.path(), Some("workloads[0].number_ios"));
+        // They are fio options: a buffered writer refuses them.
+        for field in ["io_size: 1MiB", "number_ios: 5", "startdelay: 1s"] {
+            let e = err(&format!(
+                "device: {{ kind: nvme }}\nworkloads:\n  - kind: buffered-writer\n    \
+                 rate: 1MB/s\n    {field}\n"
+            ));
+            assert_eq!(e.kind(), ErrorKind::Conflict, "{field}");
+            let name = field.split(':').next().unwrap();
+            assert_eq!(e.path(), Some(format!("workloads[0].{name}").as_str()));
+        }
     }
 
     // ---- variants ----
