@@ -5,6 +5,7 @@ mod determinism;
 mod exports;
 mod finite;
 mod invariants;
+mod plots;
 mod scenarios;
 mod theory;
 mod util;
