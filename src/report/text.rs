@@ -767,9 +767,27 @@ fn memory_comparison(r: &Report, s: &mut String) {
     if r.comparison.iter().all(|c| c.memory.is_none()) {
         return;
     }
-    s.push_str(
-        "\nMemory (atomic failures, kswapd cwait SYNC/ASYNC, direct stalls, fewest free):\n",
-    );
+    // The blocks pool every replication; this table gives the mean per replication, so its
+    // counts read like one run's (and like the replication summary's).
+    let reps = u64::from(r.replications.max(1));
+    if reps > 1 {
+        let _ = writeln!(
+            s,
+            "\nMemory per replication (mean of {reps}: atomic failures, kswapd cwait SYNC/ASYNC,\n\
+             direct stalls; fewest free pages in any):"
+        );
+    } else {
+        s.push_str(
+            "\nMemory (atomic failures, kswapd cwait SYNC/ASYNC, direct stalls, fewest free):\n",
+        );
+    }
+    let per = |n: u64| {
+        if reps > 1 {
+            format!("{:.1}", n as f64 / reps as f64)
+        } else {
+            n.to_string()
+        }
+    };
     let mut rows = vec![
         [
             "policy",
@@ -787,10 +805,10 @@ fn memory_comparison(r: &Report, s: &mut String) {
         let row = match &c.memory {
             Some(m) => vec![
                 c.policy.clone(),
-                m.atomic_failures.to_string(),
-                adaptive_ns(m.kswapd_cwait_ns[0] as f64),
-                adaptive_ns(m.kswapd_cwait_ns[1] as f64),
-                m.direct_stalls.to_string(),
+                per(m.atomic_failures),
+                adaptive_ns(m.kswapd_cwait_ns[0] as f64 / reps as f64),
+                adaptive_ns(m.kswapd_cwait_ns[1] as f64 / reps as f64),
+                per(m.direct_stalls),
                 m.free_min_seen.to_string(),
             ],
             None => {
