@@ -274,17 +274,22 @@ impl PrecisionOutcome {
     pub fn line(&self) -> String {
         let t = &self.target;
         format!(
-            "precision: {} {} ±{:.1}% (95% CI) after {} replications; worst {} at ±{:.1}%",
+            "precision: {} {} ±{}% (95% CI) {} after {} replications;\n  widest: {} {}",
             t.metric.label(),
+            if self.reached { "within" } else { "NOT within" },
+            (t.target_rel * 1e6).round() / 1e4,
             if self.reached {
-                "reached"
+                "in every run"
             } else {
-                "NOT reached (cap hit):"
+                "(the cap stopped it)"
             },
-            t.target_rel * 100.0,
             self.replications,
             self.worst.0,
-            self.worst.1 * 100.0
+            if self.worst.1.is_finite() {
+                format!("±{:.1}%", self.worst.1 * 100.0)
+            } else {
+                "unknown (a zero or unmeasured mean)".to_string()
+            }
         )
     }
 }
@@ -410,13 +415,19 @@ pub fn run_replicated(
         {
             Some(n) => want = vec![n; runs.len()],
             None => {
-                // The worst run: unmeasured (NaN) first, then the widest relative interval.
-                let key = |x: f64| if x.is_nan() { f64::INFINITY } else { x };
+                // The worst run: one that missed the target before any that met it; among
+                // those, the widest relative interval (NaN, a zero or unmeasured mean, counts
+                // as widest when the target was missed and narrowest when it was met).
+                let key = |(rel, ok): (f64, bool)| match (ok, rel.is_nan()) {
+                    (false, true) => (1, f64::INFINITY),
+                    (false, false) => (1, rel),
+                    (true, true) => (0, 0.0),
+                    (true, false) => (0, rel),
+                };
                 let w = (0..runs.len())
                     .max_by(|&a, &b| {
-                        key(judged[a].0)
-                            .total_cmp(&key(judged[b].0))
-                            .then(b.cmp(&a))
+                        let (ka, kb) = (key(judged[a]), key(judged[b]));
+                        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(b.cmp(&a))
                     })
                     .unwrap_or(0);
                 outcome = Some(PrecisionOutcome {

@@ -139,7 +139,7 @@ fn precision_target_adds_replications_or_says_the_cap_stopped_it() {
     ]);
     loose
         .assert_ok()
-        .stdout_has(&["precision: read p99 reached ±50.0%"]);
+        .stdout_has(&["precision: read p99 within ±50% (95% CI) in every run"]);
     let tight = Run::of(&[
         "run",
         "two-queue",
@@ -153,7 +153,7 @@ fn precision_target_adds_replications_or_says_the_cap_stopped_it() {
         "failures",
     ]);
     tight.assert_ok().stdout_has(&[
-        "precision: GFP_ATOMIC failures NOT reached (cap hit)",
+        "precision: GFP_ATOMIC failures NOT within ±0.01% (95% CI) (the cap stopped it)",
         "after 12 replications",
         "reps=12",
     ]);
