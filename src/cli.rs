@@ -50,7 +50,7 @@ pub enum Command {
 pub struct PlotArgs {
     /// A results file written by `qsim run --json FILE`.
     pub results: PathBuf,
-    /// Where to write the plots (default: plots/<scenario name>/).
+    /// Where to write the plots (default: plots/SCENARIO/, SCENARIO being the scenario name).
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
 }
@@ -126,7 +126,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
     /// Draw the plots (PNG and SVG: latency percentiles, CDF, where the time went, failures
-    /// and congestion, a timeline per run) into DIR, by default plots/<scenario name>/.
+    /// and congestion, a timeline per run) into DIR, by default plots/SCENARIO/ (the scenario name).
     #[arg(long, value_name = "DIR", num_args = 0..=1)]
     pub plots: Option<Option<PathBuf>>,
     /// No progress bar (it is drawn on stderr only when stderr is a terminal and the runs take
@@ -336,7 +336,7 @@ impl Progress {
     }
 }
 
-/// `--plots` without a directory means plots/<scenario name>/.
+/// `--plots` without a directory means `plots/<scenario name>/`.
 fn plots_dir(given: Option<&std::path::Path>, scenario: &str) -> PathBuf {
     given.map_or_else(|| PathBuf::from("plots").join(scenario), Into::into)
 }
