@@ -484,7 +484,13 @@ fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
             "  saturated    : yes, the event budget ({} events) ran out after {} of the {} window; \
              figures cover that part only",
             r.max_events,
-            SimDuration::from_ns(p.measured_ns),
+            // Pooled replications: one replication's mean window.
+            SimDuration::from_ns(
+                p.measured_ns
+                    / p.spread
+                        .as_ref()
+                        .map_or(1, |sp| sp.replications.max(1) as u64)
+            ),
             SimDuration::from_ns(planned)
         );
     }
