@@ -762,6 +762,7 @@ mod tests {
         );
         assert_eq!(pooled.measured.as_ns(), sum(&|o| o.measured.as_ns()));
         assert_eq!(pooled.events, sum(&|o| o.events));
+        assert_eq!(pooled.replications, 3);
         assert_eq!(
             pooled.dirs[0].clat.max(),
             each.iter().map(|o| o.dirs[0].clat.max()).max().unwrap()

@@ -388,6 +388,9 @@ pub struct RunObs {
     pub events: u64,
     /// How the run ended.
     pub end: RunEnd,
+    /// Replications pooled into these observations (1 for a single run; [`RunObs::merge`]
+    /// adds them up), so per-replication figures derive from the pool.
+    pub replications: u32,
     /// The run's downsampled timeline (see [`super::timeline`]); `None` unless the run asked
     /// for one ([`super::Recording`]).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -610,5 +613,6 @@ impl RunObs {
             self.end = RunEnd::Saturated;
         }
         self.measured += other.measured;
+        self.replications += other.replications;
     }
 }

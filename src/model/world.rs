@@ -1050,6 +1050,7 @@ impl World {
                 RunEnd::Horizon
             },
             timeline: self.timeline.take().map(|r| r.finish(now)),
+            replications: 1,
         }
     }
 

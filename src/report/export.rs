@@ -10,7 +10,7 @@
 //! comparison against the reference (`relative` = mean ratio to the reference, its 95 %
 //! half-width, and the verdict). The Markdown file has one hyperfine table per metric.
 
-use super::replications::{METRICS, Metric, Metrics, reference_index};
+use super::replications::{METRICS, Metrics, reference_index, zero_everywhere};
 use super::spread::RepSample;
 use crate::plot::data::{MemoryPlot, PLOT_PERCENTILES, PercentileBand, PlotData, RunPlot, Spread};
 use crate::stats::compare::{Interval, Summary, Verdict, paired_diff, ratio, verdict};
@@ -58,7 +58,7 @@ pub fn metric_rows(runs: &[(String, Vec<Metrics>)]) -> (String, Vec<MetricRow>) 
     let mut rows = Vec::new();
     for (label, reps) in runs {
         for m in METRICS {
-            if skipped(m, runs) {
+            if zero_everywhere(m, runs) {
                 continue;
             }
             let xs: Vec<f64> = reps.iter().map(m.get).collect();
@@ -87,12 +87,6 @@ pub fn metric_rows(runs: &[(String, Vec<Metrics>)]) -> (String, Vec<MetricRow>) 
         }
     }
     (ref_label.clone(), rows)
-}
-
-/// Whether the summary leaves metric `m` out: zero in every replication of every run.
-fn skipped(m: &Metric, runs: &[(String, Vec<Metrics>)]) -> bool {
-    runs.iter()
-        .all(|(_, r)| r.iter().all(|x| (m.get)(x) == 0.0))
 }
 
 /// Median of `xs` (NaN when empty).

@@ -45,7 +45,7 @@ pub struct Report {
     pub description: String,
     /// Master seed.
     pub seed: u64,
-    /// Replications per policy pooled into each block (1 until replications exist).
+    /// Replications pooled into each block (the most of any run, when variants differ).
     pub replications: u32,
     /// Simulated run length including warm-up, ns.
     pub duration_ns: u64,
@@ -173,6 +173,8 @@ pub struct PolicyReport {
     /// Latency samples at or above the histogram's top (2^34 ns), summed over slat/clat/lat of
     /// both directions.
     pub clipped: u64,
+    /// Replications pooled into this block: counts and the measured window are their sums.
+    pub replications: u32,
     /// The single-valued figures' mean ± σ across replications (with two or more).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spread: Option<spread::RunSpread>,
@@ -676,7 +678,8 @@ impl Report {
             if p.saturated() {
                 warnings.push(Warning::Saturated {
                     policy: p.policy.clone(),
-                    measured_ns: p.measured_ns,
+                    // One replication's window, comparable with the planned one.
+                    measured_ns: p.measured_ns / u64::from(p.replications.max(1)),
                     planned_ns: sc.duration.as_ns().saturating_sub(sc.warmup.as_ns()),
                     max_events: sc.max_events,
                 });
@@ -714,7 +717,7 @@ impl Report {
             scenario: scenario.name.clone(),
             description: scenario.description.clone(),
             seed: scenario.seed,
-            replications: 1,
+            replications: policies.iter().map(|p| p.replications).max().unwrap_or(1),
             duration_ns: scenario.duration.as_ns(),
             warmup_ns: scenario.warmup.as_ns(),
             max_events: scenario.max_events,
@@ -922,6 +925,7 @@ pub(crate) fn policy_report(
         crypt_queue_len_avg: run.crypt_queue_len_avg,
         crypt_queue_len_max: run.crypt_queue_len_max,
         clipped,
+        replications: run.replications.max(1),
         spread: None,
     }
 }
@@ -1310,6 +1314,7 @@ pub(crate) mod tests {
             events: 123_456,
             end,
             timeline: None,
+            replications: 1,
         }
     }
 

@@ -200,6 +200,13 @@ fn value(s: &Summary, unit: &str) -> String {
     }
 }
 
+/// Whether metric `m` is zero in every replication of every run: the summary and the
+/// exports leave it out (kswapd never waited on that class, say).
+pub fn zero_everywhere(m: &Metric, runs: &[(String, Vec<Metrics>)]) -> bool {
+    runs.iter()
+        .all(|(_, r)| r.iter().all(|x| (m.get)(x) == 0.0))
+}
+
 /// Which of `runs` the others are compared against: the first run of the variant named
 /// `baseline` if there is one, else the first run.
 pub fn reference_index(runs: &[(String, Vec<Metrics>)]) -> usize {
@@ -228,10 +235,7 @@ pub fn render(runs: &[(String, Vec<Metrics>)], out: &mut String) {
         for m in METRICS {
             let xs: Vec<f64> = reps.iter().map(m.get).collect();
             // Not measured (no memory model), or zero in every replication of every run.
-            let all_zero = runs
-                .iter()
-                .all(|(_, r)| r.iter().all(|x| (m.get)(x) == 0.0));
-            if xs.iter().any(|x| x.is_nan()) || all_zero {
+            if xs.iter().any(|x| x.is_nan()) || zero_everywhere(m, runs) {
                 continue;
             }
             let s = Summary::of(&xs);

@@ -159,32 +159,11 @@ impl RunSpread {
     }
 }
 
-/// Attaches each run's spread to its block of `report` and records the replication count:
-/// `samples[i]` holds run `i`'s samples, in the report's order. A saturation warning then
-/// gives the mean measured window per replication.
+/// Attaches each run's spread to its block of `report`: `samples[i]` holds run `i`'s
+/// samples, in the report's order.
 pub fn attach(report: &mut super::Report, samples: &[Vec<RepSample>]) {
-    report.replications = samples
-        .iter()
-        .map(|s| u32::try_from(s.len()).unwrap_or(u32::MAX))
-        .max()
-        .unwrap_or(1)
-        .max(1);
     for (p, s) in report.policies.iter_mut().zip(samples) {
         p.spread = RunSpread::of(s);
-        // A saturated pool's window is the sum over replications: the warning compares one
-        // replication's mean window with the one the scenario planned.
-        let reps = s.len().max(1) as u64;
-        for w in &mut report.warnings {
-            if let super::Warning::Saturated {
-                policy,
-                measured_ns,
-                ..
-            } = w
-                && *policy == p.policy
-            {
-                *measured_ns /= reps;
-            }
-        }
     }
 }
 

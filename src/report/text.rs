@@ -485,12 +485,7 @@ fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
              figures cover that part only",
             r.max_events,
             // Pooled replications: one replication's mean window.
-            SimDuration::from_ns(
-                p.measured_ns
-                    / p.spread
-                        .as_ref()
-                        .map_or(1, |sp| sp.replications.max(1) as u64)
-            ),
+            SimDuration::from_ns(p.measured_ns / u64::from(p.replications.max(1))),
             SimDuration::from_ns(planned)
         );
     }
@@ -775,25 +770,19 @@ fn memory_comparison(r: &Report, s: &mut String) {
     }
     // The blocks pool every replication; this table gives the mean per replication, so its
     // counts read like one run's (and like the replication summary's).
-    let reps = u64::from(r.replications.max(1));
-    if reps > 1 {
-        let _ = writeln!(
-            s,
-            "\nMemory per replication (mean of {reps}: atomic failures, kswapd cwait SYNC/ASYNC,\n\
-             direct stalls; fewest free pages in any):"
+    // The blocks pool every replication; this table gives each run's mean per replication,
+    // so its counts read like one run's (and like the replication summary's).
+    let pooled = r.policies.iter().any(|p| p.replications > 1);
+    if pooled {
+        s.push_str(
+            "\nMemory per replication (means: atomic failures, kswapd cwait SYNC/ASYNC, direct\n\
+             stalls; fewest free pages in any replication):\n",
         );
     } else {
         s.push_str(
             "\nMemory (atomic failures, kswapd cwait SYNC/ASYNC, direct stalls, fewest free):\n",
         );
     }
-    let per = |n: u64| {
-        if reps > 1 {
-            format!("{:.1}", n as f64 / reps as f64)
-        } else {
-            n.to_string()
-        }
-    };
     let mut rows = vec![
         [
             "policy",
@@ -807,7 +796,15 @@ fn memory_comparison(r: &Report, s: &mut String) {
         .map(|h| h.to_string())
         .collect::<Vec<_>>(),
     ];
-    for c in &r.comparison {
+    for (c, p) in r.comparison.iter().zip(&r.policies) {
+        let reps = u64::from(p.replications.max(1));
+        let per = |n: u64| {
+            if pooled {
+                format!("{:.1}", n as f64 / reps as f64)
+            } else {
+                n.to_string()
+            }
+        };
         let row = match &c.memory {
             Some(m) => vec![
                 c.policy.clone(),
