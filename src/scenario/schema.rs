@@ -858,7 +858,9 @@ fn join(parent: &str, key: &str) -> String {
 }
 
 /// Walks the YAML events of `text` and records the field path of every node, stopping quietly at
-/// the first syntax error (serde-saphyr reports that error itself).
+/// the first syntax error (serde-saphyr reports that error itself), or after one node more than
+/// the loader's budget ([`super::MAX_YAML_NODES`]): serde-saphyr refuses such a file, and the
+/// walk must not cost more memory and time than the parse it serves.
 pub(crate) fn outline(text: &str) -> Outline {
     let mut out = Outline {
         nodes: Vec::new(),
@@ -867,6 +869,9 @@ pub(crate) fn outline(text: &str) -> Outline {
     let mut stack: Vec<Frame> = Vec::new();
     let mut parser = Parser::new_from_str(text);
     while let Some(Ok((event, span))) = parser.next_event() {
+        if out.nodes.len() > super::MAX_YAML_NODES {
+            break;
+        }
         let (line, column) = (span.start.line() as u64, span.start.col() as u64 + 1);
         let (is_start, scalar) = match &event {
             Event::Scalar(value, style, _, _) => (false, Some((value.to_string(), *style))),

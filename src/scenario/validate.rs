@@ -120,6 +120,55 @@ pub const MAX_REPLICATIONS: u32 = 1000;
 pub const MAX_REQUEST_BYTES: u64 = 512 * 1024;
 /// Sector size.
 pub const SECTOR: u64 = 512;
+/// Most values an `empirical` distribution may list. Every variant keeps its own copy (8 bytes a
+/// value), and the list must fit in the file's YAML budget ([`super::MAX_YAML_NODES`] values in
+/// all) with room for the rest of the scenario; 100,000 observations pin a distribution's
+/// percentiles down to 0.1 % and beyond.
+pub const MAX_EMPIRICAL_VALUES: usize = 100_000;
+
+/// The accepted range of every whole-number field, keyed by its path with list indices and a
+/// variant's `variants[i].set.` prefix taken out ([`super::field_key`]). The one place these
+/// ranges are written: validation reads them ([`int_range`]), and so does the hint for a value
+/// that is not a whole number of the field's type at all (`cpus: -1`, `cpus: 4294967296`).
+/// `kernel.hz` (four values), `memory.min_free_kbytes` (its top depends on `ram`) and the
+/// buddy orders of `memory.atomic[].orders` are checked, and hinted, where they are resolved.
+pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
+    ("seed", 0, u64::MAX),
+    ("max_events", 1, u64::MAX),
+    ("replications", 1, MAX_REPLICATIONS as u64),
+    ("cpus", 1, 1024),
+    ("device.queue_depth", 1, 1_000_000),
+    ("device.channels", 1, 4096),
+    ("block.nr_requests", 4, 100_000),
+    ("block.unplug_threshold", 1, 1_000_000),
+    ("block.quantum", 1, 1024),
+    ("crypt.async_queue_limit", 1, 1_000_000),
+    ("memory.page_pool", 1, 1_000_000),
+    ("memory.min_bio_pages", 1, 1_000_000),
+    ("memory.atomic[].burst", 1, 100_000),
+    ("workloads[].rwmixread", 0, 100),
+    ("workloads[].iodepth", 1, 65_536),
+    ("workloads[].numjobs", 1, 1024),
+    ("workloads[].number_ios", 1, u64::MAX),
+];
+
+/// The range of the whole-number field at `path` (`workloads[2].iodepth`,
+/// `variants[0].set.cpus`), from [`INT_RANGES`]; `None` for a field not listed there.
+pub(crate) fn int_range_of(path: &str) -> Option<(u64, u64)> {
+    let key = super::field_key(path);
+    INT_RANGES
+        .iter()
+        .find(|(k, _, _)| *k == key)
+        .map(|&(_, lo, hi)| (lo, hi))
+}
+
+/// [`int_range_of`] for a field validation reads: every such field is listed (a unit test
+/// reads each one), so the fallback, the whole `u64` range, is never taken.
+fn int_range(path: &str) -> (u64, u64) {
+    let range = int_range_of(path);
+    debug_assert!(range.is_some(), "{path} is missing from INT_RANGES");
+    range.unwrap_or((0, u64::MAX))
+}
 
 const HDD_FIELDS: &[&str] = &[
     "seek_min",
@@ -287,14 +336,15 @@ impl Checker<'_, '_> {
         self.src.error(kind, loc, path, message, Some(hint.into()))
     }
 
-    /// A whole number in `min..=max`, or `default` when absent.
-    fn int<T>(&self, f: &Field<T>, path: &str, default: T, min: T, max: T) -> Result<T, Error>
+    /// A whole number in the field's range ([`int_range`]), or `default` when absent.
+    fn int<T>(&self, f: &Field<T>, path: &str, default: T) -> Result<T, Error>
     where
-        T: Copy + PartialOrd + std::fmt::Display,
+        T: Copy + Into<u64> + std::fmt::Display,
     {
+        let (min, max) = int_range(path);
         match f {
             None => Ok(default),
-            Some(s) if s.value >= min && s.value <= max => Ok(s.value),
+            Some(s) if (min..=max).contains(&s.value.into()) => Ok(s.value),
             Some(s) => Err(self.err(
                 ErrorKind::BadValue,
                 Some(s.referenced),
@@ -442,21 +492,9 @@ fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
             "lengthen `duration` or shorten `warmup`; the warm-up is part of the duration",
         ));
     }
-    let max_events = c.int(
-        &raw.max_events,
-        "max_events",
-        DEFAULT_MAX_EVENTS,
-        1,
-        u64::MAX,
-    )?;
-    let replications = c.int(
-        &raw.replications,
-        "replications",
-        DEFAULT_REPLICATIONS,
-        1,
-        MAX_REPLICATIONS,
-    )?;
-    let cpus = c.int(&raw.cpus, "cpus", 1, 1, 1024)?;
+    let max_events = c.int(&raw.max_events, "max_events", DEFAULT_MAX_EVENTS)?;
+    let replications = c.int(&raw.replications, "replications", DEFAULT_REPLICATIONS)?;
+    let cpus = c.int(&raw.cpus, "cpus", 1)?;
 
     let (kernel, patch_locs) = kernel(c, raw.kernel.as_ref().map(|k| &k.value))?;
 
@@ -693,7 +731,7 @@ fn kernel(
                 ErrorKind::UnknownName,
                 Some(v.referenced),
                 "kernel.version",
-                format!("unknown kernel version `{}`", v.value.0),
+                format!("unknown kernel version `{}`", super::shorten(&v.value.0)),
                 format!(
                     "qsim models {} (MODEL.md §6); 2.6.32 is the default",
                     VERSION_NAMES.join(", ")
@@ -808,7 +846,7 @@ fn patches(c: &Checker, f: &Field<Vec<Spanned<String>>>) -> Result<Vec<(String, 
                 ErrorKind::UnknownName,
                 Some(p.referenced),
                 &path,
-                format!("unknown patch `{}`", p.value),
+                format!("unknown patch `{}`", super::shorten(&p.value)),
                 hint,
             ));
         }
@@ -817,7 +855,7 @@ fn patches(c: &Checker, f: &Field<Vec<Spanned<String>>>) -> Result<Vec<(String, 
                 ErrorKind::Conflict,
                 Some(p.referenced),
                 &path,
-                format!("patch `{}` is listed twice", p.value),
+                format!("patch `{}` is listed twice", super::shorten(&p.value)),
                 "list each patch once",
             ));
         }
@@ -979,8 +1017,8 @@ fn memory(c: &Checker, m: &RawMemory, here: Location) -> Result<MemoryConfig, Er
         SimDuration::from_ns(200),
         false,
     )?;
-    let page_pool = c.int(&m.page_pool, "memory.page_pool", 32, 1, 1_000_000)?;
-    let min_bio_pages = c.int(&m.min_bio_pages, "memory.min_bio_pages", 8, 1, 1_000_000)?;
+    let page_pool = c.int(&m.page_pool, "memory.page_pool", 32)?;
+    let min_bio_pages = c.int(&m.min_bio_pages, "memory.min_bio_pages", 8)?;
     let mut atomic: Vec<AtomicStream> = Vec::new();
     if let Some(list) = &m.atomic {
         for (i, a) in list.value.iter().enumerate() {
@@ -1150,7 +1188,7 @@ fn atomic_stream(
         poisson: val(&a.poisson).unwrap_or(true),
         orders,
         hold,
-        burst: c.int(&a.burst, &at(path, "burst"), 1, 1, 100_000)?,
+        burst: c.int(&a.burst, &at(path, "burst"), 1)?,
     })
 }
 
@@ -1226,8 +1264,7 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
     let kind = kind.value;
     let owner = format!("device kind `{}`", kind.name());
     let present = d.present();
-    let queue_depth =
-        |default: u32| c.int(&d.queue_depth, "device.queue_depth", default, 1, 1_000_000);
+    let queue_depth = |default: u32| c.int(&d.queue_depth, "device.queue_depth", default);
     match kind {
         DeviceKind::Hdd5400 | DeviceKind::Hdd7200 => {
             c.only(&present, HDD_FIELDS, "device", &owner)?;
@@ -1305,7 +1342,7 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
             };
             Ok(DeviceConfig::Nvme(NvmeConfig {
                 latency: c.dur(&d.latency, "device.latency", NVME_LATENCY, false)?,
-                channels: c.int(&d.channels, "device.channels", 1, 1, 4096)?,
+                channels: c.int(&d.channels, "device.channels", 1)?,
                 overhead: c.dur(
                     &d.overhead,
                     "device.overhead",
@@ -1329,7 +1366,7 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
             };
             Ok(DeviceConfig::Generic(GenericDeviceConfig {
                 service: distribution(c, service, "device.service")?,
-                channels: c.int(&d.channels, "device.channels", 1, 1, 4096)?,
+                channels: c.int(&d.channels, "device.channels", 1)?,
                 queue_depth: queue_depth(1_000_000)?,
             }))
         }
@@ -1354,7 +1391,7 @@ fn block(c: &Checker, b: Option<&RawBlock>, kernel: &KernelConfig) -> Result<Blo
         Some(QueueModeName::BlkMq) => QueueMode::BlkMq,
         _ => QueueMode::Legacy,
     };
-    let nr_requests = c.int(&b.nr_requests, "block.nr_requests", 128, 4, 100_000)?;
+    let nr_requests = c.int(&b.nr_requests, "block.nr_requests", 128)?;
     let elevator = match (mode, &b.elevator) {
         (QueueMode::BlkMq, Some(e)) if e.value == ElevatorName::Cfq => {
             return Err(c.err(
@@ -1391,13 +1428,7 @@ fn block(c: &Checker, b: Option<&RawBlock>, kernel: &KernelConfig) -> Result<Blo
             "remove it, or plug the queue (legacy mode, plug: true)",
         ));
     }
-    let unplug_threshold = c.int(
-        &b.unplug_threshold,
-        "block.unplug_threshold",
-        4,
-        1,
-        1_000_000,
-    )?;
+    let unplug_threshold = c.int(&b.unplug_threshold, "block.unplug_threshold", 4)?;
     if elevator != Elevator::Cfq {
         let owner = if mode == QueueMode::BlkMq {
             "a blk-mq queue"
@@ -1420,7 +1451,7 @@ fn block(c: &Checker, b: Option<&RawBlock>, kernel: &KernelConfig) -> Result<Blo
         cfq_slice_sync: c.dur(&b.slice_sync, "block.slice_sync", kernel.hz_div(10), true)?,
         cfq_slice_async: c.dur(&b.slice_async, "block.slice_async", kernel.hz_div(25), true)?,
         cfq_slice_idle: c.dur(&b.slice_idle, "block.slice_idle", kernel.hz_div(125), false)?,
-        cfq_quantum: c.int(&b.quantum, "block.quantum", 4, 1, 1024)?,
+        cfq_quantum: c.int(&b.quantum, "block.quantum", 4)?,
     })
 }
 
@@ -1487,13 +1518,7 @@ fn crypt(
             CryptoEngine::Sync
         }
         EngineName::Async => CryptoEngine::Async {
-            queue_limit: c.int(
-                &r.async_queue_limit,
-                "crypt.async_queue_limit",
-                100,
-                1,
-                1_000_000,
-            )?,
+            queue_limit: c.int(&r.async_queue_limit, "crypt.async_queue_limit", 100)?,
             rate: match &r.async_rate {
                 Some(s) => c.bandwidth(s, "crypt.async_rate")?,
                 None => encrypt_rate,
@@ -1555,7 +1580,7 @@ fn policies(c: &Checker, f: &Field<Vec<Spanned<String>>>) -> Result<Vec<String>,
                 ErrorKind::UnknownName,
                 Some(p.referenced),
                 &path,
-                format!("unknown policy `{}`", p.value),
+                format!("unknown policy `{}`", super::shorten(&p.value)),
                 hint,
             ));
         }
@@ -1564,7 +1589,7 @@ fn policies(c: &Checker, f: &Field<Vec<Spanned<String>>>) -> Result<Vec<String>,
                 ErrorKind::Conflict,
                 Some(p.referenced),
                 &path,
-                format!("policy `{}` is listed twice", p.value),
+                format!("policy `{}` is listed twice", super::shorten(&p.value)),
                 "list each policy once; replications, not repeats, measure noise",
             ));
         }
@@ -1665,7 +1690,7 @@ fn distribution(
         }
         DistKind::Empirical => {
             let values = match &m.values {
-                Some(v) if !v.value.is_empty() && v.value.len() <= 1_000_000 => {
+                Some(v) if !v.value.is_empty() && v.value.len() <= MAX_EMPIRICAL_VALUES => {
                     v.value.iter().map(|x| x.value.0).collect()
                 }
                 Some(v) => {
@@ -1673,8 +1698,12 @@ fn distribution(
                         ErrorKind::BadValue,
                         Some(v.referenced),
                         &at(path, "values"),
-                        format!("needs 1 to 1000000 values, got {}", v.value.len()),
-                        "list observed durations: [1ms, 2ms, 1.5ms]",
+                        format!(
+                            "needs 1 to {MAX_EMPIRICAL_VALUES} values, got {}",
+                            v.value.len()
+                        ),
+                        "list observed durations: [1ms, 2ms, 1.5ms]; for a larger sample, \
+                         list a random subset of it",
                     ));
                 }
                 None => {
@@ -1767,7 +1796,7 @@ fn workload(
                     "set `rw: randrw`, or remove rwmixread",
                 ));
             }
-            let rwmixread = c.int(&w.rwmixread, &p("rwmixread"), 50, 0, 100)?;
+            let rwmixread = c.int(&w.rwmixread, &p("rwmixread"), 50)?;
             let bs = request_size(&w.bs, "bs", 4096)?;
             let size = size_of(&w.size, "size", if gitk { 256 << 20 } else { 1 << 30 })?;
             if size < bs {
@@ -1783,7 +1812,7 @@ fn workload(
                     "make `size` at least `bs`",
                 ));
             }
-            let iodepth = c.int(&w.iodepth, &p("iodepth"), 1, 1, 65_536)?;
+            let iodepth = c.int(&w.iodepth, &p("iodepth"), 1)?;
             let arrivals = match &w.rate {
                 Some(rate) => {
                     if let Some(t) = &w.think {
@@ -1832,7 +1861,7 @@ fn workload(
                     size,
                     offset,
                     arrivals,
-                    numjobs: c.int(&w.numjobs, &p("numjobs"), 1, 1, 1024)?,
+                    numjobs: c.int(&w.numjobs, &p("numjobs"), 1)?,
                     sync_writes: val(&w.sync).unwrap_or(false),
                     direct: val(&w.direct).unwrap_or(false),
                     io_size,
