@@ -31,7 +31,9 @@ pub use describe::{crypto_cost, describe, mean_service, moments};
 pub use shipped::{ShippedScenario, resolve, resolve_with_overrides, shipped};
 pub use types::*;
 pub use validate::{
-    DEFAULT_REPLICATIONS, MAX_EMPIRICAL_VALUES, MAX_REPLICATIONS, mean_random_seek,
+    DEFAULT_REPLICATIONS, MAX_EMPIRICAL_VALUES, MAX_NAME_CHARS, MAX_REPLICATIONS, MAX_RUNS,
+    MAX_TOTAL_REPLICATIONS, MAX_VARIANTS, check_work, mean_random_seek, name_problem, run_count,
+    total_replications,
 };
 
 use serde_saphyr::{Location, MessageFormatter};
@@ -278,6 +280,25 @@ impl<'a> Source<'a> {
             source_line: window.map(|w| w.0),
             io: None,
         }))
+    }
+
+    /// Moves an error located in this file to the key that holds the field at `path` (the line
+    /// of `variants:` rather than of its first item), when the file has that key at top level
+    /// of the path; an error without a line (from a `--set`) is left alone.
+    pub(crate) fn at_key(&self, mut e: Error, path: &str) -> Error {
+        if e.0.line.is_none() || e.0.file != self.name {
+            return e;
+        }
+        if let Some(n) = self.outline.nodes.iter().find(|n| n.path == path)
+            && let Some(text) = self.text.lines().nth(n.line.saturating_sub(1) as usize)
+        {
+            let (shown, caret) = line_window(text.trim_end(), n.column);
+            e.0.line = Some(n.line);
+            e.0.column = Some(n.column);
+            e.0.source_line = Some(shown);
+            e.0.caret = Some(caret);
+        }
+        e
     }
 
     /// Converts a serde-saphyr error into a located, hinted [`Error`].

@@ -84,6 +84,14 @@
 //!   variant is validated in full; an error in a value written inside `set` carries the path
 //!   `variants[i].set.…` and the message names the variant. `set` may change `replications`.
 //! - `replications` defaults to 10 and lies in 1..=1000.
+//! - Bounds on what one `qsim run` holds in memory (each measured, see the constants): at most
+//!   [`MAX_VARIANTS`] variants, refused before any is resolved; at most [`MAX_RUNS`] runs
+//!   (policies, or each variant's policies); at most [`MAX_TOTAL_REPLICATIONS`] replications
+//!   over all runs. [`check_work`] applies the last two again after the command line's `-r`.
+//! - Names (the scenario's, a variant's, a workload's, an atomic stream's; the file stem when
+//!   `name` is absent) are at most [`MAX_NAME_CHARS`] characters without control characters
+//!   ([`name_problem`]); `/` and `..` are allowed, since a name is a label and the plot writer
+//!   makes its own file names from it.
 //! - Command-line overrides (`--set path.to.field=value`, `scenario::set_document`) are partial
 //!   scenarios merged exactly as a variant's `set:`, in the order given, before any of this
 //!   validation, so every rule and message here applies to them. Precedence, lowest first: the
@@ -125,6 +133,37 @@ pub const SECTOR: u64 = 512;
 /// all) with room for the rest of the scenario; 100,000 observations pin a distribution's
 /// percentiles down to 0.1 % and beyond.
 pub const MAX_EMPIRICAL_VALUES: usize = 100_000;
+
+/// Longest name, in characters, of a scenario, a variant, a workload or an atomic stream.
+/// Names label report blocks and plot files (`timeline-<variant>_<policy>.png`): 64 characters
+/// read as a label and, even at four bytes a character, leave room in a 255-byte file name for
+/// what the plots add.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// How to write a name.
+const NAME_HINT: &str = "a name is a short label on one line, at most 64 characters, e.g. \
+                         `2.6.30+unplug`";
+
+/// What makes `name` unusable as a label, if anything: more than [`MAX_NAME_CHARS`]
+/// characters, or a control character (a newline, a tab, NUL, an escape) that would break the
+/// report's lines or a terminal. Anything else is a label, `/`, `..` and spaces included: a
+/// variant named `2.6.30/unplug` reads well in a report, and where a name becomes part of a path
+/// (`--plots`), the writer makes it a safe file name itself (it must, for names from
+/// `--set name=…` and from results files too).
+pub fn name_problem(name: &str) -> Option<String> {
+    let chars = name.chars().count();
+    if chars > MAX_NAME_CHARS {
+        return Some(format!(
+            "the name is {chars} characters long, more than the {MAX_NAME_CHARS} a name may have"
+        ));
+    }
+    name.chars().find(|c| c.is_control()).map(|c| {
+        format!(
+            "the name holds the control character `{}`",
+            c.escape_debug()
+        )
+    })
+}
 
 /// The accepted range of every whole-number field, keyed by its path with list indices and a
 /// variant's `variants[i].set.` prefix taken out ([`super::field_key`]). The one place these
@@ -355,6 +394,36 @@ impl Checker<'_, '_> {
         }
     }
 
+    /// A name as written (`name:` of the scenario, a variant, a workload or an atomic stream),
+    /// already known not to be blank: at most [`MAX_NAME_CHARS`] characters and no control
+    /// characters ([`name_problem`]).
+    fn name(&self, s: &Spanned<String>, path: &str) -> Result<String, Error> {
+        match name_problem(&s.value) {
+            None => Ok(s.value.clone()),
+            Some(problem) => Err(self.err(
+                ErrorKind::BadValue,
+                Some(s.referenced),
+                path,
+                problem,
+                NAME_HINT,
+            )),
+        }
+    }
+
+    /// The scenario's default name, the file stem, under the same rules as a written name.
+    fn stem_name(&self, stem: &str) -> Result<String, Error> {
+        match name_problem(stem) {
+            None => Ok(stem.to_string()),
+            Some(problem) => Err(self.err(
+                ErrorKind::BadValue,
+                None,
+                "name",
+                format!("the scenario is named after its file, and {problem}"),
+                format!("add a `name:` to the scenario; {NAME_HINT}"),
+            )),
+        }
+    }
+
     /// A duration, or `default`; with `positive`, zero is refused.
     fn dur(
         &self,
@@ -447,10 +516,140 @@ pub(crate) fn validate(
     for o in overrides {
         raw.merge(o.clone());
     }
+    // Each variant is a whole scenario: refuse a list too long before resolving any of it.
+    if let Some(list) = &raw.variants
+        && list.value.len() > MAX_VARIANTS
+    {
+        let e = c.err(
+            ErrorKind::BadValue,
+            Some(list.referenced),
+            "variants",
+            format!(
+                "{} variants; a scenario may list at most {MAX_VARIANTS}",
+                list.value.len()
+            ),
+            "split the sweep over several scenario files (a script can write them), or \
+             sweep one field at a time with --set",
+        );
+        return Err(with_overrides(src, src.at_key(e, "variants")));
+    }
     let mut base = scenario(&c, &raw, stem).map_err(|e| with_overrides(src, e))?;
     base.variants =
         variants(&c, &file, &raw, stem, overrides).map_err(|e| with_overrides(src, e))?;
+    work_in_bounds(&c, &raw, &base).map_err(|e| with_overrides(src, e))?;
     Ok(base)
+}
+
+/// Most variants a scenario may list. A comparison of kernels and patches needs a handful (the
+/// shipped scenarios list five); past 100 the report, one block per variant and policy, is no
+/// longer read, and every variant is a whole scenario to resolve and hold. A larger sweep is a
+/// script writing one scenario per point.
+pub const MAX_VARIANTS: usize = 100;
+
+/// Most runs one scenario asks for: its policies, or with variants every variant's policies.
+/// Each run keeps its first replication and its pooled observations until the report is
+/// written. Measured with `/usr/bin/time -v` on two-queue with 85 variants × 3 policies (255
+/// runs, 60 s each, `-r 2`): 204 MB peak, 0.8 MB a run; 427 MB (1.7 MB a run) with `--json` and
+/// `--plots`. At 256 runs a `qsim run` stays under half a GiB whatever it exports.
+pub const MAX_RUNS: usize = 256;
+
+/// Most replications one `qsim run` may do in all, over every run (runs × replications). Each
+/// replication's summary is kept for the spread and the confidence intervals: about 0.8 KB
+/// apiece (measured: 18 runs × 400 replications add 5.6 MB), so this adds at most ~80 MB to
+/// the [`MAX_RUNS`] bound.
+pub const MAX_TOTAL_REPLICATIONS: u64 = 100_000;
+
+/// How many runs a resolved scenario asks for: one per policy, or with variants one per
+/// variant and policy of that variant (the plan `qsim run` carries out).
+pub fn run_count(sc: &Scenario) -> usize {
+    if sc.variants.is_empty() {
+        sc.policies.len()
+    } else {
+        sc.variants.iter().map(|v| v.scenario.policies.len()).sum()
+    }
+}
+
+/// How many replications a resolved scenario asks for in all: each run's `replications`, or
+/// `replications` for every run when given (the command line's `-r`, or under `--precision`
+/// the most a run may reach).
+pub fn total_replications(sc: &Scenario, replications: Option<u32>) -> u64 {
+    let per = |s: &Scenario| u64::from(replications.unwrap_or(s.replications));
+    if sc.variants.is_empty() {
+        sc.policies.len() as u64 * per(sc)
+    } else {
+        sc.variants
+            .iter()
+            .map(|v| v.scenario.policies.len() as u64 * per(&v.scenario))
+            .sum()
+    }
+}
+
+/// The hint for a scenario that asks for too much at once.
+const WORK_HINT: &str = "fewer variants, policies or replications; or split the scenario: \
+                         every run and replication of one `qsim run` is held in memory until \
+                         the report is written";
+
+/// Why a resolved scenario asks for more than one `qsim run` may hold, if it does, as the
+/// message of an error: more than [`MAX_RUNS`] runs, or more than [`MAX_TOTAL_REPLICATIONS`]
+/// replications in all (with `replications` for every run when given).
+fn work_problem(sc: &Scenario, replications: Option<u32>) -> Option<String> {
+    let runs = run_count(sc);
+    let what = if sc.variants.is_empty() {
+        format!("{runs} policies")
+    } else {
+        format!("{} variants with {runs} runs in all", sc.variants.len())
+    };
+    if runs > MAX_RUNS {
+        return Some(format!(
+            "{what}: a scenario may ask for at most {MAX_RUNS} runs (a policy of a variant is \
+             one run)"
+        ));
+    }
+    let total = total_replications(sc, replications);
+    (total > MAX_TOTAL_REPLICATIONS).then(|| {
+        let each = match replications {
+            Some(r) => format!(" × {r} replications"),
+            None => String::new(),
+        };
+        format!(
+            "{what}{each} make {total} replications; one run of qsim may do at most \
+             {MAX_TOTAL_REPLICATIONS}"
+        )
+    })
+}
+
+/// The file's bounds on work ([`work_problem`]), located at `variants:` (or `replications:`, or
+/// `policies:`), after everything is resolved.
+fn work_in_bounds(c: &Checker, raw: &RawScenario, sc: &Scenario) -> Result<(), Error> {
+    let Some(problem) = work_problem(sc, None) else {
+        return Ok(());
+    };
+    let too_many_runs = run_count(sc) > MAX_RUNS;
+    let (path, l) = match (&raw.variants, &raw.replications) {
+        (_, Some(r)) if !too_many_runs => ("replications", Some(r.referenced)),
+        (Some(v), _) => ("variants", Some(v.referenced)),
+        (None, _) => ("policies", loc(&raw.policies)),
+    };
+    let e = c.err(ErrorKind::BadValue, l, path, problem, WORK_HINT);
+    Err(c.src.at_key(e, path))
+}
+
+/// Checks a resolved scenario against the bounds on one `qsim run` ([`MAX_RUNS`] runs,
+/// [`MAX_TOTAL_REPLICATIONS`] replications in all) after the command line has changed it:
+/// `replications` counts every run with that many (the `-r` value, or under `--precision` the
+/// most replications a run may reach), and `origin` names the argument in the error (`-r 500`),
+/// which is a [`ErrorKind::BadValue`] with exit code 2 like any scenario error. Loading
+/// already checked the file and its `--set`s without them.
+pub fn check_work(sc: &Scenario, replications: Option<u32>, origin: &str) -> Result<(), Error> {
+    match work_problem(sc, replications) {
+        None => Ok(()),
+        Some(problem) => Err(Error::whole_file(
+            ErrorKind::BadValue,
+            origin,
+            format!("the scenario `{}` has {problem}", sc.name),
+            Some(WORK_HINT.to_string()),
+        )),
+    }
 }
 
 /// An error about a value of the file that only the `--set`s made wrong (`ram` lowered below
@@ -476,8 +675,8 @@ fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
                 "give a short name, or leave `name` out to use the file name",
             ));
         }
-        Some(s) => s.value.clone(),
-        None => stem.to_string(),
+        Some(s) => c.name(s, "name")?,
+        None => c.stem_name(stem)?,
     };
     let description = val(&raw.description).unwrap_or_default();
     let seed = val(&raw.seed).unwrap_or(1);
@@ -618,7 +817,7 @@ fn variants(
                     "name it as the report should label it, e.g. `name: \"2.6.30\"`",
                 ));
             }
-            Some(s) => s.value.clone(),
+            Some(s) => c.name(s, &at(&path, "name"))?,
         };
         if out.iter().any(|o| o.name == name) {
             return Err(c.err(
@@ -1090,7 +1289,7 @@ fn atomic_stream(
                 "give a short name, or leave it out for atomic<index>",
             ));
         }
-        Some(s) => s.value.clone(),
+        Some(s) => c.name(s, &p("name"))?,
         None => format!("atomic{index}"),
     };
     let preset = val(&a.preset).unwrap_or(AtomicPresetName::Custom);
@@ -1750,7 +1949,7 @@ fn workload(
                 "give a short name, or leave it out for <kind><index>",
             ));
         }
-        Some(s) => s.value.clone(),
+        Some(s) => c.name(s, &at(path, "name"))?,
         None => format!("{}{index}", kind.name()),
     };
     let owner = format!("workload kind `{}`", kind.name());
@@ -2969,5 +3168,138 @@ variants:
         assert_eq!(e.path(), Some("variants[0].set"));
         let e = err(&VBASE.replace("variants:\n", "variants: []\n"));
         assert_eq!(e.path(), Some("variants"));
+    }
+
+    /// `n` variants over `base`, each changing `cpus`.
+    fn with_variants(base: &str, n: usize) -> String {
+        let mut text = format!("{base}variants:\n");
+        for i in 0..n {
+            text.push_str(&format!(
+                "  - {{ name: v{i}, set: {{ cpus: {} }} }}\n",
+                i % 4 + 1
+            ));
+        }
+        text
+    }
+
+    #[test]
+    fn variants_are_capped_before_any_is_resolved() {
+        // Issue 11 case 5: 20k variants passed 8 GiB; the cap stops them at the list.
+        let base = "device: { kind: nvme }\nworkloads: [{ kind: fio }]\n";
+        let s = ok(&with_variants(base, MAX_VARIANTS));
+        assert_eq!(s.variants.len(), MAX_VARIANTS);
+        let e = err(&with_variants(base, 20_000));
+        assert_eq!(place(&e), (Some(3), Some(1), Some("variants")));
+        assert_eq!(
+            e.message(),
+            "20000 variants; a scenario may list at most 100"
+        );
+        assert!(e.hint().unwrap().contains("several scenario files"), "{e}");
+        let e = err(&with_variants(base, MAX_VARIANTS + 1));
+        assert_eq!(e.path(), Some("variants"));
+    }
+
+    #[test]
+    fn runs_and_replications_in_all_are_bounded() {
+        // 65 variants × 4 policies = 260 runs > 256.
+        let four = "device: { kind: nvme }\nworkloads: [{ kind: fio }]\npolicies: [fifo, split, prio, none]\n";
+        let e = err(&with_variants(four, 65));
+        assert_eq!(e.path(), Some("variants"));
+        assert!(
+            e.message().starts_with(
+                "65 variants with 260 runs in all: a scenario may ask for at most 256 runs"
+            ),
+            "{e}"
+        );
+        let s = ok(&with_variants(four, 64));
+        assert_eq!((run_count(&s), total_replications(&s, None)), (256, 2560));
+        // 256 runs × 391 replications = 100096 > 100000, located at `replications:`.
+        let e = err(&with_variants(&format!("{four}replications: 391\n"), 64));
+        assert_eq!(e.path(), Some("replications"));
+        assert_eq!(
+            e.message(),
+            "64 variants with 256 runs in all make 100096 replications; one run of qsim may do at most 100000"
+        );
+        ok(&with_variants(&format!("{four}replications: 390\n"), 64));
+        // The command line's -r is checked on the resolved scenario.
+        assert!(check_work(&s, Some(390), "-r 390").is_ok());
+        let e = check_work(&s, Some(1000), "-r 1000").unwrap_err();
+        assert_eq!(
+            (e.file(), e.kind(), e.exit_code()),
+            ("-r 1000", ErrorKind::BadValue, 2)
+        );
+        assert!(
+            e.message()
+                .contains("× 1000 replications make 256000 replications"),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with("-r 1000: the scenario `t` has 64 variants"),
+            "{e}"
+        );
+        // Without variants, the policies are the runs.
+        let s = ok(four);
+        assert_eq!((run_count(&s), total_replications(&s, Some(3))), (4, 12));
+    }
+
+    #[test]
+    fn names_are_short_labels_on_one_line() {
+        let long = "x".repeat(MAX_NAME_CHARS + 1);
+        let base = "device: { kind: nvme }\nworkloads: [{ kind: fio }]\n";
+        ok(&format!("{base}name: \"{}\"\n", "é".repeat(MAX_NAME_CHARS)));
+        // A slash or `..` is a label here; the plot writer makes its own file names.
+        ok(&format!(
+            "{base}name: ../a/b\nvariants: [{{ name: 2.6.30/unplug, set: {{}} }}]\n"
+        ));
+        for (text, path) in [
+            (format!("{base}name: {long}\n"), "name"),
+            (format!("{base}name: \"a\\nb\"\n"), "name"),
+            (format!("{base}name: \"a\\0b\"\n"), "name"),
+            (
+                format!("{base}variants: [{{ name: {long}, set: {{}} }}]\n"),
+                "variants[0].name",
+            ),
+            (
+                format!("{base}variants: [{{ name: \"\\ta\", set: {{}} }}]\n"),
+                "variants[0].name",
+            ),
+            (
+                format!("device: {{ kind: nvme }}\nworkloads: [{{ kind: fio, name: {long} }}]\n"),
+                "workloads[0].name",
+            ),
+            (
+                format!("{base}memory: {{ ram: 1GiB, atomic: [{{ rate: 5/s, name: {long} }}] }}\n"),
+                "memory.atomic[0].name",
+            ),
+        ] {
+            let e = err(&text);
+            assert_eq!(
+                (e.kind(), e.path()),
+                (ErrorKind::BadValue, Some(path)),
+                "{e}"
+            );
+            assert!(e.hint().unwrap().contains("at most 64 characters"), "{e}");
+        }
+        let e = err(&format!("{base}name: {long}\n"));
+        assert_eq!(
+            e.message(),
+            "the name is 65 characters long, more than the 64 a name may have"
+        );
+        let e = err(&format!("{base}name: \"a\\nb\"\n"));
+        assert_eq!(e.message(), "the name holds the control character `\\n`");
+        // A name from the file stem is held to the same rules.
+        let e = load_str(&format!("dir/{long}.yaml"), base).unwrap_err();
+        assert_eq!((e.path(), e.line()), (Some("name"), None));
+        assert!(e.hint().unwrap().starts_with("add a `name:`"), "{e}");
+        // 20k characters (issue 11 case 4) in a --set as well.
+        let e = super::super::load_str_with_overrides(
+            "t.yaml",
+            base,
+            &[format!("name={}", "n".repeat(20_000))],
+        )
+        .unwrap_err();
+        assert_eq!(e.file().len(), "--set name=".len() + 20_000);
+        assert!(e.message().contains("20000 characters"), "{e}");
     }
 }
