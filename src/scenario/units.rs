@@ -33,6 +33,12 @@ pub const DURATION_HINT: &str =
 /// Hint shown with every rate error.
 pub const RATE_HINT: &str = "a rate is a number and a unit: 2000/s or 2000 iops (operations), 60MB/s, 60MiB/s, 512KiB/s (bytes)";
 
+/// The longest duration a scenario (or `--duration`) may give for anything: 100 days. Runs of
+/// 1000 hours fit; every sum and product of durations the model and `qsim check` make (a
+/// per-sector cost times 1024 sectors, a start delay plus a run) stays far inside the 584
+/// years that 64 bits of nanoseconds hold.
+pub const MAX_DURATION: SimDuration = SimDuration::from_secs(100 * 24 * 3600);
+
 /// Size units, in the order the error message lists them, with their multipliers.
 const SIZE_UNITS: &[(&str, u64)] = &[
     ("B", 1),
@@ -278,9 +284,13 @@ pub fn parse_duration(text: &str) -> Result<SimDuration, UnitError> {
         .checked_mul(u128::from(unit_ns))
         .ok_or_else(|| UnitError::new(format!("{shown:?} is too long"), DURATION_HINT))?;
     let ns = (scaled + num.scale() / 2) / num.scale();
-    u64::try_from(ns)
-        .map(SimDuration::from_ns)
-        .map_err(|_| UnitError::new(format!("{shown:?} is too long"), DURATION_HINT))
+    if ns > u128::from(MAX_DURATION.as_ns()) {
+        return Err(UnitError::new(
+            format!("{shown:?} is longer than 100 days, the longest duration qsim accepts"),
+            DURATION_HINT,
+        ));
+    }
+    Ok(SimDuration::from_ns(ns as u64))
 }
 
 /// A rate: bytes per second or operations per second.

@@ -88,6 +88,17 @@
 //!   [`MAX_VARIANTS`] variants, refused before any is resolved; at most [`MAX_RUNS`] runs
 //!   (policies, or each variant's policies); at most [`MAX_TOTAL_REPLICATIONS`] replications
 //!   over all runs. [`check_work`] applies the last two again after the command line's `-r`.
+//! - Degenerate costs are refused with the smallest accepted value: a request holds the device
+//!   at least [`MIN_SERVICE`] (100 ns) on average — a generic `service` mean, an NVMe's
+//!   `overhead + 512 B / transfer_rate`, an HDD's 512 B / `transfer_rate` (a sequential request
+//!   pays the transfer alone). Arrival rates (fio `rate`, atomic streams) lie in
+//!   [`MIN_ARRIVAL_RATE`]..=[`MAX_ARRIVAL_RATE`], bandwidths are at least [`MIN_BANDWIDTH`], a
+//!   writer dirties at most [`MAX_WRITER_RATE`], and every duration is at most
+//!   [`super::units::MAX_DURATION`] (100 days). CPU costs (`hop_cost`, `per_sector_cost`, the
+//!   cipher, `scan_cost`) and think and hold times may be zero: each I/O still waits for the
+//!   device, so the clock moves.
+//! - Regions end inside [`MAX_DISK_BYTES`] (1 EiB), checked without overflow, and an HDD's
+//!   `capacity` is at most that.
 //! - Names (the scenario's, a variant's, a workload's, an atomic stream's; the file stem when
 //!   `name` is absent) are at most [`MAX_NAME_CHARS`] characters without control characters
 //!   ([`name_problem`]); `/` and `..` are allowed, since a name is a label and the plot writer
@@ -133,6 +144,35 @@ pub const SECTOR: u64 = 512;
 /// all) with room for the rest of the scenario; 100,000 observations pin a distribution's
 /// percentiles down to 0.1 % and beyond.
 pub const MAX_EMPIRICAL_VALUES: usize = 100_000;
+
+/// Shortest mean time one request may hold a device: 100 ns, ten million requests a second
+/// per channel, past any real disk. Below it requests complete in (almost) no simulated time,
+/// and a closed loop issues and completes I/Os without the clock moving: the event budget runs
+/// out within a millisecond of simulated time and the report shows `IOPS=500G` (issue 11).
+pub const MIN_SERVICE: SimDuration = SimDuration::from_ns(100);
+
+/// Largest arrival rate of a stream (a fio job's `rate`, an atomic stream's allocations),
+/// operations per second: one every [`MIN_SERVICE`] on average. Faster arrivals have gaps that
+/// round to zero nanoseconds, so the clock would stop while they arrive.
+pub const MAX_ARRIVAL_RATE: f64 = 1e7;
+
+/// Smallest arrival rate, operations per second (one every 10,000 s, under three hours): a
+/// slower stream does nothing in any run qsim can do, and its gaps run past
+/// [`super::units::MAX_DURATION`].
+pub const MIN_ARRIVAL_RATE: f64 = 1e-4;
+
+/// Smallest bandwidth of any kind (media, cipher, writer), bytes per second. A request of at
+/// most 512 KiB then costs at most six days.
+pub const MIN_BANDWIDTH: f64 = 1.0;
+
+/// Largest rate at which a buffered writer dirties page cache: 10 GB/s, about a memory bus; it
+/// dirties 64 KiB a step, so even then a step is 6.5 µs apart.
+pub const MAX_WRITER_RATE: f64 = 10e9;
+
+/// The byte past the end of the largest disk, and of any region: 1 EiB (2⁶⁰ bytes). No
+/// disk comes near, and every sum of offsets and sizes the model makes stays far from
+/// overflowing 64 bits (issue 11: an offset near 2⁶⁴ wrapped its region's end to 1 GiB).
+pub const MAX_DISK_BYTES: u64 = 1 << 60;
 
 /// Longest name, in characters, of a scenario, a variant, a workload or an atomic stream.
 /// Names label report blocks and plot files (`timeline-<variant>_<policy>.png`): 64 characters
@@ -317,8 +357,10 @@ fn seek_full_for_mean(min: SimDuration, mean: SimDuration) -> SimDuration {
 
 /// Mean seek over uniform random distances: `min + (full − min)·8/15`.
 pub fn mean_random_seek(hdd: &HddConfig) -> SimDuration {
-    let span = hdd.seek_full.saturating_sub(hdd.seek_min).as_ns();
-    SimDuration::from_ns(hdd.seek_min.as_ns() + span * 8 / 15)
+    // In 128 bits: `span · 8` overflows 64 for a full stroke past 73 years.
+    let span = u128::from(hdd.seek_full.saturating_sub(hdd.seek_min).as_ns());
+    let mean = u128::from(hdd.seek_min.as_ns()) + span * 8 / 15;
+    SimDuration::from_ns(u64::try_from(mean).unwrap_or(u64::MAX))
 }
 
 /// One revolution at `rpm`, rounded to the nanosecond.
@@ -448,6 +490,13 @@ impl Checker<'_, '_> {
     /// A bandwidth (bytes per second); an operation rate is refused.
     fn bandwidth(&self, s: &Spanned<Rate>, path: &str) -> Result<f64, Error> {
         match s.value {
+            Rate::BytesPerSec(b) if b < MIN_BANDWIDTH => Err(self.err(
+                ErrorKind::BadValue,
+                Some(s.referenced),
+                path,
+                format!("{} is below 1 B/s, the slowest bandwidth accepted", s.value),
+                "at 1 B/s a 512 KiB request already takes six days; write e.g. 60MB/s",
+            )),
             Rate::BytesPerSec(b) => Ok(b),
             Rate::OpsPerSec(_) => Err(self.err(
                 ErrorKind::BadValue,
@@ -457,6 +506,43 @@ impl Checker<'_, '_> {
                 "write it with a byte unit: 60MB/s, 1432MiB/s, 512KiB/s",
             )),
         }
+    }
+
+    /// An arrival rate (operations per second, after any conversion from a bandwidth) inside
+    /// [`MIN_ARRIVAL_RATE`]..=[`MAX_ARRIVAL_RATE`]; `written` is the value as the file wrote
+    /// it, for the message.
+    fn arrival_rate(
+        &self,
+        ops: f64,
+        written: &dyn std::fmt::Display,
+        l: Option<Location>,
+        path: &str,
+    ) -> Result<f64, Error> {
+        if (MIN_ARRIVAL_RATE..=MAX_ARRIVAL_RATE).contains(&ops) {
+            return Ok(ops);
+        }
+        let (what, why) = if ops > MAX_ARRIVAL_RATE {
+            (
+                "more than 10000000 arrivals a second",
+                "faster arrivals come less than 100ns apart, and their gaps round to zero \
+                 nanoseconds",
+            )
+        } else {
+            (
+                "fewer than one arrival in 10000 s",
+                "a slower stream does nothing within a run",
+            )
+        };
+        Err(self.err(
+            ErrorKind::BadValue,
+            l,
+            path,
+            format!(
+                "{written} makes {what} ({}/s)",
+                super::units::trim_float(ops, 6)
+            ),
+            format!("an arrival rate lies between 0.0001/s and 10000000/s: {why}"),
+        ))
     }
 
     /// Refuses any present field that is not in `allowed`.
@@ -1325,7 +1411,9 @@ fn atomic_stream(
                 ));
             }
             match r.value.0 {
-                Rate::OpsPerSec(n) => n,
+                Rate::OpsPerSec(n) => {
+                    c.arrival_rate(n, &r.value.0, Some(r.referenced), &p("rate"))?
+                }
                 Rate::BytesPerSec(b) => {
                     return Err(c.err(
                         ErrorKind::BadValue,
@@ -1358,7 +1446,12 @@ fn atomic_stream(
                 Some(s) => s.value.0,
                 None => DEFAULT_BUFFER,
             };
-            bytes / buffer as f64
+            c.arrival_rate(
+                bytes / buffer as f64,
+                &format!("{} over {} buffers", b.value, format_bytes(buffer)),
+                Some(b.referenced),
+                &p("bandwidth"),
+            )?
         }
     };
     let preset_orders = match preset {
@@ -1515,9 +1608,35 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
                         "give the disk size, e.g. 320GB or 1TB",
                     ));
                 }
+                Some(s) if s.value.0 > MAX_DISK_BYTES => {
+                    return Err(c.err(
+                        ErrorKind::BadValue,
+                        Some(s.referenced),
+                        "device.capacity",
+                        format!(
+                            "{} is larger than 1EiB, the largest disk qsim models",
+                            format_bytes(s.value.0)
+                        ),
+                        "give the disk size, e.g. 320GB or 1TB",
+                    ));
+                }
                 Some(s) => s.value.0,
                 None => p.capacity,
             };
+            // A sequential request pays the transfer alone (the head is on the track).
+            if SimDuration::from_secs_f64(SECTOR as f64 / transfer_rate) < MIN_SERVICE {
+                return Err(service_floor(
+                    c,
+                    loc(&d.transfer_rate),
+                    "device.transfer_rate",
+                    format!(
+                        "a disk streaming {} moves a 512-byte sector in less than 100ns",
+                        format_bandwidth(transfer_rate)
+                    ),
+                    "the most an HDD may stream is 5.12GB/s (one sector in 100ns); real ones \
+                     do 50 to 300 MB/s",
+                ));
+            }
             let custom = !present.is_empty();
             Ok(DeviceConfig::Hdd(HddConfig {
                 preset: if custom {
@@ -1539,15 +1658,39 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
                 Some(s) => c.bandwidth(s, "device.transfer_rate")?,
                 None => NVME_RATE,
             };
+            let overhead = c.dur(
+                &d.overhead,
+                "device.overhead",
+                nvme_overhead(transfer_rate),
+                false,
+            )?;
+            // The bottleneck stage serialises requests: each holds it for overhead + bytes /
+            // rate on average, the smallest one at least this long.
+            let smallest = overhead.as_secs_f64() + SECTOR as f64 / transfer_rate;
+            if SimDuration::from_secs_f64(smallest) < MIN_SERVICE {
+                let (l, path) = match (&d.overhead, &d.transfer_rate) {
+                    (Some(o), _) => (Some(o.referenced), "device.overhead"),
+                    (None, t) => (loc(t), "device.transfer_rate"),
+                };
+                return Err(service_floor(
+                    c,
+                    l,
+                    path,
+                    format!(
+                        "a 512-byte request would hold the NVMe device {} (overhead {} + 512 B at \
+                         {})",
+                        fmt_ns(smallest),
+                        overhead,
+                        format_bandwidth(transfer_rate)
+                    ),
+                    "overhead + 512 B / transfer_rate must be at least 100ns: raise `overhead` \
+                     (the preset's makes a 4 KiB request cost 5.18us) or lower `transfer_rate`",
+                ));
+            }
             Ok(DeviceConfig::Nvme(NvmeConfig {
                 latency: c.dur(&d.latency, "device.latency", NVME_LATENCY, false)?,
                 channels: c.int(&d.channels, "device.channels", 1)?,
-                overhead: c.dur(
-                    &d.overhead,
-                    "device.overhead",
-                    nvme_overhead(transfer_rate),
-                    false,
-                )?,
+                overhead,
                 transfer_rate,
                 queue_depth: queue_depth(NVME_QUEUE_DEPTH)?,
             }))
@@ -1563,12 +1706,48 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
                     "e.g. `service: {kind: exponential, mean: 1ms}`, or `service: 1ms` for a constant",
                 ));
             };
+            let dist = distribution(c, service, "device.service")?;
+            let mean = dist.mean_secs();
+            if SimDuration::from_secs_f64(mean) < MIN_SERVICE {
+                return Err(service_floor(
+                    c,
+                    Some(service.referenced),
+                    "device.service",
+                    format!("the mean service time is {}", fmt_ns(mean)),
+                    "give a service time of at least 100ns on average, e.g. `service: 1ms` or \
+                     `{kind: exponential, mean: 100us}`",
+                ));
+            }
             Ok(DeviceConfig::Generic(GenericDeviceConfig {
-                service: distribution(c, service, "device.service")?,
+                service: dist,
                 channels: c.int(&d.channels, "device.channels", 1)?,
                 queue_depth: queue_depth(1_000_000)?,
             }))
         }
+    }
+}
+
+/// A device whose requests would take less than [`MIN_SERVICE`]: `what` says how long they
+/// take, `hint` how to fix it; both end with why the floor exists.
+fn service_floor(c: &Checker, l: Option<Location>, path: &str, what: String, hint: &str) -> Error {
+    c.err(
+        ErrorKind::BadValue,
+        l,
+        path,
+        format!("{what}; a request must hold the device at least 100ns"),
+        format!(
+            "{hint}. Faster requests complete in no simulated time: a closed loop then never \
+             lets the clock move and the run reports absurd IOPS"
+        ),
+    )
+}
+
+/// Seconds as a duration for a message, with fractions of a nanosecond kept (`0.146ns`).
+fn fmt_ns(secs: f64) -> String {
+    if secs * 1e9 < 1.0 {
+        format!("{}ns", super::units::trim_float(secs * 1e9, 3))
+    } else {
+        SimDuration::from_secs_f64(secs).to_string()
     }
 }
 
@@ -2024,7 +2203,17 @@ fn workload(
                         ));
                     }
                     Arrivals::Open {
-                        rate: rate.value.ops_per_sec(bs),
+                        rate: c.arrival_rate(
+                            rate.value.ops_per_sec(bs),
+                            &match rate.value {
+                                Rate::BytesPerSec(_) => {
+                                    format!("{} in {} blocks", rate.value, format_bytes(bs))
+                                }
+                                Rate::OpsPerSec(_) => rate.value.to_string(),
+                            },
+                            Some(rate.referenced),
+                            &p("rate"),
+                        )?,
                         poisson: val(&w.arrivals).unwrap_or(ArrivalsName::Poisson)
                             == ArrivalsName::Poisson,
                         iodepth,
@@ -2081,7 +2270,22 @@ fn workload(
                     "the rate at which it dirties page cache, e.g. `rate: 20MB/s`",
                 ));
             };
-            let rate = c.bandwidth(rate, &p("rate"))?;
+            let rate = match c.bandwidth(rate, &p("rate"))? {
+                b if b > MAX_WRITER_RATE => {
+                    return Err(c.err(
+                        ErrorKind::BadValue,
+                        Some(rate.referenced),
+                        &p("rate"),
+                        format!(
+                            "a writer dirtying {} is faster than the 10GB/s accepted",
+                            rate.value
+                        ),
+                        "10GB/s is about a memory bus; a buffered writer of a few hundred MB/s \
+                         already outruns any disk",
+                    ));
+                }
+                b => b,
+            };
             let chunk = request_size(&w.chunk, "chunk", MAX_REQUEST_BYTES)?;
             let background = val(&w.background).map(|s| s.0).unwrap_or(0);
             let dirty_limit = val(&w.dirty_limit).map(|s| s.0).unwrap_or(64 << 20);
@@ -2207,7 +2411,24 @@ fn region(
 ) -> Result<u64, Error> {
     let offset = val(&w.offset).map(|s| s.0).unwrap_or(*cursor);
     c.size_multiple(offset, &w.offset, &at(path, "offset"))?;
-    let end = offset.saturating_add(size);
+    let end = match offset.checked_add(size) {
+        Some(end) if end <= MAX_DISK_BYTES => end,
+        _ => {
+            return Err(c.err(
+                ErrorKind::BadValue,
+                loc(&w.offset).or(loc(&w.size)),
+                &at(path, if w.offset.is_some() { "offset" } else { "size" }),
+                format!(
+                    "the region starts at {} and is {} long: it would end past 1EiB ({} bytes), \
+                     the largest disk qsim models",
+                    format_bytes(offset),
+                    format_bytes(size),
+                    MAX_DISK_BYTES
+                ),
+                "give an offset and a size inside the disk, e.g. offset: 1GiB, size: 4GiB",
+            ));
+        }
+    };
     if let Some(cap) = capacity
         && end > cap
     {
@@ -3301,5 +3522,160 @@ variants:
         .unwrap_err();
         assert_eq!(e.file().len(), "--set name=".len() + 20_000);
         assert!(e.message().contains("20000 characters"), "{e}");
+    }
+
+    #[test]
+    fn a_request_must_hold_the_device_at_least_min_service() {
+        // Issue 11 case 6: a zero service time ran 65 s and printed IOPS=500G.
+        let w = "workloads: [{ kind: fio }]\n";
+        for (device, path) in [
+            ("{ kind: generic, service: 0 }", "device.service"),
+            ("{ kind: generic, service: 99ns }", "device.service"),
+            (
+                "{ kind: generic, service: { kind: exponential, mean: 50ns } }",
+                "device.service",
+            ),
+            (
+                "{ kind: generic, service: { kind: empirical, values: [0, 0, 1ns] } }",
+                "device.service",
+            ),
+            (
+                "{ kind: nvme, overhead: 0, transfer_rate: 100GB/s }",
+                "device.overhead",
+            ),
+            (
+                "{ kind: nvme, latency: 0, overhead: 0, transfer_rate: 6GB/s }",
+                "device.overhead",
+            ),
+            (
+                "{ kind: hdd5400, transfer_rate: 10GB/s }",
+                "device.transfer_rate",
+            ),
+        ] {
+            let e = err(&format!("device: {device}\n{w}"));
+            assert_eq!(
+                (e.kind(), e.path()),
+                (ErrorKind::BadValue, Some(path)),
+                "{device}: {e}"
+            );
+            assert!(
+                e.message()
+                    .ends_with("a request must hold the device at least 100ns"),
+                "{e}"
+            );
+            assert!(e.hint().unwrap().contains("100ns"), "{e}");
+        }
+        let e = err(&format!("device: {{ kind: generic, service: 0 }}\n{w}"));
+        assert_eq!(
+            e.message(),
+            "the mean service time is 0ns; a request must hold the device at least 100ns"
+        );
+        // At the floor, and the presets far above it, load.
+        for device in [
+            "{ kind: generic, service: 100ns }",
+            "{ kind: generic, service: { kind: uniform, low: 0, high: 200ns } }",
+            "{ kind: nvme, transfer_rate: 1TB/s }",
+            "{ kind: nvme, overhead: 0 }",
+            "{ kind: hdd7200, transfer_rate: 5.12GB/s }",
+        ] {
+            ok(&format!("device: {device}\n{w}"));
+        }
+    }
+
+    #[test]
+    fn arrival_rates_and_bandwidths_are_bounded() {
+        let nvme = "device: { kind: nvme }\n";
+        for (text, path, says) in [
+            (
+                "workloads: [{ kind: fio, rate: 20000000/s }]",
+                "workloads[0].rate",
+                "more than 10000000",
+            ),
+            (
+                "workloads: [{ kind: fio, rate: 100GB/s, bs: 512 }]",
+                "workloads[0].rate",
+                "100GB/s in 512B blocks",
+            ),
+            (
+                "workloads: [{ kind: fio, rate: 0.00001/s }]",
+                "workloads[0].rate",
+                "fewer than one arrival",
+            ),
+            (
+                "workloads: [{ kind: buffered-writer, rate: 20GB/s }]",
+                "workloads[0].rate",
+                "10GB/s",
+            ),
+            (
+                "workloads: [{ kind: buffered-writer, rate: 0.5B/s }]",
+                "workloads[0].rate",
+                "below 1 B/s",
+            ),
+            (
+                "workloads: [{ kind: fio }]\ncrypt: { encrypt_rate: 0.001B/s }",
+                "crypt.encrypt_rate",
+                "below 1 B/s",
+            ),
+            (
+                "workloads: [{ kind: fio }]\nmemory: { ram: 1GiB, atomic: [{ rate: 1e12 }] }",
+                "memory.atomic[0].rate",
+                "more than 10000000",
+            ),
+            (
+                "workloads: [{ kind: fio }]\nmemory: { ram: 1GiB, atomic: [{ bandwidth: 1B/s, buffer: 1GiB }] }",
+                "memory.atomic[0].bandwidth",
+                "1B/s over 1GiB buffers",
+            ),
+        ] {
+            let e = err(&format!("{nvme}{text}\n"));
+            assert_eq!(e.path(), Some(path), "{text}: {e}");
+            assert!(e.message().contains(says), "{text}: {e}");
+        }
+        ok(&format!(
+            "{nvme}workloads: [{{ kind: fio, rate: 10000000/s }}, {{ kind: fio, rate: 0.0001/s }}]\n"
+        ));
+    }
+
+    #[test]
+    fn offsets_and_sizes_cannot_overflow() {
+        // Issue 11 case 7: `offset 18446744073709551104B, size 1GiB (ends at 1073741312B)`.
+        let e = err(
+            "device: { kind: nvme }\nworkloads:\n  - kind: fio\n    offset: 18446744073709551104\n",
+        );
+        assert_eq!(place(&e), (Some(4), Some(13), Some("workloads[0].offset")));
+        assert!(
+            e.message().starts_with("the region starts at 18446744073709551104B and is 1GiB long: it would end past 1EiB"),
+            "{e}"
+        );
+        // Without an offset, the region that follows the previous one is checked as well.
+        // (1048576TiB is 1 EiB: the first region fills the largest disk.)
+        let e = err(
+            "device: { kind: nvme }\nworkloads:\n  - { kind: fio, size: 1048576TiB }\n  \
+             - { kind: fio, size: 4k }\n",
+        );
+        assert_eq!(e.path(), Some("workloads[1].size"), "{e}");
+        ok(
+            "device: { kind: nvme }\nworkloads:\n  - { kind: fio, offset: 1048575TiB, size: 1TiB }\n",
+        );
+        let e = err("device: { kind: hdd5400, capacity: 2000000TB }\nworkloads: [{ kind: fio }]\n");
+        assert_eq!(e.path(), Some("device.capacity"));
+    }
+
+    #[test]
+    fn durations_are_at_most_100_days_so_sums_of_them_cannot_overflow() {
+        let e = err(&format!("{BASE}duration: 2401h\n"));
+        assert_eq!(e.path(), Some("duration"));
+        assert!(e.message().contains("longer than 100 days"), "{e}");
+        let e = err(&format!(
+            "{BASE}crypt: {{ per_sector_cost: 18446744073709551615ns }}\n"
+        ));
+        assert_eq!(e.path(), Some("crypt.per_sector_cost"));
+        // The longest of everything still describes: per-sector cost × 1024 sectors, a full
+        // stroke of 100 days in the mean seek.
+        let s = ok(
+            "device: { kind: hdd5400, seek_full: 2400h }\nworkloads: [{ kind: fio }]\n\
+                    duration: 2400h\ncrypt: { per_sector_cost: 2400h }\n",
+        );
+        assert!(describe(&s).contains("per_sector_cost"));
     }
 }
