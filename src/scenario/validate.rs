@@ -88,15 +88,16 @@
 //!   [`MAX_VARIANTS`] variants, refused before any is resolved; at most [`MAX_RUNS`] runs
 //!   (policies, or each variant's policies); at most [`MAX_TOTAL_REPLICATIONS`] replications
 //!   over all runs. [`check_work`] applies the last two again after the command line's `-r`.
-//! - Degenerate costs are refused with the smallest accepted value: a request holds the device
-//!   at least [`MIN_SERVICE`] (100 ns) on average — a generic `service` mean, an NVMe's
-//!   `overhead + 512 B / transfer_rate`, an HDD's 512 B / `transfer_rate` (a sequential request
-//!   pays the transfer alone). Arrival rates (fio `rate`, atomic streams) lie in
+//! - Degenerate costs are refused with the smallest accepted value: a 512-byte request costs at
+//!   least [`MIN_SERVICE`] (100 ns) on average under every policy — the device's part (a
+//!   generic `service` mean, an NVMe's `overhead + 512 B / transfer_rate`, an HDD's 512 B /
+//!   `transfer_rate`, which a sequential request pays alone) plus dm-crypt's, which policy
+//!   `none` skips. A free device behind a dm-crypt that serves is accepted. Arrival rates (fio `rate`, atomic streams) lie in
 //!   [`MIN_ARRIVAL_RATE`]..=[`MAX_ARRIVAL_RATE`], bandwidths are at least [`MIN_BANDWIDTH`], a
 //!   writer dirties at most [`MAX_WRITER_RATE`], and every duration is at most
 //!   [`super::units::MAX_DURATION`] (100 days). CPU costs (`hop_cost`, `per_sector_cost`, the
-//!   cipher, `scan_cost`) and think and hold times may be zero: each I/O still waits for the
-//!   device, so the clock moves.
+//!   cipher, `scan_cost`) and think and hold times may be zero on their own: each I/O still
+//!   pays the request floor, so the clock moves.
 //! - Regions end inside [`MAX_DISK_BYTES`] (1 EiB), checked without overflow, and an HDD's
 //!   `capacity` is at most that.
 //! - Names (the scenario's, a variant's, a workload's, an atomic stream's; the file stem when
@@ -145,8 +146,9 @@ pub const SECTOR: u64 = 512;
 /// percentiles down to 0.1 % and beyond.
 pub const MAX_EMPIRICAL_VALUES: usize = 100_000;
 
-/// Shortest mean time one request may hold a device: 100 ns, ten million requests a second
-/// per channel, past any real disk. Below it requests complete in (almost) no simulated time,
+/// Shortest mean time a 512-byte request may cost, device and dm-crypt together: 100 ns, ten
+/// million requests a second per channel, past any real disk. Below it requests complete in
+/// (almost) no simulated time,
 /// and a closed loop issues and completes I/Os without the clock moving: the event budget runs
 /// out within a millisecond of simulated time and the report shows `IOPS=500G` (issue 11).
 pub const MIN_SERVICE: SimDuration = SimDuration::from_ns(100);
@@ -798,6 +800,9 @@ fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
     let block = block(c, raw.block.as_ref().map(|b| &b.value), &kernel)?;
     let crypt = crypt(c, raw.crypt.as_ref().map(|b| &b.value), &patch_locs)?;
     let policies = policies(c, &raw.policies)?;
+    if let Some(d) = &raw.device {
+        request_floor(c, &d.value, d.referenced, &device, &crypt, &policies)?;
+    }
     let memory = match &raw.memory {
         Some(m) => Some(memory(c, &m.value, m.referenced)?),
         None => None,
@@ -1623,20 +1628,6 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
                 Some(s) => s.value.0,
                 None => p.capacity,
             };
-            // A sequential request pays the transfer alone (the head is on the track).
-            if SimDuration::from_secs_f64(SECTOR as f64 / transfer_rate) < MIN_SERVICE {
-                return Err(service_floor(
-                    c,
-                    loc(&d.transfer_rate),
-                    "device.transfer_rate",
-                    format!(
-                        "a disk streaming {} moves a 512-byte sector in less than 100ns",
-                        format_bandwidth(transfer_rate)
-                    ),
-                    "the most an HDD may stream is 5.12GB/s (one sector in 100ns); real ones \
-                     do 50 to 300 MB/s",
-                ));
-            }
             let custom = !present.is_empty();
             Ok(DeviceConfig::Hdd(HddConfig {
                 preset: if custom {
@@ -1664,29 +1655,6 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
                 nvme_overhead(transfer_rate),
                 false,
             )?;
-            // The bottleneck stage serialises requests: each holds it for overhead + bytes /
-            // rate on average, the smallest one at least this long.
-            let smallest = overhead.as_secs_f64() + SECTOR as f64 / transfer_rate;
-            if SimDuration::from_secs_f64(smallest) < MIN_SERVICE {
-                let (l, path) = match (&d.overhead, &d.transfer_rate) {
-                    (Some(o), _) => (Some(o.referenced), "device.overhead"),
-                    (None, t) => (loc(t), "device.transfer_rate"),
-                };
-                return Err(service_floor(
-                    c,
-                    l,
-                    path,
-                    format!(
-                        "a 512-byte request would hold the NVMe device {} (overhead {} + 512 B at \
-                         {})",
-                        fmt_ns(smallest),
-                        overhead,
-                        format_bandwidth(transfer_rate)
-                    ),
-                    "overhead + 512 B / transfer_rate must be at least 100ns: raise `overhead` \
-                     (the preset's makes a 4 KiB request cost 5.18us) or lower `transfer_rate`",
-                ));
-            }
             Ok(DeviceConfig::Nvme(NvmeConfig {
                 latency: c.dur(&d.latency, "device.latency", NVME_LATENCY, false)?,
                 channels: c.int(&d.channels, "device.channels", 1)?,
@@ -1707,17 +1675,6 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
                 ));
             };
             let dist = distribution(c, service, "device.service")?;
-            let mean = dist.mean_secs();
-            if SimDuration::from_secs_f64(mean) < MIN_SERVICE {
-                return Err(service_floor(
-                    c,
-                    Some(service.referenced),
-                    "device.service",
-                    format!("the mean service time is {}", fmt_ns(mean)),
-                    "give a service time of at least 100ns on average, e.g. `service: 1ms` or \
-                     `{kind: exponential, mean: 100us}`",
-                ));
-            }
             Ok(DeviceConfig::Generic(GenericDeviceConfig {
                 service: dist,
                 channels: c.int(&d.channels, "device.channels", 1)?,
@@ -1727,19 +1684,97 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
     }
 }
 
-/// A device whose requests would take less than [`MIN_SERVICE`]: `what` says how long they
-/// take, `hint` how to fix it; both end with why the floor exists.
-fn service_floor(c: &Checker, l: Option<Location>, path: &str, what: String, hint: &str) -> Error {
-    c.err(
-        ErrorKind::BadValue,
-        l,
-        path,
-        format!("{what}; a request must hold the device at least 100ns"),
-        format!(
-            "{hint}. Faster requests complete in no simulated time: a closed loop then never \
-             lets the clock move and the run reports absurd IOPS"
+/// Refuses a scenario in which a 512-byte request could cost less than [`MIN_SERVICE`] under one
+/// of its policies: the device's part (a generic service mean, an NVMe's `overhead + 512 B /
+/// transfer_rate`, an HDD's `512 B / transfer_rate`, which a sequential request pays alone)
+/// plus dm-crypt's (`crypt.cost`'s mean, or the cheaper of encrypting and decrypting 512 B),
+/// which policy `none` skips. A free device is fine when dm-crypt is the server (the textbook
+/// checks of `qsim validate` do that); both free is not: requests then complete in no
+/// simulated time and a closed loop never lets the clock move. Located at the device field
+/// that sets its part.
+fn request_floor(
+    c: &Checker,
+    raw: &RawDevice,
+    here: Location,
+    device: &DeviceConfig,
+    crypt: &CryptConfig,
+    policies: &[String],
+) -> Result<(), Error> {
+    let bytes = SECTOR as f64;
+    let (dev, what, path, l, hint) = match device {
+        DeviceConfig::Hdd(h) => (
+            bytes / h.transfer_rate,
+            format!(
+                "a disk streaming {} moves a 512-byte sector in {}",
+                format_bandwidth(h.transfer_rate),
+                fmt_ns(bytes / h.transfer_rate)
+            ),
+            "device.transfer_rate",
+            loc(&raw.transfer_rate),
+            "the most an HDD may stream is 5.12GB/s (one sector in 100ns); real ones do 50 to \
+             300 MB/s",
         ),
-    )
+        DeviceConfig::Nvme(n) => {
+            let cost = n.overhead.as_secs_f64() + bytes / n.transfer_rate;
+            let (path, l) = match (&raw.overhead, &raw.transfer_rate) {
+                (Some(o), _) => ("device.overhead", Some(o.referenced)),
+                (None, t) => ("device.transfer_rate", loc(t)),
+            };
+            (
+                cost,
+                format!(
+                    "a 512-byte request holds the NVMe device {} (overhead {} + 512 B at {})",
+                    fmt_ns(cost),
+                    n.overhead,
+                    format_bandwidth(n.transfer_rate)
+                ),
+                path,
+                l,
+                "overhead + 512 B / transfer_rate must make at least 100ns: raise `overhead` (the \
+                 preset's makes a 4 KiB request cost 5.18us) or lower `transfer_rate`",
+            )
+        }
+        DeviceConfig::Generic(g) => (
+            g.service.mean_secs(),
+            format!("the mean service time is {}", fmt_ns(g.service.mean_secs())),
+            "device.service",
+            loc(&raw.service),
+            "give a service time of at least 100ns on average, e.g. `service: 1ms` or \
+             `{kind: exponential, mean: 100us}`",
+        ),
+    };
+    let crypto = match &crypt.cost {
+        Some(d) => d.mean_secs(),
+        None => super::describe::crypto_cost(crypt, SECTOR, true)
+            .min(super::describe::crypto_cost(crypt, SECTOR, false))
+            .as_secs_f64(),
+    };
+    for p in policies {
+        let plain = crate::model::policy::find(p)
+            .is_some_and(|i| i.topology == crate::model::policy::Topology::Plain);
+        let total = if plain { dev } else { dev + crypto };
+        if SimDuration::from_secs_f64(total) >= MIN_SERVICE {
+            continue;
+        }
+        let adds = if plain {
+            format!("policy `{p}` adds no dm-crypt work")
+        } else {
+            format!("dm-crypt adds {} under policy `{p}`", fmt_ns(crypto))
+        };
+        return Err(c.err(
+            ErrorKind::BadValue,
+            l.or(Some(here)),
+            path,
+            format!("{what} and {adds}; a request must take at least 100ns"),
+            format!(
+                "{hint}; or, for a device that costs nothing, give dm-crypt the cost \
+                 (`crypt.cost`) and run encrypting policies only. Faster requests complete in no \
+                 simulated time: a closed loop never lets the clock move and the run reports \
+                 absurd IOPS"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Seconds as a duration for a message, with fractions of a nanosecond kept (`0.146ns`).
@@ -3525,9 +3560,10 @@ variants:
     }
 
     #[test]
-    fn a_request_must_hold_the_device_at_least_min_service() {
+    fn a_request_must_take_at_least_min_service() {
         // Issue 11 case 6: a zero service time ran 65 s and printed IOPS=500G.
         let w = "workloads: [{ kind: fio }]\n";
+        let free_crypt = "crypt: { cipher: null, hop_cost: 0ns }\n";
         for (device, path) in [
             ("{ kind: generic, service: 0 }", "device.service"),
             ("{ kind: generic, service: 99ns }", "device.service"),
@@ -3544,7 +3580,7 @@ variants:
                 "device.overhead",
             ),
             (
-                "{ kind: nvme, latency: 0, overhead: 0, transfer_rate: 6GB/s }",
+                "{ kind: nvme, transfer_rate: 10TB/s, overhead: 1ns }",
                 "device.overhead",
             ),
             (
@@ -3552,33 +3588,53 @@ variants:
                 "device.transfer_rate",
             ),
         ] {
-            let e = err(&format!("device: {device}\n{w}"));
-            assert_eq!(
-                (e.kind(), e.path()),
-                (ErrorKind::BadValue, Some(path)),
-                "{device}: {e}"
-            );
-            assert!(
-                e.message()
-                    .ends_with("a request must hold the device at least 100ns"),
-                "{e}"
-            );
-            assert!(e.hint().unwrap().contains("100ns"), "{e}");
+            // Without dm-crypt (policy none), and with a dm-crypt that costs nothing.
+            for extra in ["policies: [fifo, none]\n", free_crypt] {
+                let e = err(&format!("device: {device}\n{w}{extra}"));
+                assert_eq!(
+                    (e.kind(), e.path()),
+                    (ErrorKind::BadValue, Some(path)),
+                    "{device}: {e}"
+                );
+                assert!(
+                    e.message()
+                        .ends_with("; a request must take at least 100ns"),
+                    "{e}"
+                );
+                assert!(e.hint().unwrap().contains("100ns"), "{e}");
+            }
         }
-        let e = err(&format!("device: {{ kind: generic, service: 0 }}\n{w}"));
+        let e = err(&format!(
+            "device: {{ kind: generic, service: 0 }}\n{w}policies: [none]\n"
+        ));
         assert_eq!(
             e.message(),
-            "the mean service time is 0ns; a request must hold the device at least 100ns"
+            "the mean service time is 0ns and policy `none` adds no dm-crypt work; a request \
+             must take at least 100ns"
         );
-        // At the floor, and the presets far above it, load.
-        for device in [
-            "{ kind: generic, service: 100ns }",
-            "{ kind: generic, service: { kind: uniform, low: 0, high: 200ns } }",
-            "{ kind: nvme, transfer_rate: 1TB/s }",
-            "{ kind: nvme, overhead: 0 }",
-            "{ kind: hdd7200, transfer_rate: 5.12GB/s }",
+        assert_eq!((e.line(), e.column()), (Some(1), Some(35)));
+        let e = err(&format!(
+            "device: {{ kind: generic, service: 0 }}\n{w}{free_crypt}"
+        ));
+        assert!(
+            e.message()
+                .contains("dm-crypt adds 0ns under policy `fifo`"),
+            "{e}"
+        );
+        // At the floor, the presets, and a free device behind a dm-crypt that does the serving
+        // (as `qsim validate`'s priority queue does) load.
+        for text in [
+            "device: { kind: generic, service: 100ns }\npolicies: [none]\n",
+            "device: { kind: generic, service: { kind: uniform, low: 0, high: 200ns } }\n\
+             policies: [none]\n",
+            "device: { kind: nvme, transfer_rate: 1TB/s }\npolicies: [none]\n",
+            "device: { kind: nvme, overhead: 0 }\npolicies: [none]\n",
+            "device: { kind: hdd7200, transfer_rate: 5.12GB/s }\npolicies: [none]\n",
+            "device: { kind: generic, service: 0 }\npolicies: [fifo]\n",
+            "device: { kind: generic, service: 0ns }\npolicies: [prio]\n\
+             crypt: { cipher: null, hop_cost: 0ns, cost: { kind: exponential, mean: 1ms } }\n",
         ] {
-            ok(&format!("device: {device}\n{w}"));
+            ok(&format!("{text}{w}"));
         }
     }
 
