@@ -31,8 +31,10 @@ pub use describe::{crypto_cost, describe, mean_service, moments};
 pub use shipped::{ShippedScenario, resolve, resolve_with_overrides, shipped};
 pub use types::*;
 pub use validate::{
-    DEFAULT_REPLICATIONS, MAX_EMPIRICAL_VALUES, MAX_NAME_CHARS, MAX_REPLICATIONS, MAX_RUNS,
-    MAX_TOTAL_REPLICATIONS, MAX_VARIANTS, check_work, mean_random_seek, name_problem, run_count,
+    DEFAULT_REPLICATIONS, MAX_ARRIVAL_RATE, MAX_ATOMIC_STREAMS, MAX_DISK_BYTES,
+    MAX_EMPIRICAL_VALUES, MAX_IN_FLIGHT, MAX_NAME_CHARS, MAX_REPLICATIONS, MAX_RUNS,
+    MAX_TOTAL_REPLICATIONS, MAX_VARIANTS, MAX_WORKLOADS, MAX_WRITER_RATE, MIN_ARRIVAL_RATE,
+    MIN_BANDWIDTH, MIN_SERVICE, check_work, mean_random_seek, name_problem, run_count,
     total_replications,
 };
 
@@ -286,10 +288,27 @@ impl<'a> Source<'a> {
     /// of `variants:` rather than of its first item), when the file has that key at top level
     /// of the path; an error without a line (from a `--set`) is left alone.
     pub(crate) fn at_key(&self, mut e: Error, path: &str) -> Error {
-        if e.0.line.is_none() || e.0.file != self.name {
+        let (Some(line), Some(column)) = (e.0.line, e.0.column) else {
+            return e;
+        };
+        if e.0.file != self.name {
             return e;
         }
-        if let Some(n) = self.outline.nodes.iter().find(|n| n.path == path)
+        // The key is the part of the error's own path that ends with `path`: `workloads`, or
+        // `variants[0].set.workloads` when a variant's `set:` holds the list.
+        let Some(located) = self.outline.path_at(line, column, false) else {
+            return e;
+        };
+        let key = located.match_indices(path).map(|(i, _)| i).find_map(|i| {
+            let end = i + path.len();
+            let before = i == 0 || located[..i].ends_with('.');
+            let after = located[end..].is_empty() || located[end..].starts_with(['[', '.']);
+            (before && after).then(|| &located[..end])
+        });
+        let Some(key) = key else {
+            return e;
+        };
+        if let Some(n) = self.outline.nodes.iter().find(|n| n.path == key)
             && let Some(text) = self.text.lines().nth(n.line.saturating_sub(1) as usize)
         {
             let (shown, caret) = line_window(text.trim_end(), n.column);

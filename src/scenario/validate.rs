@@ -88,6 +88,9 @@
 //!   [`MAX_VARIANTS`] variants, refused before any is resolved; at most [`MAX_RUNS`] runs
 //!   (policies, or each variant's policies); at most [`MAX_TOTAL_REPLICATIONS`] replications
 //!   over all runs. [`check_work`] applies the last two again after the command line's `-r`.
+//!   At most [`MAX_WORKLOADS`] workloads and [`MAX_ATOMIC_STREAMS`] atomic streams, and at
+//!   most [`MAX_IN_FLIGHT`] fio I/Os in flight (`iodepth × numjobs`, summed). Lists are capped
+//!   while they are parsed ([`Capped`]): a list far too long costs its count, not its memory.
 //! - Degenerate costs are refused with the smallest accepted value: a 512-byte request costs at
 //!   least [`MIN_SERVICE`] (100 ns) on average under every policy — the device's part (a
 //!   generic `service` mean, an NVMe's `overhead + 512 B / transfer_rate`, an HDD's 512 B /
@@ -115,10 +118,10 @@
 //!   line of the file.
 
 use super::schema::{
-    ArrivalsName, AtomicPresetName, CipherName, CwaitClassName, DeviceKind, DistKind, ElevatorName,
-    EngineName, Field, Merge, OrderWeights, QueueModeName, RawAtomic, RawBlock, RawCrypt,
-    RawDevice, RawDistribution, RawKernel, RawMemory, RawScenario, RawWorkload, RwName,
-    VERSION_NAMES, WorkloadKindName,
+    ArrivalsName, AtomicPresetName, Capped, CipherName, CwaitClassName, DeviceKind, DistKind,
+    ElevatorName, EngineName, Field, MAX_LISTED_NAMES, Merge, OrderWeights, QueueModeName,
+    RawAtomic, RawBlock, RawCrypt, RawDevice, RawDistribution, RawKernel, RawMemory, RawScenario,
+    RawWorkload, RwName, VERSION_NAMES, WorkloadKindName,
 };
 use super::types::*;
 use super::units::{Duration, Rate, Size, format_bandwidth, format_bytes};
@@ -606,7 +609,7 @@ pub(crate) fn validate(
     }
     // Each variant is a whole scenario: refuse a list too long before resolving any of it.
     if let Some(list) = &raw.variants
-        && list.value.len() > MAX_VARIANTS
+        && list.value.over()
     {
         let e = c.err(
             ErrorKind::BadValue,
@@ -614,7 +617,7 @@ pub(crate) fn validate(
             "variants",
             format!(
                 "{} variants; a scenario may list at most {MAX_VARIANTS}",
-                list.value.len()
+                list.value.total
             ),
             "split the sweep over several scenario files (a script can write them), or \
              sweep one field at a time with --set",
@@ -633,6 +636,82 @@ pub(crate) fn validate(
 /// longer read, and every variant is a whole scenario to resolve and hold. A larger sweep is a
 /// script writing one scenario per point.
 pub const MAX_VARIANTS: usize = 100;
+
+/// Most workloads a scenario may list. Each is a job group with its own state and report
+/// lines; a job run many times is one workload with `numjobs`.
+pub const MAX_WORKLOADS: usize = 64;
+
+/// Most GFP_ATOMIC streams a scenario may list.
+pub const MAX_ATOMIC_STREAMS: usize = 64;
+
+/// Most I/Os the fio jobs of a scenario may keep in flight together: the sum over workloads of
+/// `iodepth × numjobs`. Measured: an NVMe fio job at `iodepth: 65536, numjobs: 16` (a million
+/// in flight) peaks at 159 MB, about 150 bytes an I/O, and each worker thread runs its own
+/// copy; 262,144 in flight is 40 MB a run, far past any real queue (NVMe: 1023 per queue).
+pub const MAX_IN_FLIGHT: u64 = 262_144;
+
+/// Refuses fio jobs that together keep more than [`MAX_IN_FLIGHT`] I/Os in flight, at the
+/// `iodepth` (or `numjobs`) of the workload that passes the bound.
+fn in_flight_bounded(
+    c: &Checker,
+    raw: &Spanned<Capped<Spanned<RawWorkload>, MAX_WORKLOADS>>,
+    workloads: &[WorkloadConfig],
+) -> Result<(), Error> {
+    let mut total = 0u64;
+    for (i, (w, r)) in workloads.iter().zip(raw.value.iter()).enumerate() {
+        let WorkloadKind::Fio(f) = &w.kind else {
+            continue;
+        };
+        let depth = match f.arrivals {
+            Arrivals::Closed { iodepth, .. } | Arrivals::Open { iodepth, .. } => iodepth,
+        };
+        total += u64::from(depth) * u64::from(f.numjobs);
+        if total > MAX_IN_FLIGHT {
+            let (field, l) = match (&r.value.iodepth, &r.value.numjobs) {
+                (Some(d), _) => ("iodepth", Some(d.referenced)),
+                (None, Some(n)) => ("numjobs", Some(n.referenced)),
+                (None, None) => ("iodepth", Some(r.referenced)),
+            };
+            return Err(c.err(
+                ErrorKind::BadValue,
+                l,
+                &format!("workloads[{i}].{field}"),
+                format!(
+                    "the fio jobs keep {total} I/Os in flight in all (iodepth × numjobs, summed \
+                     up to this workload); at most {MAX_IN_FLIGHT} may be"
+                ),
+                "every I/O in flight is held in memory (about 150 bytes, in each worker \
+                 thread's run); real queues hold a few thousand: lower iodepth or numjobs",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a list that held more items than it may ([`Capped::over`]), naming how many it
+/// held and the most it may hold, at the list's key.
+fn too_long<T, const MAX: usize>(
+    c: &Checker,
+    list: &Spanned<Capped<T, MAX>>,
+    path: &str,
+    what: &str,
+    hint: &str,
+) -> Result<(), Error> {
+    if !list.value.over() {
+        return Ok(());
+    }
+    let e = c.err(
+        ErrorKind::BadValue,
+        Some(list.referenced),
+        path,
+        format!(
+            "{} {what}; a scenario may list at most {MAX}",
+            list.value.total
+        ),
+        hint,
+    );
+    Err(c.src.at_key(e, path))
+}
 
 /// Most runs one scenario asks for: its policies, or with variants every variant's policies.
 /// Each run keeps its first replication and its pooled observations until the report is
@@ -809,7 +888,16 @@ fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
     };
 
     let raw_workloads = match &raw.workloads {
-        Some(w) if !w.value.is_empty() => w,
+        Some(w) if !w.value.is_empty() => {
+            too_long(
+                c,
+                w,
+                "workloads",
+                "workloads",
+                "give a job several copies with `numjobs` rather than listing it many times",
+            )?;
+            w
+        }
         other => {
             return Err(c.err(
                 ErrorKind::Missing,
@@ -841,6 +929,7 @@ fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         }
         workloads.push(wl);
     }
+    in_flight_bounded(c, raw_workloads, &workloads)?;
 
     Ok(Scenario {
         name,
@@ -1118,10 +1207,20 @@ fn patch_conflict(
 
 /// `kernel.patches`: known names, each once. An empty list is allowed (a variant may clear the
 /// base's patches with `patches: []`).
-fn patches(c: &Checker, f: &Field<Vec<Spanned<String>>>) -> Result<Vec<(String, Location)>, Error> {
+fn patches(
+    c: &Checker,
+    f: &Field<Capped<Spanned<String>, MAX_LISTED_NAMES>>,
+) -> Result<Vec<(String, Location)>, Error> {
     let Some(list) = f else {
         return Ok(Vec::new());
     };
+    too_long(
+        c,
+        list,
+        "kernel.patches",
+        "patches",
+        "each patch may be listed once",
+    )?;
     let mut out: Vec<(String, Location)> = Vec::new();
     for (i, p) in list.value.iter().enumerate() {
         let path = format!("kernel.patches[{i}]");
@@ -1311,6 +1410,14 @@ fn memory(c: &Checker, m: &RawMemory, here: Location) -> Result<MemoryConfig, Er
     let min_bio_pages = c.int(&m.min_bio_pages, "memory.min_bio_pages", 8)?;
     let mut atomic: Vec<AtomicStream> = Vec::new();
     if let Some(list) = &m.atomic {
+        too_long(
+            c,
+            list,
+            "memory.atomic",
+            "atomic streams",
+            "a machine has a few drivers allocating GFP_ATOMIC; merge streams by adding their \
+             rates",
+        )?;
         for (i, a) in list.value.iter().enumerate() {
             let path = format!("memory.atomic[{i}]");
             let stream = atomic_stream(c, &a.value, a.referenced, &path, i)?;
@@ -1967,11 +2074,21 @@ fn crypt(
     })
 }
 
-fn policies(c: &Checker, f: &Field<Vec<Spanned<String>>>) -> Result<Vec<String>, Error> {
+fn policies(
+    c: &Checker,
+    f: &Field<Capped<Spanned<String>, MAX_LISTED_NAMES>>,
+) -> Result<Vec<String>, Error> {
     let valid = crate::model::policy_names();
     let Some(list) = f else {
         return Ok(vec!["fifo".to_string()]);
     };
+    too_long(
+        c,
+        list,
+        "policies",
+        "policies",
+        "each policy may be listed once",
+    )?;
     if list.value.is_empty() {
         return Err(c.err(
             ErrorKind::Missing,
@@ -3733,5 +3850,94 @@ variants:
                     duration: 2400h\ncrypt: { per_sector_cost: 2400h }\n",
         );
         assert!(describe(&s).contains("per_sector_cost"));
+    }
+
+    #[test]
+    fn long_lists_cost_their_count_not_their_memory() {
+        // Issue 11 case 5: 83,000 variants of `{name: vN}` took 790 MB to refuse before the
+        // lists were capped while parsing.
+        let base = "device: { kind: nvme }\nworkloads: [{ kind: fio }]\n";
+        let mut text = format!("{base}variants:\n");
+        for i in 0..83_000 {
+            text.push_str(&format!("  - {{name: v{i}}}\n"));
+        }
+        let e = err(&text);
+        assert_eq!(place(&e), (Some(3), Some(1), Some("variants")));
+        assert_eq!(
+            e.message(),
+            "83000 variants; a scenario may list at most 100"
+        );
+        let raw: RawScenario = serde_saphyr::from_str(&text).unwrap();
+        let list = raw.variants.unwrap().value;
+        assert_eq!((list.items.len(), list.total), (MAX_VARIANTS, 83_000));
+        // Workloads, atomic streams, policies and patches likewise.
+        let many = |item: &str, n: usize| vec![item; n].join(", ");
+        for (text, path, says) in [
+            (
+                format!(
+                    "device: {{ kind: nvme }}\nworkloads: [{}]\n",
+                    many("{kind: fio}", 65)
+                ),
+                "workloads",
+                "65 workloads; a scenario may list at most 64",
+            ),
+            (
+                format!(
+                    "{base}memory: {{ ram: 1GiB, atomic: [{}] }}\n",
+                    many("{rate: 1/s}", 65)
+                ),
+                "memory.atomic",
+                "65 atomic streams",
+            ),
+            (
+                format!("{base}policies: [{}]\n", many("fifo", 65)),
+                "policies",
+                "65 policies",
+            ),
+            (
+                format!(
+                    "{base}kernel: {{ patches: [{}] }}\n",
+                    many("force-highorder", 65)
+                ),
+                "kernel.patches",
+                "65 patches",
+            ),
+        ] {
+            let e = err(&text);
+            assert_eq!(e.path(), Some(path), "{e}");
+            assert!(e.message().starts_with(says), "{e}");
+        }
+        // Inside a variant's `set:` the error stays at the variant's list.
+        let e = err(&format!(
+            "{base}variants:\n  - name: a\n    set:\n      workloads: [{}]\n",
+            many("{kind: fio}", 65)
+        ));
+        assert_eq!(
+            place(&e),
+            (Some(6), Some(7), Some("variants[0].set.workloads"))
+        );
+        // A list that is no list still says so.
+        let e = err(&format!("{base}policies: fifo\n"));
+        assert_eq!(e.message(), "expected a list, got \"fifo\"");
+    }
+
+    #[test]
+    fn ios_in_flight_are_bounded() {
+        let e = err(
+            "device: { kind: nvme }\nworkloads:\n  - { kind: fio, iodepth: 65536, numjobs: 4 }\n  - { kind: fio, numjobs: 2 }\n",
+        );
+        assert_eq!(e.path(), Some("workloads[1].numjobs"));
+        assert!(
+            e.message()
+                .starts_with("the fio jobs keep 262146 I/Os in flight in all"),
+            "{e}"
+        );
+        ok(
+            "device: { kind: nvme }\nworkloads:\n  - { kind: fio, iodepth: 65536, numjobs: 4 }\n  - { kind: buffered-writer, rate: 1MB/s }\n",
+        );
+        let e = err(
+            "device: { kind: nvme }\nworkloads:\n  - { kind: fio, iodepth: 65536, numjobs: 5 }\n",
+        );
+        assert_eq!(e.path(), Some("workloads[0].iodepth"));
     }
 }
