@@ -14,6 +14,12 @@
 //!   `qsim check` shows).
 //! - [`units`] parses `4k`, `1.5ms`, `60MB/s`; [`schema`] mirrors the file; `validate` fills every
 //!   default and is the only producer of value errors; [`types`] is the result the model reads.
+//! - [`read_capped`] reads a file by bytes read, never trusting its reported size (a device
+//!   reports 0 and never ends); [`MAX_FILE_BYTES`] for scenarios.
+//! - Bounds on what a scenario may ask for (variants, runs, replications in all, workloads, I/Os
+//!   in flight, names, the smallest cost of a request, rates, durations, offsets) are `pub`
+//!   constants here, each with its reason; [`check_work`] rechecks runs × replications after
+//!   the command line's `-r`.
 //! - [`Error`] is the single error type: file, line and column, field path, message and hint.
 //!   An error in a value that a `--set` gave names the argument instead of a file and line:
 //!   `--set memory.ram=1GB: memory.ram: must be a whole number of 4 KiB pages, …`.
@@ -284,9 +290,9 @@ impl<'a> Source<'a> {
         }))
     }
 
-    /// Moves an error located in this file to the key that holds the field at `path` (the line
-    /// of `variants:` rather than of its first item), when the file has that key at top level
-    /// of the path; an error without a line (from a `--set`) is left alone.
+    /// Moves an error located in this file to the key that holds the list at `path`: the line
+    /// of `variants:` rather than of its first item, or of `workloads:` inside the variant's
+    /// `set:` when the list is there. An error without a line (from a `--set`) is left alone.
     pub(crate) fn at_key(&self, mut e: Error, path: &str) -> Error {
         let (Some(line), Some(column)) = (e.0.line, e.0.column) else {
             return e;
@@ -928,7 +934,7 @@ pub fn load_str_with_overrides(
         let doc = set_document(arg)?;
         let last = first + doc.lines().count() as u64 - 1;
         let lines = OverrideLines {
-            label: format!("--set {arg}"),
+            label: set_label(arg),
             first,
             last,
         };
@@ -954,6 +960,12 @@ pub fn load_str_with_overrides(
     validate::validate(raw, &source, stem, &overrides)
 }
 
+/// How errors name a `--set` argument: `--set ARG`, the argument shortened to
+/// [`MAX_ECHO_CHARS`] characters.
+fn set_label(arg: &str) -> String {
+    format!("--set {}", shorten(arg))
+}
+
 /// How to write a `--set`.
 const SET_HINT: &str = "write --set path.to.field=value, e.g. --set memory.ram=1GiB or \
                         --set kernel.patches=[dm-crypt-unplug]";
@@ -969,7 +981,7 @@ const SET_VALUE_HINT: &str = "the value is YAML, as in the file: close every `[`
 /// a list cannot be indexed (lists are replaced whole, as in a variant's `set:`), and a value
 /// cannot be empty, null or span lines (an override cannot unset a field).
 pub fn set_document(arg: &str) -> Result<String, Error> {
-    let label = format!("--set {arg}");
+    let label = set_label(arg);
     let bad = |message: String, hint: &str| {
         Error::whole_file(ErrorKind::Syntax, &label, message, Some(hint.to_string()))
     };
