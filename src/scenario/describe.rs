@@ -810,7 +810,10 @@ fn region_text(offset: u64, size: u64) -> String {
         "offset {}, size {} (ends at {})",
         format_bytes(offset),
         format_bytes(size),
-        format_bytes(offset + size)
+        // Validation keeps regions inside 1 EiB; a hand-built config might not.
+        offset
+            .checked_add(size)
+            .map_or_else(|| "past 2^64 bytes".to_string(), format_bytes)
     )
 }
 

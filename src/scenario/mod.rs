@@ -14,6 +14,12 @@
 //!   `qsim check` shows).
 //! - [`units`] parses `4k`, `1.5ms`, `60MB/s`; [`schema`] mirrors the file; `validate` fills every
 //!   default and is the only producer of value errors; [`types`] is the result the model reads.
+//! - [`read_capped`] reads a file by bytes read, never trusting its reported size (a device
+//!   reports 0 and never ends); [`MAX_FILE_BYTES`] for scenarios.
+//! - Bounds on what a scenario may ask for (variants, runs, replications in all, workloads, I/Os
+//!   in flight, names, the smallest cost of a request, rates, durations, offsets) are `pub`
+//!   constants here, each with its reason; [`check_work`] rechecks runs × replications after
+//!   the command line's `-r`.
 //! - [`Error`] is the single error type: file, line and column, field path, message and hint.
 //!   An error in a value that a `--set` gave names the argument instead of a file and line:
 //!   `--set memory.ram=1GB: memory.ram: must be a whole number of 4 KiB pages, …`.
@@ -30,7 +36,13 @@ mod validate;
 pub use describe::{crypto_cost, describe, mean_service, moments};
 pub use shipped::{ShippedScenario, resolve, resolve_with_overrides, shipped};
 pub use types::*;
-pub use validate::{DEFAULT_REPLICATIONS, MAX_REPLICATIONS, mean_random_seek};
+pub use validate::{
+    DEFAULT_REPLICATIONS, MAX_ARRIVAL_RATE, MAX_ATOMIC_STREAMS, MAX_DISK_BYTES,
+    MAX_EMPIRICAL_VALUES, MAX_IN_FLIGHT, MAX_NAME_CHARS, MAX_REPLICATIONS, MAX_RUNS,
+    MAX_TOTAL_REPLICATIONS, MAX_VARIANTS, MAX_WORKLOADS, MAX_WRITER_RATE, MIN_ARRIVAL_RATE,
+    MIN_BANDWIDTH, MIN_SERVICE, check_work, mean_random_seek, name_problem, run_count,
+    total_replications,
+};
 
 use serde_saphyr::{Location, MessageFormatter};
 use std::fmt;
@@ -88,6 +100,8 @@ struct Inner {
     message: String,
     hint: Option<String>,
     source_line: Option<String>,
+    /// Column of the caret under `source_line` (which may be a window of a long line).
+    caret: Option<u64>,
     io: Option<std::io::Error>,
 }
 
@@ -135,9 +149,10 @@ impl Error {
             line: None,
             column: None,
             path: None,
-            message,
+            message: shorten_to(&message, MAX_MESSAGE_CHARS),
             hint,
             source_line: None,
+            caret: None,
             io: None,
         }))
     }
@@ -170,7 +185,7 @@ impl fmt::Display for Error {
             let number = line.to_string();
             let pad = " ".repeat(number.len());
             write!(f, "\n  {number} | {src}")?;
-            if let Some(col) = self.0.column {
+            if let Some(col) = self.0.caret {
                 // Keep tabs so the caret lines up under the same tab stops.
                 let lead: String = src
                     .chars()
@@ -248,17 +263,18 @@ impl<'a> Source<'a> {
                 line: None,
                 column: None,
                 path: (!path.is_empty()).then(|| path.to_string()),
-                message: message.into(),
+                message: shorten_to(&message.into(), MAX_MESSAGE_CHARS),
                 hint,
                 source_line: None,
+                caret: None,
                 io: None,
             }));
         }
-        let source_line = loc.and_then(|l| {
+        let window = loc.and_then(|l| {
             self.text
                 .lines()
                 .nth(l.line() as usize - 1)
-                .map(|s| s.trim_end().to_string())
+                .map(|s| line_window(s.trim_end(), l.column()))
         });
         Error(Box::new(Inner {
             kind,
@@ -266,11 +282,48 @@ impl<'a> Source<'a> {
             line: loc.map(|l| l.line()),
             column: loc.map(|l| l.column()),
             path: (!path.is_empty()).then(|| path.to_string()),
-            message: message.into(),
+            message: shorten_to(&message.into(), MAX_MESSAGE_CHARS),
             hint,
-            source_line,
+            caret: window.as_ref().map(|w| w.1),
+            source_line: window.map(|w| w.0),
             io: None,
         }))
+    }
+
+    /// Moves an error located in this file to the key that holds the list at `path`: the line
+    /// of `variants:` rather than of its first item, or of `workloads:` inside the variant's
+    /// `set:` when the list is there. An error without a line (from a `--set`) is left alone.
+    pub(crate) fn at_key(&self, mut e: Error, path: &str) -> Error {
+        let (Some(line), Some(column)) = (e.0.line, e.0.column) else {
+            return e;
+        };
+        if e.0.file != self.name {
+            return e;
+        }
+        // The key is the part of the error's own path that ends with `path`: `workloads`, or
+        // `variants[0].set.workloads` when a variant's `set:` holds the list.
+        let Some(located) = self.outline.path_at(line, column, false) else {
+            return e;
+        };
+        let key = located.match_indices(path).map(|(i, _)| i).find_map(|i| {
+            let end = i + path.len();
+            let before = i == 0 || located[..i].ends_with('.');
+            let after = located[end..].is_empty() || located[end..].starts_with(['[', '.']);
+            (before && after).then(|| &located[..end])
+        });
+        let Some(key) = key else {
+            return e;
+        };
+        if let Some(n) = self.outline.nodes.iter().find(|n| n.path == key)
+            && let Some(text) = self.text.lines().nth(n.line.saturating_sub(1) as usize)
+        {
+            let (shown, caret) = line_window(text.trim_end(), n.column);
+            e.0.line = Some(n.line);
+            e.0.column = Some(n.column);
+            e.0.source_line = Some(shown);
+            e.0.caret = Some(caret);
+        }
+        e
     }
 
     /// Converts a serde-saphyr error into a located, hinted [`Error`].
@@ -304,7 +357,7 @@ impl<'a> Source<'a> {
                     ErrorKind::UnknownField,
                     loc,
                     &path,
-                    format!("unknown field `{field}`"),
+                    format!("unknown field `{}`", shorten(field)),
                     Some(hint),
                 )
             }
@@ -326,7 +379,7 @@ impl<'a> Source<'a> {
                     ErrorKind::UnknownName,
                     loc,
                     &path,
-                    format!("unknown {what} `{variant}`"),
+                    format!("unknown {what} `{}`", shorten(variant)),
                     Some(hint),
                 )
             }
@@ -352,20 +405,13 @@ impl<'a> Source<'a> {
             }
             Y::InvalidScalar { ty, .. } => {
                 let path = at(false);
-                let (what, hint) = if path.contains(".orders") {
-                    (
-                        "a buddy order and a weight",
-                        "map each buddy order (0 to 10) to a weight: {0: 0.5, 1: 0.3, 2: 0.2}",
-                    )
-                } else {
-                    scalar_hint(ty)
-                };
+                let (what, hint) = scalar_hint(ty, &path);
                 self.error(
                     ErrorKind::BadValue,
                     loc,
                     &path,
-                    format!("expected {what}, got {:?}", text_at()),
-                    Some(hint.to_string()),
+                    format!("expected {what}, got {:?}", shorten(&text_at())),
+                    Some(hint),
                 )
             }
             Y::SerdeInvalidType {
@@ -381,7 +427,10 @@ impl<'a> Source<'a> {
                 ErrorKind::BadValue,
                 loc,
                 &at(false),
-                format!("expected {expected}, got {unexpected}"),
+                format!(
+                    "expected {expected}, got {}",
+                    shorten(&unexpected.to_string())
+                ),
                 Some(type_hint(expected).to_string()),
             ),
             Y::Unexpected { expected, .. } => {
@@ -413,7 +462,7 @@ impl<'a> Source<'a> {
                     ErrorKind::BadValue,
                     loc,
                     &path,
-                    format!("expected {noun}, got {:?}", text_at()),
+                    format!("expected {noun}, got {:?}", shorten(&text_at())),
                     Some(hint),
                 )
             }
@@ -422,14 +471,29 @@ impl<'a> Source<'a> {
                 loc,
                 &at(false),
                 match key {
-                    Some(k) => format!("duplicate key `{k}`"),
+                    Some(k) => format!("duplicate key `{}`", shorten(k)),
                     None => "duplicate key".to_string(),
                 },
                 Some("each key may appear once in a mapping; remove or merge the repeats".into()),
             ),
+            Y::Budget { breach, .. } => {
+                let (message, hint) = budget_message(breach);
+                self.error(ErrorKind::Syntax, loc, "", message, Some(hint))
+            }
+            Y::MultipleDocuments { .. } => self.error(
+                ErrorKind::Syntax,
+                loc,
+                "",
+                "a second YAML document starts here; a scenario file holds one document",
+                Some(
+                    "remove the `---` line (and everything after it that belongs to another \
+                     scenario); for several versions of one scenario use `variants:`"
+                        .to_string(),
+                ),
+            ),
             other => {
                 let message = serde_saphyr::DefaultMessageFormatter.format_message(other);
-                let message = message.escape_debug().to_string();
+                let message = shorten(&message.escape_debug().to_string());
                 self.error(
                     ErrorKind::Syntax,
                     loc,
@@ -441,7 +505,8 @@ impl<'a> Source<'a> {
         }
     }
 
-    /// The scalar text at a location, up to the end of the line or a comment, for echoing.
+    /// The scalar text at a location, up to the end of the line or a comment, for echoing
+    /// (the caller shortens it).
     fn token_at(&self, loc: Location) -> String {
         let Some(line) = self.text.lines().nth(loc.line().saturating_sub(1) as usize) else {
             return String::new();
@@ -468,16 +533,104 @@ impl<'a> Source<'a> {
 const SYNTAX_HINT: &str = "check the indentation (spaces, not tabs), quotes and brackets on this \
                            line and the one above";
 
+/// Most characters of an error message (a backstop: values echoed inside are shortened to
+/// [`MAX_ECHO_CHARS`] where they are quoted).
+const MAX_MESSAGE_CHARS: usize = 600;
+
+/// The part of a source line an error shows, and the caret's column in it: the whole line
+/// when it is at most [`MAX_ECHO_CHARS`] characters, else a window of that many around
+/// `column`, each cut end marked `…`.
+fn line_window(line: &str, column: u64) -> (String, u64) {
+    let chars: Vec<char> = line.chars().collect();
+    if chars.len() <= MAX_ECHO_CHARS {
+        return (line.to_string(), column);
+    }
+    let width = MAX_ECHO_CHARS - 2;
+    let col = (column.saturating_sub(1) as usize).min(chars.len());
+    let start = col.saturating_sub(width / 2).min(chars.len() - width);
+    let end = start + width;
+    let mut shown = String::new();
+    if start > 0 {
+        shown.push('…');
+    }
+    shown.extend(&chars[start..end]);
+    if end < chars.len() {
+        shown.push('…');
+    }
+    let caret = (col - start) as u64 + 1 + u64::from(start > 0);
+    (shown, caret)
+}
+
+/// The most YAML nodes (scalars, lists and mappings, keys included) a scenario file may hold:
+/// serde-saphyr's default budget, named here so that messages can cite it. It bounds the
+/// memory and time a file can cost; an empirical distribution's
+/// [`validate::MAX_EMPIRICAL_VALUES`] fits well inside it.
+pub const MAX_YAML_NODES: usize = 250_000;
+
+/// The parser options of every scenario document: serde-saphyr's defaults, with the node
+/// budget spelt out as [`MAX_YAML_NODES`].
+fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        budget: serde_saphyr::budget! { max_nodes: MAX_YAML_NODES },
+    }
+}
+
+/// What a YAML budget breach means, in words, and what to do about it.
+fn budget_message(breach: &serde_saphyr::budget::BudgetBreach) -> (String, String) {
+    use serde_saphyr::budget::BudgetBreach as B;
+    let big = "a scenario is a page of YAML: is this the right file?";
+    match breach {
+        B::Nodes { .. } | B::Events { .. } => (
+            format!(
+                "the file holds more than {MAX_YAML_NODES} YAML values (scalars, lists and \
+                 mappings), the most a scenario may hold"
+            ),
+            format!(
+                "{big} An empirical distribution may list at most {} values",
+                validate::MAX_EMPIRICAL_VALUES
+            ),
+        ),
+        B::Depth { .. } => (
+            "the YAML nests lists and mappings more than 64 levels deep".to_string(),
+            "a scenario nests a few levels; is a `[` or `{` left unclosed?".to_string(),
+        ),
+        B::Aliases { .. }
+        | B::Anchors { .. }
+        | B::AliasAnchorRatio { .. }
+        | B::RecordedAnchorEvents { .. }
+        | B::RecordedAnchorBytes { .. }
+        | B::MergeKeys { .. } => (
+            "the file uses too many anchors, aliases or merge keys (`&a`, `*a`, `<<`)".to_string(),
+            "write the values out: the limit stops a small file from expanding into an \
+             enormous one"
+                .to_string(),
+        ),
+        B::Documents { .. } => (
+            "the file holds many YAML documents; a scenario file holds one".to_string(),
+            "remove the `---` separators".to_string(),
+        ),
+        B::ScalarBytes { .. } | B::InputBytes { .. } => (
+            "the values in the file add up to more text than a scenario may hold".to_string(),
+            big.to_string(),
+        ),
+        _ => (
+            "the file exceeds a limit of the YAML reader".to_string(),
+            big.to_string(),
+        ),
+    }
+}
+
 /// What kind of name a field path holds, for "unknown device kind `x`".
 fn name_class(path: &str) -> &'static str {
-    let last = path.rsplit('.').next().unwrap_or("");
-    if path == "device.kind" {
+    let key = field_key(path);
+    let last = key.rsplit('.').next().unwrap_or("");
+    if key == "device.kind" {
         "device kind"
-    } else if path.starts_with("workloads[") && last == "kind" {
+    } else if key == "workloads[].kind" {
         "workload kind"
     } else if last == "kind" {
         "distribution kind"
-    } else if path.starts_with("memory.atomic[") && last == "preset" {
+    } else if key == "memory.atomic[].preset" {
         "atomic preset"
     } else {
         match last {
@@ -495,24 +648,96 @@ fn name_class(path: &str) -> &'static str {
 }
 
 /// The expectation and hint for a scalar that failed to parse as `ty`.
-fn scalar_hint(ty: &str) -> (&'static str, &'static str) {
+/// The expectation and hint for a scalar at `path` that failed to parse as `ty`: a whole
+/// number names the field's own range (`cpus`: 1 to 1024), not its type's.
+fn scalar_hint(ty: &str, path: &str) -> (String, String) {
+    let key = field_key(path);
+    if key.starts_with("memory.atomic[].orders") {
+        return (
+            "a buddy order and a weight".to_string(),
+            "map each buddy order (0 to 10) to a weight: {0: 0.5, 1: 0.3, 2: 0.2}".to_string(),
+        );
+    }
+    let whole = |range: &str| {
+        (
+            format!("a whole number {range}"),
+            format!("write a whole number {range}, without a unit"),
+        )
+    };
     match ty {
-        "u32" => (
-            "a whole number",
-            "write a whole number from 0 to 4294967295, without a unit",
+        "u32" | "u64" | "i64" => {
+            if key == "kernel.hz" {
+                let values: Vec<String> = validate::HZ_VALUES.iter().map(u32::to_string).collect();
+                return (
+                    "a whole number".to_string(),
+                    format!("write one of {} (CONFIG_HZ)", values.join(", ")),
+                );
+            }
+            if key == "memory.min_free_kbytes" {
+                return whole("from 128 to ram/32 (in kB)");
+            }
+            let (lo, hi) = validate::int_range_of(path).unwrap_or(match ty {
+                "u32" => (0, u64::from(u32::MAX)),
+                _ => (0, u64::MAX),
+            });
+            whole(&format!("from {lo} to {hi}"))
+        }
+        "floating point" => (
+            "a number".to_string(),
+            "write a decimal number such as 0.5".to_string(),
         ),
-        "u64" => (
-            "a whole number",
-            "write a whole number from 0 to 18446744073709551615, without a unit",
+        "boolean" => (
+            "true or false".to_string(),
+            "write true or false".to_string(),
         ),
-        "i64" => ("a whole number", "write a whole number, without a unit"),
-        "floating point" => ("a number", "write a decimal number such as 0.5"),
-        "boolean" => ("true or false", "write true or false"),
         _ => (
-            "a different kind of value",
-            "see the scenario reference in scenarios/two-queue.yaml",
+            "a different kind of value".to_string(),
+            "see the scenario reference in scenarios/two-queue.yaml".to_string(),
         ),
     }
+}
+
+/// A field path without list indices or the `variants[i].set.` prefix, as the tables of
+/// field facts are keyed: `variants[1].set.workloads[0].iodepth` → `workloads[].iodepth`.
+pub(crate) fn field_key(path: &str) -> String {
+    let mut p = path;
+    if let Some(rest) = p.strip_prefix("variants[")
+        && let Some((index, tail)) = rest.split_once(']')
+        && index.bytes().all(|b| b.is_ascii_digit())
+    {
+        p = tail.strip_prefix(".set").unwrap_or(tail);
+        p = p.strip_prefix('.').unwrap_or(p);
+    }
+    let mut out = String::with_capacity(p.len());
+    let mut chars = p.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '[' {
+            while chars.peek().is_some_and(char::is_ascii_digit) {
+                chars.next();
+            }
+        }
+    }
+    out
+}
+
+/// Most characters of a value or a source line that an error echoes.
+pub const MAX_ECHO_CHARS: usize = 200;
+
+/// `text` cut to at most [`MAX_ECHO_CHARS`] characters (with `…` when cut), so that no error
+/// repeats a multi-megabyte value or line.
+pub(crate) fn shorten(text: &str) -> String {
+    shorten_to(text, MAX_ECHO_CHARS)
+}
+
+/// `text` cut to at most `max` characters, `…` included when cut.
+pub(crate) fn shorten_to(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
 }
 
 /// A hint for a type mismatch, from serde's description of what was expected.
@@ -563,9 +788,13 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// The closest candidate to a misspelt `word`, if one is close enough to be a likely typo:
 /// within a third of the word's length (at least 1, at most 3 edits).
 pub(crate) fn suggestion<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
-    let limit = (word.chars().count() / 3).clamp(1, 3);
+    let len = word.chars().count();
+    let limit = (len / 3).clamp(1, 3);
     candidates
         .iter()
+        // Lengths further apart than the limit are further apart in edits too: skip them before
+        // the quadratic table (a megabyte-long word would need one the size of the word).
+        .filter(|c| len.abs_diff(c.chars().count()) <= limit)
         .map(|c| (edit_distance(word, c), *c))
         .filter(|&(d, _)| d <= limit)
         .min_by_key(|&(d, _)| d)
@@ -607,20 +836,28 @@ fn read(path: &Path, shown: &str) -> Result<String, Error> {
         err.0.io = Some(e);
         err
     };
-    // A scenario is a page of YAML; refuse anything far larger before reading it into memory.
-    let len = std::fs::metadata(path).map_err(read_error)?.len();
-    if len > MAX_FILE_BYTES {
-        return Err(Error::whole_file(
-            ErrorKind::Read,
-            shown,
-            format!(
-                "the file is {} bytes; a scenario may be at most {MAX_FILE_BYTES}",
-                len
-            ),
-            Some("is this the right file? scenarios are short YAML files".to_string()),
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(read_error)?;
+    // A scenario is a page of YAML. The cap counts the bytes actually read, not the size the
+    // file reports: a device (`/dev/zero`) or a pipe reports 0 and never ends.
+    let bytes = read_capped(path, MAX_FILE_BYTES).map_err(|e| {
+        if e.kind() == Io::FileTooLarge {
+            Error::whole_file(
+                ErrorKind::Read,
+                shown,
+                format!(
+                    "the file holds more than {} ({MAX_FILE_BYTES} bytes), the most a scenario may \
+                     hold; reading stopped there",
+                    units::format_bytes(MAX_FILE_BYTES)
+                ),
+                Some(
+                    "is this the right file? scenarios are short YAML files (a device such as \
+                     /dev/zero never ends)"
+                        .to_string(),
+                ),
+            )
+        } else {
+            read_error(e)
+        }
+    })?;
     String::from_utf8(bytes).map_err(|e| {
         Error::whole_file(
             ErrorKind::Read,
@@ -632,6 +869,29 @@ fn read(path: &Path, shown: &str) -> Result<String, Error> {
             Some("save the scenario as UTF-8".to_string()),
         )
     })
+}
+
+/// Reads at most `max` bytes of the file at `path` and returns them, or an error of kind
+/// [`std::io::ErrorKind::FileTooLarge`] if the file holds more. The limit counts the bytes
+/// actually read (through [`std::io::Read::take`], one byte past `max`), never the size the
+/// file reports, so a device that reports 0 and never ends (`/dev/zero`, `/dev/urandom`) is
+/// refused after `max + 1` bytes, and a pipe or FIFO is read to its end like a file. Any other
+/// error is the one opening or reading gave (a directory fails with `IsADirectory`).
+///
+/// qsim reads every file a user names through it: scenario files ([`MAX_FILE_BYTES`]) and
+/// results files for `qsim plot`.
+pub fn read_capped(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("more than {max} bytes"),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Parses and validates scenario text; `source_name` names it in errors and its file stem is the
@@ -663,7 +923,8 @@ pub fn load_str_with_overrides(
         ));
     }
     let raw: serde_saphyr::Spanned<schema::RawScenario> =
-        serde_saphyr::from_str(text).map_err(|e| source.yaml_error(&e))?;
+        serde_saphyr::from_str_with_options(text, yaml_options())
+            .map_err(|e| source.yaml_error(&e))?;
     // Each override is parsed as if it followed the file (and the overrides before it), so the
     // line of any value it holds tells which argument wrote it. YAML counts `\r`, `\r\n` and
     // `\n` as line breaks; counting `\r` and `\n` separately only ever overestimates.
@@ -673,15 +934,15 @@ pub fn load_str_with_overrides(
         let doc = set_document(arg)?;
         let last = first + doc.lines().count() as u64 - 1;
         let lines = OverrideLines {
-            label: format!("--set {arg}"),
+            label: set_label(arg),
             first,
             last,
         };
         let padded = format!("{}{doc}", "\n".repeat(first as usize - 1));
         let mut over_src = Source::new(&lines.label, &padded);
         over_src.overrides.push(lines.clone());
-        let over: serde_saphyr::Spanned<schema::RawScenario> = serde_saphyr::from_str(&padded)
-            .map_err(|e| {
+        let over: serde_saphyr::Spanned<schema::RawScenario> =
+            serde_saphyr::from_str_with_options(&padded, yaml_options()).map_err(|e| {
                 let mut err = over_src.yaml_error(&e);
                 if err.kind() == ErrorKind::Syntax {
                     err.0.hint = Some(SET_VALUE_HINT.to_string());
@@ -699,6 +960,12 @@ pub fn load_str_with_overrides(
     validate::validate(raw, &source, stem, &overrides)
 }
 
+/// How errors name a `--set` argument: `--set ARG`, the argument shortened to
+/// [`MAX_ECHO_CHARS`] characters.
+fn set_label(arg: &str) -> String {
+    format!("--set {}", shorten(arg))
+}
+
 /// How to write a `--set`.
 const SET_HINT: &str = "write --set path.to.field=value, e.g. --set memory.ram=1GiB or \
                         --set kernel.patches=[dm-crypt-unplug]";
@@ -714,7 +981,7 @@ const SET_VALUE_HINT: &str = "the value is YAML, as in the file: close every `[`
 /// a list cannot be indexed (lists are replaced whole, as in a variant's `set:`), and a value
 /// cannot be empty, null or span lines (an override cannot unset a field).
 pub fn set_document(arg: &str) -> Result<String, Error> {
-    let label = format!("--set {arg}");
+    let label = set_label(arg);
     let bad = |message: String, hint: &str| {
         Error::whole_file(ErrorKind::Syntax, &label, message, Some(hint.to_string()))
     };
@@ -1150,9 +1417,214 @@ mod tests {
     #[test]
     fn type_mismatches_echo_the_value() {
         let e = err(&format!("{BASE}cpus: -2\n"));
-        assert_eq!(e.message(), "expected a whole number, got \"-2\"");
+        assert_eq!(
+            e.message(),
+            "expected a whole number from 1 to 1024, got \"-2\""
+        );
         assert_eq!(e.path(), Some("cpus"));
         let e = err(&format!("{BASE}crypt: {{ unplug_after_submit: maybe }}\n"));
         assert!(e.message().contains("true or false"), "{e}");
+    }
+
+    #[test]
+    fn a_whole_number_of_the_wrong_type_is_hinted_with_the_fields_own_range() {
+        // Issue 11 case 11: `cpus: -1` and `cpus: 4294967296` hinted 0 to 4294967295.
+        for bad in ["-1", "4294967296"] {
+            let e = err(&format!("{BASE}cpus: {bad}\n"));
+            assert_eq!(
+                e.message(),
+                format!("expected a whole number from 1 to 1024, got \"{bad}\"")
+            );
+            assert_eq!(
+                e.hint(),
+                Some("write a whole number from 1 to 1024, without a unit")
+            );
+            let e = err(&format!("{BASE}cpus: 1025\n"));
+            assert!(e.message().contains("between 1 and 1024"), "{e}");
+        }
+        for (field, range) in [
+            ("workloads:\n  - kind: fio\n    iodepth", "from 1 to 65536"),
+            ("workloads:\n  - kind: fio\n    rwmixread", "from 0 to 100"),
+            (
+                "workloads:\n  - kind: fio\n    number_ios",
+                "from 1 to 18446744073709551615",
+            ),
+            ("block:\n  nr_requests", "from 4 to 100000"),
+            (
+                "memory:\n  ram: 1GiB\n  atomic:\n    - rate: 5/s\n      burst",
+                "from 1 to 100000",
+            ),
+            (
+                "memory:\n  ram: 1GiB\n  min_free_kbytes",
+                "from 128 to ram/32 (in kB)",
+            ),
+            ("replications", "from 1 to 1000"),
+            ("seed", "from 0 to 18446744073709551615"),
+        ] {
+            let e = err(&format!(
+                "device: {{ kind: nvme }}\n{field}: -1\nworkloads: [{{kind: fio}}]\n"
+            )
+            .replace("workloads: [{kind: fio}]\nworkloads", "workloads"));
+            assert!(e.hint().unwrap().contains(range), "{field}: {e}");
+        }
+        let e = err(&format!("{BASE}kernel: {{ hz: -1 }}\n"));
+        assert_eq!(
+            e.hint(),
+            Some("write one of 100, 250, 300, 1000 (CONFIG_HZ)")
+        );
+        // Inside a variant's `set:` and in a --set, the same range.
+        let e = err(&VARIANTS.replace("cpus: 4 }", "cpus: -1 }"));
+        assert_eq!(e.path(), Some("variants[1].set.cpus"));
+        assert!(e.message().contains("from 1 to 1024"), "{e}");
+        let e = load_str_with_overrides("x.yaml", BASE, &sets(&["cpus=-1"])).unwrap_err();
+        assert!(e.message().contains("from 1 to 1024"), "{e}");
+        assert_eq!(
+            field_key("variants[12].set.workloads[3].think.kind"),
+            "workloads[].think.kind"
+        );
+        assert_eq!(field_key("memory.atomic[0].burst"), "memory.atomic[].burst");
+        assert_eq!(field_key("cpus"), "cpus");
+    }
+
+    #[test]
+    fn a_distribution_kind_is_not_called_a_workload_kind() {
+        let e = err(
+            "device: { kind: nvme }\nworkloads:\n  - kind: fio\n    think: { kind: normal, mean: 1ms }\n",
+        );
+        assert_eq!(e.message(), "unknown distribution kind `normal`");
+        assert!(e.hint().unwrap().contains("exponential"), "{e}");
+        let e = err(&format!(
+            "{BASE}variants:\n  - name: a\n    set: {{ workloads: [{{ kind: fiio }}] }}\n"
+        ));
+        assert_eq!(e.message(), "unknown workload kind `fiio`");
+    }
+
+    #[test]
+    fn a_breached_yaml_budget_is_said_in_words_with_no_long_line() {
+        // Issue 11 case 11: `budget breached: Nodes { nodes: 250001 }`, an indentation hint and
+        // the whole multi-megabyte line echoed.
+        let values = "1ms, ".repeat(MAX_YAML_NODES);
+        let text = format!("{BASE}crypt: {{ cost: {{ kind: empirical, values: [{values}] }} }}\n");
+        let e = err(&text);
+        assert_eq!(e.kind(), ErrorKind::Syntax);
+        assert!(
+            e.message()
+                .starts_with("the file holds more than 250000 YAML values"),
+            "{}",
+            e.message()
+        );
+        assert!(!e.message().contains("Nodes"), "{e}");
+        let hint = e.hint().unwrap();
+        assert!(
+            hint.contains("at most 100000 values") && !hint.contains("indentation"),
+            "{hint}"
+        );
+        let shown = e.to_string();
+        assert!(
+            shown
+                .lines()
+                .all(|l| l.chars().count() <= MAX_ECHO_CHARS + 20),
+            "{shown}"
+        );
+        assert!(shown.len() < 2000, "{} chars", shown.len());
+    }
+
+    #[test]
+    fn an_empirical_list_longer_than_its_documented_limit_says_the_limit() {
+        let values = "1ms, ".repeat(MAX_EMPIRICAL_VALUES + 1);
+        let e = err(&format!(
+            "{BASE}crypt: {{ cost: {{ kind: empirical, values: [{values}] }} }}\n"
+        ));
+        assert_eq!(e.path(), Some("crypt.cost.values"));
+        assert_eq!(e.message(), "needs 1 to 100000 values, got 100001");
+        let values = "1ms, ".repeat(MAX_EMPIRICAL_VALUES);
+        load_str(
+            "x.yaml",
+            &format!("{BASE}crypt: {{ cost: {{ kind: empirical, values: [{values}] }} }}\n"),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_second_document_is_named_in_the_users_words() {
+        let e = err(&format!("{BASE}---\nname: other\n"));
+        assert_eq!(e.kind(), ErrorKind::Syntax);
+        assert!(
+            e.message().contains("a scenario file holds one document"),
+            "{e}"
+        );
+        assert!(e.hint().unwrap().contains("remove the `---` line"), "{e}");
+        assert!(!e.to_string().contains("from_str_multiple"), "{e}");
+    }
+
+    #[test]
+    fn long_values_and_lines_are_echoed_shortened() {
+        let long = "k".repeat(1 << 20);
+        for text in [
+            format!("device: {{ kind: nvme }}\nworkloads:\n  - kind: fio\n    bs: 4{long}\n"),
+            format!("{BASE}{long}: 1\n"),
+            format!("{BASE}cpus: {long}\n"),
+            format!("{BASE}policies: [{long}]\n"),
+            format!("{BASE}duration: 1{long}\n"),
+            format!("{BASE}device: {{ kind: {long} }}\n"),
+            format!("{BASE}name: [{long}\n"),
+        ] {
+            let shown = err(&text).to_string();
+            assert!(
+                shown.len() < 2500,
+                "{} chars: {}",
+                shown.len(),
+                &shown[..300]
+            );
+            // At most MAX_ECHO_CHARS of the value, plus the place and our own words.
+            for line in shown.lines() {
+                assert!(line.chars().count() <= MAX_ECHO_CHARS + 150, "{line}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_line_is_shown_as_a_window_with_the_caret_under_the_column() {
+        let line = format!("{}X{}", "a".repeat(1000), "b".repeat(1000));
+        let (shown, caret) = line_window(&line, 1001);
+        assert_eq!(shown.chars().count(), MAX_ECHO_CHARS);
+        assert_eq!(shown.chars().nth(caret as usize - 1), Some('X'));
+        let (shown, caret) = line_window(&line, 1);
+        assert!(shown.starts_with('a') && shown.ends_with('…'));
+        assert_eq!(caret, 1);
+        let (shown, caret) = line_window(&line, 2001);
+        assert!(shown.starts_with('…') && shown.ends_with('b'));
+        assert_eq!(shown.chars().nth(caret as usize - 1), Some('b'));
+        assert_eq!(line_window("short", 3), ("short".to_string(), 3));
+    }
+
+    /// A fresh path in the temporary directory for this test.
+    fn temp_path(tag: &str) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("qsim-scenario-{}-{tag}", std::process::id()))
+    }
+
+    #[test]
+    fn reads_are_capped_by_bytes_read_not_by_reported_size() {
+        let path = temp_path("cap");
+        std::fs::write(&path, vec![b'#'; 1000]).unwrap();
+        assert_eq!(read_capped(&path, 1000).unwrap().len(), 1000);
+        let e = read_capped(&path, 999).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
+        std::fs::remove_file(&path).unwrap();
+        // A device reports size 0 and never ends (issue 11 case 8: `qsim run /dev/zero`).
+        let zero = Path::new("/dev/zero");
+        if zero.exists() {
+            let e = read_capped(zero, 4096).unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
+            let e = load(zero).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Read);
+            assert!(
+                e.message()
+                    .starts_with("the file holds more than 16MiB (16777216 bytes)"),
+                "{e}"
+            );
+        }
+        let e = read_capped(Path::new(env!("CARGO_MANIFEST_DIR")), 10).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::IsADirectory);
     }
 }

@@ -56,13 +56,71 @@ pub struct RawScenario {
     /// dm-crypt settings.
     pub crypt: Field<RawCrypt>,
     /// Policy names.
-    pub policies: Field<Vec<Spanned<String>>>,
+    pub policies: Field<Capped<Spanned<String>, MAX_LISTED_NAMES>>,
     /// Workloads (at least one).
-    pub workloads: Field<Vec<Spanned<RawWorkload>>>,
+    pub workloads: Field<Capped<Spanned<RawWorkload>, { super::validate::MAX_WORKLOADS }>>,
     /// Memory pressure: one lowmem zone and GFP_ATOMIC streams.
     pub memory: Field<RawMemory>,
     /// Named variants: partial scenarios merged over this file.
-    pub variants: Field<Vec<Spanned<RawVariant>>>,
+    pub variants: Field<Capped<Spanned<RawVariant>, { super::validate::MAX_VARIANTS }>>,
+}
+
+/// Most names a `policies:` or `kernel.patches` list keeps while parsing (each name may be
+/// listed once, and there are six policies and three patches).
+pub const MAX_LISTED_NAMES: usize = 64;
+
+/// A YAML list that keeps its first `MAX` items and only counts the rest ([`Capped::total`]),
+/// so that a list far longer than any valid one (20,000 variants of 4.6 KB each as parsed)
+/// costs its count, not its memory, before validation refuses it. Derefs to the kept items.
+#[derive(Debug, Clone)]
+pub struct Capped<T, const MAX: usize> {
+    /// The first `MAX` items, in order.
+    pub items: Vec<T>,
+    /// How many items the list held in all.
+    pub total: usize,
+}
+
+impl<T, const MAX: usize> std::ops::Deref for Capped<T, MAX> {
+    type Target = Vec<T>;
+    fn deref(&self) -> &Vec<T> {
+        &self.items
+    }
+}
+
+impl<T, const MAX: usize> Capped<T, MAX> {
+    /// Whether items were dropped: the list held more than `MAX`.
+    pub fn over(&self) -> bool {
+        self.total > MAX
+    }
+}
+
+impl<'de, T: Deserialize<'de>, const MAX: usize> Deserialize<'de> for Capped<T, MAX> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T, const MAX: usize>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>, const MAX: usize> Visitor<'de> for V<T, MAX> {
+            type Value = Capped<T, MAX>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a sequence")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::new();
+                let mut total = 0usize;
+                loop {
+                    if items.len() < MAX {
+                        match seq.next_element::<T>()? {
+                            Some(x) => items.push(x),
+                            None => break,
+                        }
+                    } else if seq.next_element::<de::IgnoredAny>()?.is_none() {
+                        break;
+                    }
+                    total += 1;
+                }
+                Ok(Capped { items, total })
+            }
+        }
+        d.deserialize_seq(V::<T, MAX>(std::marker::PhantomData))
+    }
 }
 
 /// One entry of `variants:`.
@@ -84,7 +142,7 @@ pub struct RawKernel {
     /// Kernel version whose reclaim behaviour is simulated.
     pub version: Field<VersionName>,
     /// 2009 test patches switched on.
-    pub patches: Field<Vec<Spanned<String>>>,
+    pub patches: Field<Capped<Spanned<String>, MAX_LISTED_NAMES>>,
     /// Explicit switch: congestion-wait queue.
     pub cwait_class: Field<CwaitClassName>,
     /// Explicit switch: kswapd naps before sleeping.
@@ -188,7 +246,7 @@ pub struct RawMemory {
     /// Bounce pages a write clone may wait for.
     pub min_bio_pages: Field<u32>,
     /// GFP_ATOMIC streams.
-    pub atomic: Field<Vec<Spanned<RawAtomic>>>,
+    pub atomic: Field<Capped<Spanned<RawAtomic>, { super::validate::MAX_ATOMIC_STREAMS }>>,
 }
 
 /// `memory.atomic[*].preset`.
@@ -858,7 +916,9 @@ fn join(parent: &str, key: &str) -> String {
 }
 
 /// Walks the YAML events of `text` and records the field path of every node, stopping quietly at
-/// the first syntax error (serde-saphyr reports that error itself).
+/// the first syntax error (serde-saphyr reports that error itself), or after one node more than
+/// the loader's budget ([`super::MAX_YAML_NODES`]): serde-saphyr refuses such a file, and the
+/// walk must not cost more memory and time than the parse it serves.
 pub(crate) fn outline(text: &str) -> Outline {
     let mut out = Outline {
         nodes: Vec::new(),
@@ -867,6 +927,9 @@ pub(crate) fn outline(text: &str) -> Outline {
     let mut stack: Vec<Frame> = Vec::new();
     let mut parser = Parser::new_from_str(text);
     while let Some(Ok((event, span))) = parser.next_event() {
+        if out.nodes.len() > super::MAX_YAML_NODES {
+            break;
+        }
         let (line, column) = (span.start.line() as u64, span.start.col() as u64 + 1);
         let (is_start, scalar) = match &event {
             Event::Scalar(value, style, _, _) => (false, Some((value.to_string(), *style))),

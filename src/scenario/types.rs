@@ -270,7 +270,7 @@ pub enum Distribution {
     },
     /// Draw uniformly among the listed values (an empirical distribution).
     Empirical {
-        /// Observed values; each is equally likely.
+        /// Observed values (1 to [`super::MAX_EMPIRICAL_VALUES`]); each is equally likely.
         values: Vec<SimDuration>,
     },
 }

@@ -33,6 +33,12 @@ pub const DURATION_HINT: &str =
 /// Hint shown with every rate error.
 pub const RATE_HINT: &str = "a rate is a number and a unit: 2000/s or 2000 iops (operations), 60MB/s, 60MiB/s, 512KiB/s (bytes)";
 
+/// The longest duration a scenario (or `--duration`) may give for anything: 100 days. Runs of
+/// 1000 hours fit; every sum and product of durations the model and `qsim check` make (a
+/// per-sector cost times 1024 sectors, a start delay plus a run) stays far inside the 584
+/// years that 64 bits of nanoseconds hold.
+pub const MAX_DURATION: SimDuration = SimDuration::from_secs(100 * 24 * 3600);
+
 /// Size units, in the order the error message lists them, with their multipliers.
 const SIZE_UNITS: &[(&str, u64)] = &[
     ("B", 1),
@@ -194,10 +200,12 @@ fn lookup(units: &[(&str, u64)], unit: &str) -> Option<u64> {
 
 /// Parses a size into bytes: `512`, `4k`, `4KiB`, `4kB`, `1.5MiB`, `2 GiB`.
 pub fn parse_size(text: &str) -> Result<u64, UnitError> {
+    // Echo at most a screenful of the value in messages.
+    let shown = super::shorten(text);
     let t = text.trim();
     let bad_unit = || {
         UnitError::new(
-            format!("{text:?}: expected a number and one of {SIZE_UNIT_LIST}"),
+            format!("{shown:?}: expected a number and one of {SIZE_UNIT_LIST}"),
             SIZE_HINT,
         )
     };
@@ -209,31 +217,33 @@ pub fn parse_size(text: &str) -> Result<u64, UnitError> {
     };
     if num.negative && !num.is_zero() {
         return Err(UnitError::new(
-            format!("sizes cannot be negative, got {text:?}"),
+            format!("sizes cannot be negative, got {shown:?}"),
             SIZE_HINT,
         ));
     }
     let total = num
         .mantissa
         .checked_mul(u128::from(mult))
-        .ok_or_else(|| UnitError::new(format!("{text:?} is too large"), SIZE_HINT))?;
+        .ok_or_else(|| UnitError::new(format!("{shown:?} is too large"), SIZE_HINT))?;
     if total % num.scale() != 0 {
         return Err(UnitError::new(
-            format!("{text:?} is not a whole number of bytes"),
+            format!("{shown:?} is not a whole number of bytes"),
             SIZE_HINT,
         ));
     }
     u64::try_from(total / num.scale())
-        .map_err(|_| UnitError::new(format!("{text:?} is too large"), SIZE_HINT))
+        .map_err(|_| UnitError::new(format!("{shown:?} is too large"), SIZE_HINT))
 }
 
 /// Parses a duration: `250ns`, `100us`, `1.5ms`, `60s`, `2min`, `1h`, or a bare `0`.
 /// Fractions of a nanosecond round to the nearest nanosecond.
 pub fn parse_duration(text: &str) -> Result<SimDuration, UnitError> {
+    // Echo at most a screenful of the value in messages.
+    let shown = super::shorten(text);
     let t = text.trim();
     let (num, unit) = split_number(t).ok_or_else(|| {
         UnitError::new(
-            format!("{text:?}: expected a number and one of {DURATION_UNIT_LIST}"),
+            format!("{shown:?}: expected a number and one of {DURATION_UNIT_LIST}"),
             DURATION_HINT,
         )
     })?;
@@ -242,38 +252,45 @@ pub fn parse_duration(text: &str) -> Result<SimDuration, UnitError> {
             return Ok(SimDuration::ZERO);
         }
         return Err(UnitError::new(
-            format!("durations need a unit, got {text:?}"),
+            format!("durations need a unit, got {shown:?}"),
             DURATION_HINT,
         ));
     }
     if unit == "m" {
         return Err(UnitError::new(
-            format!("{text:?}: `m` is ambiguous; write `min` for minutes or `ms` for milliseconds"),
+            format!(
+                "{shown:?}: `m` is ambiguous; write `min` for minutes or `ms` for milliseconds"
+            ),
             DURATION_HINT,
         ));
     }
     let unit_ns = lookup(DURATION_UNITS, unit).ok_or_else(|| {
         UnitError::new(
             format!(
-                "{text:?}: unknown duration unit {unit:?}; expected one of {DURATION_UNIT_LIST}"
+                "{shown:?}: unknown duration unit {:?}; expected one of {DURATION_UNIT_LIST}",
+                super::shorten_to(unit, 20)
             ),
             DURATION_HINT,
         )
     })?;
     if num.negative && !num.is_zero() {
         return Err(UnitError::new(
-            format!("durations cannot be negative, got {text:?}"),
+            format!("durations cannot be negative, got {shown:?}"),
             DURATION_HINT,
         ));
     }
     let scaled = num
         .mantissa
         .checked_mul(u128::from(unit_ns))
-        .ok_or_else(|| UnitError::new(format!("{text:?} is too long"), DURATION_HINT))?;
+        .ok_or_else(|| UnitError::new(format!("{shown:?} is too long"), DURATION_HINT))?;
     let ns = (scaled + num.scale() / 2) / num.scale();
-    u64::try_from(ns)
-        .map(SimDuration::from_ns)
-        .map_err(|_| UnitError::new(format!("{text:?} is too long"), DURATION_HINT))
+    if ns > u128::from(MAX_DURATION.as_ns()) {
+        return Err(UnitError::new(
+            format!("{shown:?} is longer than 100 days, the longest duration qsim accepts"),
+            DURATION_HINT,
+        ));
+    }
+    Ok(SimDuration::from_ns(ns as u64))
 }
 
 /// A rate: bytes per second or operations per second.
@@ -313,11 +330,13 @@ impl fmt::Display for Rate {
 
 /// Parses a rate: `2000/s`, `2000 iops`, `60MB/s`, `60MiB/s`, `512KiB/s`. Must be positive.
 pub fn parse_rate(text: &str) -> Result<Rate, UnitError> {
+    // Echo at most a screenful of the value in messages.
+    let shown = super::shorten(text);
     let t = text.trim();
     let bad = || {
         UnitError::new(
             format!(
-                "{text:?}: expected a number followed by /s, iops, or a byte unit and /s \
+                "{shown:?}: expected a number followed by /s, iops, or a byte unit and /s \
                  (B/s, kB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s)"
             ),
             RATE_HINT,
@@ -335,7 +354,7 @@ pub fn parse_rate(text: &str) -> Result<Rate, UnitError> {
         } else if lookup(SIZE_UNITS, unit).is_some() {
             return Err(UnitError::new(
                 format!(
-                    "{text:?} is ambiguous: write {n}000/s for operations or {n}{unit}iB/s for bytes",
+                    "{shown:?} is ambiguous: write {n}000/s for operations or {n}{unit}iB/s for bytes",
                     n = trim_float(num.as_f64(), 3),
                     unit = unit.to_ascii_uppercase(),
                 ),
@@ -346,7 +365,7 @@ pub fn parse_rate(text: &str) -> Result<Rate, UnitError> {
         }
     } else if rest.is_empty() {
         return Err(UnitError::new(
-            format!("rates need a unit, got {text:?}"),
+            format!("rates need a unit, got {shown:?}"),
             RATE_HINT,
         ));
     } else {
@@ -357,7 +376,7 @@ pub fn parse_rate(text: &str) -> Result<Rate, UnitError> {
     };
     if value.is_nan() || value <= 0.0 || value.is_infinite() {
         return Err(UnitError::new(
-            format!("rate must be positive, got {text:?}"),
+            format!("rate must be positive, got {shown:?}"),
             RATE_HINT,
         ));
     }

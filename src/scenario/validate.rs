@@ -84,6 +84,29 @@
 //!   variant is validated in full; an error in a value written inside `set` carries the path
 //!   `variants[i].set.…` and the message names the variant. `set` may change `replications`.
 //! - `replications` defaults to 10 and lies in 1..=1000.
+//! - Bounds on what one `qsim run` holds in memory (each measured, see the constants): at most
+//!   [`MAX_VARIANTS`] variants, refused before any is resolved; at most [`MAX_RUNS`] runs
+//!   (policies, or each variant's policies); at most [`MAX_TOTAL_REPLICATIONS`] replications
+//!   over all runs. [`check_work`] applies the last two again after the command line's `-r`.
+//!   At most [`MAX_WORKLOADS`] workloads and [`MAX_ATOMIC_STREAMS`] atomic streams, and at
+//!   most [`MAX_IN_FLIGHT`] fio I/Os in flight (`iodepth × numjobs`, summed). Lists are capped
+//!   while they are parsed ([`Capped`]): a list far too long costs its count, not its memory.
+//! - Degenerate costs are refused with the smallest accepted value: a 512-byte request costs at
+//!   least [`MIN_SERVICE`] (100 ns) on average under every policy — the device's part (a
+//!   generic `service` mean, an NVMe's `overhead + 512 B / transfer_rate`, an HDD's 512 B /
+//!   `transfer_rate`, which a sequential request pays alone) plus dm-crypt's, which policy
+//!   `none` skips. A free device behind a dm-crypt that serves is accepted. Arrival rates (fio `rate`, atomic streams) lie in
+//!   [`MIN_ARRIVAL_RATE`]..=[`MAX_ARRIVAL_RATE`], bandwidths are at least [`MIN_BANDWIDTH`], a
+//!   writer dirties at most [`MAX_WRITER_RATE`], and every duration is at most
+//!   [`super::units::MAX_DURATION`] (100 days). CPU costs (`hop_cost`, `per_sector_cost`, the
+//!   cipher, `scan_cost`) and think and hold times may be zero on their own: each I/O still
+//!   pays the request floor, so the clock moves.
+//! - Regions end inside [`MAX_DISK_BYTES`] (1 EiB), checked without overflow, and an HDD's
+//!   `capacity` is at most that.
+//! - Names (the scenario's, a variant's, a workload's, an atomic stream's; the file stem when
+//!   `name` is absent) are at most [`MAX_NAME_CHARS`] characters without control characters
+//!   ([`name_problem`]); `/` and `..` are allowed, since a name is a label and the plot writer
+//!   makes its own file names from it.
 //! - Command-line overrides (`--set path.to.field=value`, `scenario::set_document`) are partial
 //!   scenarios merged exactly as a variant's `set:`, in the order given, before any of this
 //!   validation, so every rule and message here applies to them. Precedence, lowest first: the
@@ -95,10 +118,10 @@
 //!   line of the file.
 
 use super::schema::{
-    ArrivalsName, AtomicPresetName, CipherName, CwaitClassName, DeviceKind, DistKind, ElevatorName,
-    EngineName, Field, Merge, OrderWeights, QueueModeName, RawAtomic, RawBlock, RawCrypt,
-    RawDevice, RawDistribution, RawKernel, RawMemory, RawScenario, RawWorkload, RwName,
-    VERSION_NAMES, WorkloadKindName,
+    ArrivalsName, AtomicPresetName, Capped, CipherName, CwaitClassName, DeviceKind, DistKind,
+    ElevatorName, EngineName, Field, MAX_LISTED_NAMES, Merge, OrderWeights, QueueModeName,
+    RawAtomic, RawBlock, RawCrypt, RawDevice, RawDistribution, RawKernel, RawMemory, RawScenario,
+    RawWorkload, RwName, VERSION_NAMES, WorkloadKindName,
 };
 use super::types::*;
 use super::units::{Duration, Rate, Size, format_bandwidth, format_bytes};
@@ -120,6 +143,116 @@ pub const MAX_REPLICATIONS: u32 = 1000;
 pub const MAX_REQUEST_BYTES: u64 = 512 * 1024;
 /// Sector size.
 pub const SECTOR: u64 = 512;
+/// Most values an `empirical` distribution may list. Every variant keeps its own copy (8 bytes a
+/// value), and the list must fit in the file's YAML budget ([`super::MAX_YAML_NODES`] values in
+/// all) with room for the rest of the scenario; 100,000 observations pin a distribution's
+/// percentiles down to 0.1 % and beyond.
+pub const MAX_EMPIRICAL_VALUES: usize = 100_000;
+
+/// Shortest mean time a 512-byte request may cost, device and dm-crypt together: 100 ns, ten
+/// million requests a second per channel, past any real disk. Below it requests complete in
+/// (almost) no simulated time,
+/// and a closed loop issues and completes I/Os without the clock moving: the event budget runs
+/// out within a millisecond of simulated time and the report shows `IOPS=500G` (issue 11).
+pub const MIN_SERVICE: SimDuration = SimDuration::from_ns(100);
+
+/// Largest arrival rate of a stream (a fio job's `rate`, an atomic stream's allocations),
+/// operations per second: one every [`MIN_SERVICE`] on average. Faster arrivals have gaps that
+/// round to zero nanoseconds, so the clock would stop while they arrive.
+pub const MAX_ARRIVAL_RATE: f64 = 1e7;
+
+/// Smallest arrival rate, operations per second (one every 10,000 s, under three hours): a
+/// slower stream does nothing in any run qsim can do, and its gaps run past
+/// [`super::units::MAX_DURATION`].
+pub const MIN_ARRIVAL_RATE: f64 = 1e-4;
+
+/// Smallest bandwidth of any kind (media, cipher, writer), bytes per second. A request of at
+/// most 512 KiB then costs at most six days.
+pub const MIN_BANDWIDTH: f64 = 1.0;
+
+/// Largest rate at which a buffered writer dirties page cache: 10 GB/s, about a memory bus; it
+/// dirties 64 KiB a step, so even then a step is 6.5 µs apart.
+pub const MAX_WRITER_RATE: f64 = 10e9;
+
+/// The byte past the end of the largest disk, and of any region: 1 EiB (2⁶⁰ bytes). No
+/// disk comes near, and every sum of offsets and sizes the model makes stays far from
+/// overflowing 64 bits (issue 11: an offset near 2⁶⁴ wrapped its region's end to 1 GiB).
+pub const MAX_DISK_BYTES: u64 = 1 << 60;
+
+/// Longest name, in characters, of a scenario, a variant, a workload or an atomic stream.
+/// Names label report blocks and plot files (`timeline-<variant>_<policy>.png`): 64 characters
+/// read as a label and, even at four bytes a character, leave room in a 255-byte file name for
+/// what the plots add.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// How to write a name.
+const NAME_HINT: &str = "a name is a short label on one line, at most 64 characters, e.g. \
+                         `2.6.30+unplug`";
+
+/// What makes `name` unusable as a label, if anything: more than [`MAX_NAME_CHARS`]
+/// characters, or a control character (a newline, a tab, NUL, an escape) that would break the
+/// report's lines or a terminal. Anything else is a label, `/`, `..` and spaces included: a
+/// variant named `2.6.30/unplug` reads well in a report, and where a name becomes part of a path
+/// (`--plots`), the writer makes it a safe file name itself (it must, for names from
+/// `--set name=…` and from results files too).
+pub fn name_problem(name: &str) -> Option<String> {
+    let chars = name.chars().count();
+    if chars > MAX_NAME_CHARS {
+        return Some(format!(
+            "the name is {chars} characters long, more than the {MAX_NAME_CHARS} a name may have"
+        ));
+    }
+    name.chars().find(|c| c.is_control()).map(|c| {
+        format!(
+            "the name holds the control character `{}`",
+            c.escape_debug()
+        )
+    })
+}
+
+/// The accepted range of every whole-number field, keyed by its path with list indices and a
+/// variant's `variants[i].set.` prefix taken out ([`super::field_key`]). The one place these
+/// ranges are written: validation reads them ([`int_range`]), and so does the hint for a value
+/// that is not a whole number of the field's type at all (`cpus: -1`, `cpus: 4294967296`).
+/// `kernel.hz` (four values), `memory.min_free_kbytes` (its top depends on `ram`) and the
+/// buddy orders of `memory.atomic[].orders` are checked, and hinted, where they are resolved.
+pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
+    ("seed", 0, u64::MAX),
+    ("max_events", 1, u64::MAX),
+    ("replications", 1, MAX_REPLICATIONS as u64),
+    ("cpus", 1, 1024),
+    ("device.queue_depth", 1, 1_000_000),
+    ("device.channels", 1, 4096),
+    ("block.nr_requests", 4, 100_000),
+    ("block.unplug_threshold", 1, 1_000_000),
+    ("block.quantum", 1, 1024),
+    ("crypt.async_queue_limit", 1, 1_000_000),
+    ("memory.page_pool", 1, 1_000_000),
+    ("memory.min_bio_pages", 1, 1_000_000),
+    ("memory.atomic[].burst", 1, 100_000),
+    ("workloads[].rwmixread", 0, 100),
+    ("workloads[].iodepth", 1, 65_536),
+    ("workloads[].numjobs", 1, 1024),
+    ("workloads[].number_ios", 1, u64::MAX),
+];
+
+/// The range of the whole-number field at `path` (`workloads[2].iodepth`,
+/// `variants[0].set.cpus`), from [`INT_RANGES`]; `None` for a field not listed there.
+pub(crate) fn int_range_of(path: &str) -> Option<(u64, u64)> {
+    let key = super::field_key(path);
+    INT_RANGES
+        .iter()
+        .find(|(k, _, _)| *k == key)
+        .map(|&(_, lo, hi)| (lo, hi))
+}
+
+/// [`int_range_of`] for a field validation reads: every such field is listed (a unit test
+/// reads each one), so the fallback, the whole `u64` range, is never taken.
+fn int_range(path: &str) -> (u64, u64) {
+    let range = int_range_of(path);
+    debug_assert!(range.is_some(), "{path} is missing from INT_RANGES");
+    range.unwrap_or((0, u64::MAX))
+}
 
 const HDD_FIELDS: &[&str] = &[
     "seek_min",
@@ -229,8 +362,10 @@ fn seek_full_for_mean(min: SimDuration, mean: SimDuration) -> SimDuration {
 
 /// Mean seek over uniform random distances: `min + (full − min)·8/15`.
 pub fn mean_random_seek(hdd: &HddConfig) -> SimDuration {
-    let span = hdd.seek_full.saturating_sub(hdd.seek_min).as_ns();
-    SimDuration::from_ns(hdd.seek_min.as_ns() + span * 8 / 15)
+    // In 128 bits: `span · 8` overflows 64 for a full stroke past 73 years.
+    let span = u128::from(hdd.seek_full.saturating_sub(hdd.seek_min).as_ns());
+    let mean = u128::from(hdd.seek_min.as_ns()) + span * 8 / 15;
+    SimDuration::from_ns(u64::try_from(mean).unwrap_or(u64::MAX))
 }
 
 /// One revolution at `rpm`, rounded to the nanosecond.
@@ -287,20 +422,51 @@ impl Checker<'_, '_> {
         self.src.error(kind, loc, path, message, Some(hint.into()))
     }
 
-    /// A whole number in `min..=max`, or `default` when absent.
-    fn int<T>(&self, f: &Field<T>, path: &str, default: T, min: T, max: T) -> Result<T, Error>
+    /// A whole number in the field's range ([`int_range`]), or `default` when absent.
+    fn int<T>(&self, f: &Field<T>, path: &str, default: T) -> Result<T, Error>
     where
-        T: Copy + PartialOrd + std::fmt::Display,
+        T: Copy + Into<u64> + std::fmt::Display,
     {
+        let (min, max) = int_range(path);
         match f {
             None => Ok(default),
-            Some(s) if s.value >= min && s.value <= max => Ok(s.value),
+            Some(s) if (min..=max).contains(&s.value.into()) => Ok(s.value),
             Some(s) => Err(self.err(
                 ErrorKind::BadValue,
                 Some(s.referenced),
                 path,
                 format!("must be between {min} and {max}, got {}", s.value),
                 format!("write a whole number from {min} to {max}"),
+            )),
+        }
+    }
+
+    /// A name as written (`name:` of the scenario, a variant, a workload or an atomic stream),
+    /// already known not to be blank: at most [`MAX_NAME_CHARS`] characters and no control
+    /// characters ([`name_problem`]).
+    fn name(&self, s: &Spanned<String>, path: &str) -> Result<String, Error> {
+        match name_problem(&s.value) {
+            None => Ok(s.value.clone()),
+            Some(problem) => Err(self.err(
+                ErrorKind::BadValue,
+                Some(s.referenced),
+                path,
+                problem,
+                NAME_HINT,
+            )),
+        }
+    }
+
+    /// The scenario's default name, the file stem, under the same rules as a written name.
+    fn stem_name(&self, stem: &str) -> Result<String, Error> {
+        match name_problem(stem) {
+            None => Ok(stem.to_string()),
+            Some(problem) => Err(self.err(
+                ErrorKind::BadValue,
+                None,
+                "name",
+                format!("the scenario is named after its file, and {problem}"),
+                format!("add a `name:` to the scenario; {NAME_HINT}"),
             )),
         }
     }
@@ -329,6 +495,13 @@ impl Checker<'_, '_> {
     /// A bandwidth (bytes per second); an operation rate is refused.
     fn bandwidth(&self, s: &Spanned<Rate>, path: &str) -> Result<f64, Error> {
         match s.value {
+            Rate::BytesPerSec(b) if b < MIN_BANDWIDTH => Err(self.err(
+                ErrorKind::BadValue,
+                Some(s.referenced),
+                path,
+                format!("{} is below 1 B/s, the slowest bandwidth accepted", s.value),
+                "at 1 B/s a 512 KiB request already takes six days; write e.g. 60MB/s",
+            )),
             Rate::BytesPerSec(b) => Ok(b),
             Rate::OpsPerSec(_) => Err(self.err(
                 ErrorKind::BadValue,
@@ -338,6 +511,43 @@ impl Checker<'_, '_> {
                 "write it with a byte unit: 60MB/s, 1432MiB/s, 512KiB/s",
             )),
         }
+    }
+
+    /// An arrival rate (operations per second, after any conversion from a bandwidth) inside
+    /// [`MIN_ARRIVAL_RATE`]..=[`MAX_ARRIVAL_RATE`]; `written` is the value as the file wrote
+    /// it, for the message.
+    fn arrival_rate(
+        &self,
+        ops: f64,
+        written: &dyn std::fmt::Display,
+        l: Option<Location>,
+        path: &str,
+    ) -> Result<f64, Error> {
+        if (MIN_ARRIVAL_RATE..=MAX_ARRIVAL_RATE).contains(&ops) {
+            return Ok(ops);
+        }
+        let (what, why) = if ops > MAX_ARRIVAL_RATE {
+            (
+                "more than 10000000 arrivals a second",
+                "faster arrivals come less than 100ns apart, and their gaps round to zero \
+                 nanoseconds",
+            )
+        } else {
+            (
+                "fewer than one arrival in 10000 s",
+                "a slower stream does nothing within a run",
+            )
+        };
+        Err(self.err(
+            ErrorKind::BadValue,
+            l,
+            path,
+            format!(
+                "{written} makes {what} ({}/s)",
+                super::units::trim_float(ops, 6)
+            ),
+            format!("an arrival rate lies between 0.0001/s and 10000000/s: {why}"),
+        ))
     }
 
     /// Refuses any present field that is not in `allowed`.
@@ -397,10 +607,216 @@ pub(crate) fn validate(
     for o in overrides {
         raw.merge(o.clone());
     }
+    // Each variant is a whole scenario: refuse a list too long before resolving any of it.
+    if let Some(list) = &raw.variants
+        && list.value.over()
+    {
+        let e = c.err(
+            ErrorKind::BadValue,
+            Some(list.referenced),
+            "variants",
+            format!(
+                "{} variants; a scenario may list at most {MAX_VARIANTS}",
+                list.value.total
+            ),
+            "split the sweep over several scenario files (a script can write them), or \
+             sweep one field at a time with --set",
+        );
+        return Err(with_overrides(src, src.at_key(e, "variants")));
+    }
     let mut base = scenario(&c, &raw, stem).map_err(|e| with_overrides(src, e))?;
     base.variants =
         variants(&c, &file, &raw, stem, overrides).map_err(|e| with_overrides(src, e))?;
+    work_in_bounds(&c, &raw, &base).map_err(|e| with_overrides(src, e))?;
     Ok(base)
+}
+
+/// Most variants a scenario may list. A comparison of kernels and patches needs a handful (the
+/// shipped scenarios list five); past 100 the report, one block per variant and policy, is no
+/// longer read, and every variant is a whole scenario to resolve and hold. A larger sweep is a
+/// script writing one scenario per point.
+pub const MAX_VARIANTS: usize = 100;
+
+/// Most workloads a scenario may list. Each is a job group with its own state and report
+/// lines; a job run many times is one workload with `numjobs`.
+pub const MAX_WORKLOADS: usize = 64;
+
+/// Most GFP_ATOMIC streams a scenario may list.
+pub const MAX_ATOMIC_STREAMS: usize = 64;
+
+/// Most I/Os the fio jobs of a scenario may keep in flight together: the sum over workloads of
+/// `iodepth × numjobs`. Measured: an NVMe fio job at `iodepth: 65536, numjobs: 16` (a million
+/// in flight) peaks at 159 MB, about 150 bytes an I/O, and each worker thread runs its own
+/// copy; 262,144 in flight is 40 MB a run, far past any real queue (NVMe: 1023 per queue).
+pub const MAX_IN_FLIGHT: u64 = 262_144;
+
+/// Refuses fio jobs that together keep more than [`MAX_IN_FLIGHT`] I/Os in flight, at the
+/// `iodepth` (or `numjobs`) of the workload that passes the bound.
+fn in_flight_bounded(
+    c: &Checker,
+    raw: &Spanned<Capped<Spanned<RawWorkload>, MAX_WORKLOADS>>,
+    workloads: &[WorkloadConfig],
+) -> Result<(), Error> {
+    let mut total = 0u64;
+    for (i, (w, r)) in workloads.iter().zip(raw.value.iter()).enumerate() {
+        let WorkloadKind::Fio(f) = &w.kind else {
+            continue;
+        };
+        let depth = match f.arrivals {
+            Arrivals::Closed { iodepth, .. } | Arrivals::Open { iodepth, .. } => iodepth,
+        };
+        total += u64::from(depth) * u64::from(f.numjobs);
+        if total > MAX_IN_FLIGHT {
+            let (field, l) = match (&r.value.iodepth, &r.value.numjobs) {
+                (Some(d), _) => ("iodepth", Some(d.referenced)),
+                (None, Some(n)) => ("numjobs", Some(n.referenced)),
+                (None, None) => ("iodepth", Some(r.referenced)),
+            };
+            return Err(c.err(
+                ErrorKind::BadValue,
+                l,
+                &format!("workloads[{i}].{field}"),
+                format!(
+                    "the fio jobs keep {total} I/Os in flight in all (iodepth × numjobs, summed \
+                     up to this workload); at most {MAX_IN_FLIGHT} may be"
+                ),
+                "every I/O in flight is held in memory (about 150 bytes, in each worker \
+                 thread's run); real queues hold a few thousand: lower iodepth or numjobs",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a list that held more items than it may ([`Capped::over`]), naming how many it
+/// held and the most it may hold, at the list's key.
+fn too_long<T, const MAX: usize>(
+    c: &Checker,
+    list: &Spanned<Capped<T, MAX>>,
+    path: &str,
+    what: &str,
+    hint: &str,
+) -> Result<(), Error> {
+    if !list.value.over() {
+        return Ok(());
+    }
+    let e = c.err(
+        ErrorKind::BadValue,
+        Some(list.referenced),
+        path,
+        format!(
+            "{} {what}; a scenario may list at most {MAX}",
+            list.value.total
+        ),
+        hint,
+    );
+    Err(c.src.at_key(e, path))
+}
+
+/// Most runs one scenario asks for: its policies, or with variants every variant's policies.
+/// Each run keeps its first replication and its pooled observations until the report is
+/// written. Measured with `/usr/bin/time -v` on two-queue with 85 variants × 3 policies (255
+/// runs, 60 s each, `-r 2`): 204 MB peak, 0.8 MB a run; 427 MB (1.7 MB a run) with `--json` and
+/// `--plots`. At 256 runs a `qsim run` stays under half a GiB whatever it exports.
+pub const MAX_RUNS: usize = 256;
+
+/// Most replications one `qsim run` may do in all, over every run (runs × replications). Each
+/// replication's summary is kept for the spread and the confidence intervals: about 0.8 KB
+/// apiece (measured: 18 runs × 400 replications add 5.6 MB), so this adds at most ~80 MB to
+/// the [`MAX_RUNS`] bound.
+pub const MAX_TOTAL_REPLICATIONS: u64 = 100_000;
+
+/// How many runs a resolved scenario asks for: one per policy, or with variants one per
+/// variant and policy of that variant (the plan `qsim run` carries out).
+pub fn run_count(sc: &Scenario) -> usize {
+    if sc.variants.is_empty() {
+        sc.policies.len()
+    } else {
+        sc.variants.iter().map(|v| v.scenario.policies.len()).sum()
+    }
+}
+
+/// How many replications a resolved scenario asks for in all: each run's `replications`, or
+/// `replications` for every run when given (the command line's `-r`, or under `--precision`
+/// the most a run may reach).
+pub fn total_replications(sc: &Scenario, replications: Option<u32>) -> u64 {
+    let per = |s: &Scenario| u64::from(replications.unwrap_or(s.replications));
+    if sc.variants.is_empty() {
+        sc.policies.len() as u64 * per(sc)
+    } else {
+        sc.variants
+            .iter()
+            .map(|v| v.scenario.policies.len() as u64 * per(&v.scenario))
+            .sum()
+    }
+}
+
+/// The hint for a scenario that asks for too much at once.
+const WORK_HINT: &str = "fewer variants, policies or replications; or split the scenario: \
+                         every run and replication of one `qsim run` is held in memory until \
+                         the report is written";
+
+/// Why a resolved scenario asks for more than one `qsim run` may hold, if it does, as the
+/// message of an error: more than [`MAX_RUNS`] runs, or more than [`MAX_TOTAL_REPLICATIONS`]
+/// replications in all (with `replications` for every run when given).
+fn work_problem(sc: &Scenario, replications: Option<u32>) -> Option<String> {
+    let runs = run_count(sc);
+    let what = if sc.variants.is_empty() {
+        format!("{runs} policies")
+    } else {
+        format!("{} variants with {runs} runs in all", sc.variants.len())
+    };
+    if runs > MAX_RUNS {
+        return Some(format!(
+            "{what}: a scenario may ask for at most {MAX_RUNS} runs (a policy of a variant is \
+             one run)"
+        ));
+    }
+    let total = total_replications(sc, replications);
+    (total > MAX_TOTAL_REPLICATIONS).then(|| {
+        let each = match replications {
+            Some(r) => format!(" × {r} replications"),
+            None => String::new(),
+        };
+        format!(
+            "{what}{each} make {total} replications; one run of qsim may do at most \
+             {MAX_TOTAL_REPLICATIONS}"
+        )
+    })
+}
+
+/// The file's bounds on work ([`work_problem`]), located at `variants:` (or `replications:`, or
+/// `policies:`), after everything is resolved.
+fn work_in_bounds(c: &Checker, raw: &RawScenario, sc: &Scenario) -> Result<(), Error> {
+    let Some(problem) = work_problem(sc, None) else {
+        return Ok(());
+    };
+    let too_many_runs = run_count(sc) > MAX_RUNS;
+    let (path, l) = match (&raw.variants, &raw.replications) {
+        (_, Some(r)) if !too_many_runs => ("replications", Some(r.referenced)),
+        (Some(v), _) => ("variants", Some(v.referenced)),
+        (None, _) => ("policies", loc(&raw.policies)),
+    };
+    let e = c.err(ErrorKind::BadValue, l, path, problem, WORK_HINT);
+    Err(c.src.at_key(e, path))
+}
+
+/// Checks a resolved scenario against the bounds on one `qsim run` ([`MAX_RUNS`] runs,
+/// [`MAX_TOTAL_REPLICATIONS`] replications in all) after the command line has changed it:
+/// `replications` counts every run with that many (the `-r` value, or under `--precision` the
+/// most replications a run may reach), and `origin` names the argument in the error (`-r 500`),
+/// which is a [`ErrorKind::BadValue`] with exit code 2 like any scenario error. Loading
+/// already checked the file and its `--set`s without them.
+pub fn check_work(sc: &Scenario, replications: Option<u32>, origin: &str) -> Result<(), Error> {
+    match work_problem(sc, replications) {
+        None => Ok(()),
+        Some(problem) => Err(Error::whole_file(
+            ErrorKind::BadValue,
+            origin,
+            format!("the scenario `{}` has {problem}", sc.name),
+            Some(WORK_HINT.to_string()),
+        )),
+    }
 }
 
 /// An error about a value of the file that only the `--set`s made wrong (`ram` lowered below
@@ -426,8 +842,8 @@ fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
                 "give a short name, or leave `name` out to use the file name",
             ));
         }
-        Some(s) => s.value.clone(),
-        None => stem.to_string(),
+        Some(s) => c.name(s, "name")?,
+        None => c.stem_name(stem)?,
     };
     let description = val(&raw.description).unwrap_or_default();
     let seed = val(&raw.seed).unwrap_or(1);
@@ -442,21 +858,9 @@ fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
             "lengthen `duration` or shorten `warmup`; the warm-up is part of the duration",
         ));
     }
-    let max_events = c.int(
-        &raw.max_events,
-        "max_events",
-        DEFAULT_MAX_EVENTS,
-        1,
-        u64::MAX,
-    )?;
-    let replications = c.int(
-        &raw.replications,
-        "replications",
-        DEFAULT_REPLICATIONS,
-        1,
-        MAX_REPLICATIONS,
-    )?;
-    let cpus = c.int(&raw.cpus, "cpus", 1, 1, 1024)?;
+    let max_events = c.int(&raw.max_events, "max_events", DEFAULT_MAX_EVENTS)?;
+    let replications = c.int(&raw.replications, "replications", DEFAULT_REPLICATIONS)?;
+    let cpus = c.int(&raw.cpus, "cpus", 1)?;
 
     let (kernel, patch_locs) = kernel(c, raw.kernel.as_ref().map(|k| &k.value))?;
 
@@ -475,13 +879,25 @@ fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
     let block = block(c, raw.block.as_ref().map(|b| &b.value), &kernel)?;
     let crypt = crypt(c, raw.crypt.as_ref().map(|b| &b.value), &patch_locs)?;
     let policies = policies(c, &raw.policies)?;
+    if let Some(d) = &raw.device {
+        request_floor(c, &d.value, d.referenced, &device, &crypt, &policies)?;
+    }
     let memory = match &raw.memory {
         Some(m) => Some(memory(c, &m.value, m.referenced)?),
         None => None,
     };
 
     let raw_workloads = match &raw.workloads {
-        Some(w) if !w.value.is_empty() => w,
+        Some(w) if !w.value.is_empty() => {
+            too_long(
+                c,
+                w,
+                "workloads",
+                "workloads",
+                "give a job several copies with `numjobs` rather than listing it many times",
+            )?;
+            w
+        }
         other => {
             return Err(c.err(
                 ErrorKind::Missing,
@@ -513,6 +929,7 @@ fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         }
         workloads.push(wl);
     }
+    in_flight_bounded(c, raw_workloads, &workloads)?;
 
     Ok(Scenario {
         name,
@@ -580,7 +997,7 @@ fn variants(
                     "name it as the report should label it, e.g. `name: \"2.6.30\"`",
                 ));
             }
-            Some(s) => s.value.clone(),
+            Some(s) => c.name(s, &at(&path, "name"))?,
         };
         if out.iter().any(|o| o.name == name) {
             return Err(c.err(
@@ -693,7 +1110,7 @@ fn kernel(
                 ErrorKind::UnknownName,
                 Some(v.referenced),
                 "kernel.version",
-                format!("unknown kernel version `{}`", v.value.0),
+                format!("unknown kernel version `{}`", super::shorten(&v.value.0)),
                 format!(
                     "qsim models {} (MODEL.md §6); 2.6.32 is the default",
                     VERSION_NAMES.join(", ")
@@ -790,10 +1207,20 @@ fn patch_conflict(
 
 /// `kernel.patches`: known names, each once. An empty list is allowed (a variant may clear the
 /// base's patches with `patches: []`).
-fn patches(c: &Checker, f: &Field<Vec<Spanned<String>>>) -> Result<Vec<(String, Location)>, Error> {
+fn patches(
+    c: &Checker,
+    f: &Field<Capped<Spanned<String>, MAX_LISTED_NAMES>>,
+) -> Result<Vec<(String, Location)>, Error> {
     let Some(list) = f else {
         return Ok(Vec::new());
     };
+    too_long(
+        c,
+        list,
+        "kernel.patches",
+        "patches",
+        "each patch may be listed once",
+    )?;
     let mut out: Vec<(String, Location)> = Vec::new();
     for (i, p) in list.value.iter().enumerate() {
         let path = format!("kernel.patches[{i}]");
@@ -808,7 +1235,7 @@ fn patches(c: &Checker, f: &Field<Vec<Spanned<String>>>) -> Result<Vec<(String, 
                 ErrorKind::UnknownName,
                 Some(p.referenced),
                 &path,
-                format!("unknown patch `{}`", p.value),
+                format!("unknown patch `{}`", super::shorten(&p.value)),
                 hint,
             ));
         }
@@ -817,7 +1244,7 @@ fn patches(c: &Checker, f: &Field<Vec<Spanned<String>>>) -> Result<Vec<(String, 
                 ErrorKind::Conflict,
                 Some(p.referenced),
                 &path,
-                format!("patch `{}` is listed twice", p.value),
+                format!("patch `{}` is listed twice", super::shorten(&p.value)),
                 "list each patch once",
             ));
         }
@@ -979,10 +1406,18 @@ fn memory(c: &Checker, m: &RawMemory, here: Location) -> Result<MemoryConfig, Er
         SimDuration::from_ns(200),
         false,
     )?;
-    let page_pool = c.int(&m.page_pool, "memory.page_pool", 32, 1, 1_000_000)?;
-    let min_bio_pages = c.int(&m.min_bio_pages, "memory.min_bio_pages", 8, 1, 1_000_000)?;
+    let page_pool = c.int(&m.page_pool, "memory.page_pool", 32)?;
+    let min_bio_pages = c.int(&m.min_bio_pages, "memory.min_bio_pages", 8)?;
     let mut atomic: Vec<AtomicStream> = Vec::new();
     if let Some(list) = &m.atomic {
+        too_long(
+            c,
+            list,
+            "memory.atomic",
+            "atomic streams",
+            "a machine has a few drivers allocating GFP_ATOMIC; merge streams by adding their \
+             rates",
+        )?;
         for (i, a) in list.value.iter().enumerate() {
             let path = format!("memory.atomic[{i}]");
             let stream = atomic_stream(c, &a.value, a.referenced, &path, i)?;
@@ -1052,7 +1487,7 @@ fn atomic_stream(
                 "give a short name, or leave it out for atomic<index>",
             ));
         }
-        Some(s) => s.value.clone(),
+        Some(s) => c.name(s, &p("name"))?,
         None => format!("atomic{index}"),
     };
     let preset = val(&a.preset).unwrap_or(AtomicPresetName::Custom);
@@ -1088,7 +1523,9 @@ fn atomic_stream(
                 ));
             }
             match r.value.0 {
-                Rate::OpsPerSec(n) => n,
+                Rate::OpsPerSec(n) => {
+                    c.arrival_rate(n, &r.value.0, Some(r.referenced), &p("rate"))?
+                }
                 Rate::BytesPerSec(b) => {
                     return Err(c.err(
                         ErrorKind::BadValue,
@@ -1121,7 +1558,12 @@ fn atomic_stream(
                 Some(s) => s.value.0,
                 None => DEFAULT_BUFFER,
             };
-            bytes / buffer as f64
+            c.arrival_rate(
+                bytes / buffer as f64,
+                &format!("{} over {} buffers", b.value, format_bytes(buffer)),
+                Some(b.referenced),
+                &p("bandwidth"),
+            )?
         }
     };
     let preset_orders = match preset {
@@ -1150,7 +1592,7 @@ fn atomic_stream(
         poisson: val(&a.poisson).unwrap_or(true),
         orders,
         hold,
-        burst: c.int(&a.burst, &at(path, "burst"), 1, 1, 100_000)?,
+        burst: c.int(&a.burst, &at(path, "burst"), 1)?,
     })
 }
 
@@ -1226,8 +1668,7 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
     let kind = kind.value;
     let owner = format!("device kind `{}`", kind.name());
     let present = d.present();
-    let queue_depth =
-        |default: u32| c.int(&d.queue_depth, "device.queue_depth", default, 1, 1_000_000);
+    let queue_depth = |default: u32| c.int(&d.queue_depth, "device.queue_depth", default);
     match kind {
         DeviceKind::Hdd5400 | DeviceKind::Hdd7200 => {
             c.only(&present, HDD_FIELDS, "device", &owner)?;
@@ -1279,6 +1720,18 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
                         "give the disk size, e.g. 320GB or 1TB",
                     ));
                 }
+                Some(s) if s.value.0 > MAX_DISK_BYTES => {
+                    return Err(c.err(
+                        ErrorKind::BadValue,
+                        Some(s.referenced),
+                        "device.capacity",
+                        format!(
+                            "{} is larger than 1EiB, the largest disk qsim models",
+                            format_bytes(s.value.0)
+                        ),
+                        "give the disk size, e.g. 320GB or 1TB",
+                    ));
+                }
                 Some(s) => s.value.0,
                 None => p.capacity,
             };
@@ -1303,15 +1756,16 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
                 Some(s) => c.bandwidth(s, "device.transfer_rate")?,
                 None => NVME_RATE,
             };
+            let overhead = c.dur(
+                &d.overhead,
+                "device.overhead",
+                nvme_overhead(transfer_rate),
+                false,
+            )?;
             Ok(DeviceConfig::Nvme(NvmeConfig {
                 latency: c.dur(&d.latency, "device.latency", NVME_LATENCY, false)?,
-                channels: c.int(&d.channels, "device.channels", 1, 1, 4096)?,
-                overhead: c.dur(
-                    &d.overhead,
-                    "device.overhead",
-                    nvme_overhead(transfer_rate),
-                    false,
-                )?,
+                channels: c.int(&d.channels, "device.channels", 1)?,
+                overhead,
                 transfer_rate,
                 queue_depth: queue_depth(NVME_QUEUE_DEPTH)?,
             }))
@@ -1327,12 +1781,115 @@ fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Er
                     "e.g. `service: {kind: exponential, mean: 1ms}`, or `service: 1ms` for a constant",
                 ));
             };
+            let dist = distribution(c, service, "device.service")?;
             Ok(DeviceConfig::Generic(GenericDeviceConfig {
-                service: distribution(c, service, "device.service")?,
-                channels: c.int(&d.channels, "device.channels", 1, 1, 4096)?,
+                service: dist,
+                channels: c.int(&d.channels, "device.channels", 1)?,
                 queue_depth: queue_depth(1_000_000)?,
             }))
         }
+    }
+}
+
+/// Refuses a scenario in which a 512-byte request could cost less than [`MIN_SERVICE`] under one
+/// of its policies: the device's part (a generic service mean, an NVMe's `overhead + 512 B /
+/// transfer_rate`, an HDD's `512 B / transfer_rate`, which a sequential request pays alone)
+/// plus dm-crypt's (`crypt.cost`'s mean, or the cheaper of encrypting and decrypting 512 B),
+/// which policy `none` skips. A free device is fine when dm-crypt is the server (the textbook
+/// checks of `qsim validate` do that); both free is not: requests then complete in no
+/// simulated time and a closed loop never lets the clock move. Located at the device field
+/// that sets its part.
+fn request_floor(
+    c: &Checker,
+    raw: &RawDevice,
+    here: Location,
+    device: &DeviceConfig,
+    crypt: &CryptConfig,
+    policies: &[String],
+) -> Result<(), Error> {
+    let bytes = SECTOR as f64;
+    let (dev, what, path, l, hint) = match device {
+        DeviceConfig::Hdd(h) => (
+            bytes / h.transfer_rate,
+            format!(
+                "a disk streaming {} moves a 512-byte sector in {}",
+                format_bandwidth(h.transfer_rate),
+                fmt_ns(bytes / h.transfer_rate)
+            ),
+            "device.transfer_rate",
+            loc(&raw.transfer_rate),
+            "the most an HDD may stream is 5.12GB/s (one sector in 100ns); real ones do 50 to \
+             300 MB/s",
+        ),
+        DeviceConfig::Nvme(n) => {
+            let cost = n.overhead.as_secs_f64() + bytes / n.transfer_rate;
+            let (path, l) = match (&raw.overhead, &raw.transfer_rate) {
+                (Some(o), _) => ("device.overhead", Some(o.referenced)),
+                (None, t) => ("device.transfer_rate", loc(t)),
+            };
+            (
+                cost,
+                format!(
+                    "a 512-byte request holds the NVMe device {} (overhead {} + 512 B at {})",
+                    fmt_ns(cost),
+                    n.overhead,
+                    format_bandwidth(n.transfer_rate)
+                ),
+                path,
+                l,
+                "overhead + 512 B / transfer_rate must make at least 100ns: raise `overhead` (the \
+                 preset's makes a 4 KiB request cost 5.18us) or lower `transfer_rate`",
+            )
+        }
+        DeviceConfig::Generic(g) => (
+            g.service.mean_secs(),
+            format!("the mean service time is {}", fmt_ns(g.service.mean_secs())),
+            "device.service",
+            loc(&raw.service),
+            "give a service time of at least 100ns on average, e.g. `service: 1ms` or \
+             `{kind: exponential, mean: 100us}`",
+        ),
+    };
+    let crypto = match &crypt.cost {
+        Some(d) => d.mean_secs(),
+        None => super::describe::crypto_cost(crypt, SECTOR, true)
+            .min(super::describe::crypto_cost(crypt, SECTOR, false))
+            .as_secs_f64(),
+    };
+    for p in policies {
+        let plain = crate::model::policy::find(p)
+            .is_some_and(|i| i.topology == crate::model::policy::Topology::Plain);
+        let total = if plain { dev } else { dev + crypto };
+        if SimDuration::from_secs_f64(total) >= MIN_SERVICE {
+            continue;
+        }
+        let adds = if plain {
+            format!("policy `{p}` adds no dm-crypt work")
+        } else {
+            format!("dm-crypt adds {} under policy `{p}`", fmt_ns(crypto))
+        };
+        return Err(c.err(
+            ErrorKind::BadValue,
+            l.or(Some(here)),
+            path,
+            format!("{what} and {adds}; a request must take at least 100ns"),
+            format!(
+                "{hint}; or, for a device that costs nothing, give dm-crypt the cost \
+                 (`crypt.cost`) and run encrypting policies only. Faster requests complete in no \
+                 simulated time: a closed loop never lets the clock move and the run reports \
+                 absurd IOPS"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Seconds as a duration for a message, with fractions of a nanosecond kept (`0.146ns`).
+fn fmt_ns(secs: f64) -> String {
+    if secs * 1e9 < 1.0 {
+        format!("{}ns", super::units::trim_float(secs * 1e9, 3))
+    } else {
+        SimDuration::from_secs_f64(secs).to_string()
     }
 }
 
@@ -1354,7 +1911,7 @@ fn block(c: &Checker, b: Option<&RawBlock>, kernel: &KernelConfig) -> Result<Blo
         Some(QueueModeName::BlkMq) => QueueMode::BlkMq,
         _ => QueueMode::Legacy,
     };
-    let nr_requests = c.int(&b.nr_requests, "block.nr_requests", 128, 4, 100_000)?;
+    let nr_requests = c.int(&b.nr_requests, "block.nr_requests", 128)?;
     let elevator = match (mode, &b.elevator) {
         (QueueMode::BlkMq, Some(e)) if e.value == ElevatorName::Cfq => {
             return Err(c.err(
@@ -1391,13 +1948,7 @@ fn block(c: &Checker, b: Option<&RawBlock>, kernel: &KernelConfig) -> Result<Blo
             "remove it, or plug the queue (legacy mode, plug: true)",
         ));
     }
-    let unplug_threshold = c.int(
-        &b.unplug_threshold,
-        "block.unplug_threshold",
-        4,
-        1,
-        1_000_000,
-    )?;
+    let unplug_threshold = c.int(&b.unplug_threshold, "block.unplug_threshold", 4)?;
     if elevator != Elevator::Cfq {
         let owner = if mode == QueueMode::BlkMq {
             "a blk-mq queue"
@@ -1420,7 +1971,7 @@ fn block(c: &Checker, b: Option<&RawBlock>, kernel: &KernelConfig) -> Result<Blo
         cfq_slice_sync: c.dur(&b.slice_sync, "block.slice_sync", kernel.hz_div(10), true)?,
         cfq_slice_async: c.dur(&b.slice_async, "block.slice_async", kernel.hz_div(25), true)?,
         cfq_slice_idle: c.dur(&b.slice_idle, "block.slice_idle", kernel.hz_div(125), false)?,
-        cfq_quantum: c.int(&b.quantum, "block.quantum", 4, 1, 1024)?,
+        cfq_quantum: c.int(&b.quantum, "block.quantum", 4)?,
     })
 }
 
@@ -1487,13 +2038,7 @@ fn crypt(
             CryptoEngine::Sync
         }
         EngineName::Async => CryptoEngine::Async {
-            queue_limit: c.int(
-                &r.async_queue_limit,
-                "crypt.async_queue_limit",
-                100,
-                1,
-                1_000_000,
-            )?,
+            queue_limit: c.int(&r.async_queue_limit, "crypt.async_queue_limit", 100)?,
             rate: match &r.async_rate {
                 Some(s) => c.bandwidth(s, "crypt.async_rate")?,
                 None => encrypt_rate,
@@ -1529,11 +2074,21 @@ fn crypt(
     })
 }
 
-fn policies(c: &Checker, f: &Field<Vec<Spanned<String>>>) -> Result<Vec<String>, Error> {
+fn policies(
+    c: &Checker,
+    f: &Field<Capped<Spanned<String>, MAX_LISTED_NAMES>>,
+) -> Result<Vec<String>, Error> {
     let valid = crate::model::policy_names();
     let Some(list) = f else {
         return Ok(vec!["fifo".to_string()]);
     };
+    too_long(
+        c,
+        list,
+        "policies",
+        "policies",
+        "each policy may be listed once",
+    )?;
     if list.value.is_empty() {
         return Err(c.err(
             ErrorKind::Missing,
@@ -1555,7 +2110,7 @@ fn policies(c: &Checker, f: &Field<Vec<Spanned<String>>>) -> Result<Vec<String>,
                 ErrorKind::UnknownName,
                 Some(p.referenced),
                 &path,
-                format!("unknown policy `{}`", p.value),
+                format!("unknown policy `{}`", super::shorten(&p.value)),
                 hint,
             ));
         }
@@ -1564,7 +2119,7 @@ fn policies(c: &Checker, f: &Field<Vec<Spanned<String>>>) -> Result<Vec<String>,
                 ErrorKind::Conflict,
                 Some(p.referenced),
                 &path,
-                format!("policy `{}` is listed twice", p.value),
+                format!("policy `{}` is listed twice", super::shorten(&p.value)),
                 "list each policy once; replications, not repeats, measure noise",
             ));
         }
@@ -1665,7 +2220,7 @@ fn distribution(
         }
         DistKind::Empirical => {
             let values = match &m.values {
-                Some(v) if !v.value.is_empty() && v.value.len() <= 1_000_000 => {
+                Some(v) if !v.value.is_empty() && v.value.len() <= MAX_EMPIRICAL_VALUES => {
                     v.value.iter().map(|x| x.value.0).collect()
                 }
                 Some(v) => {
@@ -1673,8 +2228,12 @@ fn distribution(
                         ErrorKind::BadValue,
                         Some(v.referenced),
                         &at(path, "values"),
-                        format!("needs 1 to 1000000 values, got {}", v.value.len()),
-                        "list observed durations: [1ms, 2ms, 1.5ms]",
+                        format!(
+                            "needs 1 to {MAX_EMPIRICAL_VALUES} values, got {}",
+                            v.value.len()
+                        ),
+                        "list observed durations: [1ms, 2ms, 1.5ms]; for a larger sample, \
+                         list a random subset of it",
                     ));
                 }
                 None => {
@@ -1721,7 +2280,7 @@ fn workload(
                 "give a short name, or leave it out for <kind><index>",
             ));
         }
-        Some(s) => s.value.clone(),
+        Some(s) => c.name(s, &at(path, "name"))?,
         None => format!("{}{index}", kind.name()),
     };
     let owner = format!("workload kind `{}`", kind.name());
@@ -1767,7 +2326,7 @@ fn workload(
                     "set `rw: randrw`, or remove rwmixread",
                 ));
             }
-            let rwmixread = c.int(&w.rwmixread, &p("rwmixread"), 50, 0, 100)?;
+            let rwmixread = c.int(&w.rwmixread, &p("rwmixread"), 50)?;
             let bs = request_size(&w.bs, "bs", 4096)?;
             let size = size_of(&w.size, "size", if gitk { 256 << 20 } else { 1 << 30 })?;
             if size < bs {
@@ -1783,7 +2342,7 @@ fn workload(
                     "make `size` at least `bs`",
                 ));
             }
-            let iodepth = c.int(&w.iodepth, &p("iodepth"), 1, 1, 65_536)?;
+            let iodepth = c.int(&w.iodepth, &p("iodepth"), 1)?;
             let arrivals = match &w.rate {
                 Some(rate) => {
                     if let Some(t) = &w.think {
@@ -1796,7 +2355,17 @@ fn workload(
                         ));
                     }
                     Arrivals::Open {
-                        rate: rate.value.ops_per_sec(bs),
+                        rate: c.arrival_rate(
+                            rate.value.ops_per_sec(bs),
+                            &match rate.value {
+                                Rate::BytesPerSec(_) => {
+                                    format!("{} in {} blocks", rate.value, format_bytes(bs))
+                                }
+                                Rate::OpsPerSec(_) => rate.value.to_string(),
+                            },
+                            Some(rate.referenced),
+                            &p("rate"),
+                        )?,
                         poisson: val(&w.arrivals).unwrap_or(ArrivalsName::Poisson)
                             == ArrivalsName::Poisson,
                         iodepth,
@@ -1832,7 +2401,7 @@ fn workload(
                     size,
                     offset,
                     arrivals,
-                    numjobs: c.int(&w.numjobs, &p("numjobs"), 1, 1, 1024)?,
+                    numjobs: c.int(&w.numjobs, &p("numjobs"), 1)?,
                     sync_writes: val(&w.sync).unwrap_or(false),
                     direct: val(&w.direct).unwrap_or(false),
                     io_size,
@@ -1853,7 +2422,22 @@ fn workload(
                     "the rate at which it dirties page cache, e.g. `rate: 20MB/s`",
                 ));
             };
-            let rate = c.bandwidth(rate, &p("rate"))?;
+            let rate = match c.bandwidth(rate, &p("rate"))? {
+                b if b > MAX_WRITER_RATE => {
+                    return Err(c.err(
+                        ErrorKind::BadValue,
+                        Some(rate.referenced),
+                        &p("rate"),
+                        format!(
+                            "a writer dirtying {} is faster than the 10GB/s accepted",
+                            rate.value
+                        ),
+                        "10GB/s is about a memory bus; a buffered writer of a few hundred MB/s \
+                         already outruns any disk",
+                    ));
+                }
+                b => b,
+            };
             let chunk = request_size(&w.chunk, "chunk", MAX_REQUEST_BYTES)?;
             let background = val(&w.background).map(|s| s.0).unwrap_or(0);
             let dirty_limit = val(&w.dirty_limit).map(|s| s.0).unwrap_or(64 << 20);
@@ -1979,7 +2563,24 @@ fn region(
 ) -> Result<u64, Error> {
     let offset = val(&w.offset).map(|s| s.0).unwrap_or(*cursor);
     c.size_multiple(offset, &w.offset, &at(path, "offset"))?;
-    let end = offset.saturating_add(size);
+    let end = match offset.checked_add(size) {
+        Some(end) if end <= MAX_DISK_BYTES => end,
+        _ => {
+            return Err(c.err(
+                ErrorKind::BadValue,
+                loc(&w.offset).or(loc(&w.size)),
+                &at(path, if w.offset.is_some() { "offset" } else { "size" }),
+                format!(
+                    "the region starts at {} and is {} long: it would end past 1EiB ({} bytes), \
+                     the largest disk qsim models",
+                    format_bytes(offset),
+                    format_bytes(size),
+                    MAX_DISK_BYTES
+                ),
+                "give an offset and a size inside the disk, e.g. offset: 1GiB, size: 4GiB",
+            ));
+        }
+    };
     if let Some(cap) = capacity
         && end > cap
     {
@@ -2002,6 +2603,7 @@ fn region(
 
 #[cfg(test)]
 mod tests {
+    use super::super::MAX_ECHO_CHARS;
     use super::super::describe::{crypto_cost, describe, mean_service, moments};
     use super::super::load_str;
     use super::*;
@@ -2940,5 +3542,404 @@ variants:
         assert_eq!(e.path(), Some("variants[0].set"));
         let e = err(&VBASE.replace("variants:\n", "variants: []\n"));
         assert_eq!(e.path(), Some("variants"));
+    }
+
+    /// `n` variants over `base`, each changing `cpus`.
+    fn with_variants(base: &str, n: usize) -> String {
+        let mut text = format!("{base}variants:\n");
+        for i in 0..n {
+            text.push_str(&format!(
+                "  - {{ name: v{i}, set: {{ cpus: {} }} }}\n",
+                i % 4 + 1
+            ));
+        }
+        text
+    }
+
+    #[test]
+    fn variants_are_capped_before_any_is_resolved() {
+        // Issue 11 case 5: 20k variants passed 8 GiB; the cap stops them at the list.
+        let base = "device: { kind: nvme }\nworkloads: [{ kind: fio }]\n";
+        let s = ok(&with_variants(base, MAX_VARIANTS));
+        assert_eq!(s.variants.len(), MAX_VARIANTS);
+        let e = err(&with_variants(base, 20_000));
+        assert_eq!(place(&e), (Some(3), Some(1), Some("variants")));
+        assert_eq!(
+            e.message(),
+            "20000 variants; a scenario may list at most 100"
+        );
+        assert!(e.hint().unwrap().contains("several scenario files"), "{e}");
+        let e = err(&with_variants(base, MAX_VARIANTS + 1));
+        assert_eq!(e.path(), Some("variants"));
+    }
+
+    #[test]
+    fn runs_and_replications_in_all_are_bounded() {
+        // 65 variants × 4 policies = 260 runs > 256.
+        let four = "device: { kind: nvme }\nworkloads: [{ kind: fio }]\npolicies: [fifo, split, prio, none]\n";
+        let e = err(&with_variants(four, 65));
+        assert_eq!(e.path(), Some("variants"));
+        assert!(
+            e.message().starts_with(
+                "65 variants with 260 runs in all: a scenario may ask for at most 256 runs"
+            ),
+            "{e}"
+        );
+        let s = ok(&with_variants(four, 64));
+        assert_eq!((run_count(&s), total_replications(&s, None)), (256, 2560));
+        // 256 runs × 391 replications = 100096 > 100000, located at `replications:`.
+        let e = err(&with_variants(&format!("{four}replications: 391\n"), 64));
+        assert_eq!(e.path(), Some("replications"));
+        assert_eq!(
+            e.message(),
+            "64 variants with 256 runs in all make 100096 replications; one run of qsim may do at most 100000"
+        );
+        ok(&with_variants(&format!("{four}replications: 390\n"), 64));
+        // The command line's -r is checked on the resolved scenario.
+        assert!(check_work(&s, Some(390), "-r 390").is_ok());
+        let e = check_work(&s, Some(1000), "-r 1000").unwrap_err();
+        assert_eq!(
+            (e.file(), e.kind(), e.exit_code()),
+            ("-r 1000", ErrorKind::BadValue, 2)
+        );
+        assert!(
+            e.message()
+                .contains("× 1000 replications make 256000 replications"),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with("-r 1000: the scenario `t` has 64 variants"),
+            "{e}"
+        );
+        // Without variants, the policies are the runs.
+        let s = ok(four);
+        assert_eq!((run_count(&s), total_replications(&s, Some(3))), (4, 12));
+    }
+
+    #[test]
+    fn names_are_short_labels_on_one_line() {
+        let long = "x".repeat(MAX_NAME_CHARS + 1);
+        let base = "device: { kind: nvme }\nworkloads: [{ kind: fio }]\n";
+        ok(&format!("{base}name: \"{}\"\n", "é".repeat(MAX_NAME_CHARS)));
+        // A slash or `..` is a label here; the plot writer makes its own file names.
+        ok(&format!(
+            "{base}name: ../a/b\nvariants: [{{ name: 2.6.30/unplug, set: {{}} }}]\n"
+        ));
+        for (text, path) in [
+            (format!("{base}name: {long}\n"), "name"),
+            (format!("{base}name: \"a\\nb\"\n"), "name"),
+            (format!("{base}name: \"a\\0b\"\n"), "name"),
+            (
+                format!("{base}variants: [{{ name: {long}, set: {{}} }}]\n"),
+                "variants[0].name",
+            ),
+            (
+                format!("{base}variants: [{{ name: \"\\ta\", set: {{}} }}]\n"),
+                "variants[0].name",
+            ),
+            (
+                format!("device: {{ kind: nvme }}\nworkloads: [{{ kind: fio, name: {long} }}]\n"),
+                "workloads[0].name",
+            ),
+            (
+                format!("{base}memory: {{ ram: 1GiB, atomic: [{{ rate: 5/s, name: {long} }}] }}\n"),
+                "memory.atomic[0].name",
+            ),
+        ] {
+            let e = err(&text);
+            assert_eq!(
+                (e.kind(), e.path()),
+                (ErrorKind::BadValue, Some(path)),
+                "{e}"
+            );
+            assert!(e.hint().unwrap().contains("at most 64 characters"), "{e}");
+        }
+        let e = err(&format!("{base}name: {long}\n"));
+        assert_eq!(
+            e.message(),
+            "the name is 65 characters long, more than the 64 a name may have"
+        );
+        let e = err(&format!("{base}name: \"a\\nb\"\n"));
+        assert_eq!(e.message(), "the name holds the control character `\\n`");
+        // A name from the file stem is held to the same rules.
+        let e = load_str(&format!("dir/{long}.yaml"), base).unwrap_err();
+        assert_eq!((e.path(), e.line()), (Some("name"), None));
+        assert!(e.hint().unwrap().starts_with("add a `name:`"), "{e}");
+        // 20k characters (issue 11 case 4) in a --set as well.
+        let e = super::super::load_str_with_overrides(
+            "t.yaml",
+            base,
+            &[format!("name={}", "n".repeat(20_000))],
+        )
+        .unwrap_err();
+        assert!(e.file().starts_with("--set name=nnn"), "{}", e.file());
+        assert_eq!(e.file().chars().count(), "--set ".len() + MAX_ECHO_CHARS);
+        assert!(e.message().contains("20000 characters"), "{e}");
+    }
+
+    #[test]
+    fn a_request_must_take_at_least_min_service() {
+        // Issue 11 case 6: a zero service time ran 65 s and printed IOPS=500G.
+        let w = "workloads: [{ kind: fio }]\n";
+        let free_crypt = "crypt: { cipher: null, hop_cost: 0ns }\n";
+        for (device, path) in [
+            ("{ kind: generic, service: 0 }", "device.service"),
+            ("{ kind: generic, service: 99ns }", "device.service"),
+            (
+                "{ kind: generic, service: { kind: exponential, mean: 50ns } }",
+                "device.service",
+            ),
+            (
+                "{ kind: generic, service: { kind: empirical, values: [0, 0, 1ns] } }",
+                "device.service",
+            ),
+            (
+                "{ kind: nvme, overhead: 0, transfer_rate: 100GB/s }",
+                "device.overhead",
+            ),
+            (
+                "{ kind: nvme, transfer_rate: 10TB/s, overhead: 1ns }",
+                "device.overhead",
+            ),
+            (
+                "{ kind: hdd5400, transfer_rate: 10GB/s }",
+                "device.transfer_rate",
+            ),
+        ] {
+            // Without dm-crypt (policy none), and with a dm-crypt that costs nothing.
+            for extra in ["policies: [fifo, none]\n", free_crypt] {
+                let e = err(&format!("device: {device}\n{w}{extra}"));
+                assert_eq!(
+                    (e.kind(), e.path()),
+                    (ErrorKind::BadValue, Some(path)),
+                    "{device}: {e}"
+                );
+                assert!(
+                    e.message()
+                        .ends_with("; a request must take at least 100ns"),
+                    "{e}"
+                );
+                assert!(e.hint().unwrap().contains("100ns"), "{e}");
+            }
+        }
+        let e = err(&format!(
+            "device: {{ kind: generic, service: 0 }}\n{w}policies: [none]\n"
+        ));
+        assert_eq!(
+            e.message(),
+            "the mean service time is 0ns and policy `none` adds no dm-crypt work; a request \
+             must take at least 100ns"
+        );
+        assert_eq!((e.line(), e.column()), (Some(1), Some(35)));
+        let e = err(&format!(
+            "device: {{ kind: generic, service: 0 }}\n{w}{free_crypt}"
+        ));
+        assert!(
+            e.message()
+                .contains("dm-crypt adds 0ns under policy `fifo`"),
+            "{e}"
+        );
+        // At the floor, the presets, and a free device behind a dm-crypt that does the serving
+        // (as `qsim validate`'s priority queue does) load.
+        for text in [
+            "device: { kind: generic, service: 100ns }\npolicies: [none]\n",
+            "device: { kind: generic, service: { kind: uniform, low: 0, high: 200ns } }\n\
+             policies: [none]\n",
+            "device: { kind: nvme, transfer_rate: 1TB/s }\npolicies: [none]\n",
+            "device: { kind: nvme, overhead: 0 }\npolicies: [none]\n",
+            "device: { kind: hdd7200, transfer_rate: 5.12GB/s }\npolicies: [none]\n",
+            "device: { kind: generic, service: 0 }\npolicies: [fifo]\n",
+            "device: { kind: generic, service: 0ns }\npolicies: [prio]\n\
+             crypt: { cipher: null, hop_cost: 0ns, cost: { kind: exponential, mean: 1ms } }\n",
+        ] {
+            ok(&format!("{text}{w}"));
+        }
+    }
+
+    #[test]
+    fn arrival_rates_and_bandwidths_are_bounded() {
+        let nvme = "device: { kind: nvme }\n";
+        for (text, path, says) in [
+            (
+                "workloads: [{ kind: fio, rate: 20000000/s }]",
+                "workloads[0].rate",
+                "more than 10000000",
+            ),
+            (
+                "workloads: [{ kind: fio, rate: 100GB/s, bs: 512 }]",
+                "workloads[0].rate",
+                "100GB/s in 512B blocks",
+            ),
+            (
+                "workloads: [{ kind: fio, rate: 0.00001/s }]",
+                "workloads[0].rate",
+                "fewer than one arrival",
+            ),
+            (
+                "workloads: [{ kind: buffered-writer, rate: 20GB/s }]",
+                "workloads[0].rate",
+                "10GB/s",
+            ),
+            (
+                "workloads: [{ kind: buffered-writer, rate: 0.5B/s }]",
+                "workloads[0].rate",
+                "below 1 B/s",
+            ),
+            (
+                "workloads: [{ kind: fio }]\ncrypt: { encrypt_rate: 0.001B/s }",
+                "crypt.encrypt_rate",
+                "below 1 B/s",
+            ),
+            (
+                "workloads: [{ kind: fio }]\nmemory: { ram: 1GiB, atomic: [{ rate: 1e12 }] }",
+                "memory.atomic[0].rate",
+                "more than 10000000",
+            ),
+            (
+                "workloads: [{ kind: fio }]\nmemory: { ram: 1GiB, atomic: [{ bandwidth: 1B/s, buffer: 1GiB }] }",
+                "memory.atomic[0].bandwidth",
+                "1B/s over 1GiB buffers",
+            ),
+        ] {
+            let e = err(&format!("{nvme}{text}\n"));
+            assert_eq!(e.path(), Some(path), "{text}: {e}");
+            assert!(e.message().contains(says), "{text}: {e}");
+        }
+        ok(&format!(
+            "{nvme}workloads: [{{ kind: fio, rate: 10000000/s }}, {{ kind: fio, rate: 0.0001/s }}]\n"
+        ));
+    }
+
+    #[test]
+    fn offsets_and_sizes_cannot_overflow() {
+        // Issue 11 case 7: `offset 18446744073709551104B, size 1GiB (ends at 1073741312B)`.
+        let e = err(
+            "device: { kind: nvme }\nworkloads:\n  - kind: fio\n    offset: 18446744073709551104\n",
+        );
+        assert_eq!(place(&e), (Some(4), Some(13), Some("workloads[0].offset")));
+        assert!(
+            e.message().starts_with("the region starts at 18446744073709551104B and is 1GiB long: it would end past 1EiB"),
+            "{e}"
+        );
+        // Without an offset, the region that follows the previous one is checked as well.
+        // (1048576TiB is 1 EiB: the first region fills the largest disk.)
+        let e = err(
+            "device: { kind: nvme }\nworkloads:\n  - { kind: fio, size: 1048576TiB }\n  \
+             - { kind: fio, size: 4k }\n",
+        );
+        assert_eq!(e.path(), Some("workloads[1].size"), "{e}");
+        ok(
+            "device: { kind: nvme }\nworkloads:\n  - { kind: fio, offset: 1048575TiB, size: 1TiB }\n",
+        );
+        let e = err("device: { kind: hdd5400, capacity: 2000000TB }\nworkloads: [{ kind: fio }]\n");
+        assert_eq!(e.path(), Some("device.capacity"));
+    }
+
+    #[test]
+    fn durations_are_at_most_100_days_so_sums_of_them_cannot_overflow() {
+        let e = err(&format!("{BASE}duration: 2401h\n"));
+        assert_eq!(e.path(), Some("duration"));
+        assert!(e.message().contains("longer than 100 days"), "{e}");
+        let e = err(&format!(
+            "{BASE}crypt: {{ per_sector_cost: 18446744073709551615ns }}\n"
+        ));
+        assert_eq!(e.path(), Some("crypt.per_sector_cost"));
+        // The longest of everything still describes: per-sector cost × 1024 sectors, a full
+        // stroke of 100 days in the mean seek.
+        let s = ok(
+            "device: { kind: hdd5400, seek_full: 2400h }\nworkloads: [{ kind: fio }]\n\
+                    duration: 2400h\ncrypt: { per_sector_cost: 2400h }\n",
+        );
+        assert!(describe(&s).contains("per_sector_cost"));
+    }
+
+    #[test]
+    fn long_lists_cost_their_count_not_their_memory() {
+        // Issue 11 case 5: 83,000 variants of `{name: vN}` took 790 MB to refuse before the
+        // lists were capped while parsing.
+        let base = "device: { kind: nvme }\nworkloads: [{ kind: fio }]\n";
+        let mut text = format!("{base}variants:\n");
+        for i in 0..83_000 {
+            text.push_str(&format!("  - {{name: v{i}}}\n"));
+        }
+        let e = err(&text);
+        assert_eq!(place(&e), (Some(3), Some(1), Some("variants")));
+        assert_eq!(
+            e.message(),
+            "83000 variants; a scenario may list at most 100"
+        );
+        let raw: RawScenario = serde_saphyr::from_str(&text).unwrap();
+        let list = raw.variants.unwrap().value;
+        assert_eq!((list.items.len(), list.total), (MAX_VARIANTS, 83_000));
+        // Workloads, atomic streams, policies and patches likewise.
+        let many = |item: &str, n: usize| vec![item; n].join(", ");
+        for (text, path, says) in [
+            (
+                format!(
+                    "device: {{ kind: nvme }}\nworkloads: [{}]\n",
+                    many("{kind: fio}", 65)
+                ),
+                "workloads",
+                "65 workloads; a scenario may list at most 64",
+            ),
+            (
+                format!(
+                    "{base}memory: {{ ram: 1GiB, atomic: [{}] }}\n",
+                    many("{rate: 1/s}", 65)
+                ),
+                "memory.atomic",
+                "65 atomic streams",
+            ),
+            (
+                format!("{base}policies: [{}]\n", many("fifo", 65)),
+                "policies",
+                "65 policies",
+            ),
+            (
+                format!(
+                    "{base}kernel: {{ patches: [{}] }}\n",
+                    many("force-highorder", 65)
+                ),
+                "kernel.patches",
+                "65 patches",
+            ),
+        ] {
+            let e = err(&text);
+            assert_eq!(e.path(), Some(path), "{e}");
+            assert!(e.message().starts_with(says), "{e}");
+        }
+        // Inside a variant's `set:` the error stays at the variant's list.
+        let e = err(&format!(
+            "{base}variants:\n  - name: a\n    set:\n      workloads: [{}]\n",
+            many("{kind: fio}", 65)
+        ));
+        assert_eq!(
+            place(&e),
+            (Some(6), Some(7), Some("variants[0].set.workloads"))
+        );
+        // A list that is no list still says so.
+        let e = err(&format!("{base}policies: fifo\n"));
+        assert_eq!(e.message(), "expected a list, got \"fifo\"");
+    }
+
+    #[test]
+    fn ios_in_flight_are_bounded() {
+        let e = err(
+            "device: { kind: nvme }\nworkloads:\n  - { kind: fio, iodepth: 65536, numjobs: 4 }\n  - { kind: fio, numjobs: 2 }\n",
+        );
+        assert_eq!(e.path(), Some("workloads[1].numjobs"));
+        assert!(
+            e.message()
+                .starts_with("the fio jobs keep 262146 I/Os in flight in all"),
+            "{e}"
+        );
+        ok(
+            "device: { kind: nvme }\nworkloads:\n  - { kind: fio, iodepth: 65536, numjobs: 4 }\n  - { kind: buffered-writer, rate: 1MB/s }\n",
+        );
+        let e = err(
+            "device: { kind: nvme }\nworkloads:\n  - { kind: fio, iodepth: 65536, numjobs: 5 }\n",
+        );
+        assert_eq!(e.path(), Some("workloads[0].iodepth"));
     }
 }
