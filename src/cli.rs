@@ -205,6 +205,27 @@ pub fn apply_overrides(sc: &mut Scenario, args: &RunArgs) -> Result<(), UsageErr
     Ok(())
 }
 
+/// Rechecks the bounds on one `qsim run` (runs × replications, [`scenario::check_work`]) with
+/// the replications the command line asks for: `-r`, or under `--precision` the most a run may
+/// reach.
+fn check_run_size(sc: &Scenario, args: &RunArgs) -> Result<(), scenario::Error> {
+    if let Some(r) = args.replications {
+        scenario::check_work(sc, Some(r), &format!("-r {r}"))?;
+    }
+    if args.precision.is_some() {
+        let largest = std::iter::once(sc.replications)
+            .chain(sc.variants.iter().map(|v| v.scenario.replications))
+            .max()
+            .unwrap_or(1);
+        scenario::check_work(
+            sc,
+            Some(args.max_replications.max(largest)),
+            &format!("--max-replications {}", args.max_replications),
+        )?;
+    }
+    Ok(())
+}
+
 fn override_one(sc: &mut Scenario, args: &RunArgs) -> Result<(), UsageError> {
     if let Some(d) = args.duration {
         if d <= sc.warmup {
@@ -270,6 +291,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
 fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut sc = scenario::resolve_with_overrides(&args.scenario, &args.set)?;
     apply_overrides(&mut sc, args)?;
+    check_run_size(&sc, args)?;
     let opts = RunOptions {
         format: args.format.name().to_string(),
         jobs: args.jobs,

@@ -8,9 +8,20 @@
 use crate::engine::SimDuration;
 use crate::scenario::Distribution;
 
+/// The longest draw: 1000 days. Scenarios run at most 100 days, so a longer draw means "not
+/// within this run" either way; the clamp keeps `now + draw` (and sums of a few draws) far
+/// from overflowing the clock, where a heavy tail (a lognormal whose stddev is many times its
+/// mean) would otherwise saturate to [`SimDuration::MAX`] and panic the scheduler.
+pub const MAX_DRAW: SimDuration = SimDuration::from_secs(1000 * 86_400);
+
 impl Distribution {
-    /// The value whose cumulative probability is `u` (inverse CDF), rounded to whole ns.
+    /// The value whose cumulative probability is `u` (inverse CDF), rounded to whole ns and
+    /// clamped at [`MAX_DRAW`].
     pub fn quantile(&self, u: f64) -> SimDuration {
+        self.unclamped(u).min(MAX_DRAW)
+    }
+
+    fn unclamped(&self, u: f64) -> SimDuration {
         let u = u.clamp(0.0, 1.0 - f64::EPSILON);
         match self {
             Distribution::Deterministic { value } => *value,
@@ -600,5 +611,27 @@ mod tests {
         let (m, v, mu4) = population_moments(&d);
         assert_moments("hdd rotation", &xs, m, v, mu4);
         assert_ks("hdd rotation", &xs, |x| cdf(&d, x));
+    }
+
+    #[test]
+    fn heavy_tails_are_clamped_so_the_clock_cannot_overflow() {
+        // Found by the loader's review: a lognormal whose stddev dwarfs its mean drew
+        // SimDuration::MAX at high quantiles, and adding it to the clock panicked.
+        let d = Distribution::Lognormal {
+            mean: SimDuration::from_secs(86_400),
+            stddev: SimDuration::from_secs(86_400 * 1000),
+        };
+        assert_eq!(d.quantile(1.0 - 1e-12), MAX_DRAW);
+        assert!(d.quantile(0.5) < MAX_DRAW);
+        let e = Distribution::Exponential {
+            mean: SimDuration::from_secs(8_640_000),
+        };
+        assert_eq!(e.quantile(1.0), MAX_DRAW);
+        assert!(
+            crate::engine::SimTime::MAX
+                .saturating_since(crate::engine::SimTime::ZERO)
+                .as_ns()
+                > 100 * MAX_DRAW.as_ns()
+        );
     }
 }
