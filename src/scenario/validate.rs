@@ -61,6 +61,7 @@
 //!   (`gitk0`, `buffered-writer1`). A region without `offset` starts where the previous
 //!   workload's region ends; regions must be sector-aligned and, on an HDD, inside its capacity.
 //! - `size` defaults to 1 GiB for fio and buffered writers and 256 MiB for `gitk`.
+//! - A buffered writer's `chunk` is a whole number of 4 KiB pages (writeback moves pages).
 //! - fio jobs (`gitk` too) run until the run ends unless given `io_size` (fio's alias
 //!   `io_limit`: bytes per copy, whole sectors, at least `bs`) or `number_ios` (I/Os per copy,
 //!   at least 1); either makes the job finite, and the run then ends when every finite job has
@@ -1855,6 +1856,24 @@ fn workload(
             };
             let rate = c.bandwidth(rate, &p("rate"))?;
             let chunk = request_size(&w.chunk, "chunk", MAX_REQUEST_BYTES)?;
+            if !chunk.is_multiple_of(PAGE) {
+                // The flusher writes page-cache pages: a part-page chunk would move bytes to
+                // writeback without moving any page (torture seed 3).
+                return Err(c.err(
+                    ErrorKind::BadValue,
+                    loc(&w.chunk),
+                    &p("chunk"),
+                    format!(
+                        "must be a whole number of 4KiB pages, got {}",
+                        format_bytes(chunk)
+                    ),
+                    format!(
+                        "writeback writes whole page-cache pages: 4KiB, 64KiB, 512KiB, or {} \
+                         rounded up",
+                        format_bytes(chunk.div_ceil(PAGE) * PAGE)
+                    ),
+                ));
+            }
             let background = val(&w.background).map(|s| s.0).unwrap_or(0);
             let dirty_limit = val(&w.dirty_limit).map(|s| s.0).unwrap_or(64 << 20);
             if dirty_limit < chunk {
@@ -2178,6 +2197,26 @@ mod tests {
         let e =
             err("device: { kind: nvme }\nworkloads:\n  - kind: buffered-writer\n    rate: 10/s\n");
         assert!(e.message().contains("bandwidth"), "{e}");
+    }
+
+    /// Torture seed 3: a 512-byte writeback chunk moved bytes to writeback without moving any
+    /// page, and the run broke its dirty-page conservation law. Chunks are whole pages now.
+    #[test]
+    fn a_writeback_chunk_is_whole_pages() {
+        let writer = |chunk: &str| {
+            format!(
+                "device: {{ kind: nvme }}\nmemory: {{ ram: 256MiB }}\nworkloads:\n  - \
+                 {{ kind: buffered-writer, rate: 6MB/s, chunk: {chunk}, dirty_limit: 11303 }}\n"
+            )
+        };
+        let e = err(&writer("0.5KiB"));
+        assert_eq!(e.kind(), ErrorKind::BadValue);
+        assert_eq!(e.path(), Some("workloads[0].chunk"));
+        assert!(e.message().contains("whole number of 4KiB pages"), "{e}");
+        assert!(e.hint().unwrap_or("").contains("4KiB rounded up"), "{e}");
+        let e = err(&writer("6k"));
+        assert!(e.hint().unwrap_or("").contains("8KiB rounded up"), "{e}");
+        ok(&writer("8k"));
     }
 
     #[test]
