@@ -8,4 +8,5 @@ mod invariants;
 mod plots;
 mod scenarios;
 mod theory;
+mod torture;
 mod util;
