@@ -272,6 +272,8 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             .as_ref()
             .map(|d| plots_dir(d.as_deref(), &sc.name)),
     };
+    // Before anything is simulated: a mistyped path costs no simulation time.
+    experiment::check_outputs(&opts)?;
     let mut watch = PipeWatch {
         inner: out,
         broken: false,
@@ -336,9 +338,13 @@ impl Progress {
     }
 }
 
-/// `--plots` without a directory means `plots/<scenario name>/`.
+/// `--plots` without a directory means `plots/<scenario name>/`, the name made safe as one
+/// directory name ([`crate::plot::dir_name`]): a name never leads outside `plots/`.
 fn plots_dir(given: Option<&std::path::Path>, scenario: &str) -> PathBuf {
-    given.map_or_else(|| PathBuf::from("plots").join(scenario), Into::into)
+    given.map_or_else(
+        || PathBuf::from("plots").join(crate::plot::dir_name(scenario)),
+        Into::into,
+    )
 }
 
 fn plot_cmd(args: &PlotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -365,6 +371,7 @@ fn plot_cmd(args: &PlotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             hint: format!("{hint} with this version of qsim"),
         })?;
     let dir = plots_dir(args.plots.as_deref(), &data.scenario);
+    crate::output::check_dir("--plots", &dir)?;
     let files = crate::plot::render_all(&data, &dir)?;
     for f in files {
         writeln!(out, "{}", f.display())?;
@@ -633,6 +640,22 @@ mod tests {
         let mut buf = Vec::new();
         run(parse(&["check", "two-queue"]).unwrap(), &mut buf).unwrap();
         assert!(String::from_utf8(buf).unwrap().contains("113"));
+    }
+
+    #[test]
+    fn a_scenario_name_is_never_a_path_for_plots() {
+        let d = |name: &str| plots_dir(None, name);
+        assert_eq!(d("two-queue"), PathBuf::from("plots/two-queue"));
+        assert_eq!(d("/abs/dir"), PathBuf::from("plots/abs_dir"));
+        assert_eq!(d("../.."), PathBuf::from("plots/scenario"));
+        assert_eq!(d(""), PathBuf::from("plots/scenario"));
+        let long = d(&"x".repeat(20_000));
+        assert_eq!(long.file_name().unwrap().len(), 80);
+        assert_eq!(
+            plots_dir(Some(std::path::Path::new("../mine")), "x"),
+            PathBuf::from("../mine"),
+            "a directory the user names is used as given"
+        );
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! |---|---|
 //! | 0 | success, or the reader of stdout went away (`qsim list \| head -1`) |
 //! | 1 | a run failed (a simulator invariant broke, a report could not be written) |
-//! | 2 | bad input: a scenario error, a bad command-line value (clap's own usage errors also exit 2) |
+//! | 2 | bad input: a scenario error, a bad command-line value or output path, checked before anything runs (clap's own usage errors also exit 2) |
+//! | 130 | interrupted (SIGINT, SIGTERM, SIGHUP): unfinished temporary files removed ([`crate::output`]) |
 //!
 //! Layer errors ([`crate::scenario::Error`], [`UsageError`]) travel inside an [`anyhow::Error`]
 //! and are found again by walking its chain, so `cli` is free to add context.
@@ -39,7 +40,9 @@ pub fn exit_code(err: &anyhow::Error) -> i32 {
         if let Some(s) = e.downcast_ref::<crate::scenario::Error>() {
             return s.exit_code();
         }
-        if e.downcast_ref::<UsageError>().is_some() {
+        if e.downcast_ref::<UsageError>().is_some()
+            || e.downcast_ref::<crate::output::OutputError>().is_some()
+        {
             return 2;
         }
     }

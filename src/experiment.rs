@@ -71,6 +71,9 @@ pub enum Error {
     /// Drawing or writing a plot failed.
     #[error(transparent)]
     Plot(#[from] crate::plot::PlotError),
+    /// An output path cannot be used (checked before anything is simulated).
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
     /// Writing an export file failed (nothing was left at `path`).
     #[error("cannot write {}: {source}", path.display())]
     Export {
@@ -528,6 +531,7 @@ pub fn run_and_report(
     out: &mut dyn Write,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(), Error> {
+    check_outputs(opts)?;
     let timeline = opts.plots_dir.is_some() || opts.json_file.is_some();
     let replicated = run_replicated(sc, opts.jobs, opts.precision, timeline, progress)?;
     let metrics = replicated.metrics();
@@ -558,14 +562,6 @@ pub fn run_and_report(
     spread::attach(&mut report, &samples);
     let per_run: Vec<(String, Vec<Metrics>)> = labels.into_iter().zip(metrics).collect();
     let precision_line = precision.as_ref().map(PrecisionOutcome::line);
-    write_exports(
-        opts,
-        &report,
-        &per_run,
-        &samples,
-        &first,
-        precision_line.clone(),
-    )?;
     let mut buf = Vec::new();
     if json {
         crate::report::json::render(&report, &mut buf)?;
@@ -588,10 +584,52 @@ pub fn run_and_report(
         err.write_all(&tables)?;
         err.flush()?;
     }
+    // The report is out before any export, so a failed export loses none of it.
+    write_exports(
+        opts,
+        &report,
+        &per_run,
+        &samples,
+        &first,
+        precision_line,
+        out,
+    )?;
     broken
 }
 
-/// Writes the export files `opts` asks for, each whole or not at all.
+/// Checks every output path of `opts` before anything is simulated ([`crate::output`]'s
+/// rules), and that no two outputs name the same file.
+pub fn check_outputs(opts: &RunOptions) -> Result<(), crate::output::OutputError> {
+    use crate::output::{OutputError, Target, check_dir, check_file};
+    let files = [
+        ("--json", &opts.json_file),
+        ("--csv", &opts.csv_file),
+        ("--markdown", &opts.markdown_file),
+    ];
+    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
+    for (flag, path) in files {
+        let Some(path) = path else { continue };
+        if let Target::Replace { path: real } = check_file(flag, path)? {
+            if let Some((other, _)) = seen.iter().find(|(_, p)| *p == real) {
+                return Err(OutputError {
+                    flag: flag.to_string(),
+                    path: path.clone(),
+                    message: format!("{other} writes the same file"),
+                    hint: "give each export its own file".to_string(),
+                });
+            }
+            seen.push((flag, real));
+        }
+    }
+    if let Some(dir) = &opts.plots_dir {
+        check_dir("--plots", dir)?;
+    }
+    Ok(())
+}
+
+/// Writes the export files `opts` asks for, each whole or not at all ([`crate::output`]); `-`
+/// goes to `out`. Every export is tried, so one bad path costs no other file; the first
+/// failure is returned.
 fn write_exports(
     opts: &RunOptions,
     report: &Report,
@@ -599,28 +637,23 @@ fn write_exports(
     samples: &[Vec<RepSample>],
     first: &[RunResult],
     precision: Option<String>,
+    out: &mut dyn Write,
 ) -> Result<(), Error> {
-    let write = |path: &PathBuf, bytes: &[u8]| {
-        export::write_atomically(path, bytes).map_err(|source| Error::Export {
-            path: path.clone(),
-            source,
-        })
-    };
+    let mut files: Vec<(&PathBuf, Vec<u8>)> = Vec::new();
     if let Some(path) = &opts.csv_file {
-        write(path, export::csv(per_run).as_bytes())?;
+        files.push((path, export::csv(per_run).into_bytes()));
     }
     if let Some(path) = &opts.markdown_file {
-        write(path, export::markdown(per_run).as_bytes())?;
+        files.push((path, export::markdown(per_run).into_bytes()));
     }
-    if opts.json_file.is_none() && opts.plots_dir.is_none() {
-        return Ok(());
-    }
-    let timelines = first
-        .iter()
-        .map(|r| r.obs.timeline.as_deref().cloned())
-        .collect();
-    let plots = export::plot_data(report, samples, timelines);
-    if let Some(path) = &opts.json_file {
+    let plots = (opts.json_file.is_some() || opts.plots_dir.is_some()).then(|| {
+        let timelines = first
+            .iter()
+            .map(|r| r.obs.timeline.as_deref().cloned())
+            .collect();
+        export::plot_data(report, samples, timelines)
+    });
+    if let (Some(path), Some(plots)) = (&opts.json_file, &plots) {
         let (reference, summary) = export::metric_rows(per_run);
         let qsim = export::ResultsQsim {
             schema_version: crate::report::SCHEMA_VERSION,
@@ -628,16 +661,27 @@ fn write_exports(
             replications: report.replications,
             summary,
             precision,
-            plots: &plots,
+            plots,
         };
         let mut buf = Vec::new();
         crate::report::json::render_results(report, &qsim, &mut buf)?;
-        write(path, &buf)?;
+        files.push((path, buf));
     }
-    if let Some(dir) = &opts.plots_dir {
-        crate::plot::render_all(&plots, dir)?;
+    let mut failed: Option<Error> = None;
+    for (path, bytes) in files {
+        if let Err(source) = crate::output::write_file(path, &bytes, out) {
+            failed.get_or_insert(Error::Export {
+                path: path.clone(),
+                source,
+            });
+        }
     }
-    Ok(())
+    if let (Some(dir), Some(plots)) = (&opts.plots_dir, &plots)
+        && let Err(e) = crate::plot::render_all(plots, dir)
+    {
+        failed.get_or_insert(e.into());
+    }
+    failed.map_or(Ok(()), Err)
 }
 
 /// Writes one policy's invariant table: Little's law per queue (∫N dt against Σ time, both

@@ -5,6 +5,7 @@ pub mod engine;
 pub mod error;
 pub mod experiment;
 pub mod model;
+pub mod output;
 pub mod plot;
 pub mod report;
 pub mod scenario;

@@ -10,6 +10,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // clap prints its own usage errors and exits 2 (0 for --help and --version).
     let cli = qsim::cli::Cli::parse();
+    // Interrupted, qsim removes its unfinished temporary files and exits 130.
+    if let Err(e) = qsim::output::install_interrupt_handler() {
+        let _ = writeln!(std::io::stderr(), "warning: no interrupt handler: {e}");
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = qsim::cli::run(cli, &mut out).and_then(|()| out.flush().map_err(Into::into));

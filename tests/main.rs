@@ -5,6 +5,7 @@ mod determinism;
 mod exports;
 mod finite;
 mod invariants;
+mod outputs;
 mod plots;
 mod scenarios;
 mod theory;

@@ -4,7 +4,7 @@
 //! A [`Model`] receives one event at a time together with a [`Scheduler`], through which it reads
 //! the clock and schedules or cancels further events. [`run`] pops events in calendar order
 //! (time, then scheduling order; see [`Calendar`]) and stops at a horizon, when nothing is left to
-//! do, at an event budget, or when the model asks it to ([`Scheduler::request_stop`]), whichever
+//! do, at a work budget (events plus the model's own work units), or when the model asks it to ([`Scheduler::request_stop`]), whichever
 //! comes first.
 
 pub mod calendar;
@@ -22,6 +22,14 @@ pub trait Model {
 
     /// Handles `ev`, which fires at `sched.now()`.
     fn handle(&mut self, ev: Self::Event, sched: &mut Scheduler<Self::Event>);
+
+    /// Work the model has done inside its events since it was created, in units of about one
+    /// event's cost (an allocation attempt, a batch of pages scanned): [`run`] counts it with
+    /// the events fired against [`Limits::max_work`], so a model that does much inside few
+    /// events is bounded too. A model whose events do bounded work keeps the default, 0.
+    fn work(&self) -> u64 {
+        0
+    }
 }
 
 /// The clock and the calendar of pending events, as seen by a [`Model`].
@@ -118,8 +126,9 @@ impl<E> Scheduler<E> {
 pub struct Limits {
     /// Last instant at which events may fire (inclusive). [`SimTime::MAX`] means no horizon.
     pub horizon: SimTime,
-    /// Most events to fire in this call of [`run`] (not counting earlier calls).
-    pub max_events: u64,
+    /// Most work in this call of [`run`] (not counting earlier calls): one unit per event
+    /// fired plus the units the model reports ([`Model::work`]).
+    pub max_work: u64,
 }
 
 /// Why [`run`] stopped.
@@ -129,8 +138,8 @@ pub enum StopReason {
     Horizon,
     /// No event is pending; the clock was advanced to the horizon if it is finite.
     Drained,
-    /// [`Limits::max_events`] events fired and more were due by the horizon.
-    EventBudget,
+    /// [`Limits::max_work`] units of work were done and more events were due by the horizon.
+    WorkBudget,
     /// The model asked to stop ([`Scheduler::request_stop`]); the clock stays at the event that
     /// asked.
     Stopped,
@@ -143,6 +152,8 @@ pub struct RunOutcome {
     pub stop: StopReason,
     /// Events fired by this call.
     pub events: u64,
+    /// Work done by this call: its events plus the model's own units.
+    pub work: u64,
     /// The clock when it stopped (equal to the scheduler's `now()`).
     pub end: SimTime,
 }
@@ -159,11 +170,12 @@ pub struct RunOutcome {
 /// - [`StopReason::Drained`] when no event is pending; the clock is also advanced to the horizon,
 ///   as simulated time passes even with nothing to do, unless the horizon is [`SimTime::MAX`]
 ///   (then it stays at the last event);
-/// - [`StopReason::EventBudget`] when `limits.max_events` events have fired in this call and
-///   another is due by the horizon; the clock stays at the last fired event.
+/// - [`StopReason::WorkBudget`] when this call's work (events fired plus [`Model::work`]'s
+///   growth) has reached `limits.max_work` and another event is due by the horizon; the clock
+///   stays at the last fired event.
 ///
 /// The end conditions are checked in that order before each event, so a run that drains or
-/// reaches its horizon with exactly `max_events` fired reports the natural reason, and a stop
+/// reaches its horizon with exactly `max_work` used reports the natural reason, and a stop
 /// requested by the last event before the calendar drains reports `Stopped`.
 ///
 /// The clock never moves backwards (checked per event in debug builds, and always at the end).
@@ -182,6 +194,9 @@ pub fn run<M: Model>(model: &mut M, sched: &mut Scheduler<M::Event>, limits: Lim
         limits.horizon
     );
     let mut events: u64 = 0;
+    let work_before = model.work();
+    let used =
+        |model: &M, events: u64| events.saturating_add(model.work().saturating_sub(work_before));
     let stop = loop {
         if sched.stop {
             sched.stop = false;
@@ -197,8 +212,8 @@ pub fn run<M: Model>(model: &mut M, sched: &mut Scheduler<M::Event>, limits: Lim
             sched.now = limits.horizon;
             break StopReason::Horizon;
         }
-        if events == limits.max_events {
-            break StopReason::EventBudget;
+        if used(model, events) >= limits.max_work {
+            break StopReason::WorkBudget;
         }
         let (at, _, ev) = sched
             .calendar
@@ -222,6 +237,7 @@ pub fn run<M: Model>(model: &mut M, sched: &mut Scheduler<M::Event>, limits: Lim
     RunOutcome {
         stop,
         events,
+        work: used(model, events),
         end: sched.now,
     }
 }
@@ -258,11 +274,47 @@ mod tests {
         (model, sched)
     }
 
-    fn limits(horizon_ns: u64, max_events: u64) -> Limits {
+    fn limits(horizon_ns: u64, max_work: u64) -> Limits {
         Limits {
             horizon: SimTime::from_ns(horizon_ns),
-            max_events,
+            max_work,
         }
+    }
+
+    /// Does `units` of work inside every event.
+    struct Busy {
+        units: u64,
+        done: u64,
+    }
+
+    impl Model for Busy {
+        type Event = ();
+        fn handle(&mut self, (): (), sched: &mut Scheduler<()>) {
+            self.done += self.units;
+            sched.schedule_in(SimDuration::from_ns(1), ());
+        }
+        fn work(&self) -> u64 {
+            self.done
+        }
+    }
+
+    #[test]
+    fn work_inside_events_counts_against_the_budget() {
+        let mut m = Busy { units: 10, done: 0 };
+        let mut sched = Scheduler::new();
+        sched.schedule_at(SimTime::ZERO, ());
+        // 11 units per event: after 3 events 33 < 35, after the 4th 44 >= 35.
+        let out = run(&mut m, &mut sched, limits(1_000, 35));
+        assert_eq!(
+            (out.stop, out.events, out.work),
+            (StopReason::WorkBudget, 4, 44)
+        );
+        // A later call counts only its own work.
+        let out = run(&mut m, &mut sched, limits(1_000, 22));
+        assert_eq!(
+            (out.stop, out.events, out.work),
+            (StopReason::WorkBudget, 2, 22)
+        );
     }
 
     #[test]
@@ -295,7 +347,7 @@ mod tests {
             &mut sched,
             Limits {
                 horizon: SimTime::MAX,
-                max_events: 1_000,
+                max_work: 1_000,
             },
         );
         assert_eq!(out.stop, StopReason::Drained);
@@ -310,7 +362,7 @@ mod tests {
     fn event_budget_stops_at_last_fired_event() {
         let (mut model, mut sched) = ticker(u64::MAX);
         let out = run(&mut model, &mut sched, limits(1_000, 4));
-        assert_eq!((out.stop, out.events), (StopReason::EventBudget, 4));
+        assert_eq!((out.stop, out.events), (StopReason::WorkBudget, 4));
         assert_eq!(out.end, SimTime::from_ns(30));
         assert_eq!(sched.now(), SimTime::from_ns(30));
 
@@ -332,7 +384,7 @@ mod tests {
         assert_eq!(third.end, SimTime::from_ns(65));
         // Budget-stopped runs continue too.
         let fourth = run(&mut model, &mut sched, limits(1_000, 2));
-        assert_eq!((fourth.stop, fourth.events), (StopReason::EventBudget, 2));
+        assert_eq!((fourth.stop, fourth.events), (StopReason::WorkBudget, 2));
         let expected: Vec<SimTime> = (0..9).map(|i| SimTime::from_ns(i * 10)).collect();
         assert_eq!(model.seen, expected, "each tick fired once, in order");
     }

@@ -175,6 +175,8 @@ pub struct Mem {
     free_range: (u64, u64),
     /// GFP_ATOMIC failures since time zero, warm-up included.
     atomic_failed: u64,
+    /// Work done since time zero ([`Mem::work`]).
+    work: u64,
 }
 
 impl Mem {
@@ -262,6 +264,7 @@ impl Mem {
             mapped: (cfg.mapped / PAGE_SIZE).min(pages.unreclaimable),
             free_range: (free, free),
             atomic_failed: 0,
+            work: 0,
         }
     }
 
@@ -313,6 +316,7 @@ impl Mem {
     /// path against `low`; on a miss (kswapd must be woken) the slow path against the class's
     /// floor. A GFP_ATOMIC failure is counted here, with the free level at the time.
     pub fn alloc(&mut self, order: u32, gfp: Gfp, state: PageState, now: SimTime) -> Attempt {
+        self.work += 1;
         let mut wake = false;
         let granted = if self.zone.try_alloc(order, AllocClass::FastPath) {
             true
@@ -475,6 +479,7 @@ impl Mem {
             let n = left.min(batch).min(lru);
             let c = draw_hypergeometric(&mut self.rng, n, clean, lru);
             let d = draw_hypergeometric(&mut self.rng, n - c, dirty_avail, others);
+            self.work += 1 + c;
             for _ in 0..c {
                 self.free(0, PageState::Clean);
             }
@@ -493,6 +498,13 @@ impl Mem {
         }
         self.note_free_level();
         out
+    }
+
+    /// Work done since time zero, in units of about one event's cost: one per allocation
+    /// attempt, one per scan batch and one per page a scan freed. The engine counts it against
+    /// the run's budget ([`crate::engine::Model::work`]).
+    pub fn work(&self) -> u64 {
+        self.work
     }
 
     /// Final counters at `now`: averages, the end state of the pages.

@@ -106,13 +106,13 @@ pub fn run_replication_with(
     }
     let limits = Limits {
         horizon: SimTime::ZERO + sc.duration,
-        max_events: sc.max_events,
+        max_work: sc.max_events,
     };
     let outcome = crate::engine::run(&mut world, &mut sched, limits);
     let invariants = world.invariants(sched.now());
     let violations = invariants.violations();
     let issue_trace = world.take_issue_trace();
-    let saturated = outcome.stop == StopReason::EventBudget;
+    let saturated = outcome.stop == StopReason::WorkBudget;
     let obs = world.finish(sched.now(), outcome.events, saturated);
     RunResult {
         obs,

@@ -1168,6 +1168,11 @@ fn schedule_device(wake: DeviceWake, sched: &mut Scheduler<Event>) {
 impl Model for World {
     type Event = Event;
 
+    /// Allocation attempts and reclaim scanning, which happen inside events.
+    fn work(&self) -> u64 {
+        self.pressure.as_ref().map_or(0, |p| p.mem.work())
+    }
+
     fn handle(&mut self, ev: Event, sched: &mut Scheduler<Event>) {
         self.integrate_occupancy(sched.now());
         if let Some(p) = self.pressure.as_mut() {

@@ -2,7 +2,7 @@
 //! JSON export redraws them without re-simulating.
 //!
 //! This module owns the pictures: which files a [`data::PlotData`] yields ([`plot_names`]),
-//! how each is drawn, and writing them atomically ([`render_all`]). Every plot is written
+//! how each is drawn, and writing them through [`crate::output`] ([`render_all`]). Every plot is written
 //! as `<name>.png` and `<name>.svg`, [`WIDTH`] × [`HEIGHT`] px:
 //!
 //! | name | shows |
@@ -27,9 +27,8 @@ use data::PlotData;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Width of every plot, px.
 pub const WIDTH: u32 = 1200;
@@ -161,6 +160,19 @@ pub fn file_label(label: &str, i: usize) -> String {
     }
 }
 
+/// The directory name `--plots` uses for a scenario called `name` (under `plots/`): its
+/// [`file_label`], so no `/`, `..` or white space can lead outside `plots/`, at most 80
+/// characters, and `scenario` when nothing is left.
+pub fn dir_name(name: &str) -> String {
+    let label: String = file_label(name, 0).chars().take(80).collect();
+    let label = label.trim_matches(['-', '_', '.']).to_string();
+    if label.is_empty() || label == "run0" && name != "run0" {
+        "scenario".to_string()
+    } else {
+        label
+    }
+}
+
 /// The file stems `data` yields, in order: `percentiles`, `cdf`, `stages`, `failures`
 /// (when some run has memory figures), then `timeline-<label>` per run with a timeline.
 /// Each is written as `<stem>.png` and `<stem>.svg`.
@@ -178,8 +190,9 @@ pub fn plot_files(data: &PlotData) -> Vec<String> {
 }
 
 /// Draws every plot of `data` into `dir` (created if missing) as PNG and SVG, each file
-/// written to a temporary name in `dir` and renamed into place, and returns the paths in
-/// the order of [`plot_files`]. Existing files of the same names are replaced.
+/// written by [`crate::output::write_file`] (whole or not at all; through a symlink or a
+/// device), and returns the paths in the order of [`plot_files`]. Existing files of the same
+/// names are replaced.
 pub fn render_all(data: &PlotData, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     fs::create_dir_all(dir).map_err(|source| PlotError::CreateDir {
         dir: dir.to_path_buf(),
@@ -188,13 +201,23 @@ pub fn render_all(data: &PlotData, dir: &Path) -> Result<Vec<PathBuf>, PlotError
     let mut out = Vec::new();
     for p in plan(data) {
         let png = dir.join(format!("{}.png", p.name));
-        render_png(data, p.kind, &png)?;
+        write(&png, &render_png(data, p.kind, &png)?)?;
         out.push(png);
         let svg = dir.join(format!("{}.svg", p.name));
-        render_svg(data, p.kind, &svg)?;
+        write(&svg, &render_svg(data, p.kind, &svg)?)?;
         out.push(svg);
     }
     Ok(out)
+}
+
+/// Writes one plot file; `-` is not special here (it is a file name in the plot directory).
+fn write(path: &Path, bytes: &[u8]) -> Result<(), PlotError> {
+    crate::output::write_file(path, bytes, &mut std::io::sink()).map_err(|source| {
+        PlotError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
 }
 
 /// Draws plot `kind` on `root`.
@@ -209,50 +232,6 @@ fn draw<DB: DrawingBackend>(
         Kind::Stages => bars::stages(root, data),
         Kind::Failures => bars::failures(root, data),
         Kind::Timeline(i) => timeline::timeline(root, data, &data.runs[i]),
-    }
-}
-
-/// A temporary file beside `path` that is removed unless [`Temp::commit`] renamed it.
-struct Temp {
-    tmp: PathBuf,
-    done: bool,
-}
-
-impl Temp {
-    /// A fresh name in `path`'s directory ending in `path`'s extension (the PNG encoder
-    /// picks the format from it): `.<stem>.<pid>-<n>.tmp.<ext>`.
-    fn beside(path: &Path) -> Temp {
-        static SEQ: AtomicU64 = AtomicU64::new(0);
-        let n = SEQ.fetch_add(1, Ordering::Relaxed);
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("plot");
-        let ext = path.extension().and_then(|s| s.to_str()).unwrap_or("tmp");
-        let name = format!(".{stem}.{}-{n}.tmp.{ext}", std::process::id());
-        Temp {
-            tmp: path.with_file_name(name),
-            done: false,
-        }
-    }
-
-    /// Flushes the temporary file to disk and renames it to `path`.
-    fn commit(mut self, path: &Path) -> Result<(), PlotError> {
-        let werr = |source| PlotError::Write {
-            path: path.to_path_buf(),
-            source,
-        };
-        fs::File::open(&self.tmp)
-            .and_then(|f| f.sync_all())
-            .map_err(werr)?;
-        fs::rename(&self.tmp, path).map_err(werr)?;
-        self.done = true;
-        Ok(())
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        if !self.done {
-            let _ = fs::remove_file(&self.tmp);
-        }
     }
 }
 
@@ -273,18 +252,29 @@ fn draw_err(path: &Path, e: impl std::fmt::Display) -> PlotError {
     }
 }
 
-fn render_png(data: &PlotData, kind: Kind, path: &Path) -> Result<(), PlotError> {
+/// Plot `kind` as PNG bytes (`path` only names it in errors).
+fn render_png(data: &PlotData, kind: Kind, path: &Path) -> Result<Vec<u8>, PlotError> {
     fonts(path)?;
-    let temp = Temp::beside(path);
+    let mut rgb = vec![0u8; WIDTH as usize * HEIGHT as usize * 3];
     {
-        let root = BitMapBackend::new(&temp.tmp, (WIDTH, HEIGHT)).into_drawing_area();
+        let root = BitMapBackend::with_buffer(&mut rgb, (WIDTH, HEIGHT)).into_drawing_area();
         draw(&root, data, kind).map_err(|e| draw_err(path, e))?;
         root.present().map_err(|e| draw_err(path, e))?;
     }
-    temp.commit(path)
+    let mut png = Vec::new();
+    image::ImageEncoder::write_image(
+        image::codecs::png::PngEncoder::new(&mut png),
+        &rgb,
+        WIDTH,
+        HEIGHT,
+        image::ColorType::Rgb8,
+    )
+    .map_err(|e| draw_err(path, e))?;
+    Ok(png)
 }
 
-fn render_svg(data: &PlotData, kind: Kind, path: &Path) -> Result<(), PlotError> {
+/// Plot `kind` as SVG bytes (`path` only names it in errors).
+fn render_svg(data: &PlotData, kind: Kind, path: &Path) -> Result<Vec<u8>, PlotError> {
     fonts(path)?;
     let mut svg = String::new();
     {
@@ -292,14 +282,7 @@ fn render_svg(data: &PlotData, kind: Kind, path: &Path) -> Result<(), PlotError>
         draw(&root, data, kind).map_err(|e| draw_err(path, e))?;
         root.present().map_err(|e| draw_err(path, e))?;
     }
-    let temp = Temp::beside(path);
-    fs::File::create(&temp.tmp)
-        .and_then(|mut f| f.write_all(svg.as_bytes()))
-        .map_err(|source| PlotError::Write {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    temp.commit(path)
+    Ok(svg.into_bytes())
 }
 
 #[cfg(test)]

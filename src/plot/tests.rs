@@ -5,6 +5,7 @@
 
 use super::*;
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A fresh empty directory under the system temp dir, removed on drop.
 struct TempDir(PathBuf);

@@ -1,8 +1,8 @@
 //! Export files of `qsim run`: `--json FILE` (the full results: fio-compatible json+ jobs, one
 //! per run, plus qsim's replication summary and the plot data), `--csv FILE` and
 //! `--markdown FILE` in hyperfine's layouts (OUTPUT.md §3), one row per run and metric.
-//! Every file is written whole to a temporary file beside it and renamed into place, so a
-//! failed run never leaves half a file.
+//! This module only builds the bytes; [`crate::output`] writes them (whole or not at all, and
+//! through devices, pipes and symlinks).
 //!
 //! hyperfine's CSV has the columns `command,mean,stddev,median,user,system,min,max`; qsim has
 //! several metrics per run, so it adds `metric` and `unit` after `command`, leaves out
@@ -17,8 +17,6 @@ use crate::stats::compare::{Interval, Summary, Verdict, paired_diff, ratio, verd
 use crate::stats::series::Timeline;
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::io;
-use std::path::Path;
 
 /// One metric of one run across its replications, compared with the reference run.
 #[derive(Debug, Clone, Serialize)]
@@ -347,28 +345,6 @@ pub struct ResultsQsim<'a> {
     pub plots: &'a PlotData,
 }
 
-/// Writes `bytes` to `path` whole: into a temporary file in the same directory, then renamed
-/// over `path`, so readers never see a partial file and a failure leaves none behind.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,19 +433,5 @@ mod tests {
             text.contains("| `split, fast` | 10.25 ± 0.65 | 9.50 | 11.00 | 0.34 ± 0.03 | lower |"),
             "{text}"
         );
-    }
-
-    #[test]
-    fn atomic_writes_replace_whole_files_and_leave_no_temp() {
-        let dir = std::env::temp_dir().join(format!("qsim-export-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("out.csv");
-        write_atomically(&f, b"one").unwrap();
-        write_atomically(&f, b"two").unwrap();
-        assert_eq!(std::fs::read(&f).unwrap(), b"two");
-        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
-        assert_eq!(names.len(), 1);
-        assert!(write_atomically(&dir.join("missing/x.csv"), b"x").is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -293,7 +293,7 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
                 .warnings
                 .iter()
                 .filter(|w| match w {
-                    super::Warning::Saturated { policy, .. }
+                    super::Warning::WorkBudget { policy, .. }
                     | super::Warning::Overloaded { policy, .. }
                     | super::Warning::Unfinished { policy, .. }
                     | super::Warning::HistogramClipped { policy, .. } => *policy == p.policy,
@@ -468,7 +468,7 @@ mod tests {
         assert_eq!(stages.len(), 7);
         assert!(stages.iter().all(|s| s["label"] != "direct reclaim"));
         assert!(job["qsim"].get("memory").is_none() && job["qsim"].get("variant").is_none());
-        assert_eq!(jobs[1]["qsim"]["warnings"][0]["kind"], "saturated");
+        assert_eq!(jobs[1]["qsim"]["warnings"][0]["kind"], "work-budget");
     }
 
     #[test]

@@ -550,7 +550,7 @@ pub struct StallSummary {
 pub struct ComparisonRow {
     /// Policy name.
     pub policy: String,
-    /// Whether the run hit its event budget.
+    /// Whether the run stopped at its work budget (the key keeps its old name).
     pub saturated: bool,
     /// Read clat median, ns (`None` without reads).
     pub read_clat_ns_p50: Option<u64>,
@@ -586,16 +586,17 @@ pub struct MemoryComparison {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Warning {
-    /// The run used up its event budget before the horizon: the system did not keep up, and the
-    /// figures cover a shortened window.
-    Saturated {
+    /// The run used up its work budget (`max_events`: events plus allocation attempts and
+    /// reclaim scanning) before the horizon, so the figures cover a shortened window. This
+    /// bounds the simulation's cost; it is not by itself a sign of overload.
+    WorkBudget {
         /// Policy concerned.
         policy: String,
         /// Measured window actually covered, ns.
         measured_ns: u64,
         /// Measured window the scenario asked for (duration − warm-up), ns.
         planned_ns: u64,
-        /// The scenario's event budget.
+        /// The scenario's work budget.
         max_events: u64,
     },
     /// Open-loop arrivals found their job at its `iodepth` cap and were dropped: the offered load
@@ -676,7 +677,7 @@ impl Report {
             // A variant may change the duration, warm-up or event budget.
             let sc = plan.get(i).map_or(scenario, |planned| planned.scenario);
             if p.saturated() {
-                warnings.push(Warning::Saturated {
+                warnings.push(Warning::WorkBudget {
                     policy: p.policy.clone(),
                     // One replication's window, comparable with the planned one.
                     measured_ns: p.measured_ns / u64::from(p.replications.max(1)),
@@ -1484,7 +1485,7 @@ pub(crate) mod tests {
         );
         assert!(r.comparison[1].saturated);
         assert_eq!(r.warnings.len(), 1);
-        assert!(matches!(&r.warnings[0], Warning::Saturated { policy, .. } if policy == "split"));
+        assert!(matches!(&r.warnings[0], Warning::WorkBudget { policy, .. } if policy == "split"));
     }
 
     #[test]

@@ -481,7 +481,7 @@ fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
         let planned = r.duration_ns.saturating_sub(r.warmup_ns);
         let _ = writeln!(
             s,
-            "  saturated    : yes, the event budget ({} events) ran out after {} of the {} window; \
+            "  budget       : stopped at the work budget (max_events={}) after {} of the {} window; \
              figures cover that part only",
             r.max_events,
             // Pooled replications: one replication's mean window.
@@ -755,7 +755,7 @@ fn comparison(r: &Report, s: &mut String) {
             format!("{:.2}", c.write_mib_s),
         ];
         if c.saturated {
-            row.push("saturated".to_string());
+            row.push("budget".to_string());
         }
         rows.push(row);
     }
@@ -838,15 +838,16 @@ fn warnings(r: &Report, s: &mut String) {
 /// One-line text of a warning with a hint that uses the scenario's own settings.
 pub fn warning_text(w: &Warning) -> String {
     match w {
-        Warning::Saturated {
+        Warning::WorkBudget {
             policy,
             measured_ns,
             planned_ns,
             max_events,
         } => format!(
-            "{policy}: saturated: the event budget (max_events={max_events}) ran out after {} of \
-             the {} measured window; the offered load may exceed what this policy can serve. \
-             Raise max_events or shorten duration to see whether it recovers.",
+            "{policy}: stopped at the work budget (max_events={max_events}: events, allocation \
+             attempts and pages scanned) after {} of the {} measured window; the figures cover that \
+             part only. The budget bounds the simulation's cost and says nothing of overload by \
+             itself. Raise max_events or shorten duration.",
             SimDuration::from_ns(*measured_ns),
             SimDuration::from_ns(*planned_ns)
         ),
@@ -991,7 +992,7 @@ two-queue: (groupid=0, jobs=1): err= 0: policy=fifo: seed=42: reps=1
         assert!(text.starts_with("qsim "));
         assert!(text.contains("Legend: slat is the time from issue until dm-crypt accepted"));
         assert!(text.contains(
-            "  saturated    : yes, the event budget (1000000 events) ran out after 10s of the 10s window"
+            "  budget       : stopped at the work budget (max_events=1000000) after 10s of the 10s window"
         ));
         let cmp = text
             .split("Comparison (read clat percentiles, read IOPS, write throughput):\n")
@@ -1003,11 +1004,11 @@ two-queue: (groupid=0, jobs=1): err= 0: policy=fifo: seed=42: reps=1
             [
                 "  policy      p50      p99    p99.9   p99.99  read IOPS  write MiB/s",
                 "  fifo    70.1 us  41.7 ms  41.7 ms  41.7 ms          1         0.00",
-                "  split   70.1 us  41.7 ms  41.7 ms  41.7 ms          1         0.00  saturated",
+                "  split   70.1 us  41.7 ms  41.7 ms  41.7 ms          1         0.00  budget",
             ]
         );
         assert!(
-            text.contains("Warnings:\n  split: saturated: the event budget (max_events=1000000)")
+            text.contains("Warnings:\n  split: stopped at the work budget (max_events=1000000:")
         );
     }
 
