@@ -136,16 +136,20 @@ fn main() -> ExitCode {
     match result {
         Ok(t) => {
             println!(
-                "torture: {} cases passed (seeds {}..{}), {} runs, {} events, {} runs saturated, \
-                 {} finished early, in {:.1} s",
+                "torture: {} cases passed (seeds {}..{}) in {:.1} s: {} runs, {} events, {} units \
+                 of work, {} runs stopped by their budget, {} ended early with their finite jobs \
+                 done; most work in one event {} (seed {})",
                 t.cases,
                 args.seed,
                 args.seed.wrapping_add(args.cases),
+                started.elapsed().as_secs_f64(),
                 t.runs,
                 t.events,
+                t.work,
                 t.saturated,
                 t.finished,
-                started.elapsed().as_secs_f64()
+                t.max_step.0,
+                t.max_step.1
             );
             ExitCode::SUCCESS
         }

@@ -1018,7 +1018,17 @@ fn memory(g: &mut G, full: bool, p: f64) -> Memory {
     let ram_kb = ram / 1024;
     m.min_free_kbytes = g.maybe(p * 0.4, |g| g.edge(128, ram_kb / 32, ram_kb / 32));
     let (_, high, _) = layout(ram, m.min_free_kbytes, None);
-    let room = ram - high * PAGE;
+    // dm-crypt's reserve comes out of the zone at boot too: sometimes all the room there is.
+    m.page_pool = g.maybe(p * 0.4, |g| {
+        let most = (ram / PAGE - high).min(1_000_000);
+        if g.chance(0.03) {
+            most as u32
+        } else {
+            g.log(1, 256.min(most)) as u32
+        }
+    });
+    let pool = u64::from(m.page_pool.unwrap_or(32)) * PAGE;
+    let room = (ram - high * PAGE).saturating_sub(pool);
     m.unreclaimable = g.maybe(p * 0.6, |g| {
         let b = if g.chance(0.1) {
             room
@@ -1053,7 +1063,6 @@ fn memory(g: &mut G, full: bool, p: f64) -> Memory {
         q(x, text)
     });
     m.scan_cost = g.maybe(p * 0.4, |g| dur_in(g, 0, 2_000));
-    m.page_pool = g.maybe(p * 0.4, |g| g.log(1, 256) as u32);
     m.min_bio_pages = g.maybe(p * 0.4, |g| g.edge(1, 64, 100_000) as u32);
     m.atomic = g.maybe(p * 0.8, |g| {
         let n = g.int(0, 3) as usize;
@@ -1082,7 +1091,11 @@ impl Memory {
             self.min_free_kbytes,
             self.unreclaimable.as_ref().map(|u| u.v),
         );
-        let max_unrec = ram.saturating_sub(high * PAGE);
+        let pool = u64::from(self.page_pool.unwrap_or(32)) * PAGE;
+        if pool > ram.saturating_sub(high * PAGE) {
+            return Some("page_pool above the high watermark".into());
+        }
+        let max_unrec = ram.saturating_sub(high * PAGE) - pool;
         if unrec > max_unrec {
             return Some("unreclaimable above the high watermark".into());
         }

@@ -11,8 +11,11 @@
 //! - the real loader ([`crate::scenario::load_str`]) accepts the generated file (a refusal is a
 //!   bug of the generator's mirror of the rules or of the loader), and `describe` renders it;
 //! - every replication of every run of the plan ends with all its invariants holding
-//!   ([`crate::model::invariants`]), within its event budget (`events ≤ max_events`) and at or
-//!   before its horizon;
+//!   ([`crate::model::invariants`]), at or before its horizon, and within its work budget: the
+//!   engine stops before an event once `max_events` units of work (events plus allocation
+//!   attempts and reclaim scanning) are used, so a run may pass the budget by at most its last
+//!   event's work, which is measured event by event; the engine's count of the work and its
+//!   stop reason must agree with the events and the model's units;
 //! - the full report is byte-identical with 1 and 2 worker threads, in the text format (with
 //!   the `--check-invariants` tables) and in JSON, and so is the `--json FILE` results export;
 //!   the text report is also the same whether or not the runs record timelines for an export;
@@ -23,8 +26,10 @@ mod yaml;
 
 pub use r#gen::{EVENTS_PER_PASS, scenario_yaml};
 
-use crate::experiment::{self, RunOptions};
-use crate::model::{self, observe::RunEnd, policy};
+use crate::engine::{Limits, Model, Scheduler, SimTime, StopReason};
+use crate::experiment::{self, HeadlineMetric, Precision, RunOptions};
+use crate::model::world::{Event as WorldEvent, World};
+use crate::model::{observe::RunEnd, policy};
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
@@ -51,7 +56,12 @@ pub struct CaseSummary {
     pub runs: u64,
     /// Events fired over that pass.
     pub events: u64,
-    /// Runs of that pass stopped by their event budget.
+    /// Work done over that pass: events plus the model's own units (allocation attempts,
+    /// reclaim scanning) from the engine's start, the quantity `max_events` bounds.
+    pub work: u64,
+    /// The most work a single event did in that pass.
+    pub max_step: u64,
+    /// Runs of that pass stopped by their work budget.
     pub saturated: u64,
     /// Runs of that pass that ended early because every finite job was done.
     pub finished: u64,
@@ -122,24 +132,42 @@ fn check(seed: u64, yaml: &str) -> Result<CaseSummary, String> {
         seed,
         ..CaseSummary::default()
     };
-    // Every replication of every run: invariants, event budget, horizon.
+    // Every replication of every run: invariants, work budget, horizon.
     for run in experiment::plan(&sc) {
         let s = run.scenario;
         let info =
             policy::find(run.policy).ok_or_else(|| format!("unknown policy `{}`", run.policy))?;
         for rep in 0..u64::from(s.replications.max(1)) {
-            let r = model::run_replication(s, info, rep);
             let at = format!("run `{}` replication {rep}", run.label);
+            let r = replicate(s, info, rep);
             if let Some(v) = r.violations.first() {
                 return Err(format!("{at}: invariant violated: {v}"));
             }
-            if r.obs.events > s.max_events {
+            // The engine stops before an event once the budget is used, so a run may pass it
+            // by its last event's work and no more.
+            if r.work > s.max_events.saturating_add(r.max_step) {
                 return Err(format!(
-                    "{at}: fired {} events, over its budget of {}",
-                    r.obs.events, s.max_events
+                    "{at}: did {} units of work ({} events), over its budget of {} plus one \
+                     event's most work {}",
+                    r.work, r.obs.events, s.max_events, r.max_step
                 ));
             }
-            let horizon = crate::engine::SimTime::ZERO + s.duration;
+            if r.work != r.obs.events + r.model_work {
+                return Err(format!(
+                    "{at}: the engine counted {} units of work, but {} events and {} model \
+                     units were done",
+                    r.work, r.obs.events, r.model_work
+                ));
+            }
+            if (r.obs.end == RunEnd::Saturated) != (r.stop == StopReason::WorkBudget)
+                || (r.stop == StopReason::WorkBudget && r.work < s.max_events)
+            {
+                return Err(format!(
+                    "{at}: stopped by {:?} after {} units of {} and reported {:?}",
+                    r.stop, r.work, s.max_events, r.obs.end
+                ));
+            }
+            let horizon = SimTime::ZERO + s.duration;
             if r.obs.ended > horizon {
                 return Err(format!(
                     "{at}: ended at {} past its horizon {horizon}",
@@ -148,17 +176,21 @@ fn check(seed: u64, yaml: &str) -> Result<CaseSummary, String> {
             }
             summary.runs += 1;
             summary.events += r.obs.events;
+            summary.work += r.work;
+            summary.max_step = summary.max_step.max(r.max_step);
             summary.saturated += u64::from(r.obs.end == RunEnd::Saturated);
             summary.finished += u64::from(r.obs.end == RunEnd::Finished);
         }
     }
-    // The reports: 1 vs 2 threads, with and without the timelines an export records.
-    let text1 = report(&sc, "normal", 1, None)?;
+    // The reports: 1 vs 2 threads, with and without the timelines an export records; in a
+    // quarter of the cases with a `--precision` target, which adds replications in rounds.
+    let precision = precision_of(seed);
+    let text1 = report(&sc, "normal", 1, None, precision)?;
     let export_b = temp_path(seed, "b");
-    let text2 = report(&sc, "normal", 2, Some(&export_b));
+    let text2 = report(&sc, "normal", 2, Some(&export_b), precision);
     let json1_file = temp_path(seed, "c");
-    let json1 = report(&sc, "json", 1, Some(&json1_file));
-    let json2 = report(&sc, "json", 2, None);
+    let json1 = report(&sc, "json", 1, Some(&json1_file), precision);
+    let json2 = report(&sc, "json", 2, None, precision);
     let files = (std::fs::read(&export_b), std::fs::read(&json1_file));
     let _ = std::fs::remove_file(&export_b);
     let _ = std::fs::remove_file(&json1_file);
@@ -184,6 +216,66 @@ fn check(seed: u64, yaml: &str) -> Result<CaseSummary, String> {
     Ok(summary)
 }
 
+/// One replication run as [`crate::model::run_replication`] runs it, watched: the engine's own
+/// account of its work and stop, and the most work any single event did.
+struct Watched {
+    obs: crate::model::observe::RunObs,
+    violations: Vec<String>,
+    stop: StopReason,
+    work: u64,
+    model_work: u64,
+    max_step: u64,
+}
+
+/// A [`World`] whose every event's work is measured.
+struct Watch {
+    world: World,
+    max_step: u64,
+}
+
+impl Model for Watch {
+    type Event = WorldEvent;
+    fn handle(&mut self, ev: WorldEvent, sched: &mut Scheduler<WorldEvent>) {
+        let before = self.world.work();
+        self.world.handle(ev, sched);
+        self.max_step = self.max_step.max(self.world.work() - before);
+    }
+    fn work(&self) -> u64 {
+        self.world.work()
+    }
+}
+
+fn replicate(
+    sc: &crate::scenario::Scenario,
+    info: &'static policy::PolicyInfo,
+    rep: u64,
+) -> Watched {
+    let mut sched = Scheduler::new();
+    let world = World::new(sc, info, rep, &mut sched);
+    let mut w = Watch { world, max_step: 0 };
+    let work_at_start = w.world.work();
+    let limits = Limits {
+        horizon: SimTime::ZERO + sc.duration,
+        max_work: sc.max_events,
+    };
+    let outcome = crate::engine::run(&mut w, &mut sched, limits);
+    let violations = w.world.invariants(sched.now()).violations();
+    let model_work = w.world.work() - work_at_start;
+    let obs = w.world.finish(
+        sched.now(),
+        outcome.events,
+        outcome.stop == StopReason::WorkBudget,
+    );
+    Watched {
+        obs,
+        violations,
+        stop: outcome.stop,
+        work: outcome.work,
+        model_work,
+        max_step: w.max_step,
+    }
+}
+
 /// `qsim run` of `sc` in `format` over `jobs` threads, with the invariant tables in the text
 /// format and a `--json` export to `export` if given: stdout's bytes.
 fn report(
@@ -191,18 +283,38 @@ fn report(
     format: &str,
     jobs: usize,
     export: Option<&PathBuf>,
+    precision: Option<Precision>,
 ) -> Result<Vec<u8>, String> {
     let opts = RunOptions {
         format: format.to_string(),
         jobs,
+        precision,
         json_file: export.cloned(),
         check_invariants: format == "normal",
         ..RunOptions::default()
     };
     let mut out = Vec::new();
-    experiment::run_and_report(sc, &opts, &mut out, &|_, _| {})
-        .map_err(|e| format!("qsim run --format {format} -j {jobs} failed: {e}"))?;
+    experiment::run_and_report(sc, &opts, &mut out, &|_, _| {}).map_err(|e| {
+        format!("qsim run --format {format} -j {jobs} (precision {precision:?}) failed: {e}")
+    })?;
     Ok(out)
+}
+
+/// The `--precision` target of case `seed`'s reports, if it has one: a quarter of the cases
+/// do, with a target of 1–50 %, at most 2–4 replications and any headline metric. Drawn from
+/// its own stream, so it does not shift the generator's draws.
+fn precision_of(seed: u64) -> Option<Precision> {
+    use rand::RngExt;
+    let mut rng = crate::engine::RngStreams::new(seed, 0).stream("torture/precision");
+    if !rng.random_bool(0.25) {
+        return None;
+    }
+    let metric = HeadlineMetric::NAMES[rng.random_range(0..HeadlineMetric::NAMES.len())];
+    Some(Precision {
+        target_rel: f64::from(rng.random_range(1..=50u32)) / 100.0,
+        cap: rng.random_range(2..=4),
+        metric: HeadlineMetric::parse(metric).expect("a listed name"),
+    })
 }
 
 fn temp_path(seed: u64, tag: &str) -> PathBuf {
@@ -243,7 +355,11 @@ pub struct Totals {
     pub runs: u64,
     /// Events fired over those runs.
     pub events: u64,
-    /// Runs stopped by their event budget.
+    /// Work done over those runs (events plus the model's own units).
+    pub work: u64,
+    /// The most work a single event did, and the seed of its case.
+    pub max_step: (u64, u64),
+    /// Runs stopped by their work budget.
     pub saturated: u64,
     /// Runs that ended early with every finite job done.
     pub finished: u64,
@@ -285,6 +401,10 @@ pub fn run_parallel(
                             t.cases += 1;
                             t.runs += c.runs;
                             t.events += c.events;
+                            t.work += c.work;
+                            if c.max_step > t.max_step.0 {
+                                t.max_step = (c.max_step, c.seed);
+                            }
                             t.saturated += c.saturated;
                             t.finished += c.finished;
                         }
