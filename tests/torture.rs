@@ -20,7 +20,7 @@ fn two_hundred_random_scenarios_pass_every_check() {
 
 #[test]
 fn every_seed_that_once_failed_passes() {
-    for &seed in REGRESSIONS {
-        torture::run_case(seed).unwrap_or_else(|f| panic!("{f}"));
+    for &(seed, found) in REGRESSIONS {
+        torture::run_case(seed).unwrap_or_else(|f| panic!("{f}\n(it once found: {found})"));
     }
 }

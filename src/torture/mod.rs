@@ -36,15 +36,27 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// Seeds that once failed, replayed by the test suite. Each entry says what it found. (The
-/// generator has changed since, so a seed now draws another scenario; the exact failing file
-/// is kept as a test beside the fix.)
-pub const REGRESSIONS: &[u64] = &[
-    // A buffered writer with a 512-byte `chunk` broke the dirty-page conservation law:
-    // writeback moved bytes but no page. The loader now wants whole pages
-    // (`scenario::validate`, test `a_writeback_chunk_is_whole_pages`).
-    3, // The generator drew two atomic streams named `atomic1` (a generator bug).
-    50,
+/// Seeds that once failed, replayed by the test suite, each with what it found. (The generator
+/// has changed since, so a seed may now draw another scenario; the exact failing case is kept
+/// as a test beside each fix.)
+pub const REGRESSIONS: &[(u64, &str)] = &[
+    (
+        3,
+        "a buffered writer with a 512-byte chunk broke the dirty-page conservation law: \
+         writeback moved bytes but no page; the loader now wants whole pages \
+         (scenario::validate, test a_writeback_chunk_is_whole_pages)",
+    ),
+    (
+        50,
+        "the generator drew two atomic streams named `atomic1` (a generator bug)",
+    ),
+    (
+        101511,
+        "unreclaimable memory and cache left exactly `high` free, then the model took the \
+         page_pool reserve from it at boot and panicked (zone too small for its initial page \
+         cache); the loader now counts the reserve in the layout (scenario::validate, test \
+         the_page_pool_counts_in_the_starting_layout)",
+    ),
 ];
 
 /// What a passing case ran.
