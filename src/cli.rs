@@ -25,6 +25,7 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per process; boxing buys nothing
 pub enum Command {
     /// Run every policy of a scenario and print the report.
     Run(RunArgs),
@@ -129,6 +130,12 @@ pub struct RunArgs {
     /// and congestion, a timeline per run) into DIR, by default plots/SCENARIO/ (the scenario name).
     #[arg(long, value_name = "DIR", num_args = 0..=1)]
     pub plots: Option<Option<PathBuf>>,
+    /// Wall-clock safety valve: runs still going this long after qsim started stop, are
+    /// reported as stopped by the limit (their figures then depend on the machine's speed),
+    /// and qsim exits 1 after the report. `0s` turns the valve off. The work budget
+    /// (`max_events`) bounds every run anyway; this catches what it misses.
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = parse_time_limit)]
+    pub time_limit: std::time::Duration,
     /// No progress bar (it is drawn on stderr only when stderr is a terminal and the runs take
     /// longer than a second).
     #[arg(short = 'q', long)]
@@ -171,6 +178,15 @@ fn parse_duration_arg(text: &str) -> Result<SimDuration, String> {
     match units::parse_duration(text) {
         Ok(d) if d.is_zero() => Err("the duration must be longer than zero".to_string()),
         Ok(d) => Ok(d),
+        Err(e) => Err(format!("{}\n  hint: {}", e.message, e.hint)),
+    }
+}
+
+/// clap value parser for `--time-limit`: a duration in the scenario file's syntax (wall
+/// clock here); `0s` means no limit.
+fn parse_time_limit(text: &str) -> Result<std::time::Duration, String> {
+    match units::parse_duration(text) {
+        Ok(d) => Ok(std::time::Duration::from_nanos(d.as_ns())),
         Err(e) => Err(format!("{}\n  hint: {}", e.message, e.hint)),
     }
 }
@@ -267,6 +283,7 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         json_file: args.json.clone(),
         csv_file: args.csv.clone(),
         markdown_file: args.markdown.clone(),
+        time_limit: (!args.time_limit.is_zero()).then_some(args.time_limit),
         plots_dir: args
             .plots
             .as_ref()

@@ -46,6 +46,9 @@ pub struct RunOptions {
     pub markdown_file: Option<PathBuf>,
     /// Draw the plots into this directory (`--plots DIR`).
     pub plots_dir: Option<PathBuf>,
+    /// The wall-clock safety valve: runs still going this long after the start stop at their
+    /// next slice and are reported as stopped by the limit (`None`: no limit).
+    pub time_limit: Option<std::time::Duration>,
     /// Print every run's invariants after the report (to stderr under the JSON format, so
     /// stdout stays one JSON document), and fail if any is broken.
     pub check_invariants: bool,
@@ -57,6 +60,18 @@ pub enum Error {
     /// A policy name that no longer resolves (validation should have caught it).
     #[error("unknown policy `{0}`")]
     UnknownPolicy(String),
+    /// The wall-clock safety valve stopped at least one run (the report was printed).
+    #[error(
+        "the wall-clock limit (--time-limit {}) stopped {runs} run(s) before their horizon; \
+         the report above covers what they simulated, which depends on this machine's speed",
+        crate::engine::SimDuration::from_ns(limit.as_nanos().min(u128::from(u64::MAX)) as u64)
+    )]
+    TimeLimit {
+        /// The limit.
+        limit: std::time::Duration,
+        /// Runs it stopped.
+        runs: usize,
+    },
     /// A conservation law failed: a simulator bug, not a user error.
     #[error("invariant violated under policy `{policy}`: {what}")]
     Invariant {
@@ -315,11 +330,15 @@ struct Gathered {
 /// every run or the cap is reached. `progress(done, total)` is called after each replication.
 /// With `timeline`, replication 0 of each run records a [`crate::stats::series::Timeline`]
 /// (the pooled observations keep it).
+///
+/// Past `deadline` (the wall-clock safety valve) every run still going stops at its next slice
+/// ([`model::run_replication_until`]), and no further precision round starts.
 pub fn run_replicated(
     sc: &Scenario,
     jobs: usize,
     precision: Option<Precision>,
     timeline: bool,
+    deadline: Option<std::time::Instant>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Replicated, Error> {
     let runs = plan(sc);
@@ -388,7 +407,13 @@ pub fn run_replicated(
                 } else {
                     model::Recording::default()
                 };
-                let mut r = model::run_replication_with(runs[i].scenario, infos[i], rep, recording);
+                let mut r = model::run_replication_until(
+                    runs[i].scenario,
+                    infos[i],
+                    rep,
+                    recording,
+                    deadline,
+                );
                 if runs[i].variant.is_some() {
                     r.obs.policy = runs[i].label.clone();
                 }
@@ -410,7 +435,8 @@ pub fn run_replicated(
                 (s.ci95_half / s.mean.abs(), precise_enough(&s, p.target_rel))
             })
             .collect();
-        let reached = judged.iter().all(|&(_, ok)| ok);
+        let out_of_time = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+        let reached = judged.iter().all(|&(_, ok)| ok) || out_of_time;
         let current = want.iter().copied().max().unwrap_or(0);
         match (!reached)
             .then(|| next_replications(current, p.cap))
@@ -533,7 +559,8 @@ pub fn run_and_report(
 ) -> Result<(), Error> {
     check_outputs(opts)?;
     let timeline = opts.plots_dir.is_some() || opts.json_file.is_some();
-    let replicated = run_replicated(sc, opts.jobs, opts.precision, timeline, progress)?;
+    let deadline = opts.time_limit.map(|t| std::time::Instant::now() + t);
+    let replicated = run_replicated(sc, opts.jobs, opts.precision, timeline, deadline, progress)?;
     let metrics = replicated.metrics();
     let Replicated {
         first,
@@ -594,6 +621,16 @@ pub fn run_and_report(
         precision_line,
         out,
     )?;
+    let timed_out = pooled
+        .iter()
+        .filter(|p| p.end == crate::model::observe::RunEnd::TimeLimit)
+        .count();
+    if let (Some(limit), true) = (opts.time_limit, timed_out > 0) {
+        return Err(Error::TimeLimit {
+            limit,
+            runs: timed_out,
+        });
+    }
     broken
 }
 
@@ -792,7 +829,7 @@ mod tests {
     fn pooled_replications_add_up_and_keep_the_first_one_whole() {
         let mut sc = tiny("fifo");
         sc.replications = 3;
-        let rep = run_replicated(&sc, 2, None, false, &|_, _| {}).unwrap();
+        let rep = run_replicated(&sc, 2, None, false, None, &|_, _| {}).unwrap();
         let info = policy::find("fifo").unwrap();
         let each: Vec<RunObs> = (0..3)
             .map(|r| model::run_replication(&sc, info, r).obs)

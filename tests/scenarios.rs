@@ -143,6 +143,29 @@ fn an_allocation_storm_stops_at_the_work_budget() {
     );
 }
 
+/// The wall-clock safety valve stops runs, prints the report, says why, and exits 1.
+#[test]
+fn the_wall_clock_limit_stops_runs_and_says_so() {
+    let run = Run::of(&["run", "two-queue", "-r", "50", "--time-limit", "1ms"]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("stopped by the wall-clock limit"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("time limit   : stopped by --time-limit")
+    );
+    assert!(
+        run.stderr
+            .contains("the wall-clock limit (--time-limit 1ms) stopped"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("panicked"));
+}
+
 /// The 2009 laptop without a `memory:` section, as `two-queue.yaml` was before the memory
 /// model existed.
 const TWO_QUEUE_WITHOUT_MEMORY: &str = "\

@@ -99,21 +99,61 @@ pub fn run_replication_with(
     replication: u64,
     rec: Recording,
 ) -> RunResult {
+    run_replication_until(sc, info, replication, rec, None)
+}
+
+/// Work units run between two looks at the wall clock: a few milliseconds of simulation.
+const SLICE_WORK: u64 = 1 << 18;
+
+/// [`run_replication_with`] with a wall-clock safety valve: past `deadline` the run stops at
+/// its next slice of [`SLICE_WORK`] units and ends as [`observe::RunEnd::TimeLimit`]. The
+/// slices do not change what is simulated (the engine continues exactly where it stopped);
+/// only a run that the valve stops depends on the machine's speed.
+pub fn run_replication_until(
+    sc: &Scenario,
+    info: &'static PolicyInfo,
+    replication: u64,
+    rec: Recording,
+    deadline: Option<std::time::Instant>,
+) -> RunResult {
     let mut sched = Scheduler::new();
     let mut world = world::World::with_trace(sc, info, replication, rec.trace_issues, &mut sched);
     if let Some(points) = rec.timeline_points {
         world.record_timeline(points, sched.now());
     }
-    let limits = Limits {
-        horizon: SimTime::ZERO + sc.duration,
-        max_work: sc.max_events,
+    let horizon = SimTime::ZERO + sc.duration;
+    let (mut events, mut work) = (0u64, 0u64);
+    let mut timed_out = false;
+    let stop = loop {
+        let left = sc.max_events.saturating_sub(work);
+        let slice = if deadline.is_some() {
+            left.min(SLICE_WORK)
+        } else {
+            left
+        };
+        let limits = Limits {
+            horizon,
+            max_work: slice,
+        };
+        let outcome = crate::engine::run(&mut world, &mut sched, limits);
+        events += outcome.events;
+        work = work.saturating_add(outcome.work);
+        if outcome.stop != StopReason::WorkBudget || work >= sc.max_events {
+            break outcome.stop;
+        }
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            timed_out = true;
+            break outcome.stop;
+        }
     };
-    let outcome = crate::engine::run(&mut world, &mut sched, limits);
     let invariants = world.invariants(sched.now());
     let violations = invariants.violations();
     let issue_trace = world.take_issue_trace();
-    let saturated = outcome.stop == StopReason::WorkBudget;
-    let obs = world.finish(sched.now(), outcome.events, saturated);
+    let saturated = stop == StopReason::WorkBudget && !timed_out;
+    let mut obs = world.finish(sched.now(), events, saturated);
+    if timed_out {
+        obs.end = observe::RunEnd::TimeLimit;
+    }
     RunResult {
         obs,
         violations,
@@ -243,6 +283,24 @@ pub mod testing {
 mod tests {
     use super::*;
     use crate::engine::SimDuration;
+
+    #[test]
+    fn the_time_limit_slices_change_nothing_until_the_valve_trips() {
+        let mut sc = crate::scenario::resolve("two-queue").expect("shipped");
+        // 60 s of fifo is about 870k work units (measured): several slices.
+        sc.duration = SimDuration::from_secs(60);
+        let info = policy::find("fifo").expect("fifo");
+        let whole = run_replication_with(&sc, info, 1, Recording::default());
+        let far = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+        let sliced = run_replication_until(&sc, info, 1, Recording::default(), Some(far));
+        assert_eq!(format!("{:?}", whole.obs), format!("{:?}", sliced.obs));
+        // A deadline already past stops the run after its first slice.
+        let past = std::time::Instant::now();
+        let cut = run_replication_until(&sc, info, 1, Recording::default(), Some(past));
+        assert_eq!(cut.obs.end, observe::RunEnd::TimeLimit);
+        assert!(cut.obs.ended < SimTime::ZERO + sc.duration);
+        assert!(cut.violations.is_empty(), "{:?}", cut.violations);
+    }
 
     #[test]
     fn mm1_mean_sojourn_is_close_to_theory() {

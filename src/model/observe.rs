@@ -349,6 +349,9 @@ pub enum RunEnd {
     Saturated,
     /// Every finite fio job completed its I/O before the horizon; the run stopped there.
     Finished,
+    /// Stopped by the wall-clock safety valve (`qsim run --time-limit`): how far it got
+    /// depends on the machine's speed, so the figures do not reproduce.
+    TimeLimit,
 }
 
 /// All measurements of one run of one policy.
@@ -609,7 +612,9 @@ impl RunObs {
             weighted(self.crypt_queue_len_avg, wa, other.crypt_queue_len_avg, wb);
         self.crypt_queue_len_max = self.crypt_queue_len_max.max(other.crypt_queue_len_max);
         self.events += other.events;
-        if other.end == RunEnd::Saturated {
+        if other.end == RunEnd::TimeLimit {
+            self.end = RunEnd::TimeLimit;
+        } else if other.end == RunEnd::Saturated && self.end != RunEnd::TimeLimit {
             self.end = RunEnd::Saturated;
         }
         self.measured += other.measured;

@@ -294,6 +294,7 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
                 .iter()
                 .filter(|w| match w {
                     super::Warning::WorkBudget { policy, .. }
+                    | super::Warning::TimeLimit { policy, .. }
                     | super::Warning::Overloaded { policy, .. }
                     | super::Warning::Unfinished { policy, .. }
                     | super::Warning::HistogramClipped { policy, .. } => *policy == p.policy,

@@ -599,6 +599,16 @@ pub enum Warning {
         /// The scenario's work budget.
         max_events: u64,
     },
+    /// The wall-clock safety valve (`qsim run --time-limit`) stopped the run: the figures
+    /// cover a window that depends on the machine's speed and do not reproduce.
+    TimeLimit {
+        /// Policy concerned.
+        policy: String,
+        /// Measured window covered (mean over replications), ns.
+        measured_ns: u64,
+        /// Measured window the scenario asked for (duration − warm-up), ns.
+        planned_ns: u64,
+    },
     /// Open-loop arrivals found their job at its `iodepth` cap and were dropped: the offered load
     /// exceeds what this policy serves, so the queue would grow without bound.
     Overloaded {
@@ -683,6 +693,13 @@ impl Report {
                     measured_ns: p.measured_ns / u64::from(p.replications.max(1)),
                     planned_ns: sc.duration.as_ns().saturating_sub(sc.warmup.as_ns()),
                     max_events: sc.max_events,
+                });
+            }
+            if p.end == RunEnd::TimeLimit {
+                warnings.push(Warning::TimeLimit {
+                    policy: p.policy.clone(),
+                    measured_ns: p.measured_ns / u64::from(p.replications.max(1)),
+                    planned_ns: sc.duration.as_ns().saturating_sub(sc.warmup.as_ns()),
                 });
             }
             let dropped: u64 = p.directions.iter().map(|d| d.dropped).sum();

@@ -477,6 +477,14 @@ fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
             s,
         );
     }
+    if p.end == crate::model::observe::RunEnd::TimeLimit {
+        let _ = writeln!(
+            s,
+            "  time limit   : stopped by --time-limit after {} of the {} window; not reproducible",
+            SimDuration::from_ns(p.measured_ns / u64::from(p.replications.max(1))),
+            SimDuration::from_ns(r.duration_ns.saturating_sub(r.warmup_ns))
+        );
+    }
     if p.saturated() {
         let planned = r.duration_ns.saturating_sub(r.warmup_ns);
         let _ = writeln!(
@@ -848,6 +856,17 @@ pub fn warning_text(w: &Warning) -> String {
              attempts and pages scanned) after {} of the {} measured window; the figures cover that \
              part only. The budget bounds the simulation's cost and says nothing of overload by \
              itself. Raise max_events or shorten duration.",
+            SimDuration::from_ns(*measured_ns),
+            SimDuration::from_ns(*planned_ns)
+        ),
+        Warning::TimeLimit {
+            policy,
+            measured_ns,
+            planned_ns,
+        } => format!(
+            "{policy}: stopped by the wall-clock limit (--time-limit) after {} of the {} measured \
+             window; how far it got depends on this machine's speed, so these figures do not \
+             reproduce. Raise --time-limit, or shorten duration or replications.",
             SimDuration::from_ns(*measured_ns),
             SimDuration::from_ns(*planned_ns)
         ),
