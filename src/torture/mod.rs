@@ -18,7 +18,8 @@
 //!   stop reason must agree with the events and the model's units;
 //! - the full report is byte-identical with 1 and 2 worker threads, in the text format (with
 //!   the `--check-invariants` tables) and in JSON, and so is the `--json FILE` results export;
-//!   the text report is also the same whether or not the runs record timelines for an export;
+//!   the reports are also the same whether or not the runs record timelines for an export and
+//!   whether or not a `--time-limit` (never reached) makes them run in slices;
 //! - nothing panics (a panic is caught and reported with the seed).
 
 mod r#gen;
@@ -35,6 +36,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+/// A `--time-limit` no case reaches: its runs go in slices, which must change nothing.
+const HOUR: Duration = Duration::from_secs(3600);
 
 /// Seeds that once failed, replayed by the test suite, each with what it found. (The generator
 /// has changed since, so a seed may now draw another scenario; the exact failing case is kept
@@ -194,25 +199,30 @@ fn check(seed: u64, yaml: &str) -> Result<CaseSummary, String> {
             summary.finished += u64::from(r.obs.end == RunEnd::Finished);
         }
     }
-    // The reports: 1 vs 2 threads, with and without the timelines an export records; in a
-    // quarter of the cases with a `--precision` target, which adds replications in rounds.
+    // The reports: 1 vs 2 threads, with and without the timelines an export records, with and
+    // without a (never reached) `--time-limit`, whose runs go in slices; in a quarter of the
+    // cases with a `--precision` target, which adds replications in rounds.
     let precision = precision_of(seed);
-    let text1 = report(&sc, "normal", 1, None, precision)?;
+    let text1 = report(&sc, "normal", 1, None, precision, None)?;
     let export_b = temp_path(seed, "b");
-    let text2 = report(&sc, "normal", 2, Some(&export_b), precision);
+    let text2 = report(&sc, "normal", 2, Some(&export_b), precision, Some(HOUR));
     let json1_file = temp_path(seed, "c");
-    let json1 = report(&sc, "json", 1, Some(&json1_file), precision);
-    let json2 = report(&sc, "json", 2, None, precision);
+    let json1 = report(&sc, "json", 1, Some(&json1_file), precision, Some(HOUR));
+    let json2 = report(&sc, "json", 2, None, precision, None);
     let files = (std::fs::read(&export_b), std::fs::read(&json1_file));
     let _ = std::fs::remove_file(&export_b);
     let _ = std::fs::remove_file(&json1_file);
     let (text2, json1, json2) = (text2?, json1?, json2?);
     same(
-        "text report, -j 1 vs -j 2 with a --json export",
+        "text report, -j 1 vs -j 2 with a --json export and --time-limit",
         &text1,
         &text2,
     )?;
-    same("JSON report, -j 1 vs -j 2", &json1, &json2)?;
+    same(
+        "JSON report, -j 1 with --time-limit vs -j 2",
+        &json1,
+        &json2,
+    )?;
     serde_json::from_slice::<serde_json::Value>(&json1)
         .map_err(|e| format!("the JSON report does not parse: {e}"))?;
     match files {
@@ -296,11 +306,13 @@ fn report(
     jobs: usize,
     export: Option<&PathBuf>,
     precision: Option<Precision>,
+    time_limit: Option<Duration>,
 ) -> Result<Vec<u8>, String> {
     let opts = RunOptions {
         format: format.to_string(),
         jobs,
         precision,
+        time_limit,
         json_file: export.cloned(),
         check_invariants: format == "normal",
         ..RunOptions::default()
