@@ -11,4 +11,5 @@ pub mod report;
 pub mod scenario;
 pub mod stats;
 pub mod theory;
+pub mod torture;
 pub mod validate;

@@ -9,4 +9,5 @@ mod outputs;
 mod plots;
 mod scenarios;
 mod theory;
+mod torture;
 mod util;

@@ -61,14 +61,16 @@
 //!   (`gitk0`, `buffered-writer1`). A region without `offset` starts where the previous
 //!   workload's region ends; regions must be sector-aligned and, on an HDD, inside its capacity.
 //! - `size` defaults to 1 GiB for fio and buffered writers and 256 MiB for `gitk`.
+//! - A buffered writer's `chunk` is a whole number of 4 KiB pages (writeback moves pages).
 //! - fio jobs (`gitk` too) run until the run ends unless given `io_size` (fio's alias
 //!   `io_limit`: bytes per copy, whole sectors, at least `bs`) or `number_ios` (I/Os per copy,
 //!   at least 1); either makes the job finite, and the run then ends when every finite job has
 //!   completed its I/O, or at `duration`. `startdelay` (default 0) may exceed `duration`: the
 //!   job then never starts and is reported unfinished.
 //! - Memory amounts (`ram`, `unreclaimable`, `page_cache`) must be whole 4 KiB pages; `ram` lies
-//!   in 64 MiB..=64 GiB; `min_free_kbytes` in 128..=ram/32; `unreclaimable + page_cache` must
-//!   leave at least the high watermark (1.5·min pages) free at the start.
+//!   in 64 MiB..=64 GiB; `min_free_kbytes` in 128..=ram/32; `unreclaimable + page_cache` and
+//!   the `page_pool` reserve (allocated from the zone at boot too) must leave at least the high
+//!   watermark (1.5·min pages) free at the start; the default `page_cache` is cut to fit.
 //! - An atomic stream gives exactly one of `rate` (allocations per second: `500/s`, or a plain
 //!   number) and `bandwidth` (divided by `buffer`); `buffer` without `bandwidth` is refused.
 //!   `orders` weights are normalised to sum 1 and stored by order, trailing zero orders dropped;
@@ -1315,18 +1317,43 @@ fn memory(c: &Checker, m: &RawMemory, here: Location) -> Result<MemoryConfig, Er
         None => ram / 2 / PAGE * PAGE,
     };
     let high_bytes = marks.high * PAGE;
-    // The largest unreclaimable amount that leaves `high` free with no page cache at all.
-    let max_unreclaimable = ram.saturating_sub(high_bytes);
+    // dm-crypt's page_pool reserve is allocated from the zone at boot too (its range is
+    // checked below, with the other counts).
+    let pool_bytes = val(&m.page_pool).map_or(32, u64::from).saturating_mul(PAGE);
+    let room = ram.saturating_sub(high_bytes);
+    if pool_bytes > room {
+        return Err(c.err(
+            ErrorKind::Conflict,
+            loc(&m.page_pool),
+            "memory.page_pool",
+            format!(
+                "a reserve of {} pages leaves less than the high watermark ({} pages) free in \
+                 {} of ram",
+                pool_bytes / PAGE,
+                marks.high,
+                format_bytes(ram)
+            ),
+            format!(
+                "at most {} pages; dm-crypt's own reserve is 32 (MIN_POOL_PAGES)",
+                room / PAGE
+            ),
+        ));
+    }
+    // The largest unreclaimable amount that leaves `high` free with the page_pool reserve and
+    // no page cache at all.
+    let max_unreclaimable = room - pool_bytes;
     if unreclaimable > max_unreclaimable {
         return Err(c.err(
             ErrorKind::Conflict,
             loc(&m.unreclaimable),
             "memory.unreclaimable",
             format!(
-                "{} of {} ram leaves less than the high watermark ({} pages) free",
+                "{} of {} ram leaves less than the high watermark ({} pages) free beside the \
+                 page_pool reserve ({} pages)",
                 format_bytes(unreclaimable),
                 format_bytes(ram),
-                marks.high
+                marks.high,
+                pool_bytes / PAGE
             ),
             format!(
                 "at most {} ({} bytes); the zone must start above its high watermark",
@@ -1367,10 +1394,11 @@ fn memory(c: &Checker, m: &RawMemory, here: Location) -> Result<MemoryConfig, Er
                     "memory.page_cache",
                     format!(
                         "{} of cache plus {} unreclaimable leaves less than the high watermark \
-                         ({} pages) free in {} of ram",
+                         ({} pages) free beside the page_pool reserve ({} pages) in {} of ram",
                         format_bytes(s.value.0),
                         format_bytes(unreclaimable),
                         marks.high,
+                        pool_bytes / PAGE,
                         format_bytes(ram)
                     ),
                     format!(
@@ -1383,9 +1411,11 @@ fn memory(c: &Checker, m: &RawMemory, here: Location) -> Result<MemoryConfig, Er
         }
         // Start with free = 16·min pages (16·min_free_kbytes KiB): well above high, so the
         // run begins quiet and pressure builds from the workloads.
+        // Never so much that the reserve would leave less than `high` free.
         None => ram
             .saturating_sub(unreclaimable)
-            .saturating_sub(DEFAULT_FREE_MINS * marks.min * PAGE),
+            .saturating_sub(DEFAULT_FREE_MINS * marks.min * PAGE)
+            .min(max_unreclaimable - unreclaimable),
     };
     let coalesce = match &m.coalesce {
         None => 0.5,
@@ -2439,6 +2469,24 @@ fn workload(
                 b => b,
             };
             let chunk = request_size(&w.chunk, "chunk", MAX_REQUEST_BYTES)?;
+            if !chunk.is_multiple_of(PAGE) {
+                // The flusher writes page-cache pages: a part-page chunk would move bytes to
+                // writeback without moving any page (torture seed 3).
+                return Err(c.err(
+                    ErrorKind::BadValue,
+                    loc(&w.chunk),
+                    &p("chunk"),
+                    format!(
+                        "must be a whole number of 4KiB pages, got {}",
+                        format_bytes(chunk)
+                    ),
+                    format!(
+                        "writeback writes whole page-cache pages: 4KiB, 64KiB, 512KiB, or {} \
+                         rounded up",
+                        format_bytes(chunk.div_ceil(PAGE) * PAGE)
+                    ),
+                ));
+            }
             let background = val(&w.background).map(|s| s.0).unwrap_or(0);
             let dirty_limit = val(&w.dirty_limit).map(|s| s.0).unwrap_or(64 << 20);
             if dirty_limit < chunk {
@@ -2780,6 +2828,26 @@ mod tests {
         let e =
             err("device: { kind: nvme }\nworkloads:\n  - kind: buffered-writer\n    rate: 10/s\n");
         assert!(e.message().contains("bandwidth"), "{e}");
+    }
+
+    /// Torture seed 3: a 512-byte writeback chunk moved bytes to writeback without moving any
+    /// page, and the run broke its dirty-page conservation law. Chunks are whole pages now.
+    #[test]
+    fn a_writeback_chunk_is_whole_pages() {
+        let writer = |chunk: &str| {
+            format!(
+                "device: {{ kind: nvme }}\nmemory: {{ ram: 256MiB }}\nworkloads:\n  - \
+                 {{ kind: buffered-writer, rate: 6MB/s, chunk: {chunk}, dirty_limit: 11303 }}\n"
+            )
+        };
+        let e = err(&writer("0.5KiB"));
+        assert_eq!(e.kind(), ErrorKind::BadValue);
+        assert_eq!(e.path(), Some("workloads[0].chunk"));
+        assert!(e.message().contains("whole number of 4KiB pages"), "{e}");
+        assert!(e.hint().unwrap_or("").contains("4KiB rounded up"), "{e}");
+        let e = err(&writer("6k"));
+        assert!(e.hint().unwrap_or("").contains("8KiB rounded up"), "{e}");
+        ok(&writer("8k"));
     }
 
     #[test]
@@ -3165,9 +3233,9 @@ mod tests {
 
     #[test]
     fn the_start_must_leave_high_free_and_the_hint_gives_the_largest_value() {
-        // high = 1448 + 724 = 2172 pages.
+        // high = 1448 + 724 = 2172 pages, and the page_pool reserve takes 32 more.
         let high = 2172 * 4096u64;
-        let max_unrecl = (2u64 << 30) - high;
+        let max_unrecl = (2u64 << 30) - high - 32 * 4096;
         let e = err(&format!("{MEM}  unreclaimable: {}\n", max_unrecl + 4096));
         assert_eq!(e.kind(), ErrorKind::Conflict);
         assert_eq!(place(&e), (Some(6), Some(18), Some("memory.unreclaimable")));
@@ -3188,7 +3256,52 @@ mod tests {
             "{e}"
         );
         let m = mem(&format!("  page_cache: {max_cache}\n"));
-        assert_eq!((m.ram - m.unreclaimable - m.page_cache) / 4096, 2172);
+        assert_eq!((m.ram - m.unreclaimable - m.page_cache) / 4096, 2172 + 32);
+    }
+
+    /// Torture seed 101511: cache and unreclaimable memory left exactly `high` free, then the
+    /// model allocated a page_pool of 244 pages from it at boot and panicked ("zone too small
+    /// for its initial page cache"). The reserve now counts in the layout, and every layout
+    /// the loader accepts boots.
+    #[test]
+    fn the_page_pool_counts_in_the_starting_layout() {
+        let run = |memory: &str| {
+            let text = format!(
+                "duration: 20ms\ndevice: {{ kind: nvme }}\nworkloads:\n  - {{ kind: \
+                 buffered-writer, rate: 89MB/s }}\nmemory:\n{memory}"
+            );
+            let sc = ok(&text);
+            let info = crate::model::policy::find("fifo").unwrap();
+            let r = crate::model::run_policy(&sc, info);
+            assert!(r.violations.is_empty(), "{:?}", r.violations);
+            sc.memory.unwrap()
+        };
+        // ram 2 GiB, min_free_kbytes 152: min 38, high 57 pages.
+        let seed_101511 = "  ram: 2048M\n  min_free_kbytes: 152\n  unreclaimable: 1256960k\n  \
+                           page_cache: 860123136\n  page_pool: 244\n";
+        let e = err(&format!(
+            "device: {{ kind: nvme }}\nworkloads:\n  - kind: fio\nmemory:\n{seed_101511}"
+        ));
+        assert_eq!(e.path(), Some("memory.page_cache"));
+        assert!(e.message().contains("page_pool reserve (244 pages)"), "{e}");
+        let fits = seed_101511.replace("860123136", &(860123136 - 244 * 4096).to_string());
+        let m = run(&fits);
+        assert_eq!((m.ram - m.unreclaimable - m.page_cache) / 4096, 57 + 244);
+        // A large reserve cuts the default cache instead of overrunning the zone.
+        // 64 MiB: 16384 pages, min_free_kbytes 1024, min 256, high 384; unreclaimable 8192.
+        let m = run("  ram: 64MiB\n  page_pool: 7000\n");
+        assert_eq!(m.page_cache / 4096, 16384 - 384 - 7000 - 8192);
+        assert_eq!((m.ram - m.unreclaimable - m.page_cache) / 4096, 384 + 7000);
+        // A reserve larger than the zone is refused where it is written.
+        let e = err(
+            "device: { kind: nvme }\nworkloads:\n  - kind: fio\nmemory:\n  ram: 64MiB\n  \
+             page_pool: 1000000\n",
+        );
+        assert_eq!(e.path(), Some("memory.page_pool"));
+        assert!(
+            e.hint().unwrap_or("").contains("at most 16000 pages"),
+            "{e}"
+        );
     }
 
     #[test]
