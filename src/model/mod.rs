@@ -102,8 +102,9 @@ pub fn run_replication_with(
     run_replication_until(sc, info, replication, rec, None)
 }
 
-/// Work units run between two looks at the wall clock: a few milliseconds of simulation.
-const SLICE_WORK: u64 = 1 << 18;
+/// Work units run between two looks at the wall clock under a deadline: a few milliseconds of
+/// simulation.
+pub const SLICE_WORK: u64 = 1 << 18;
 
 /// [`run_replication_with`] with a wall-clock safety valve: past `deadline` the run stops at
 /// its next slice of [`SLICE_WORK`] units and ends as [`observe::RunEnd::TimeLimit`]. The
