@@ -1303,10 +1303,17 @@ fn workloads_problem(ws: &[Workload], capacity: Option<u64>) -> Option<String> {
     }
     let mut cursor = 0u64;
     let mut names: Vec<String> = Vec::new();
+    let mut in_flight = 0u64;
     for (i, w) in ws.iter().enumerate() {
         let Some(kind) = w.kind else {
             return Some("workload without kind".into());
         };
+        if kind == WK::Fio {
+            in_flight += u64::from(w.iodepth.unwrap_or(1)) * u64::from(w.numjobs.unwrap_or(1));
+            if in_flight > crate::scenario::MAX_IN_FLIGHT {
+                return Some(format!("{in_flight} fio I/Os in flight"));
+            }
+        }
         let default_name = match kind {
             WK::Fio => format!("fio{i}"),
             WK::Gitk => format!("gitk{i}"),
