@@ -348,22 +348,13 @@ fn plot_cmd(args: &PlotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         message: format!("cannot read {shown}: {e}"),
         hint: hint.clone(),
     })?;
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| UsageError {
-        message: format!("{shown}:{}:{}: not JSON: {e}", e.line(), e.column()),
-        hint: hint.clone(),
+    let data = crate::plot::data::from_results_json(&text).map_err(|e| UsageError {
+        message: e.in_file(&shown.to_string()),
+        hint: match e {
+            crate::plot::data::DecodeError::Shape(_) => format!("{hint} with this version of qsim"),
+            _ => hint.clone(),
+        },
     })?;
-    let plots = v
-        .get("qsim")
-        .and_then(|q| q.get("plots"))
-        .ok_or_else(|| UsageError {
-            message: format!("{shown}: no `qsim.plots` object (fio's own JSON has none)"),
-            hint: hint.clone(),
-        })?;
-    let data: crate::plot::data::PlotData =
-        serde_json::from_value(plots.clone()).map_err(|e| UsageError {
-            message: format!("{shown}: `qsim.plots` is not qsim's plot data: {e}"),
-            hint: format!("{hint} with this version of qsim"),
-        })?;
     let dir = plots_dir(args.plots.as_deref(), &data.scenario);
     let files = crate::plot::render_all(&data, &dir)?;
     for f in files {

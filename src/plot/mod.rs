@@ -110,7 +110,7 @@ fn plan(data: &PlotData) -> Vec<Planned> {
             kind: Kind::Failures,
         });
     }
-    let mut taken: Vec<String> = out.iter().map(|p| p.name.clone()).collect();
+    let mut taken: std::collections::HashSet<String> = out.iter().map(|p| p.name.clone()).collect();
     for (i, run) in data.runs.iter().enumerate() {
         if run.timeline.is_none() {
             continue;
@@ -122,7 +122,7 @@ fn plan(data: &PlotData) -> Vec<Planned> {
             name = format!("{base}-{k}");
             k += 1;
         }
-        taken.push(name.clone());
+        taken.insert(name.clone());
         out.push(Planned {
             name,
             kind: Kind::Timeline(i),
@@ -134,7 +134,8 @@ fn plan(data: &PlotData) -> Vec<Planned> {
 /// A run label as a file-name part: `/` and white space become `_`, `+` becomes `plus`
 /// (`+kswapd-stay-awake` → `plus-kswapd-stay-awake`, `2.6.30/split` → `2.6.30_split`), any
 /// other character outside `[A-Za-z0-9._-]` becomes `_`, runs of separators collapse and
-/// none lead or trail. An empty result becomes `run<i>`.
+/// none lead or trail. An empty result becomes `run<i>`; one longer than [`MAX_FILE_LABEL`]
+/// bytes keeps its first 47 and adds `-` and 16 hex digits of a hash of the whole label.
 pub fn file_label(label: &str, i: usize) -> String {
     let mut raw = String::new();
     for c in label.chars() {
@@ -153,12 +154,28 @@ pub fn file_label(label: &str, i: usize) -> String {
         }
         out.push(c);
     }
-    let out = out.trim_matches(['-', '_', '.']).to_string();
+    let out = out.trim_matches(['-', '_', '.']);
     if out.is_empty() {
-        format!("run{i}")
-    } else {
-        out
+        return format!("run{i}");
     }
+    if out.len() <= MAX_FILE_LABEL {
+        return out.to_string();
+    }
+    // Long: a prefix plus a hash of the whole label, so two labels sharing the prefix still
+    // get different names. `out` is ASCII, so any byte index is a character boundary.
+    let keep = out[..MAX_FILE_LABEL - 17].trim_end_matches(['-', '_', '.']);
+    format!("{keep}-{:016x}", fnv1a(label.as_bytes()))
+}
+
+/// Longest [`file_label`], bytes (a file name may have 255).
+pub const MAX_FILE_LABEL: usize = 64;
+
+/// FNV-1a, 64 bit: a stable hash for long labels' file names (the same label gives the same
+/// name on every machine and in every version).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// The file stems `data` yields, in order: `percentiles`, `cdf`, `stages`, `failures`
@@ -195,6 +212,32 @@ pub fn render_all(data: &PlotData, dir: &Path) -> Result<Vec<PathBuf>, PlotError
         out.push(svg);
     }
     Ok(out)
+}
+
+/// Draws every plot of `data` in memory, as [`render_all`] would but writing no file: each
+/// into a [`WIDTH`] × [`HEIGHT`] RGB buffer and into an SVG string. Returns the SVG text's
+/// total length. The fuzzer and the tests use it to run the drawing code on any data that
+/// [`data::from_results_json`] accepts.
+pub fn draw_in_memory(data: &PlotData) -> Result<usize, PlotError> {
+    let mut pixels = vec![0u8; WIDTH as usize * HEIGHT as usize * 3];
+    let mut svg_len = 0;
+    for p in plan(data) {
+        let path = PathBuf::from(&p.name);
+        fonts(&path)?;
+        {
+            let root = BitMapBackend::with_buffer(&mut pixels, (WIDTH, HEIGHT)).into_drawing_area();
+            draw(&root, data, p.kind).map_err(|e| draw_err(&path, e))?;
+            root.present().map_err(|e| draw_err(&path, e))?;
+        }
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+            draw(&root, data, p.kind).map_err(|e| draw_err(&path, e))?;
+            root.present().map_err(|e| draw_err(&path, e))?;
+        }
+        svg_len += svg.len();
+    }
+    Ok(svg_len)
 }
 
 /// Draws plot `kind` on `root`.

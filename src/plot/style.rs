@@ -175,24 +175,43 @@ pub(super) fn text_width<DB: DrawingBackend>(
     Ok(root.estimate_text_size(text, style)?.0 as i32)
 }
 
-/// `text` cut with an ellipsis to at most `max` px wide.
+/// Longest text, in characters, any plot measures or draws: a label from a results file may
+/// be tens of thousands of characters long, and no page is wider than this many.
+pub(super) const MAX_TEXT_CHARS: usize = 200;
+
+/// `s` cut to at most `max` characters, the last of them an ellipsis when anything was cut.
+pub(super) fn clip_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max.saturating_sub(1)) {
+        Some((at, _)) if s[at..].chars().nth(1).is_some() => format!("{}…", &s[..at]),
+        _ => s.to_string(),
+    }
+}
+
+/// `text` cut with an ellipsis to at most `max` px wide (and [`MAX_TEXT_CHARS`]
+/// characters). The cut is found by bisection, so a long label costs a few measurements.
 pub(super) fn fit_text<DB: DrawingBackend>(
     root: &DrawingArea<DB, plotters::coord::Shift>,
     text: &str,
     style: &TextStyle,
     max: i32,
 ) -> Drawn<String, DB> {
-    if text_width(root, text, style)? <= max {
-        return Ok(text.to_string());
+    let text = clip_chars(text, MAX_TEXT_CHARS);
+    if text_width(root, &text, style)? <= max {
+        return Ok(text);
     }
     let chars: Vec<char> = text.chars().collect();
-    for keep in (1..chars.len()).rev() {
-        let cut: String = chars[..keep].iter().collect::<String>() + "…";
-        if text_width(root, &cut, style)? <= max {
-            return Ok(cut);
+    let cut = |keep: usize| chars[..keep].iter().collect::<String>() + "…";
+    // The widest prefix that fits: `lo` fits (0 always counts as fitting), `hi` does not.
+    let (mut lo, mut hi) = (0, chars.len());
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if text_width(root, &cut(mid), style)? <= max {
+            lo = mid;
+        } else {
+            hi = mid;
         }
     }
-    Ok("…".to_string())
+    Ok(cut(lo))
 }
 
 /// Draws `text` at pixel `(x, y)` of the root area.
@@ -202,7 +221,11 @@ pub(super) fn text<DB: DrawingBackend>(
     (x, y): (i32, i32),
     style: &TextStyle,
 ) -> Drawn<(), DB> {
-    root.draw(&Text::new(s.to_string(), (x, y), style.clone()))
+    root.draw(&Text::new(
+        clip_chars(s, MAX_TEXT_CHARS),
+        (x, y),
+        style.clone(),
+    ))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -220,7 +243,7 @@ pub(super) fn frame<DB: DrawingBackend>(
     root.fill(&WHITE)?;
     let (w, h) = root.dim_in_pixel();
     let (w, h) = (w as i32, h as i32);
-    let title = format!("{}: {}", data.scenario, what);
+    let title = clip_chars(&format!("{}: {}", data.scenario, what), MAX_TEXT_CHARS);
     let mut px = TITLE_PX;
     let mut style = bold(px, INK, HPos::Center, VPos::Center);
     while px > 18.0 && text_width(root, &title, &style)? > w - 2 * SIDE {
@@ -666,8 +689,11 @@ pub(super) fn log_axis(min: f64, max: f64) -> (f64, f64, Ticks) {
 /// ticks at multiples of the step, unlabelled ones halfway; returns the first tick at or
 /// above `hi` (where an axis starting at 0 should end) and the ticks up to it.
 pub(super) fn linear_axis(lo: f64, hi: f64, target: usize) -> (f64, Ticks) {
-    let hi = if hi > lo { hi } else { lo + 1.0 };
-    let raw = (hi - lo) / target.max(1) as f64;
+    let target = target.max(1);
+    // A range too narrow for a normal step (or not finite) gets a unit one.
+    let narrow = |hi: f64| !((hi - lo) / target as f64).is_normal();
+    let hi = if hi > lo && !narrow(hi) { hi } else { lo + 1.0 };
+    let raw = (hi - lo) / target as f64;
     let mag = 10f64.powf(raw.log10().floor());
     let step = [1.0, 2.0, 2.5, 5.0, 10.0]
         .iter()
@@ -676,6 +702,16 @@ pub(super) fn linear_axis(lo: f64, hi: f64, target: usize) -> (f64, Ticks) {
         .unwrap_or(10.0 * mag);
     let first = (lo / step - 1e-9).ceil() as i64;
     let last = (hi / step - 1e-9).ceil() as i64;
+    // Far from 0 the step may be below the values' precision: then no ticks, only the range.
+    if !(0..=4 * target as i64 + 4).contains(&last.saturating_sub(first)) {
+        return (
+            hi,
+            Ticks {
+                major: vec![lo, hi],
+                minor: Vec::new(),
+            },
+        );
+    }
     let major: Vec<f64> = (first..=last).map(|k| k as f64 * step).collect();
     let minor = (first - 1..=last)
         .map(|k| (k as f64 + 0.5) * step)
@@ -835,7 +871,11 @@ impl Ranged for Axis {
             return (limit.0 + limit.1) / 2;
         }
         let share = (v - self.lo) / (self.hi - self.lo);
-        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
+        // Far outside the range (data off the axis) stays a bounded distance away, so pixel
+        // arithmetic cannot overflow and rasterising cannot run away.
+        let reach = f64::from((limit.1 - limit.0).abs()) * 4.0 + 64.0;
+        let off = (share * f64::from(limit.1 - limit.0)).clamp(-reach, reach);
+        limit.0 + off.round() as i32
     }
 
     fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
