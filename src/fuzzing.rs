@@ -142,6 +142,17 @@ mod tests {
     }
 
     #[test]
+    fn the_plot_json_seeds_are_accepted_plot_data() {
+        // So the fuzzer starts from data that is drawn, and mutates outward.
+        for p in inputs("seeds", "plot_json") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let data = crate::plot::data::from_results_json(&text)
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            assert!(data.runs.iter().any(|r| r.timeline.is_some()));
+        }
+    }
+
+    #[test]
     fn the_shipped_scenarios_load_through_the_scenario_entry_point() {
         // The seeds are the shipped files: each must load, so the fuzzer starts from valid
         // scenarios and mutates outward.

@@ -201,13 +201,27 @@ impl Spread {
 }
 
 impl PlotData {
-    /// Checks every value the plots use: finite numbers where numbers are drawn, percentiles
+    /// Checks every value the plots use: a scenario name that is a plain file name (issue 11,
+    /// case 3: `qsim plot` makes `plots/<scenario>/`), finite numbers where numbers are drawn, percentiles
     /// in `[0, 100)`, histogram bins in ascending order, timeline series as long as their grid
     /// and state rows as long as the state names (the recorder's invariants), and counts
     /// bounded by [`MAX_RUNS`], [`MAX_STAGES`], [`MAX_BUCKETS`] and [`MAX_SERIES`]. qsim's own
     /// exports always pass.
     pub fn check(&self) -> Result<(), DecodeError> {
         const AT: &str = "qsim.plots";
+        // `qsim plot` names its default directory after the scenario (plots/<scenario>/).
+        let name = self.scenario.as_str();
+        need(
+            !name.is_empty()
+                && name.len() <= 255
+                && name != "."
+                && name != ".."
+                && !name.contains(['/', '\\'])
+                && !name.chars().any(char::is_control),
+            || format!("{AT}.scenario"),
+            "must be a plain file name (no `/`, not `.` or `..`, no control characters, at \
+             most 255 bytes): qsim plot names its default directory after it",
+        )?;
         at_most(self.runs.len(), MAX_RUNS, || format!("{AT}.runs"))?;
         let mut stages = std::collections::HashSet::new();
         for (i, r) in self.runs.iter().enumerate() {
@@ -463,6 +477,20 @@ mod tests {
             invalid_field(&run(bins)),
             "qsim.plots.runs[0].read_clat_bins[1]"
         );
+    }
+
+    #[test]
+    fn a_scenario_name_that_is_a_path_is_refused() {
+        // Issue 11, case 3 (qsim plot): the default directory is plots/<scenario>/.
+        // As JSON string contents: `a\\b` is a\b, `x\u0001` holds a control character.
+        for bad in ["../..", "/abs/dir", "a/b", "..", "", r"a\\b", r"x\u0001"] {
+            let text = format!(
+                r#"{{"qsim": {{"plots": {{"scenario": "{bad}", "seed": 1, "replications": 1, "runs": []}}}}}}"#
+            );
+            assert_eq!(invalid_field(&text), "qsim.plots.scenario", "{bad:?}");
+        }
+        let ok = r#"{"qsim": {"plots": {"scenario": "two-queue", "seed": 1, "replications": 1, "runs": []}}}"#;
+        assert!(from_results_json(ok).is_ok());
     }
 
     #[test]
