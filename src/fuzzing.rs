@@ -9,6 +9,7 @@
 //! | [`scenario`] | the scenario loader ([`crate::scenario::load_str`]), then `qsim check`'s description |
 //! | [`set`] | `--set` ([`crate::scenario::set_document`], [`crate::scenario::load_str_with_overrides`]) |
 //! | [`plot_json`] | `qsim plot`'s reader ([`crate::plot::data::from_results_json`]) and, when it accepts the data, every plot drawn in memory |
+//! | [`plot_data`] | the drawing code alone, on plot data built from the bytes (see there) |
 //!
 //! The same functions replay the seed corpus and every kept finding in `cargo test` (this
 //! module's tests read `fuzz/seeds/<target>/` and `fuzz/regressions/<target>/`), so a crash
@@ -80,6 +81,202 @@ pub fn plot_json(data: &[u8]) {
     }
 }
 
+/// Builds [`PlotData`](crate::plot::data::PlotData) straight from `data` (a small
+/// interpreter: each byte picks a length, a name from the ones the plots look for, or a
+/// number from a table of awkward values) and, when [`check`](crate::plot::data::PlotData::check)
+/// accepts it, draws every plot in memory. A byte-level fuzzer rarely mutates JSON into
+/// another well-formed timeline; this reaches the drawing code with odd but valid data at
+/// once: empty and one-bucket grids, grids far from 0, huge and tiny numbers, many series.
+pub fn plot_data(data: &[u8]) {
+    let d = Bytes(data).plot_data();
+    if d.check().is_ok()
+        && let Err(e) = crate::plot::draw_in_memory(&d)
+    {
+        panic!("accepted plot data failed to draw: {e}");
+    }
+}
+
+/// A reader of fuzz bytes that yields 0 once they run out.
+struct Bytes<'a>(&'a [u8]);
+
+impl Bytes<'_> {
+    fn u8(&mut self) -> u8 {
+        let Some((&b, rest)) = self.0.split_first() else {
+            return 0;
+        };
+        self.0 = rest;
+        b
+    }
+
+    fn u64(&mut self) -> u64 {
+        (0..8).fold(0, |a, _| a << 8 | u64::from(self.u8()))
+    }
+
+    /// A length up to `max`.
+    fn len(&mut self, max: usize) -> usize {
+        usize::from(self.u8()) % (max + 1)
+    }
+
+    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+        from[usize::from(self.u8()) % from.len()]
+    }
+
+    /// An awkward number (finite unless `nan` and the byte says so).
+    fn f64(&mut self, nan: bool) -> f64 {
+        const V: [f64; 16] = [
+            0.0,
+            -0.0,
+            1.0,
+            0.5,
+            7.0,
+            1e-320,
+            1e-300,
+            1e300,
+            f64::MAX,
+            -1.0,
+            2.5e6,
+            1e9,
+            123_456.789,
+            4e18,
+            f64::MIN_POSITIVE,
+            -1e300,
+        ];
+        match self.u8() {
+            b @ 0..=199 => V[usize::from(b) % V.len()] * f64::from(1 + b / 16),
+            200..=219 if nan => f64::NAN,
+            _ => {
+                let v = f64::from_bits(self.u64());
+                if v.is_finite() { v } else { 3.0 }
+            }
+        }
+    }
+
+    fn name(&mut self) -> String {
+        const N: [&str; 14] = [
+            "",
+            "a",
+            "free pages",
+            "crypt queue io",
+            "crypt queue kcryptd",
+            "dirty pages",
+            "writeback pages",
+            "kswapd",
+            "GFP_ATOMIC failures",
+            "high",
+            "low",
+            "min",
+            "GFP_ATOMIC floor",
+            "ü +/ x",
+        ];
+        match self.u8() {
+            255 => "w".repeat(300),
+            b => N[usize::from(b) % N.len()].to_string(),
+        }
+    }
+
+    fn spread(&mut self) -> crate::plot::data::Spread {
+        crate::plot::data::Spread {
+            mean: self.f64(false),
+            stddev: self.f64(false).abs(),
+            ci95_half: self.f64(false).abs(),
+        }
+    }
+
+    fn plot_data(&mut self) -> crate::plot::data::PlotData {
+        use crate::plot::data::*;
+        let runs = (0..self.len(6))
+            .map(|_| {
+                let label = self.name();
+                let read_percentiles = (0..self.len(12))
+                    .map(|_| PercentileBand {
+                        p: self.pick(&[50.0, 90.0, 99.0, 99.99, 0.0, 99.999_999_9, 1e-9]),
+                        ns: self.spread(),
+                    })
+                    .collect();
+                let mut ns = 0u64;
+                let read_clat_bins = (0..self.len(20))
+                    .map(|_| {
+                        ns =
+                            ns.saturating_add(1 + self.u64() % self.pick(&[10, 1 << 40, u64::MAX]));
+                        (ns, self.pick(&[0, 1, 5, 1 << 40, u64::MAX]))
+                    })
+                    .collect();
+                let read_stages = (0..self.len(8))
+                    .map(|_| (self.name(), self.f64(false)))
+                    .collect();
+                let memory = self.u8().is_multiple_of(2).then(|| MemoryPlot {
+                    failures_by_order: (0..self.len(6))
+                        .map(|_| (self.pick(&[0, 1, 3, u32::MAX]), self.spread()))
+                        .collect(),
+                    failures: self.spread(),
+                    kswapd_cwait_s: [self.spread(), self.spread()],
+                });
+                let timeline = (!self.u8().is_multiple_of(4)).then(|| self.timeline());
+                RunPlot {
+                    label,
+                    read_percentiles,
+                    read_clat_bins,
+                    read_stages,
+                    memory,
+                    timeline,
+                }
+            })
+            .collect();
+        PlotData {
+            scenario: "fuzz".to_string(),
+            seed: self.u64(),
+            replications: self.pick(&[0, 1, 2, u32::MAX]),
+            runs,
+        }
+    }
+
+    fn timeline(&mut self) -> crate::stats::series::Timeline {
+        use crate::stats::series::{Count, Gauge, Grid, Level, States, Timeline};
+        let grid = Grid {
+            start_ns: self.pick(&[0, 1_000_000_000, 1 << 60]),
+            bucket_ns: self.pick(&[1, 1000, 40_000_000, 1 << 40]),
+            buckets: 1 + self.len(63),
+        };
+        let mut t = Timeline::new(grid);
+        for _ in 0..self.len(8) {
+            let mut g = Gauge::new(&self.name(), "", &grid);
+            for b in 0..grid.buckets {
+                let (x, y) = (self.f64(true), self.f64(true));
+                if !x.is_nan() && !y.is_nan() {
+                    (g.min[b], g.max[b]) = (x.min(y), x.max(y));
+                }
+            }
+            t.gauges.push(g);
+        }
+        for _ in 0..self.len(3) {
+            let mut c = Count::new(&self.name(), &grid);
+            for n in &mut c.counts {
+                *n = self.pick(&[0, 0, 1, 5, u64::MAX]);
+            }
+            t.counts.push(c);
+        }
+        for _ in 0..self.len(2) {
+            let names: Vec<String> = (0..self.len(4)).map(|_| self.name()).collect();
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            let mut s = States::new(&self.name(), &refs, &grid);
+            let k = names.len().max(1) as u64;
+            for row in &mut s.time_ns {
+                for x in row.iter_mut() {
+                    *x = grid.bucket_ns / k * u64::from(self.u8()) / 255;
+                }
+            }
+            t.states.push(s);
+        }
+        for _ in 0..self.len(6) {
+            t.levels.push(Level {
+                name: self.name(),
+                value: self.f64(false),
+            });
+        }
+        t
+    }
+}
+
 /// What the command line does with a load's result: describe the scenario, or format the
 /// error and its exit code.
 fn outcome(r: Result<scenario::Scenario, scenario::Error>) {
@@ -139,6 +336,11 @@ mod tests {
     #[test]
     fn plot_json_seeds_and_findings_replay() {
         replay("plot_json", plot_json);
+    }
+
+    #[test]
+    fn plot_data_seeds_and_findings_replay() {
+        replay("plot_data", plot_data);
     }
 
     #[test]
