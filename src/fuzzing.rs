@@ -6,7 +6,7 @@
 //!
 //! | target | reader |
 //! |---|---|
-//! | [`scenario`] | the scenario loader ([`crate::scenario::load_str`]), then `qsim check`'s description |
+//! | [`scenario()`] | the scenario loader ([`crate::scenario::load_str`]), then `qsim check`'s description |
 //! | [`set`] | `--set` ([`crate::scenario::set_document`], [`crate::scenario::load_str_with_overrides`]) |
 //! | [`plot_json`] | `qsim plot`'s reader ([`crate::plot::data::from_results_json`]) and, when it accepts the data, every plot drawn in memory |
 //! | [`plot_data`] | the drawing code alone, on plot data built from the bytes (see there) |
@@ -142,7 +142,11 @@ impl Bytes<'_> {
             -1e300,
         ];
         match self.u8() {
-            b @ 0..=199 => V[usize::from(b) % V.len()] * f64::from(1 + b / 16),
+            b @ 0..=199 => {
+                // Scaled, but never past the largest finite number (check() refuses those).
+                let v = V[usize::from(b) % V.len()] * f64::from(1 + b / 16);
+                if v.is_finite() { v } else { f64::MAX }
+            }
             200..=219 if nan => f64::NAN,
             _ => {
                 let v = f64::from_bits(self.u64());
