@@ -952,6 +952,37 @@ mod tests {
     }
 
     #[test]
+    fn linear_axes_survive_ranges_no_step_can_divide() {
+        // A subnormal top made the step 0 and the tick range 0..=i64::MAX (never ending).
+        for (lo, hi) in [
+            (0.0, 5e-324),
+            (0.0, 1e-310),
+            (1.8e10, 1.8e10 + 1e-6),
+            (0.0, f64::MAX),
+        ] {
+            let (top, t) = linear_axis(lo, hi, 6);
+            assert!(
+                top >= hi || !top.is_finite() || top > lo,
+                "{lo}..{hi}: {top}"
+            );
+            assert!(
+                t.major.len() <= 30 && t.minor.len() <= 30,
+                "{lo}..{hi}: {t:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn far_off_values_map_near_the_plot() {
+        let a = Axis::new(0.0, 10.0, linear_axis(0.0, 10.0, 5).1);
+        assert_eq!(a.map(&5.0, (100, 200)), 150);
+        for v in [1e300, -1e300, f64::MAX] {
+            let px = a.map(&v, (100, 200));
+            assert!((-400..=700).contains(&px), "{v}: {px}");
+        }
+    }
+
+    #[test]
     fn labels_are_pushed_apart_and_kept_inside() {
         let out = spread_labels(&[100, 102, 50, 101], 18, 0, 200);
         let mut s = out.clone();
