@@ -624,14 +624,17 @@ pub(super) struct Ticks {
 
 /// A padded range `[lo, hi]` for positive values and its 1-2-5 (or decade) ticks for a
 /// log axis; the range is widened until it holds at least two labelled ticks.
+/// Values beyond `[1e-300, 1e300]` sit at its ends, so the padded range and its decades stay
+/// finite and countable.
 pub(super) fn log_axis(min: f64, max: f64) -> (f64, f64, Ticks) {
+    const LIMIT: f64 = 1e300;
     let min = if min > 0.0 && min.is_finite() {
-        min
+        min.clamp(1.0 / LIMIT, LIMIT / 10.0)
     } else {
         1.0
     };
     let max = if max.is_finite() && max > min {
-        max
+        max.min(LIMIT)
     } else {
         min * 10.0
     };
@@ -937,6 +940,21 @@ mod tests {
         }
         let (_, _, t) = log_axis(5e3, 4e7);
         assert!(t.major.contains(&1e4) && t.major.contains(&1e7));
+        // Found by the plot_data fuzzer: a subnormal minimum padded to 0 took log10 to -inf
+        // and the decade count overflowed; the largest finite maximum padded to inf.
+        for (a, b) in [
+            (5e-324, 1.0),
+            (1e-310, 1e-309),
+            (1.0, f64::MAX),
+            (5e-324, f64::MAX),
+        ] {
+            let (lo, hi, t) = log_axis(a, b);
+            assert!(
+                lo > 0.0 && hi.is_finite() && lo < hi,
+                "{a}..{b}: {lo}..{hi}"
+            );
+            assert!(t.major.len() >= 2, "{a}..{b}: {:?}", t.major);
+        }
     }
 
     #[test]
