@@ -386,29 +386,36 @@ fn plots_dir(given: Option<&std::path::Path>, scenario: &str) -> PathBuf {
     )
 }
 
+/// The largest results file `qsim plot` reads: a `--json` export of the most runs a scenario
+/// may have (256, with timelines) is about 115 MB.
+pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
+
 fn plot_cmd(args: &PlotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let shown = args.results.display();
     let hint = "give a file written by `qsim run SCENARIO --json FILE`".to_string();
-    let text = std::fs::read_to_string(&args.results).map_err(|e| UsageError {
-        message: format!("cannot read {shown}: {e}"),
+    // Capped by bytes read, not by the size the file reports (0 for /dev/zero).
+    let bytes =
+        scenario::read_capped(&args.results, MAX_RESULTS_BYTES).map_err(|e| UsageError {
+            message: format!("cannot read {shown}: {e}"),
+            hint: format!(
+                "{hint}; a results file is at most {} MiB",
+                MAX_RESULTS_BYTES >> 20
+            ),
+        })?;
+    let text = String::from_utf8(bytes).map_err(|e| UsageError {
+        message: format!(
+            "{shown}: not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ),
         hint: hint.clone(),
     })?;
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| UsageError {
-        message: format!("{shown}:{}:{}: not JSON: {e}", e.line(), e.column()),
-        hint: hint.clone(),
+    let data = crate::plot::data::from_results_json(&text).map_err(|e| UsageError {
+        message: e.in_file(&shown.to_string()),
+        hint: match e {
+            crate::plot::data::DecodeError::Shape(_) => format!("{hint} with this version of qsim"),
+            _ => hint.clone(),
+        },
     })?;
-    let plots = v
-        .get("qsim")
-        .and_then(|q| q.get("plots"))
-        .ok_or_else(|| UsageError {
-            message: format!("{shown}: no `qsim.plots` object (fio's own JSON has none)"),
-            hint: hint.clone(),
-        })?;
-    let data: crate::plot::data::PlotData =
-        serde_json::from_value(plots.clone()).map_err(|e| UsageError {
-            message: format!("{shown}: `qsim.plots` is not qsim's plot data: {e}"),
-            hint: format!("{hint} with this version of qsim"),
-        })?;
     let dir = plots_dir(args.plots.as_deref(), &data.scenario);
     crate::output::check_dir("--plots", &dir)?;
     let files = crate::plot::render_all(&data, &dir)?;
@@ -689,7 +696,9 @@ mod tests {
         assert_eq!(d("../.."), PathBuf::from("plots/scenario"));
         assert_eq!(d(""), PathBuf::from("plots/scenario"));
         let long = d(&"x".repeat(20_000));
-        assert_eq!(long.file_name().unwrap().len(), 80);
+        let other = d(&format!("{}y", "x".repeat(20_000)));
+        assert!(long.file_name().unwrap().len() <= 80, "{long:?}");
+        assert_ne!(long, other, "long names stay distinct");
         assert_eq!(
             plots_dir(Some(std::path::Path::new("../mine")), "x"),
             PathBuf::from("../mine"),

@@ -4,6 +4,7 @@ pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod experiment;
+pub mod fuzzing;
 pub mod model;
 pub mod output;
 pub mod plot;

@@ -353,3 +353,18 @@ fn run_refuses_replications_out_of_range() {
         assert!(run.stdout.is_empty());
     }
 }
+
+/// Reads are capped by bytes read, not by the size a file reports (0 for a device): issue 11
+/// saw `qsim run /dev/zero`, `qsim check /dev/urandom` and `qsim plot /dev/zero` pass 8 GiB.
+#[test]
+fn endless_special_files_are_refused_after_a_bounded_read() {
+    Run::of(&["run", "/dev/zero"])
+        .assert_bad_input()
+        .stderr_has(&["/dev/zero"]);
+    Run::of(&["check", "/dev/urandom"])
+        .assert_bad_input()
+        .stderr_has(&["/dev/urandom"]);
+    let plot = Run::of(&["plot", "/dev/zero"]);
+    plot.assert_bad_input()
+        .stderr_has(&["cannot read /dev/zero", "more than", "at most 256 MiB"]);
+}

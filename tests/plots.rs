@@ -147,3 +147,53 @@ fn qsim_plot_rejects_files_that_are_not_qsim_results() {
         .assert_bad_input()
         .stderr_has(&["cannot read /nonexistent/results.json"]);
 }
+
+/// A results file holding one run `label` with the timeline `timeline` (JSON text).
+fn results_with(label: &str, timeline: &str) -> String {
+    format!(
+        r#"{{"qsim": {{"plots": {{"scenario": "hand-made", "seed": 1, "replications": 1,
+        "runs": [{{"label": "{label}", "read_percentiles": [], "read_clat_bins": [[1000, 3]],
+        "read_stages": [["device service", 1000.0]], "memory": null,
+        "timeline": {timeline}}}]}}}}}}"#
+    )
+}
+
+#[test]
+fn qsim_plot_refuses_state_rows_without_names_instead_of_panicking() {
+    // Issue 11, case 2: empty kswapd state names panicked in the timeline (exit 101).
+    let tmp = TempDir::new();
+    let timeline = r#"{"grid": {"start_ns": 0, "bucket_ns": 1000, "buckets": 2},
+        "gauges": [], "counts": [], "levels": [],
+        "states": [{"name": "kswapd", "states": [], "time_ns": [[400, 600], [1000, 0]]}]}"#;
+    let file = tmp.file("states.json", &results_with("fifo", timeline));
+    let dir = tmp.path().join("p");
+    Run::of(&["plot", &file, "--plots", dir.to_str().unwrap()])
+        .assert_bad_input()
+        .stderr_has(&[
+            "states.json",
+            "qsim.plots.runs[0].timeline.states[0].time_ns[0]",
+            "names 0 states",
+        ]);
+    assert!(!dir.exists(), "nothing drawn");
+}
+
+#[test]
+fn qsim_plot_gives_long_labels_short_file_names() {
+    // Issue 11, case 4 (plot side): a 20k-character label became a file name too long for
+    // the file system, after a long wait.
+    let tmp = TempDir::new();
+    let timeline = r#"{"grid": {"start_ns": 0, "bucket_ns": 1000, "buckets": 2},
+        "gauges": [{"name": "crypt queue io", "unit": "requests", "min": [0, null], "max": [3, null]}],
+        "counts": [], "states": [], "levels": []}"#;
+    let label = "x".repeat(20_000);
+    let file = tmp.file("long.json", &results_with(&label, timeline));
+    let dir = tmp.path().join("p");
+    Run::of(&["plot", &file, "--plots", dir.to_str().unwrap()]).assert_ok();
+    let names = check_plots(&dir);
+    let timelines: Vec<&String> = names
+        .iter()
+        .filter(|n| n.starts_with("timeline-"))
+        .collect();
+    assert_eq!(timelines.len(), 2, "{names:?}");
+    assert!(timelines.iter().all(|n| n.len() < 100), "{timelines:?}");
+}

@@ -157,15 +157,16 @@ pub(super) fn percentiles<DB: DrawingBackend>(
 
 /// Cumulative share of reads (%) at each pooled bin midpoint (ns).
 fn cdf_points(bins: &[(u64, u64)]) -> Vec<(f64, f64)> {
-    let total: u64 = bins.iter().map(|&(_, c)| c).sum();
+    // u128: a file may hold counts whose sum does not fit in u64.
+    let total: u128 = bins.iter().map(|&(_, c)| u128::from(c)).sum();
     if total == 0 {
         return Vec::new();
     }
-    let mut acc = 0u64;
+    let mut acc = 0u128;
     bins.iter()
         .filter(|&&(ns, _)| ns > 0)
         .map(|&(ns, c)| {
-            acc += c;
+            acc += u128::from(c);
             (ns as f64, 100.0 * acc as f64 / total as f64)
         })
         .collect()

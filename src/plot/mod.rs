@@ -109,7 +109,7 @@ fn plan(data: &PlotData) -> Vec<Planned> {
             kind: Kind::Failures,
         });
     }
-    let mut taken: Vec<String> = out.iter().map(|p| p.name.clone()).collect();
+    let mut taken: std::collections::HashSet<String> = out.iter().map(|p| p.name.clone()).collect();
     for (i, run) in data.runs.iter().enumerate() {
         if run.timeline.is_none() {
             continue;
@@ -121,7 +121,7 @@ fn plan(data: &PlotData) -> Vec<Planned> {
             name = format!("{base}-{k}");
             k += 1;
         }
-        taken.push(name.clone());
+        taken.insert(name.clone());
         out.push(Planned {
             name,
             kind: Kind::Timeline(i),
@@ -133,7 +133,8 @@ fn plan(data: &PlotData) -> Vec<Planned> {
 /// A run label as a file-name part: `/` and white space become `_`, `+` becomes `plus`
 /// (`+kswapd-stay-awake` → `plus-kswapd-stay-awake`, `2.6.30/split` → `2.6.30_split`), any
 /// other character outside `[A-Za-z0-9._-]` becomes `_`, runs of separators collapse and
-/// none lead or trail. An empty result becomes `run<i>`.
+/// none lead or trail. An empty result becomes `run<i>`; one longer than [`MAX_FILE_LABEL`]
+/// bytes keeps its first 47 and adds `-` and 16 hex digits of a hash of the whole label.
 pub fn file_label(label: &str, i: usize) -> String {
     let mut raw = String::new();
     for c in label.chars() {
@@ -152,12 +153,28 @@ pub fn file_label(label: &str, i: usize) -> String {
         }
         out.push(c);
     }
-    let out = out.trim_matches(['-', '_', '.']).to_string();
+    let out = out.trim_matches(['-', '_', '.']);
     if out.is_empty() {
-        format!("run{i}")
-    } else {
-        out
+        return format!("run{i}");
     }
+    if out.len() <= MAX_FILE_LABEL {
+        return out.to_string();
+    }
+    // Long: a prefix plus a hash of the whole label, so two labels sharing the prefix still
+    // get different names. `out` is ASCII, so any byte index is a character boundary.
+    let keep = out[..MAX_FILE_LABEL - 17].trim_end_matches(['-', '_', '.']);
+    format!("{keep}-{:016x}", fnv1a(label.as_bytes()))
+}
+
+/// Longest [`file_label`], bytes (a file name may have 255).
+pub const MAX_FILE_LABEL: usize = 64;
+
+/// FNV-1a, 64 bit: a stable hash for long labels' file names (the same label gives the same
+/// name on every machine and in every version).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// The directory name `--plots` uses for a scenario called `name` (under `plots/`): its
@@ -220,6 +237,20 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), PlotError> {
     })
 }
 
+/// Draws every plot of `data` in memory, as [`render_all`] would but writing no file: each
+/// into a [`WIDTH`] × [`HEIGHT`] RGB buffer (not encoded) and into an SVG string. Returns the
+/// SVG text's total length. The fuzzer and the tests use it to run the drawing code on any
+/// data that [`data::from_results_json`] accepts.
+pub fn draw_in_memory(data: &PlotData) -> Result<usize, PlotError> {
+    let mut svg_len = 0;
+    for p in plan(data) {
+        let path = PathBuf::from(&p.name);
+        draw_rgb(data, p.kind, &path)?;
+        svg_len += render_svg(data, p.kind, &path)?.len();
+    }
+    Ok(svg_len)
+}
+
 /// Draws plot `kind` on `root`.
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -252,8 +283,8 @@ fn draw_err(path: &Path, e: impl std::fmt::Display) -> PlotError {
     }
 }
 
-/// Plot `kind` as PNG bytes (`path` only names it in errors).
-fn render_png(data: &PlotData, kind: Kind, path: &Path) -> Result<Vec<u8>, PlotError> {
+/// Plot `kind` as raw RGB pixels (`path` only names it in errors).
+fn draw_rgb(data: &PlotData, kind: Kind, path: &Path) -> Result<Vec<u8>, PlotError> {
     fonts(path)?;
     let mut rgb = vec![0u8; WIDTH as usize * HEIGHT as usize * 3];
     {
@@ -261,6 +292,12 @@ fn render_png(data: &PlotData, kind: Kind, path: &Path) -> Result<Vec<u8>, PlotE
         draw(&root, data, kind).map_err(|e| draw_err(path, e))?;
         root.present().map_err(|e| draw_err(path, e))?;
     }
+    Ok(rgb)
+}
+
+/// Plot `kind` as PNG bytes (`path` only names it in errors).
+fn render_png(data: &PlotData, kind: Kind, path: &Path) -> Result<Vec<u8>, PlotError> {
+    let rgb = draw_rgb(data, kind, path)?;
     let mut png = Vec::new();
     image::ImageEncoder::write_image(
         image::codecs::png::PngEncoder::new(&mut png),

@@ -175,24 +175,43 @@ pub(super) fn text_width<DB: DrawingBackend>(
     Ok(root.estimate_text_size(text, style)?.0 as i32)
 }
 
-/// `text` cut with an ellipsis to at most `max` px wide.
+/// Longest text, in characters, any plot measures or draws: a label from a results file may
+/// be tens of thousands of characters long, and no page is wider than this many.
+pub(super) const MAX_TEXT_CHARS: usize = 200;
+
+/// `s` cut to at most `max` characters, the last of them an ellipsis when anything was cut.
+pub(super) fn clip_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max.saturating_sub(1)) {
+        Some((at, _)) if s[at..].chars().nth(1).is_some() => format!("{}…", &s[..at]),
+        _ => s.to_string(),
+    }
+}
+
+/// `text` cut with an ellipsis to at most `max` px wide (and [`MAX_TEXT_CHARS`]
+/// characters). The cut is found by bisection, so a long label costs a few measurements.
 pub(super) fn fit_text<DB: DrawingBackend>(
     root: &DrawingArea<DB, plotters::coord::Shift>,
     text: &str,
     style: &TextStyle,
     max: i32,
 ) -> Drawn<String, DB> {
-    if text_width(root, text, style)? <= max {
-        return Ok(text.to_string());
+    let text = clip_chars(text, MAX_TEXT_CHARS);
+    if text_width(root, &text, style)? <= max {
+        return Ok(text);
     }
     let chars: Vec<char> = text.chars().collect();
-    for keep in (1..chars.len()).rev() {
-        let cut: String = chars[..keep].iter().collect::<String>() + "…";
-        if text_width(root, &cut, style)? <= max {
-            return Ok(cut);
+    let cut = |keep: usize| chars[..keep].iter().collect::<String>() + "…";
+    // The widest prefix that fits: `lo` fits (0 always counts as fitting), `hi` does not.
+    let (mut lo, mut hi) = (0, chars.len());
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if text_width(root, &cut(mid), style)? <= max {
+            lo = mid;
+        } else {
+            hi = mid;
         }
     }
-    Ok("…".to_string())
+    Ok(cut(lo))
 }
 
 /// Draws `text` at pixel `(x, y)` of the root area.
@@ -202,7 +221,11 @@ pub(super) fn text<DB: DrawingBackend>(
     (x, y): (i32, i32),
     style: &TextStyle,
 ) -> Drawn<(), DB> {
-    root.draw(&Text::new(s.to_string(), (x, y), style.clone()))
+    root.draw(&Text::new(
+        clip_chars(s, MAX_TEXT_CHARS),
+        (x, y),
+        style.clone(),
+    ))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -220,7 +243,7 @@ pub(super) fn frame<DB: DrawingBackend>(
     root.fill(&WHITE)?;
     let (w, h) = root.dim_in_pixel();
     let (w, h) = (w as i32, h as i32);
-    let title = format!("{}: {}", data.scenario, what);
+    let title = clip_chars(&format!("{}: {}", data.scenario, what), MAX_TEXT_CHARS);
     let mut px = TITLE_PX;
     let mut style = bold(px, INK, HPos::Center, VPos::Center);
     while px > 18.0 && text_width(root, &title, &style)? > w - 2 * SIDE {
@@ -601,14 +624,17 @@ pub(super) struct Ticks {
 
 /// A padded range `[lo, hi]` for positive values and its 1-2-5 (or decade) ticks for a
 /// log axis; the range is widened until it holds at least two labelled ticks.
+/// Values beyond `[1e-300, 1e300]` sit at its ends, so the padded range and its decades stay
+/// finite and countable.
 pub(super) fn log_axis(min: f64, max: f64) -> (f64, f64, Ticks) {
+    const LIMIT: f64 = 1e300;
     let min = if min > 0.0 && min.is_finite() {
-        min
+        min.clamp(1.0 / LIMIT, LIMIT / 10.0)
     } else {
         1.0
     };
     let max = if max.is_finite() && max > min {
-        max
+        max.min(LIMIT)
     } else {
         min * 10.0
     };
@@ -666,8 +692,11 @@ pub(super) fn log_axis(min: f64, max: f64) -> (f64, f64, Ticks) {
 /// ticks at multiples of the step, unlabelled ones halfway; returns the first tick at or
 /// above `hi` (where an axis starting at 0 should end) and the ticks up to it.
 pub(super) fn linear_axis(lo: f64, hi: f64, target: usize) -> (f64, Ticks) {
-    let hi = if hi > lo { hi } else { lo + 1.0 };
-    let raw = (hi - lo) / target.max(1) as f64;
+    let target = target.max(1);
+    // A range too narrow for a normal step (or not finite) gets a unit one.
+    let narrow = |hi: f64| !((hi - lo) / target as f64).is_normal();
+    let hi = if hi > lo && !narrow(hi) { hi } else { lo + 1.0 };
+    let raw = (hi - lo) / target as f64;
     let mag = 10f64.powf(raw.log10().floor());
     let step = [1.0, 2.0, 2.5, 5.0, 10.0]
         .iter()
@@ -676,6 +705,16 @@ pub(super) fn linear_axis(lo: f64, hi: f64, target: usize) -> (f64, Ticks) {
         .unwrap_or(10.0 * mag);
     let first = (lo / step - 1e-9).ceil() as i64;
     let last = (hi / step - 1e-9).ceil() as i64;
+    // Far from 0 the step may be below the values' precision: then no ticks, only the range.
+    if !(0..=4 * target as i64 + 4).contains(&last.saturating_sub(first)) {
+        return (
+            hi,
+            Ticks {
+                major: vec![lo, hi],
+                minor: Vec::new(),
+            },
+        );
+    }
     let major: Vec<f64> = (first..=last).map(|k| k as f64 * step).collect();
     let minor = (first - 1..=last)
         .map(|k| (k as f64 + 0.5) * step)
@@ -835,7 +874,11 @@ impl Ranged for Axis {
             return (limit.0 + limit.1) / 2;
         }
         let share = (v - self.lo) / (self.hi - self.lo);
-        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
+        // Far outside the range (data off the axis) stays a bounded distance away, so pixel
+        // arithmetic cannot overflow and rasterising cannot run away.
+        let reach = f64::from((limit.1 - limit.0).abs()) * 4.0 + 64.0;
+        let off = (share * f64::from(limit.1 - limit.0)).clamp(-reach, reach);
+        limit.0 + off.round() as i32
     }
 
     fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
@@ -897,6 +940,21 @@ mod tests {
         }
         let (_, _, t) = log_axis(5e3, 4e7);
         assert!(t.major.contains(&1e4) && t.major.contains(&1e7));
+        // Found by the plot_data fuzzer: a subnormal minimum padded to 0 took log10 to -inf
+        // and the decade count overflowed; the largest finite maximum padded to inf.
+        for (a, b) in [
+            (5e-324, 1.0),
+            (1e-310, 1e-309),
+            (1.0, f64::MAX),
+            (5e-324, f64::MAX),
+        ] {
+            let (lo, hi, t) = log_axis(a, b);
+            assert!(
+                lo > 0.0 && hi.is_finite() && lo < hi,
+                "{a}..{b}: {lo}..{hi}"
+            );
+            assert!(t.major.len() >= 2, "{a}..{b}: {:?}", t.major);
+        }
     }
 
     #[test]
@@ -909,6 +967,37 @@ mod tests {
         let (hi, t) = linear_axis(5.3, 64.0, 6);
         assert_eq!(t.major, vec![10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0]);
         assert_eq!(hi, 70.0);
+    }
+
+    #[test]
+    fn linear_axes_survive_ranges_no_step_can_divide() {
+        // A subnormal top made the step 0 and the tick range 0..=i64::MAX (never ending).
+        for (lo, hi) in [
+            (0.0, 5e-324),
+            (0.0, 1e-310),
+            (1.8e10, 1.8e10 + 1e-6),
+            (0.0, f64::MAX),
+        ] {
+            let (top, t) = linear_axis(lo, hi, 6);
+            assert!(
+                top >= hi || !top.is_finite() || top > lo,
+                "{lo}..{hi}: {top}"
+            );
+            assert!(
+                t.major.len() <= 30 && t.minor.len() <= 30,
+                "{lo}..{hi}: {t:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn far_off_values_map_near_the_plot() {
+        let a = Axis::new(0.0, 10.0, linear_axis(0.0, 10.0, 5).1);
+        assert_eq!(a.map(&5.0, (100, 200)), 150);
+        for v in [1e300, -1e300, f64::MAX] {
+            let px = a.map(&v, (100, 200));
+            assert!((-400..=700).contains(&px), "{v}: {px}");
+        }
     }
 
     #[test]

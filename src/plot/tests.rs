@@ -199,3 +199,136 @@ fn the_bundled_font_registers() {
     assert!(style::register_fonts());
     assert!(style::register_fonts(), "idempotent");
 }
+
+/// A run `label` whose timeline covers 300 s in 1 s buckets but whose run ended at 35 s,
+/// with a hole (no data) between 10 s and 15 s in its queue gauge: the shape of a finite
+/// mel-2009 run read back from JSON, where the empty buckets are `null`.
+fn finite_run(label: &str) -> PlotData {
+    use crate::stats::series::{Grid, Level, Timeline};
+    let s = 1_000_000_000u64;
+    let mut tl = Timeline::new(Grid::covering(0, 300 * s, 300));
+    let free = tl.add_gauge("free pages", "pages");
+    let q = tl.add_gauge("crypt queue io", "requests");
+    let k = tl.add_states("kswapd", &["asleep", "reclaiming"]);
+    tl.levels.push(Level {
+        name: "min".into(),
+        value: 10.0,
+    });
+    tl.enter(k, 0, 0);
+    for t in 0..35 {
+        tl.gauge(free, t * s, 50.0 - t as f64 * 0.5);
+        tl.gauge(q, t * s, (t % 7) as f64);
+    }
+    tl.finish(35 * s);
+    for b in 10..15 {
+        tl.gauges[q].min[b] = f64::NAN;
+        tl.gauges[q].max[b] = f64::NAN;
+    }
+    let json = serde_json::to_string(&tl).unwrap();
+    assert!(json.contains("null"), "the empty buckets go out as null");
+    let tl: Timeline = serde_json::from_str(&json).unwrap();
+    PlotData {
+        scenario: "mel-2009".into(),
+        seed: 1,
+        replications: 1,
+        runs: vec![data::RunPlot {
+            label: label.into(),
+            read_percentiles: Vec::new(),
+            read_clat_bins: Vec::new(),
+            read_stages: Vec::new(),
+            memory: None,
+            timeline: Some(tl),
+        }],
+    }
+}
+
+/// The SVG of the timeline of run 0.
+fn timeline_svg(data: &PlotData) -> String {
+    assert!(style::register_fonts());
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        draw(&root, data, Kind::Timeline(0)).unwrap();
+        root.present().unwrap();
+    }
+    svg
+}
+
+#[test]
+fn a_finite_run_s_timeline_ends_where_the_run_did_and_leaves_gaps_empty() {
+    // Issue 11, case 12: the axis ran to the 300 s horizon and every empty (null) bucket was
+    // drawn at the top of its panel.
+    let data = finite_run("fifo");
+    let tl = data.runs[0].timeline.as_ref().unwrap();
+    // The gauges hold their last level through the bucket the run ended in.
+    assert_eq!(timeline::used_buckets(tl), 36);
+    let svg = timeline_svg(&data);
+    let ticks: Vec<f64> = svg
+        .split("</text>")
+        .filter_map(|s| s.rsplit('>').next()?.trim().parse::<f64>().ok())
+        .collect();
+    let max_tick = ticks.iter().copied().fold(0.0, f64::max);
+    assert!(ticks.contains(&30.0), "{ticks:?}");
+    assert!(
+        max_tick < 100.0,
+        "the time axis stops near 35 s, not at 300 s: {ticks:?}"
+    );
+    // An empty bucket is a gap, not a line at the top of the axis.
+    let edge: Vec<f64> = tl.gauges[1]
+        .max
+        .iter()
+        .map(|&v| timeline::cut(v, 7.0))
+        .collect();
+    assert!(edge[12].is_nan() && edge[40].is_nan());
+    assert_eq!(timeline::runs_of(&edge[..36]), [(0, 10), (15, 36)]);
+}
+
+#[test]
+fn huge_labels_are_cut_for_drawing_and_for_file_names() {
+    // Issue 11, case 4 (plot side): 20k–100k character names made drawing crawl and file
+    // names too long for the file system.
+    let long = "v".repeat(100_000);
+    let a = file_label(&long, 0);
+    let b = file_label(&format!("{long}w"), 1);
+    assert!(
+        a.len() <= MAX_FILE_LABEL && b.len() <= MAX_FILE_LABEL,
+        "{a}"
+    );
+    assert_ne!(a, b, "labels sharing a long prefix stay apart");
+    assert!(a.starts_with("vvvv"));
+    assert_eq!(
+        a,
+        file_label(&long, 5),
+        "the name depends on the label only"
+    );
+    assert_eq!(file_label("fifo", 0), "fifo", "short labels are unchanged");
+
+    let mut data = finite_run(&long);
+    data.scenario = "s".repeat(50_000);
+    data.runs[0].timeline.as_mut().unwrap().levels[0].name = "l".repeat(20_000);
+    data.runs[0].read_stages = vec![("x".repeat(30_000), 1e6)];
+    data.runs.push(data.runs[0].clone());
+    data.runs[1].label = format!("{long}w");
+    let names = plot_names(&data);
+    assert!(names.iter().all(|n| n.len() < 100), "{names:?}");
+    assert_eq!(names.len(), 5);
+    // Everything draws, and no text element holds more than the cap.
+    assert!(draw_in_memory(&data).is_ok());
+    let svg = timeline_svg(&data);
+    for t in svg.split("</text>") {
+        let body = t.rsplit('>').next().unwrap();
+        assert!(
+            body.chars().count() <= style::MAX_TEXT_CHARS,
+            "{}",
+            body.len()
+        );
+    }
+}
+
+#[test]
+fn text_is_clipped_to_a_character_count_with_an_ellipsis() {
+    assert_eq!(style::clip_chars("abcdef", 4), "abc…");
+    assert_eq!(style::clip_chars("abcd", 4), "abcd");
+    assert_eq!(style::clip_chars("äöü", 2), "ä…");
+    assert_eq!(style::clip_chars("", 3), "");
+}

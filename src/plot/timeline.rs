@@ -168,12 +168,41 @@ fn panels(tl: &Timeline) -> Vec<Panel<'_>> {
     out
 }
 
-/// Bucket `i`'s edges in seconds.
+/// Bucket `i`'s edges in seconds (in floating point, so no index overflows).
 fn edges(grid: &Grid, i: usize) -> (f64, f64) {
-    (
-        grid.bucket_start(i) as f64 / 1e9,
-        grid.bucket_start(i + 1) as f64 / 1e9,
-    )
+    let at = |i: usize| (grid.start_ns as f64 + i as f64 * grid.bucket_ns as f64) / 1e9;
+    (at(i), at(i + 1))
+}
+
+/// The buckets that hold data: up to the last one any series recorded something in. A run
+/// that ended before the grid's end (a finite job) leaves the rest empty, and the time axis
+/// stops where the run did instead of drawing empty time to the horizon.
+pub(super) fn used_buckets(tl: &Timeline) -> usize {
+    let n = tl.grid.buckets;
+    let last_gauge = tl
+        .gauges
+        .iter()
+        .filter_map(|g| g.max.iter().take(n).rposition(|v| !v.is_nan()));
+    let last_count = tl
+        .counts
+        .iter()
+        .filter_map(|c| c.counts.iter().take(n).rposition(|&k| k > 0));
+    let last_state = tl.states.iter().filter_map(|s| {
+        s.time_ns
+            .iter()
+            .take(n)
+            .rposition(|row| row.iter().any(|&t| t > 0))
+    });
+    last_gauge
+        .chain(last_count)
+        .chain(last_state)
+        .max()
+        .map_or(n, |last| last + 1)
+}
+
+/// `v` cut into the axis `[0, ymax]`; NaN (a bucket without data) stays NaN, a gap.
+pub(super) fn cut(v: f64, ymax: f64) -> f64 {
+    if v.is_nan() { v } else { v.max(0.0).min(ymax) }
 }
 
 /// Drops repeated points and the middle of straight horizontal or vertical runs.
@@ -197,7 +226,7 @@ fn simplify(pts: Vec<(i32, i32)>) -> Vec<(i32, i32)> {
 }
 
 /// Runs of buckets whose values are not NaN: `[start, end)` index ranges.
-fn runs_of(v: &[f64]) -> Vec<(usize, usize)> {
+pub(super) fn runs_of(v: &[f64]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, x) in v.iter().enumerate() {
@@ -237,7 +266,8 @@ fn step_paths<DB: DrawingBackend>(
 }
 
 /// Draws a gauge as its min–max band (translucent) with the `edge` side as a solid line,
-/// values cut at `ymax`.
+/// values cut into `[0, ymax]`; buckets without data (NaN) are gaps in both, never drawn
+/// at the axis' top or bottom.
 fn draw_gauge<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &Chart<'_, DB>,
@@ -247,8 +277,18 @@ fn draw_gauge<DB: DrawingBackend>(
     edge: &[f64],
     ymax: f64,
 ) -> Drawn<(), DB> {
-    let cut = |v: f64| v.min(ymax);
-    for (a, b) in runs_of(&g.max) {
+    let n = g.min.len().min(g.max.len()).min(grid.buckets);
+    let both: Vec<f64> = (0..n)
+        .map(|i| {
+            if g.min[i].is_nan() {
+                f64::NAN
+            } else {
+                g.max[i]
+            }
+        })
+        .collect();
+    let cut = |v: f64| cut(v, ymax);
+    for (a, b) in runs_of(&both) {
         let mut poly = Vec::with_capacity(4 * (b - a));
         for i in a..b {
             let (x0, x1) = edges(grid, i);
@@ -262,7 +302,7 @@ fn draw_gauge<DB: DrawingBackend>(
         }
         fill(root, simplify(poly), colour.mix(0.3))?;
     }
-    let edge: Vec<f64> = edge.iter().map(|&v| cut(v)).collect();
+    let edge: Vec<f64> = edge.iter().take(n).map(|&v| cut(v)).collect();
     for path in step_paths(chart, grid, &edge) {
         polyline(root, &path, colour.to_rgba(), 2, &[])?;
     }
@@ -278,6 +318,11 @@ fn gauge_swatch(colour: RGBColor) -> Swatch {
             marker: Marker::Circle,
         },
     }
+}
+
+/// A level's label in the right column: its name (cut to 24 characters) and value.
+fn level_label(l: &Level) -> String {
+    format!("{} {}", clip_chars(&l.name, 24), fmt_num(l.value))
 }
 
 /// The style of a reference level, by its name (others by position).
@@ -373,15 +418,14 @@ pub(super) fn timeline<DB: DrawingBackend>(
     for p in &panels {
         if let Panel::Free(Free { levels, .. }) = p {
             for l in levels.iter() {
-                let s = format!("{} {}", l.name, fmt_num(l.value));
-                right = right.max(text_width(root, &s, &label_style)? + 34);
+                right = right.max(text_width(root, &level_label(l), &label_style)? + 34);
             }
         }
     }
     let (bw, bh) = body.dim_in_pixel();
     let (bw, bh) = (bw as i32, bh as i32);
     let (bx, by) = body.get_base_pixel();
-    let chart_w = bw - right;
+    let chart_w = bw - right.min(bw / 3);
 
     let headers: Vec<(Vec<Entry>, i32)> = panels
         .iter()
@@ -395,7 +439,7 @@ pub(super) fn timeline<DB: DrawingBackend>(
     let total_w: f64 = panels.iter().map(Panel::weight).sum();
     let free_h = (bh - fixed).max(40 * panels.len() as i32);
 
-    let (t0, t1) = (grid.start_ns as f64 / 1e9, grid.end_ns() as f64 / 1e9);
+    let (t0, t1) = (edges(&grid, 0).0, edges(&grid, used_buckets(tl) - 1).1);
     let (_, xt) = linear_axis(t0, t1, 10);
 
     let mut y = by;
@@ -449,7 +493,7 @@ pub(super) fn timeline<DB: DrawingBackend>(
         }
         let chart = mesh_chart;
         match p {
-            Panel::Free(f) => draw_free(root, &chart, &grid, f, yhi)?,
+            Panel::Free(f) => draw_free(root, &chart, &grid, (t0, t1), f, yhi)?,
             Panel::Kswapd(s) => draw_states(root, &chart, &grid, s)?,
             Panel::Gauges { gauges, .. } => {
                 for &(g, colour) in gauges {
@@ -466,12 +510,12 @@ fn draw_free<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &Chart<'_, DB>,
     grid: &Grid,
+    (t0, t1): (f64, f64),
     f: &Free<'_>,
     ymax: f64,
 ) -> Drawn<(), DB> {
     let (g, levels) = (f.gauge, f.levels);
     let (xr, yr) = chart.plotting_area().get_pixel_range();
-    let (t0, t1) = (grid.start_ns as f64 / 1e9, grid.end_ns() as f64 / 1e9);
     // Levels first, so the band and the marks stay on top.
     let mut ys = Vec::new();
     for (i, l) in levels.iter().enumerate() {
@@ -483,7 +527,7 @@ fn draw_free<DB: DrawingBackend>(
     }
     draw_gauge(root, chart, grid, g, GAUGE_COLOURS[0], &g.min, ymax)?;
     if let Some(c) = f.failures {
-        for (i, &n) in c.counts.iter().enumerate() {
+        for (i, &n) in c.counts.iter().take(grid.buckets).enumerate() {
             if n == 0 {
                 continue;
             }
@@ -521,8 +565,7 @@ fn draw_free<DB: DrawingBackend>(
             vec![(xr.end, ys[i]), (xr.end + 8, ys[i]), (lx - 4, placed[i])],
             colour.stroke_width(2),
         ))?;
-        let s = format!("{} {}", l.name, fmt_num(l.value));
-        text(root, &s, (lx, placed[i]), &style)?;
+        text(root, &level_label(l), (lx, placed[i]), &style)?;
     }
     Ok(())
 }
@@ -535,17 +578,19 @@ fn draw_states<DB: DrawingBackend>(
     s: &States,
 ) -> Drawn<(), DB> {
     let w = grid.bucket_ns as f64;
+    let rows = s.time_ns.len().min(grid.buckets);
     let mut i = 0;
-    while i < s.time_ns.len() {
+    while i < rows {
         let mut j = i + 1;
-        while j < s.time_ns.len() && s.time_ns[j] == s.time_ns[i] {
+        while j < rows && s.time_ns[j] == s.time_ns[i] {
             j += 1;
         }
         let x0 = edges(grid, i).0;
         let x1 = edges(grid, j - 1).1;
         let mut at = 0.0;
-        for (k, &t) in s.time_ns[i].iter().enumerate() {
-            if t == 0 {
+        // A row longer than the state names (not from qsim) has nothing to name the rest.
+        for (k, (&t, name)) in s.time_ns[i].iter().zip(&s.states).enumerate() {
+            if t == 0 || at >= 1.0 {
                 continue;
             }
             let share = (t as f64 / w).min(1.0 - at);
@@ -555,7 +600,7 @@ fn draw_states<DB: DrawingBackend>(
                 root,
                 a,
                 (b.0.max(a.0 + 1), b.1),
-                state_colour(&s.states[k], k).filled(),
+                state_colour(name, k).filled(),
             )?;
             at += share;
         }

@@ -174,9 +174,9 @@ impl Count {
         self.counts[grid.index(t)] += n;
     }
 
-    /// Total events.
+    /// Total events (saturating: a count read from a file may hold anything).
     pub fn total(&self) -> u64 {
-        self.counts.iter().sum()
+        self.counts.iter().fold(0, |a, &n| a.saturating_add(n))
     }
 }
 
