@@ -1308,7 +1308,8 @@ fn workloads_problem(ws: &[Workload], capacity: Option<u64>) -> Option<String> {
         let Some(kind) = w.kind else {
             return Some("workload without kind".into());
         };
-        if kind == WK::Fio {
+        // gitk is a fio preset, so its iodepth counts too.
+        if kind != WK::Writer {
             in_flight += u64::from(w.iodepth.unwrap_or(1)) * u64::from(w.numjobs.unwrap_or(1));
             if in_flight > crate::scenario::MAX_IN_FLIGHT {
                 return Some(format!("{in_flight} fio I/Os in flight"));

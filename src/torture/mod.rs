@@ -62,6 +62,16 @@ pub const REGRESSIONS: &[(u64, &str)] = &[
          cache); the loader now counts the reserve in the layout (scenario::validate, test \
          the_page_pool_counts_in_the_starting_layout)",
     ),
+    (
+        5004439,
+        "the generator drew fio jobs with more I/Os in flight than the loader's MAX_IN_FLIGHT \
+         (a generator bug, once the bound existed)",
+    ),
+    (
+        7008035,
+        "the generator left gitk's iodepth out of the I/Os in flight, though gitk is a fio \
+         preset and the loader counts it (a generator bug)",
+    ),
 ];
 
 /// What a passing case ran.
