@@ -158,7 +158,7 @@ pub struct RunOutcome {
     pub end: SimTime,
 }
 
-/// Runs `model` until the horizon, an empty calendar, the event budget, or a stop request.
+/// Runs `model` until the horizon, an empty calendar, the work budget, or a stop request.
 ///
 /// Events fire in calendar order while their time is `<= limits.horizon`. It stops with:
 ///

@@ -44,7 +44,7 @@ pub struct RunResult {
     pub issue_trace: observe::IssueTrace,
 }
 
-/// Runs replication 0 of the scenario under one policy to its horizon (or its event budget).
+/// Runs replication 0 of the scenario under one policy to its horizon (or its work budget).
 pub fn run_policy(sc: &Scenario, info: &'static PolicyInfo) -> RunResult {
     run_replication(sc, info, 0)
 }

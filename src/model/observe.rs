@@ -345,7 +345,8 @@ impl FiniteJobObs {
 pub enum RunEnd {
     /// Reached the horizon.
     Horizon,
-    /// Ran out of the event budget: the system is saturated.
+    /// Used up its work budget (`max_events`: events plus allocation attempts and reclaim
+    /// scanning) before the horizon; the figures cover a shortened window.
     Saturated,
     /// Every finite fio job completed its I/O before the horizon; the run stopped there.
     Finished,
@@ -374,7 +375,7 @@ pub struct RunObs {
     /// Writeback counters.
     pub writeback: WritebackObs,
     /// When the run ended: the horizon, or earlier once every finite job was done (or the
-    /// event budget ran out).
+    /// work budget or the wall-clock limit ran out).
     pub ended: SimTime,
     /// Each copy of each finite fio job, in the world's job order (empty when every job runs
     /// until the end).

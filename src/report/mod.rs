@@ -136,7 +136,7 @@ pub struct PolicyReport {
     /// Length of the measured window, ns.
     pub measured_ns: u64,
     /// Simulated time at which the run ended, ns: the horizon, or earlier when every finite job
-    /// was done or the event budget ran out.
+    /// was done or the work budget ran out.
     pub end_ns: u64,
     /// Each copy of each finite fio job (`io_size`, `number_ios`), in job order; empty when
     /// every job runs until the end.
@@ -181,7 +181,7 @@ pub struct PolicyReport {
 }
 
 impl PolicyReport {
-    /// Whether the run stopped on its event budget.
+    /// Whether the run stopped on its work budget.
     pub fn saturated(&self) -> bool {
         self.end == RunEnd::Saturated
     }
