@@ -93,14 +93,25 @@ fn resolve(path: &Path) -> io::Result<Resolved> {
                     _ => to,
                 };
             }
-            Ok(_) => return Ok(Resolved::Missing(p)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Resolved::Missing(p)),
+            Ok(_) => return Ok(Resolved::Missing(canonical_dir(p))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(Resolved::Missing(canonical_dir(p)));
+            }
             Err(e) => return Err(e),
         }
     }
     Err(io::Error::other(format!(
         "more than {MAX_LINKS} symbolic links in a chain"
     )))
+}
+
+/// `path` with its directory made canonical when that directory exists, so two spellings of
+/// one new file (`x.csv`, `./x.csv`) resolve alike.
+fn canonical_dir(path: PathBuf) -> PathBuf {
+    match (fs::canonicalize(parent_of(&path)), path.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => path,
+    }
 }
 
 /// The directory a new file at `path` would be created in.

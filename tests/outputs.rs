@@ -64,6 +64,20 @@ fn a_bad_export_path_fails_before_simulating() {
     ])
     .assert_bad_input()
     .stderr_has(&["--csv writes the same file"]);
+    // Two spellings of one new file are one file.
+    let dotted = dir.path().join(".").join("same");
+    Run::of(&[
+        "run",
+        &sc,
+        "-r",
+        "1000",
+        "--csv",
+        &same,
+        "--json",
+        dotted.to_str().unwrap(),
+    ])
+    .assert_bad_input()
+    .stderr_has(&["--json writes the same file"]);
 }
 
 #[test]

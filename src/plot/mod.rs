@@ -136,6 +136,11 @@ fn plan(data: &PlotData) -> Vec<Planned> {
 /// none lead or trail. An empty result becomes `run<i>`; one longer than [`MAX_FILE_LABEL`]
 /// bytes keeps its first 47 and adds `-` and 16 hex digits of a hash of the whole label.
 pub fn file_label(label: &str, i: usize) -> String {
+    safe_label(label).unwrap_or_else(|| format!("run{i}"))
+}
+
+/// [`file_label`] without its fallback: `None` when nothing of `label` is left.
+fn safe_label(label: &str) -> Option<String> {
     let mut raw = String::new();
     for c in label.chars() {
         match c {
@@ -155,15 +160,15 @@ pub fn file_label(label: &str, i: usize) -> String {
     }
     let out = out.trim_matches(['-', '_', '.']);
     if out.is_empty() {
-        return format!("run{i}");
+        return None;
     }
     if out.len() <= MAX_FILE_LABEL {
-        return out.to_string();
+        return Some(out.to_string());
     }
     // Long: a prefix plus a hash of the whole label, so two labels sharing the prefix still
     // get different names. `out` is ASCII, so any byte index is a character boundary.
     let keep = out[..MAX_FILE_LABEL - 17].trim_end_matches(['-', '_', '.']);
-    format!("{keep}-{:016x}", fnv1a(label.as_bytes()))
+    Some(format!("{keep}-{:016x}", fnv1a(label.as_bytes())))
 }
 
 /// Longest [`file_label`], bytes (a file name may have 255).
@@ -178,16 +183,10 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// The directory name `--plots` uses for a scenario called `name` (under `plots/`): its
-/// [`file_label`], so no `/`, `..` or white space can lead outside `plots/`, at most 80
-/// characters, and `scenario` when nothing is left.
+/// [`file_label`], so no `/`, `..` or white space can lead outside `plots/`, at most
+/// [`MAX_FILE_LABEL`] bytes, and `scenario` when nothing is left.
 pub fn dir_name(name: &str) -> String {
-    let label: String = file_label(name, 0).chars().take(80).collect();
-    let label = label.trim_matches(['-', '_', '.']).to_string();
-    if label.is_empty() || label == "run0" && name != "run0" {
-        "scenario".to_string()
-    } else {
-        label
-    }
+    safe_label(name).unwrap_or_else(|| "scenario".to_string())
 }
 
 /// The file stems `data` yields, in order: `percentiles`, `cdf`, `stages`, `failures`
