@@ -1,0 +1,139 @@
+//! Golden outputs (issue 12): every shipped scenario and `qsim validate`, in every format, at a
+//! short duration and the default seed, must print exactly the bytes kept in `tests/golden/`.
+//!
+//! These files pin the report while the code behind it is rearranged. A change that is meant to
+//! alter the output regenerates them with `QSIM_BLESS=1 cargo test golden` and says why in its
+//! commit; any other difference fails with the first differing line of each file, and the whole
+//! new output is left in `target/golden-actual/` for `diff -r`.
+
+use crate::util::{TempDir, qsim};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The shipped scenarios, by the names `qsim list` gives them.
+const SCENARIOS: &[&str] = &["gfp-atomic-storm", "mel-2009", "nvme-fio", "two-queue"];
+
+/// Long enough to pass every shipped warm-up (at most 4 s), short enough to run in seconds.
+const DURATION: &str = "5s";
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+fn actual_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/golden-actual")
+}
+
+fn stdout_of(args: &[&str]) -> Vec<u8> {
+    let out = qsim(args).output().expect("the qsim binary runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "qsim {}\nstderr:\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Compares `bytes` with the golden file `name`, or rewrites it under `QSIM_BLESS=1`.
+/// Returns a description of the first difference, if any.
+fn compare(name: &str, bytes: &[u8]) -> Option<String> {
+    let golden = golden_dir().join(name);
+    if std::env::var_os("QSIM_BLESS").is_some() {
+        fs::create_dir_all(golden_dir()).unwrap();
+        fs::write(&golden, bytes).unwrap();
+        return None;
+    }
+    let want = fs::read(&golden).unwrap_or_default();
+    if want == bytes {
+        return None;
+    }
+    fs::create_dir_all(actual_dir()).unwrap();
+    fs::write(actual_dir().join(name), bytes).unwrap();
+    let (want, got) = (String::from_utf8_lossy(&want), String::from_utf8_lossy(bytes));
+    let mut w = want.lines();
+    let mut g = got.lines();
+    let mut line = 1;
+    loop {
+        match (w.next(), g.next()) {
+            (Some(a), Some(b)) if a == b => line += 1,
+            (a, b) => {
+                return Some(format!(
+                    "{name}, line {line}:\n  golden: {}\n  actual: {}",
+                    a.unwrap_or("<end of file>"),
+                    b.unwrap_or("<end of file>")
+                ));
+            }
+        }
+    }
+}
+
+fn check_all(outputs: Vec<(String, Vec<u8>)>) {
+    let diffs: Vec<String> = outputs
+        .iter()
+        .filter_map(|(name, bytes)| compare(name, bytes))
+        .collect();
+    assert!(
+        diffs.is_empty(),
+        "output differs from tests/golden (new output in target/golden-actual/; \
+         regenerate with QSIM_BLESS=1 only if the change is meant):\n{}",
+        diffs.join("\n")
+    );
+}
+
+/// One scenario's outputs: the text report with its invariant tables and the three exports from
+/// one run, the `--format json` report from a second, and `qsim check`'s resolved scenario.
+fn scenario_outputs(name: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = TempDir::new();
+    let file = |ext: &str| dir.path().join(ext).to_str().unwrap().to_string();
+    let (json, csv, md) = (file("out.json"), file("out.csv"), file("out.md"));
+    let text = stdout_of(&[
+        "run",
+        name,
+        "--duration",
+        DURATION,
+        "-j",
+        "2",
+        "--check-invariants",
+        "--json",
+        &json,
+        "--csv",
+        &csv,
+        "--markdown",
+        &md,
+    ]);
+    let fmt_json = stdout_of(&[
+        "run",
+        name,
+        "--duration",
+        DURATION,
+        "-j",
+        "2",
+        "--format",
+        "json",
+    ]);
+    let check = stdout_of(&["check", name]);
+    vec![
+        (format!("{name}.txt"), text),
+        (format!("{name}.format.json"), fmt_json),
+        (format!("{name}.json"), fs::read(&json).unwrap()),
+        (format!("{name}.csv"), fs::read(&csv).unwrap()),
+        (format!("{name}.md"), fs::read(&md).unwrap()),
+        (format!("{name}.check.txt"), check),
+    ]
+}
+
+#[test]
+fn shipped_scenarios_print_their_golden_outputs() {
+    let outputs = SCENARIOS.iter().flat_map(|s| scenario_outputs(s)).collect();
+    check_all(outputs);
+}
+
+#[test]
+fn validate_prints_its_golden_table() {
+    check_all(vec![(
+        "validate.txt".to_string(),
+        stdout_of(&["validate", "-j", "2"]),
+    )]);
+}
