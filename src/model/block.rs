@@ -23,7 +23,7 @@ use super::bio::BioId;
 use super::observe::BlockObs;
 use super::world::Event;
 use crate::engine::{EventId, Scheduler, SimDuration, SimTime};
-use crate::scenario::{BlockConfig, Elevator, KernelConfig, QueueMode};
+use crate::model::config::{BlockConfig, Elevator, KernelConfig, QueueMode};
 use std::collections::VecDeque;
 
 /// Index of the SYNC class.

@@ -17,7 +17,7 @@
 
 use super::bio::{Bio, BioId, BioSlab};
 use crate::engine::{SimDuration, SimTime};
-use crate::scenario::DeviceConfig;
+use crate::model::config::DeviceConfig;
 use std::collections::VecDeque;
 
 /// What the caller must schedule after a device call.
@@ -168,7 +168,7 @@ impl Device {
 mod tests {
     use super::*;
     use crate::model::bio::{Dir, Origin};
-    use crate::scenario::{Distribution, GenericDeviceConfig, HddConfig};
+    use crate::model::config::{Distribution, GenericDeviceConfig, HddConfig};
 
     fn hdd() -> DeviceConfig {
         DeviceConfig::Hdd(HddConfig {

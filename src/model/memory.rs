@@ -68,7 +68,7 @@ pub fn pages_for(bytes: u32) -> u32 {
 use super::observe::{AllocFailure, MemoryObs, PageStates};
 use super::zone::{AllocClass, MAX_ORDER, Mark, Watermarks, Zone, zone_watermark_ok};
 use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
-use crate::scenario::MemoryConfig;
+use crate::model::config::MemoryConfig;
 use crate::stats::Histogram;
 use rand::RngExt;
 use rand_distr::{Binomial, Distribution as _};

@@ -6,12 +6,14 @@
 //! (an issue trace, a [`timeline`]).
 
 pub mod bio;
+pub mod config;
 pub mod block;
 pub mod cpu;
 pub mod device;
 pub mod invariants;
 pub mod memory;
 pub mod observe;
+pub mod physics;
 pub mod policy;
 pub mod pressure;
 pub mod sampler;
@@ -21,7 +23,7 @@ pub mod world;
 pub mod zone;
 
 use crate::engine::{Limits, Scheduler, SimTime, StopReason};
-use crate::scenario::Scenario;
+use crate::model::config::Scenario;
 use observe::RunObs;
 use policy::PolicyInfo;
 
@@ -173,9 +175,9 @@ pub mod testing {
         unreclaimable_mib: u64,
         rate: f64,
         burst: u32,
-    ) -> crate::scenario::MemoryConfig {
+    ) -> crate::model::config::MemoryConfig {
         use crate::engine::SimDuration;
-        use crate::scenario::{AtomicStream, Distribution, MemoryConfig};
+        use crate::model::config::{AtomicStream, Distribution, MemoryConfig};
         let ram = 2u64 << 30;
         let mfk = 5792;
         let unreclaimable = unreclaimable_mib << 20;
@@ -203,7 +205,7 @@ pub mod testing {
         }
     }
     use crate::engine::SimDuration;
-    use crate::scenario::*;
+    use crate::model::config::*;
 
     /// An open-loop M/M/1 (or M/M/c with `channels`): Poisson arrivals at `rate_per_s`, generic
     /// device with exponential service of mean `service`, blk-mq with a huge tag pool (no

@@ -47,7 +47,7 @@ use super::observe::Stage;
 use super::world::{CwWho, Event, World};
 use super::zone::Mark;
 use crate::engine::{EventId, Scheduler, SimDuration, SimRng, SimTime};
-use crate::scenario::{AtomicStream, VmBehaviour};
+use crate::model::config::{AtomicStream, VmBehaviour};
 use rand::RngExt;
 
 /// kswapd's state.
@@ -163,7 +163,7 @@ pub(super) enum Bounce {
 
 impl Pressure {
     pub(super) fn new(
-        sc: &crate::scenario::Scenario,
+        sc: &crate::model::config::Scenario,
         streams: &crate::engine::RngStreams,
         actors: usize,
         measuring: bool,
@@ -634,7 +634,7 @@ impl World {
     fn reclaim_wait(&mut self, slot: u32, t: SimDuration, sched: &mut Scheduler<Event>) {
         let class = self.cwait_class();
         let iff = self.sc.kernel.vm.wait_iff_congested;
-        let congested = self.sc.block.mode == crate::scenario::QueueMode::Legacy
+        let congested = self.sc.block.mode == crate::model::config::QueueMode::Legacy
             && self.queue.is_congested(class)
             && self.pr().mem.zone_congested;
         if iff && !congested {
@@ -897,7 +897,7 @@ impl World {
 pub(crate) mod tests {
     use super::*;
     use crate::model::{RunResult, policy, run_policy};
-    use crate::scenario::{MemoryConfig, Scenario};
+    use crate::model::config::{MemoryConfig, Scenario};
 
     pub(crate) fn laptop(unreclaimable_mib: u64, rate: f64, burst: u32) -> MemoryConfig {
         crate::model::testing::laptop_memory(unreclaimable_mib, rate, burst)
@@ -971,7 +971,7 @@ pub(crate) mod tests {
     }
 
     fn v2_6_32() -> VmBehaviour {
-        crate::scenario::KernelVersion::V2_6_32.defaults()
+        crate::model::config::KernelVersion::V2_6_32.defaults()
     }
 
     /// congestion_wait's early wake: on the SYNC queue (2.6.30's WRITE) every read completion
@@ -982,7 +982,7 @@ pub(crate) mod tests {
     fn sync_queue_waits_end_at_read_completions() {
         let asy = pressed(v2_6_32());
         let syn = pressed(VmBehaviour {
-            cwait_class: crate::scenario::CwaitClass::Sync,
+            cwait_class: crate::model::config::CwaitClass::Sync,
             ..v2_6_32()
         });
         assert_eq!(syn.kswapd_waits.class[1].waits, 0);
@@ -1019,7 +1019,7 @@ pub(crate) mod tests {
             sc.warmup = SimDuration::ZERO;
             // Only the receive stream allocates: direct reads, no writer.
             sc.workloads.truncate(1);
-            if let crate::scenario::WorkloadKind::Fio(f) = &mut sc.workloads[0].kind {
+            if let crate::model::config::WorkloadKind::Fio(f) = &mut sc.workloads[0].kind {
                 f.direct = true;
             }
             let mut mem = laptop(0, 20.0, 1);
@@ -1058,8 +1058,8 @@ pub(crate) mod tests {
         let mut sc = two_queue(20);
         sc.memory = Some(laptop(1900, 20.0, 64));
         sc.policies = vec!["fifo".into()];
-        sc.block.mode = crate::scenario::QueueMode::BlkMq;
-        sc.block.elevator = crate::scenario::Elevator::Fifo;
+        sc.block.mode = crate::model::config::QueueMode::BlkMq;
+        sc.block.elevator = crate::model::config::Elevator::Fifo;
         sc.block.plug = false;
         let r = run_all(&sc).pop().expect("one run");
         let m = r.obs.memory.expect("memory obs");

@@ -6,7 +6,7 @@
 //! numbers), whatever order the device serves bios in.
 
 use crate::engine::SimDuration;
-use crate::scenario::Distribution;
+use crate::model::config::Distribution;
 
 /// The longest draw: 1000 days. Scenarios run at most 100 days, so a longer draw means "not
 /// within this run" either way; the clamp keeps `now + draw` (and sums of a few draws) far
@@ -539,7 +539,7 @@ mod tests {
     fn nvme_controller_overhead_is_exponential() {
         use crate::model::bio::{Bio, BioSlab, Dir, Origin};
         use crate::model::device::{Device, DeviceWake};
-        use crate::scenario::{DeviceConfig, NvmeConfig};
+        use crate::model::config::{DeviceConfig, NvmeConfig};
         let overhead = SimDuration::from_us(4);
         let cfg = DeviceConfig::Nvme(NvmeConfig {
             latency: SimDuration::ZERO,
@@ -577,7 +577,7 @@ mod tests {
     fn hdd_rotation_is_uniform_over_a_revolution() {
         use crate::model::bio::{Bio, BioSlab, Dir, Origin};
         use crate::model::device::{Device, DeviceWake};
-        use crate::scenario::{DeviceConfig, HddConfig};
+        use crate::model::config::{DeviceConfig, HddConfig};
         let cfg = DeviceConfig::Hdd(HddConfig {
             preset: "test".into(),
             seek_min: ms(2),

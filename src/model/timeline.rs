@@ -39,7 +39,7 @@ use super::pressure::{KState, Pressure};
 use super::world::World;
 use super::zone::AllocClass;
 use crate::engine::SimTime;
-use crate::scenario::Scenario;
+use crate::model::config::Scenario;
 use crate::stats::series::{Grid, Level, Timeline};
 
 /// Buckets of a timeline when the run does not ask for another number.

@@ -22,7 +22,7 @@ use super::observe::{FiniteJobObs, IssueRecord};
 use super::pressure::ReclaimWho;
 use super::world::{CwWho, Event, World};
 use crate::engine::{RngStreams, Scheduler, SimDuration, SimRng, SimTime};
-use crate::scenario::{Arrivals, BufferedWriter, FioJob, RwKind};
+use crate::model::config::{Arrivals, BufferedWriter, FioJob, RwKind};
 use rand::RngExt;
 
 /// Bytes a buffered writer dirties per step.
@@ -496,7 +496,7 @@ impl World {
 mod tests {
     use super::*;
     use crate::model::sampler::checks::*;
-    use crate::scenario::Distribution;
+    use crate::model::config::Distribution;
 
     /// Copy 0 of an open-loop random-read job at `rate_per_s`, Poisson or constant.
     fn open_job(rate_per_s: f64, poisson: bool) -> Job {

@@ -25,7 +25,7 @@ use super::policy::{CryptOp, CryptQueuePolicy, PolicyInfo, Topology, Work};
 use super::pressure::Bounce;
 use super::workload::{Job, Writer};
 use crate::engine::{EventId, Model, Scheduler, SimDuration, SimTime};
-use crate::scenario::{CryptoEngine, QueueMode, Scenario};
+use crate::model::config::{CryptoEngine, QueueMode, Scenario};
 use crate::stats::Histogram;
 use std::collections::VecDeque;
 
@@ -298,14 +298,14 @@ impl World {
         let mut writers = Vec::new();
         for wl in &sc.workloads {
             match &wl.kind {
-                crate::scenario::WorkloadKind::Fio(f) => {
+                crate::model::config::WorkloadKind::Fio(f) => {
                     for copy in 0..f.numjobs {
                         let ctx = actors.len() as u32;
                         actors.push(Actor::new(ActorKind::JobCtx(jobs.len() as u32)));
                         jobs.push(Job::new(&wl.name, copy, f, ctx, &streams));
                     }
                 }
-                crate::scenario::WorkloadKind::BufferedWriter(b) => {
+                crate::model::config::WorkloadKind::BufferedWriter(b) => {
                     let ctx = actors.len() as u32;
                     actors.push(Actor::new(ActorKind::FlusherCtx(writers.len() as u32)));
                     writers.push(Writer::new(&wl.name, b, ctx, &streams));
@@ -424,7 +424,7 @@ impl World {
         if let Some(d) = &c.cost {
             return d.quantile(b.crypt_u);
         }
-        crate::scenario::crypto_cost(c, u64::from(b.bytes), op == CryptOp::Encrypt)
+        crate::model::physics::crypto_cost(c, u64::from(b.bytes), op == CryptOp::Encrypt)
     }
 
     /// Lets an idle actor pick up its next piece of work.

@@ -143,8 +143,7 @@ pub const DEFAULT_REPLICATIONS: u32 = 10;
 pub const MAX_REPLICATIONS: u32 = 1000;
 /// Largest block or chunk size: 1024 sectors, the largest request.
 pub const MAX_REQUEST_BYTES: u64 = 512 * 1024;
-/// Sector size.
-pub const SECTOR: u64 = 512;
+pub use crate::model::physics::SECTOR;
 /// Most values an `empirical` distribution may list. Every variant keeps its own copy (8 bytes a
 /// value), and the list must fit in the file's YAML budget ([`super::MAX_YAML_NODES`] values in
 /// all) with room for the rest of the scenario; 100,000 observations pin a distribution's
@@ -362,13 +361,7 @@ fn seek_full_for_mean(min: SimDuration, mean: SimDuration) -> SimDuration {
     SimDuration::from_ns(min.as_ns() + span * 15 / 8)
 }
 
-/// Mean seek over uniform random distances: `min + (full − min)·8/15`.
-pub fn mean_random_seek(hdd: &HddConfig) -> SimDuration {
-    // In 128 bits: `span · 8` overflows 64 for a full stroke past 73 years.
-    let span = u128::from(hdd.seek_full.saturating_sub(hdd.seek_min).as_ns());
-    let mean = u128::from(hdd.seek_min.as_ns()) + span * 8 / 15;
-    SimDuration::from_ns(u64::try_from(mean).unwrap_or(u64::MAX))
-}
+pub use crate::model::physics::mean_random_seek;
 
 /// One revolution at `rpm`, rounded to the nanosecond.
 fn revolution(rpm: u64) -> SimDuration {
@@ -1882,8 +1875,8 @@ fn request_floor(
     };
     let crypto = match &crypt.cost {
         Some(d) => d.mean_secs(),
-        None => super::describe::crypto_cost(crypt, SECTOR, true)
-            .min(super::describe::crypto_cost(crypt, SECTOR, false))
+        None => crate::model::physics::crypto_cost(crypt, SECTOR, true)
+            .min(crate::model::physics::crypto_cost(crypt, SECTOR, false))
             .as_secs_f64(),
     };
     for p in policies {
@@ -2652,7 +2645,8 @@ fn region(
 #[cfg(test)]
 mod tests {
     use super::super::MAX_ECHO_CHARS;
-    use super::super::describe::{crypto_cost, describe, mean_service, moments};
+    use super::super::describe::describe;
+    use crate::model::physics::{crypto_cost, mean_service, moments};
     use super::super::load_str;
     use super::*;
 

@@ -1,7 +1,8 @@
-//! The validated, fully resolved scenario: every default filled in, every unit converted.
+//! The model's parameters: a validated, fully resolved scenario, every default filled in and
+//! every unit converted.
 //!
-//! `scenario::load()` is the only producer of these values; the model consumes them and never
-//! sees YAML. Sizes are bytes (`u64`), rates are bytes or operations per second (`f64`), times are
+//! The model owns these types; `scenario::load()` is their only producer from YAML, and the model
+//! never sees YAML or imports the scenario layer. Sizes are bytes (`u64`), rates are bytes or operations per second (`f64`), times are
 //! [`SimDuration`] nanoseconds.
 
 use crate::engine::SimDuration;
