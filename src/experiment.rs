@@ -14,12 +14,14 @@
 //! Every run ends with its invariants checked ([`crate::model::invariants`]); a broken one fails
 //! the run. `--check-invariants` also prints them, one table per policy, after the report.
 
-use crate::model::invariants::InvariantReport;
 use crate::model::observe::RunObs;
 use crate::model::{self, RunResult, policy};
 use crate::report::Report;
 use crate::report::export;
-use crate::report::replications::Metrics;
+use crate::report::invariants::render_invariants;
+use crate::report::metrics::Metrics;
+pub use crate::report::plan::{PlannedRun, plan};
+pub use crate::report::precision::{HeadlineMetric, Precision, PrecisionOutcome};
 use crate::report::spread::{self, RepSample};
 use crate::scenario::Scenario;
 use crate::stats::{Summary, next_replications, precise_enough};
@@ -99,54 +101,6 @@ pub enum Error {
     },
 }
 
-/// One run of a scenario's matrix: which scenario it uses, under which policy, and what the
-/// report calls it.
-#[derive(Debug, Clone)]
-pub struct PlannedRun<'a> {
-    /// The scenario the run uses: a variant's, or the scenario itself without variants.
-    pub scenario: &'a Scenario,
-    /// The variant's name (`None` when the scenario has no variants).
-    pub variant: Option<&'a str>,
-    /// The policy's name as the scenario lists it.
-    pub policy: &'a str,
-    /// The run's label in the report: the policy without variants; with them `<variant>` when
-    /// every variant runs exactly one policy, else `<variant>/<policy>`.
-    pub label: String,
-}
-
-/// The runs a scenario asks for, in report order: its policies; with variants, variants ×
-/// each variant's policies, variant-major.
-pub fn plan(sc: &Scenario) -> Vec<PlannedRun<'_>> {
-    if sc.variants.is_empty() {
-        return sc
-            .policies
-            .iter()
-            .map(|p| PlannedRun {
-                scenario: sc,
-                variant: None,
-                policy: p,
-                label: p.clone(),
-            })
-            .collect();
-    }
-    let one_policy_each = sc.variants.iter().all(|v| v.scenario.policies.len() == 1);
-    sc.variants
-        .iter()
-        .flat_map(|v| {
-            v.scenario.policies.iter().map(move |p| PlannedRun {
-                scenario: &v.scenario,
-                variant: Some(v.name.as_str()),
-                policy: p,
-                label: if one_policy_each {
-                    v.name.clone()
-                } else {
-                    format!("{}/{p}", v.name)
-                },
-            })
-        })
-        .collect()
-}
-
 /// Runs every run of the scenario's [`plan`], in parallel, and returns the results in plan
 /// order; fails on the first run (in that order) whose run broke an invariant.
 pub fn run_all(sc: &Scenario, jobs: usize) -> Result<Vec<RunResult>, Error> {
@@ -211,104 +165,6 @@ impl Replicated {
             .iter()
             .map(|s| s.iter().map(|x| x.metrics).collect())
             .collect()
-    }
-}
-
-/// A precision target (`--precision 5%`): add replications until the headline metric's 95 %
-/// confidence half-width is within `target_rel` of its mean in every run, or `cap` is reached.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Precision {
-    /// Target half-width relative to the mean (0.05 for 5 %).
-    pub target_rel: f64,
-    /// Most replications per run.
-    pub cap: usize,
-    /// The headline metric the target applies to.
-    pub metric: HeadlineMetric,
-}
-
-/// The metrics a precision target may apply to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeadlineMetric {
-    /// Read clat p99.
-    ReadP99,
-    /// Read clat p99.9.
-    ReadP999,
-    /// Mean read latency.
-    ReadMean,
-    /// GFP_ATOMIC failures.
-    AtomicFailures,
-}
-
-impl HeadlineMetric {
-    /// Names accepted by `--precision-metric`.
-    pub const NAMES: [&'static str; 4] = ["p99", "p99.9", "mean", "failures"];
-
-    /// The metric named `name` (one of [`HeadlineMetric::NAMES`]).
-    pub fn parse(name: &str) -> Option<HeadlineMetric> {
-        Some(match name {
-            "p99" => HeadlineMetric::ReadP99,
-            "p99.9" => HeadlineMetric::ReadP999,
-            "mean" => HeadlineMetric::ReadMean,
-            "failures" => HeadlineMetric::AtomicFailures,
-            _ => return None,
-        })
-    }
-
-    /// How the summary calls it.
-    pub fn label(self) -> &'static str {
-        match self {
-            HeadlineMetric::ReadP99 => "read p99",
-            HeadlineMetric::ReadP999 => "read p99.9",
-            HeadlineMetric::ReadMean => "read mean",
-            HeadlineMetric::AtomicFailures => "GFP_ATOMIC failures",
-        }
-    }
-
-    fn get(self, m: &Metrics) -> f64 {
-        match self {
-            HeadlineMetric::ReadP99 => m.read_p99_ms,
-            HeadlineMetric::ReadP999 => m.read_p999_ms,
-            HeadlineMetric::ReadMean => m.read_mean_ms,
-            HeadlineMetric::AtomicFailures => m.atomic_failures,
-        }
-    }
-}
-
-/// How a precision target ended.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PrecisionOutcome {
-    /// The target.
-    pub target: Precision,
-    /// Whether every run reached it (else the cap stopped the runs).
-    pub reached: bool,
-    /// Replications each run ended with.
-    pub replications: usize,
-    /// The run furthest from the target and its relative half-width (NaN when unmeasured).
-    pub worst: (String, f64),
-}
-
-impl PrecisionOutcome {
-    /// One line saying what happened, for the end of the report.
-    pub fn line(&self) -> String {
-        let t = &self.target;
-        format!(
-            "precision: {} {} ±{}% (95% CI) {} after {} replications;\n  widest: {} {}",
-            t.metric.label(),
-            if self.reached { "within" } else { "NOT within" },
-            (t.target_rel * 1e6).round() / 1e4,
-            if self.reached {
-                "in every run"
-            } else {
-                "(the cap stopped it)"
-            },
-            self.replications,
-            self.worst.0,
-            if self.worst.1.is_finite() {
-                format!("±{:.1}%", self.worst.1 * 100.0)
-            } else {
-                "unknown (a zero or unmeasured mean)".to_string()
-            }
-        )
     }
 }
 
@@ -688,7 +544,7 @@ fn write_exports(
             .iter()
             .map(|r| r.obs.timeline.as_deref().cloned())
             .collect();
-        export::plot_data(report, samples, timelines)
+        crate::report::plots::plot_data(report, samples, timelines)
     });
     if let (Some(path), Some(plots)) = (&opts.json_file, &plots) {
         let (reference, summary) = export::metric_rows(per_run);
@@ -719,59 +575,6 @@ fn write_exports(
         failed.get_or_insert(e.into());
     }
     failed.map_or(Ok(()), Err)
-}
-
-/// Writes one policy's invariant table: Little's law per queue (∫N dt against Σ time, both
-/// exact integers in ns), then the conservation laws.
-pub fn render_invariants(
-    policy: &str,
-    inv: &InvariantReport,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    let verdict = |ok: bool| if ok { "yes" } else { "NO" };
-    writeln!(
-        out,
-        "\ninvariants of `{policy}` over [0, {}]: {}",
-        inv.end,
-        if inv.holds() { "all hold" } else { "BROKEN" }
-    )?;
-    writeln!(
-        out,
-        "  {:<20} {:>24} {:>24}  holds",
-        "queue", "∫N dt [req·ns]", "Σ time [ns]"
-    )?;
-    for c in &inv.little {
-        writeln!(
-            out,
-            "  {:<20} {:>24} {:>24}  {}",
-            c.queue.label(),
-            c.area,
-            c.time_sum,
-            verdict(c.holds)
-        )?;
-    }
-    let law_width = inv
-        .conservation
-        .iter()
-        .map(|c| c.law.len())
-        .max()
-        .unwrap_or(0);
-    let detail_width = inv
-        .conservation
-        .iter()
-        .map(|c| c.detail.chars().count())
-        .max()
-        .unwrap_or(0);
-    for c in &inv.conservation {
-        writeln!(
-            out,
-            "  {:<law_width$}  {:<detail_width$}  {}",
-            c.law,
-            c.detail,
-            verdict(c.holds)
-        )?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

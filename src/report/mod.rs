@@ -7,7 +7,12 @@
 
 pub mod export;
 pub mod fiofmt;
+pub mod invariants;
 pub mod json;
+pub mod metrics;
+pub mod plan;
+pub mod plots;
+pub mod precision;
 pub mod replications;
 pub mod spread;
 pub mod text;
@@ -650,9 +655,9 @@ pub enum Warning {
 
 impl Report {
     /// Builds the report from the scenario and one run per entry of its
-    /// [`plan`](crate::experiment::plan), in that order (one per policy without variants).
+    /// [`plan`](plan::plan), in that order (one per policy without variants).
     pub fn new(scenario: &Scenario, runs: &[RunObs]) -> Report {
-        let plan = crate::experiment::plan(scenario);
+        let plan = plan::plan(scenario);
         debug_assert_eq!(runs.len(), plan.len(), "one run per planned run");
         let percentile_list = DEFAULT_PERCENTILES.to_vec();
         let stages = shown_stages(runs);
