@@ -236,7 +236,24 @@ pub struct ResultsQsim<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub precision: Option<String>,
     /// What the plots draw; `qsim plot` reads it back.
-    pub plots: &'a PlotData,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plots: Option<&'a PlotData>,
+}
+
+impl<'a> ResultsQsim<'a> {
+    /// qsim's part of the export of `report`: its metrics compared with the reference run,
+    /// its precision line and its plot series.
+    pub fn of(report: &'a super::Report) -> ResultsQsim<'a> {
+        let (reference, summary) = metric_rows(&report.metrics);
+        ResultsQsim {
+            schema_version: super::SCHEMA_VERSION,
+            reference,
+            replications: report.replications,
+            summary,
+            precision: report.precision.as_ref().map(|p| p.line()),
+            plots: report.plots.as_ref(),
+        }
+    }
 }
 
 #[cfg(test)]

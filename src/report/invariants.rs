@@ -56,3 +56,12 @@ pub fn render_invariants(
     }
     Ok(())
 }
+
+/// Writes the invariant table of every run `report` holds ([`super::Report::invariants`]), in
+/// run order; nothing when it holds none.
+pub fn render_all(report: &super::Report, out: &mut dyn Write) -> std::io::Result<()> {
+    for (label, inv) in &report.invariants {
+        render_invariants(label, inv, out)?;
+    }
+    Ok(())
+}

@@ -26,22 +26,19 @@ pub fn render_plus(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
 
 /// Writes the full results of `qsim run --json FILE`: fio-compatible json+ (one job per run,
 /// built from the pooled replications, with `bins`), and beside `jobs` a `qsim` object with
-/// the replication summary and the plot data. fio tools read `jobs` and ignore `qsim`.
-pub fn render_results(
-    report: &Report,
-    qsim: &super::export::ResultsQsim<'_>,
-    out: &mut dyn io::Write,
-) -> io::Result<()> {
+/// the replication summary, the precision outcome and the plot data
+/// ([`super::export::ResultsQsim`]). fio tools read `jobs` and ignore `qsim`.
+pub fn render_results(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
     #[derive(Serialize)]
     struct Results<'a> {
         #[serde(flatten)]
         fio: FioOutput<'a>,
-        qsim: &'a super::export::ResultsQsim<'a>,
+        qsim: super::export::ResultsQsim<'a>,
     }
     write_pretty(
         &Results {
             fio: fio_output(report, true),
-            qsim,
+            qsim: super::export::ResultsQsim::of(report),
         },
         out,
     )
@@ -263,44 +260,58 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
         latency_ns: lat_map(nu, &p.latency_pct.nsec_pct),
         latency_us: lat_map(nu, &p.latency_pct.usec_pct),
         latency_ms: lat_map(&super::fiofmt::LAT_LABELS_M, &p.latency_pct.msec_pct),
-        qsim: Qsim {
-            scenario: &r.scenario,
-            policy: &p.policy,
-            variant: p.variant.as_ref(),
-            seed: r.seed,
-            replications: r.replications,
-            measured_ns: p.measured_ns,
-            end: &p.end,
-            elapsed_ns: (!p.finite_jobs.is_empty()).then(|| p.elapsed_ns()),
-            finite_jobs: &p.finite_jobs,
-            events: p.events,
-            issued: [read.issued, write.issued],
-            stages: Ordered(vec![
-                ("read".to_string(), read.stages.as_slice()),
-                ("write".to_string(), write.stages.as_slice()),
-            ]),
-            congestion: &p.congestion,
-            congestion_early_pct: p.congestion_early_pct,
-            block: &p.block,
-            writeback: &p.writeback,
-            memory: p.memory.as_ref(),
-            cpu_util_pct: p.cpu_util_pct,
-            crypt_queue_len_avg: p.crypt_queue_len_avg,
-            crypt_queue_len_max: p.crypt_queue_len_max,
-            clipped: p.clipped,
-            spread: p.spread.as_ref(),
-            warnings: r
-                .warnings
-                .iter()
-                .filter(|w| match w {
-                    super::Warning::WorkBudget { policy, .. }
-                    | super::Warning::TimeLimit { policy, .. }
-                    | super::Warning::Overloaded { policy, .. }
-                    | super::Warning::Unfinished { policy, .. }
-                    | super::Warning::HistogramClipped { policy, .. } => *policy == p.policy,
-                })
-                .collect(),
-        },
+        qsim: qsim_extras(r, p),
+    }
+}
+
+/// qsim's extras of block `p`: its identity, the numbers fio has no key for, its warnings.
+fn qsim_extras<'a>(r: &'a Report, p: &'a PolicyReport) -> Qsim<'a> {
+    Qsim {
+        scenario: &r.scenario,
+        policy: &p.policy,
+        variant: p.variant.as_ref(),
+        seed: r.seed,
+        replications: r.replications,
+        measured_ns: p.measured_ns,
+        end: &p.end,
+        elapsed_ns: (!p.finite_jobs.is_empty()).then(|| p.elapsed_ns()),
+        finite_jobs: &p.finite_jobs,
+        events: p.events,
+        issued: [
+            p.direction(Direction::Read).issued,
+            p.direction(Direction::Write).issued,
+        ],
+        stages: Ordered(vec![
+            (
+                "read".to_string(),
+                p.direction(Direction::Read).stages.as_slice(),
+            ),
+            (
+                "write".to_string(),
+                p.direction(Direction::Write).stages.as_slice(),
+            ),
+        ]),
+        congestion: &p.congestion,
+        congestion_early_pct: p.congestion_early_pct,
+        block: &p.block,
+        writeback: &p.writeback,
+        memory: p.memory.as_ref(),
+        cpu_util_pct: p.cpu_util_pct,
+        crypt_queue_len_avg: p.crypt_queue_len_avg,
+        crypt_queue_len_max: p.crypt_queue_len_max,
+        clipped: p.clipped,
+        spread: p.spread.as_ref(),
+        warnings: r
+            .warnings
+            .iter()
+            .filter(|w| match w {
+                super::Warning::WorkBudget { policy, .. }
+                | super::Warning::TimeLimit { policy, .. }
+                | super::Warning::Overloaded { policy, .. }
+                | super::Warning::Unfinished { policy, .. }
+                | super::Warning::HistogramClipped { policy, .. } => *policy == p.policy,
+            })
+            .collect(),
     }
 }
 

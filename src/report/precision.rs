@@ -3,10 +3,11 @@
 //! text report.
 
 use super::metrics::{HEADLINE_NAMES, MetricId, Metrics};
+use serde::{Serialize, Serializer};
 
 /// A precision target (`--precision 5%`): add replications until the headline metric's 95 %
 /// confidence half-width is within `target_rel` of its mean in every run, or `cap` is reached.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Precision {
     /// Target half-width relative to the mean (0.05 for 5 %).
     pub target_rel: f64,
@@ -20,6 +21,14 @@ pub struct Precision {
 /// [`Headline`](super::metrics::Headline).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeadlineMetric(MetricId);
+
+impl Serialize for HeadlineMetric {
+    /// As its `--precision-metric` name.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let m = self.0.metric();
+        serializer.serialize_str(m.headline.map_or(m.key, |h| h.name))
+    }
+}
 
 impl HeadlineMetric {
     /// Names accepted by `--precision-metric`, in registry order.
@@ -50,7 +59,7 @@ impl HeadlineMetric {
 }
 
 /// How a precision target ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PrecisionOutcome {
     /// The target.
     pub target: Precision,
