@@ -57,6 +57,13 @@ fn write_pretty<T: Serialize>(value: &T, out: &mut dyn io::Write) -> io::Result<
 /// A JSON object whose keys keep insertion order.
 struct Ordered<V>(Vec<(String, V)>);
 
+impl<V> Ordered<V> {
+    /// Whether it has no key.
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 impl<V: Serialize> Serialize for Ordered<V> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
@@ -182,6 +189,9 @@ struct Qsim<'a> {
     cpu_util_pct: f64,
     crypt_queue_len_avg: f64,
     crypt_queue_len_max: u64,
+    /// The registry's metrics that ask for a place in the block, by key (only when some do).
+    #[serde(skip_serializing_if = "Ordered::is_empty")]
+    metrics: Ordered<f64>,
     clipped: u64,
     /// The single-valued figures across replications (with two or more).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -299,6 +309,12 @@ fn qsim_extras<'a>(r: &'a Report, p: &'a PolicyReport) -> Qsim<'a> {
         cpu_util_pct: p.cpu_util_pct,
         crypt_queue_len_avg: p.crypt_queue_len_avg,
         crypt_queue_len_max: p.crypt_queue_len_max,
+        metrics: Ordered(
+            p.metrics
+                .in_block()
+                .map(|(m, v)| (m.key.to_string(), v))
+                .collect(),
+        ),
         clipped: p.clipped,
         spread: p.spread.as_ref(),
         warnings: r
@@ -377,6 +393,30 @@ mod tests {
     use super::*;
     use crate::report::tests::{report, run_with_memory, scenario};
     use serde_json::Value;
+
+    /// The `--json` export reads the one report: fio's json+ jobs, then qsim's summary rows,
+    /// precision line and plot series from the same value.
+    #[test]
+    fn results_hold_the_jobs_the_summary_the_precision_and_the_plots() {
+        let r = crate::report::tests::replicated_report();
+        let mut buf = Vec::new();
+        render_results(&r, &mut buf).unwrap();
+        let v: Value = serde_json::from_slice(&buf).unwrap();
+        let mut plus = Vec::new();
+        render_plus(&r, &mut plus).unwrap();
+        let plus: Value = serde_json::from_slice(&plus).unwrap();
+        assert_eq!(v["jobs"], plus["jobs"]);
+        let (reference, rows) = super::super::export::metric_rows(&r.metrics);
+        assert_eq!(v["qsim"]["reference"], reference.as_str());
+        assert_eq!(v["qsim"]["summary"].as_array().unwrap().len(), rows.len());
+        assert_eq!(
+            v["qsim"]["precision"],
+            r.precision.as_ref().unwrap().line().as_str()
+        );
+        assert_eq!(v["qsim"]["plots"]["runs"][1]["label"], "split");
+        // No registry row asks for the block yet: no `metrics` key in the jobs.
+        assert!(v["jobs"][0]["qsim"].get("metrics").is_none());
+    }
 
     fn parsed(f: fn(&Report, &mut dyn io::Write) -> io::Result<()>) -> (String, Value) {
         let mut buf = Vec::new();

@@ -1,8 +1,10 @@
 //! The metrics registry: one table of the per-run metrics, each with its key, label, unit,
-//! direction and how to read it from a run's block. The replication summary, the CSV and
-//! Markdown exports, the paired comparisons of the JSON summary, `--precision-metric`, the
-//! spread lines and the plot series all iterate or index [`METRICS`], so a new per-run metric
-//! is one row here (plus the model's measurement and, for the text block, its line).
+//! direction and how to read it from a run (its observations and its block). The replication
+//! summary, the CSV and Markdown exports, the paired comparisons of the JSON summary,
+//! `--precision-metric`, the spread lines and the memory plot series all iterate or index
+//! [`METRICS`]. A row with [`Metric::in_block`] also shows in the run's text block (a
+//! `metrics` line) and in its fio-JSON job (`qsim.metrics`), so a new per-run metric is one
+//! row here plus the model's measurement.
 
 use super::{DEFAULT_PERCENTILES, Direction, PolicyReport};
 use crate::model::observe::RunObs;
@@ -32,9 +34,23 @@ pub struct Metric {
     pub lower_is_better: bool,
     /// Whether a precision target may apply to it, and under which name.
     pub headline: Option<Headline>,
-    /// Its value in one run's block; NaN when the run did not measure it (no reads, no memory
-    /// model, an unfinished finite job).
-    pub read: fn(&PolicyReport) -> f64,
+    /// Whether the run's block shows it too: a `metrics` line in the text block and a key of
+    /// `qsim.metrics` in the fio-JSON job (metrics the block already shows in their own line
+    /// say no).
+    pub in_block: bool,
+    /// Its value in one run; NaN when the run did not measure it (no reads, no memory model,
+    /// an unfinished finite job).
+    pub read: fn(&Run) -> f64,
+}
+
+/// A run as a metric reads it: the model's observations and the block the report built from
+/// them.
+#[derive(Debug, Clone, Copy)]
+pub struct Run<'a> {
+    /// What the model measured.
+    pub obs: &'a RunObs,
+    /// The report's block of those observations.
+    pub block: &'a PolicyReport,
 }
 
 /// The read clat percentile `want` in ms (NaN without reads); the value of the fio block, so
@@ -66,7 +82,8 @@ pub const METRICS: &[Metric] = &[
         unit: "s",
         lower_is_better: true,
         headline: None,
-        read: |p| p.elapsed_ns().map_or(f64::NAN, |ns| ns as f64 / 1e9),
+        in_block: false,
+        read: |r| r.block.elapsed_ns().map_or(f64::NAN, |ns| ns as f64 / 1e9),
     },
     Metric {
         key: "read_p50_ms",
@@ -74,7 +91,8 @@ pub const METRICS: &[Metric] = &[
         unit: "ms",
         lower_is_better: true,
         headline: None,
-        read: |p| read_clat_ms(p, 50.0),
+        in_block: false,
+        read: |r| read_clat_ms(r.block, 50.0),
     },
     Metric {
         key: "read_p99_ms",
@@ -85,7 +103,8 @@ pub const METRICS: &[Metric] = &[
             name: "p99",
             label: "read p99",
         }),
-        read: |p| read_clat_ms(p, 99.0),
+        in_block: false,
+        read: |r| read_clat_ms(r.block, 99.0),
     },
     Metric {
         key: "read_p999_ms",
@@ -96,7 +115,8 @@ pub const METRICS: &[Metric] = &[
             name: "p99.9",
             label: "read p99.9",
         }),
-        read: |p| read_clat_ms(p, 99.9),
+        in_block: false,
+        read: |r| read_clat_ms(r.block, 99.9),
     },
     Metric {
         key: "read_p9999_ms",
@@ -104,7 +124,8 @@ pub const METRICS: &[Metric] = &[
         unit: "ms",
         lower_is_better: true,
         headline: None,
-        read: |p| read_clat_ms(p, 99.99),
+        in_block: false,
+        read: |r| read_clat_ms(r.block, 99.99),
     },
     Metric {
         key: "read_mean_ms",
@@ -115,7 +136,8 @@ pub const METRICS: &[Metric] = &[
             name: "mean",
             label: "read mean",
         }),
-        read: |p| p.direction(Direction::Read).lat.mean_ns / 1e6,
+        in_block: false,
+        read: |r| r.block.direction(Direction::Read).lat.mean_ns / 1e6,
     },
     Metric {
         key: "read_iops",
@@ -123,7 +145,8 @@ pub const METRICS: &[Metric] = &[
         unit: "",
         lower_is_better: false,
         headline: None,
-        read: |p| p.direction(Direction::Read).iops,
+        in_block: false,
+        read: |r| r.block.direction(Direction::Read).iops,
     },
     Metric {
         key: "write_mib_s",
@@ -131,7 +154,8 @@ pub const METRICS: &[Metric] = &[
         unit: "",
         lower_is_better: false,
         headline: None,
-        read: |p| p.direction(Direction::Write).bw_bytes_per_s as f64 / (1024.0 * 1024.0),
+        in_block: false,
+        read: |r| r.block.direction(Direction::Write).bw_bytes_per_s as f64 / (1024.0 * 1024.0),
     },
     Metric {
         key: "atomic_failures",
@@ -142,8 +166,10 @@ pub const METRICS: &[Metric] = &[
             name: "failures",
             label: "GFP_ATOMIC failures",
         }),
-        read: |p| {
-            p.memory
+        in_block: false,
+        read: |r| {
+            r.block
+                .memory
                 .as_ref()
                 .map_or(f64::NAN, |m| m.atomic_failures_total as f64)
         },
@@ -154,7 +180,8 @@ pub const METRICS: &[Metric] = &[
         unit: "s",
         lower_is_better: true,
         headline: None,
-        read: |p| kswapd_cwait_s(p, 0),
+        in_block: false,
+        read: |r| kswapd_cwait_s(r.block, 0),
     },
     Metric {
         key: "kswapd_cwait_async_s",
@@ -162,7 +189,8 @@ pub const METRICS: &[Metric] = &[
         unit: "s",
         lower_is_better: true,
         headline: None,
-        read: |p| kswapd_cwait_s(p, 1),
+        in_block: false,
+        read: |r| kswapd_cwait_s(r.block, 1),
     },
 ];
 
@@ -259,17 +287,26 @@ impl Serialize for Metrics {
 }
 
 impl Metrics {
-    /// The metrics of one run's measurements, read from the block the report would show.
+    /// The metrics of one run's measurements, read with the block the report would show.
     pub fn of(obs: &RunObs) -> Metrics {
-        Metrics::of_report(&super::policy_report(obs, &DEFAULT_PERCENTILES, &[]))
+        super::policy_report(obs, &DEFAULT_PERCENTILES, &[]).metrics
     }
 
-    /// The metrics of a block built with [`DEFAULT_PERCENTILES`].
-    pub fn of_report(report: &PolicyReport) -> Metrics {
+    /// The metrics of a run whose block was built with [`DEFAULT_PERCENTILES`].
+    pub fn of_run(run: Run) -> Metrics {
         Metrics {
-            values: std::array::from_fn(|i| (METRICS[i].read)(report)),
-            finite_jobs: u32::try_from(report.finite_jobs.len()).unwrap_or(u32::MAX),
+            values: std::array::from_fn(|i| (METRICS[i].read)(&run)),
+            finite_jobs: u32::try_from(run.block.finite_jobs.len()).unwrap_or(u32::MAX),
         }
+    }
+
+    /// The rows of the registry the block shows ([`Metric::in_block`]) with their values.
+    pub fn in_block(&self) -> impl Iterator<Item = (&'static Metric, f64)> + '_ {
+        METRICS
+            .iter()
+            .zip(&self.values)
+            .filter(|(m, _)| m.in_block)
+            .map(|(m, &v)| (m, v))
     }
 
     /// Every metric NaN ("not measured"): a starting point for tests.

@@ -201,6 +201,8 @@ pub struct PolicyReport {
     /// The single-valued figures' mean ± σ across replications (with two or more).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spread: Option<spread::RunSpread>,
+    /// The registry's metrics of this block's observations (pooled, like the block).
+    pub metrics: metrics::Metrics,
 }
 
 impl PolicyReport {
@@ -709,7 +711,7 @@ pub(crate) fn policy_report(
         .map(|d| d.slat.clipped() + d.clat.clipped() + d.lat.clipped())
         .sum();
 
-    PolicyReport {
+    let mut block = PolicyReport {
         policy: run.policy.clone(),
         variant: None,
         end: run.end,
@@ -748,7 +750,13 @@ pub(crate) fn policy_report(
         clipped,
         replications: run.replications.max(1),
         spread: None,
-    }
+        metrics: metrics::Metrics::nan(),
+    };
+    block.metrics = metrics::Metrics::of_run(metrics::Run {
+        obs: run,
+        block: &block,
+    });
+    block
 }
 
 fn direction_report(

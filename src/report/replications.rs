@@ -10,7 +10,7 @@ use crate::stats::compare::{Summary, Verdict, paired_diff, ratio, verdict};
 use std::fmt::Write as _;
 
 /// A number with about four significant digits.
-fn num(x: f64) -> String {
+pub(crate) fn num(x: f64) -> String {
     let a = x.abs();
     if a >= 1000.0 {
         format!("{x:.0}")

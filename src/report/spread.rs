@@ -47,7 +47,7 @@ impl RepSample {
     pub fn of(obs: &RunObs) -> RepSample {
         let list = &DEFAULT_PERCENTILES;
         let report = super::policy_report(obs, list, &[]);
-        let metrics = Metrics::of_report(&report);
+        let metrics = report.metrics;
         let dir = |d: Direction| {
             let r = report.direction(d);
             (r.ios > 0).then(|| DirSample {

@@ -405,3 +405,49 @@ fn empty_direction_is_zero_filled() {
     assert!(w.clat.percentiles_ns.is_empty());
     assert!(w.stages.iter().all(|s| s.share_pct == 0.0));
 }
+
+/// [`report`] with two replications per run attached (the same observations twice), the
+/// plot series (no timelines) and a reached precision target: everything `qsim run` puts in a
+/// report.
+pub(crate) fn replicated_report() -> Report {
+    let runs = [run("fifo", RunEnd::Horizon), run_with_memory("split")];
+    let mut r = Report::new(&scenario(), &runs);
+    let samples: Vec<Vec<spread::RepSample>> = runs
+        .iter()
+        .map(|o| vec![spread::RepSample::of(o), spread::RepSample::of(o)])
+        .collect();
+    r.attach_replications(&samples, Some(vec![None, None]));
+    r.precision = Some(precision::PrecisionOutcome {
+        target: precision::Precision {
+            target_rel: 0.05,
+            cap: 8,
+            metric: precision::HeadlineMetric::READ_P99,
+        },
+        reached: true,
+        replications: 2,
+        worst: ("split".to_string(), 0.0),
+    });
+    r
+}
+
+#[test]
+fn replications_attach_metrics_spread_and_plot_series_per_run() {
+    let r = replicated_report();
+    assert_eq!(r.metrics.len(), 2);
+    assert_eq!(r.metrics[1].0, "split");
+    assert_eq!(r.metrics[1].1.len(), 2);
+    // The per-replication metrics are those of the block built from one replication (Debug
+    // text, because NaN, elapsed without finite jobs, is not equal to itself).
+    assert_eq!(
+        format!("{:?}", r.metrics[1].1[0]),
+        format!("{:?}", r.policies[1].metrics)
+    );
+    assert!(r.policies.iter().all(|p| p.spread.is_some()));
+    let plots = r.plots.as_ref().expect("plot series");
+    assert_eq!(plots.runs.len(), 2);
+    assert!(plots.runs[0].memory.is_none() && plots.runs[1].memory.is_some());
+    assert_eq!(
+        plots.runs[1].memory.as_ref().unwrap().failures.mean,
+        r.metrics[1].1[0][metrics::ATOMIC_FAILURES]
+    );
+}

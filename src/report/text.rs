@@ -410,6 +410,7 @@ fn finite_job_text(j: &FiniteJobReport, end_ns: u64) -> String {
 fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
     finite_lines(p, s);
     device_lines(p, s);
+    metrics_line(p, s);
     if let Some(m) = &p.memory {
         memory::memory_lines(m, s);
     }
@@ -495,6 +496,25 @@ fn device_lines(p: &PolicyReport, s: &mut String) {
         "  crypt queue  : avg={:.2}, max={}",
         p.crypt_queue_len_avg, p.crypt_queue_len_max
     );
+}
+
+/// The registry's metrics that ask for a place in the block ([`super::metrics::Metric::in_block`]),
+/// as `key=value` (the key carries the unit); nothing when none does.
+fn metrics_line(p: &PolicyReport, s: &mut String) {
+    kv_lines("metrics", &metric_items(p.metrics.in_block()), s);
+}
+
+/// `key=value` items of `rows` (a `-` for a value not measured).
+fn metric_items<'a>(rows: impl Iterator<Item = (&'a super::metrics::Metric, f64)>) -> Vec<String> {
+    rows.map(|(m, v)| {
+        let value = if v.is_finite() {
+            super::replications::num(v)
+        } else {
+            "-".to_string()
+        };
+        format!("{}={value}", m.key)
+    })
+    .collect()
 }
 
 /// The memory headline figures' spread across replications (with two or more).

@@ -294,3 +294,42 @@ fn the_header_counts_variants_and_wraps_them() {
     );
     assert!(head.iter().all(|l| l.chars().count() <= 80), "{s}");
 }
+
+/// `qsim run`'s text is the report, then the replication summary and the precision line, all
+/// read from the one report.
+#[test]
+fn a_run_renders_the_report_then_its_summary_then_its_precision() {
+    let r = crate::report::tests::replicated_report();
+    let mut whole = Vec::new();
+    render_run(&r, &mut whole).unwrap();
+    let whole = String::from_utf8(whole).unwrap();
+    let mut summary = String::new();
+    super::super::replications::render(&r.metrics, &mut summary);
+    assert!(summary.contains("Across 2 replications"), "{summary}");
+    let precision = r.precision.as_ref().unwrap().line();
+    assert_eq!(
+        whole,
+        format!("{}{summary}\n{precision}\n", rendered(&r)),
+        "{whole}"
+    );
+}
+
+#[test]
+fn block_metrics_are_key_value_items_with_a_dash_when_unmeasured() {
+    let row = crate::report::metrics::Metric {
+        key: "stall_p99_ms",
+        label: "stall p99",
+        unit: "ms",
+        lower_is_better: true,
+        headline: None,
+        in_block: true,
+        read: |_| 0.0,
+    };
+    let items = metric_items([(&row, 12.345_6), (&row, f64::NAN)].into_iter());
+    assert_eq!(items, ["stall_p99_ms=12.35", "stall_p99_ms=-"]);
+    // No row of the registry asks for the block yet: the line is left out.
+    let r = report();
+    let mut s = String::new();
+    metrics_line(&r.policies[0], &mut s);
+    assert!(s.is_empty(), "{s}");
+}
