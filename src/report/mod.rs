@@ -1,9 +1,28 @@
-//! The report: one [`Report`] built from a scenario and its runs, and the renderers that write
-//! it out (fio-style text in [`text`], fio-compatible JSON and qsim's own schema in [`json`]).
+//! The report: one [`Report`] holding everything a scenario's runs produced, and the renderers
+//! that write it out. It is the only thing renderers and plots see.
+//!
+//! What the report holds, and where it comes from:
+//! - the pooled fio-style blocks, one [`PolicyReport`] per run of the [`plan`], built by
+//!   [`Report::new`] from the model's observations (the memory model's [`MemoryObs`] is
+//!   embedded whole in [`MemoryReport`], beside the figures derived from it), with their
+//!   [`Warning`]s;
+//! - each run's registry metrics per replication, its spread and the plot series
+//!   ([`Report::attach_replications`]); the registry ([`metrics::METRICS`]) is the one list of
+//!   per-run metrics (key, label, unit, direction, how to read it from a run);
+//! - the precision outcome ([`precision`]) and, when asked, the runs' invariants.
+//!
+//! Who reads what: [`text`] (the blocks, comparison tables and warnings, then the replication
+//! summary of [`replications`], the precision line and the [`invariants`] tables), [`json`]
+//! (fio-compatible jobs from the blocks; the `--json` export adds [`export::ResultsQsim`]: the
+//! paired comparisons of the metrics, the precision line and the [`plots`] series), [`export`]
+//! (CSV and Markdown from the metrics), and `qsim plot` (the plot series, read back from the
+//! `--json` export).
 //!
 //! The report holds numbers only (nanoseconds, bytes, percentages, counts), never formatted
 //! strings, so every renderer (and `qsim plot`, reading the JSON) sees the same values and picks
 //! its own units. Percentiles are fio histogram bucket midpoints (see [`crate::stats::histogram`]).
+//!
+//! [`MemoryObs`]: crate::model::observe::MemoryObs
 
 pub mod export;
 pub mod fiofmt;
