@@ -549,13 +549,12 @@ mod tests {
         let (_, v) = parsed(render_report);
         assert_eq!(v["schema_version"], 1);
         assert_eq!(v["policies"].as_array().unwrap().len(), 2);
-        assert_eq!(v["comparison"][1]["saturated"], true);
+        assert_eq!(v["policies"][1]["end"], "Saturated");
         assert!(v["policies"][0]["directions"][0]["clat"]["bins"].is_array());
         // Keys that exist only with a memory model or variants stay out.
         assert!(v.get("variants").is_none());
         assert!(v["policies"][0].get("memory").is_none());
         assert!(v["policies"][0].get("variant").is_none());
-        assert!(v["comparison"][0].get("memory").is_none());
     }
 
     #[test]
@@ -642,14 +641,14 @@ mod tests {
         assert_eq!(job["read"]["total_ios"], 10);
         assert_eq!(job["qsim"]["stages"]["read"].as_array().unwrap().len(), 8);
         assert_eq!(job["qsim"]["stages"]["read"][0]["label"], "direct reclaim");
-        // qsim's own schema carries it too, with the comparison's memory columns.
+        // qsim's own schema carries it too.
         let mut buf = Vec::new();
         render_report(&r, &mut buf).unwrap();
         let v: Value = serde_json::from_slice(&buf).unwrap();
         assert_eq!(v["policies"][0]["memory"]["direct_stalls"], 9);
-        assert_eq!(v["comparison"][0]["memory"]["atomic_failures"], 37);
+        assert_eq!(v["policies"][0]["memory"]["atomic_failures_total"], 37);
         assert_eq!(
-            v["comparison"][0]["memory"]["kswapd_cwait_ns"][1],
+            v["policies"][0]["memory"]["kswapd_waits"]["class"][1]["total_ns"],
             4_100_000_000u64
         );
     }

@@ -93,8 +93,6 @@ pub struct Report {
     /// One entry per run: per policy in scenario order; with variants, per variant and policy,
     /// variant-major.
     pub policies: Vec<PolicyReport>,
-    /// One row per policy, in the same order: the headline numbers side by side.
-    pub comparison: Vec<ComparisonRow>,
     /// Conditions the reader must know about, in policy order.
     pub warnings: Vec<Warning>,
     /// Each run's registry metrics, one per replication, labelled, in run order: the
@@ -454,43 +452,6 @@ pub struct WritebackReport {
     pub throttled_ns: u64,
 }
 
-/// One policy's headline numbers for the comparison table.
-#[derive(Debug, Clone, Serialize)]
-pub struct ComparisonRow {
-    /// Policy name.
-    pub policy: String,
-    /// Whether the run stopped at its work budget (the key keeps its old name).
-    pub saturated: bool,
-    /// Read clat median, ns (`None` without reads).
-    pub read_clat_ns_p50: Option<u64>,
-    /// Read clat 99th percentile, ns.
-    pub read_clat_ns_p99: Option<u64>,
-    /// Read clat 99.9th percentile, ns.
-    pub read_clat_ns_p99_9: Option<u64>,
-    /// Read clat 99.99th percentile, ns.
-    pub read_clat_ns_p99_99: Option<u64>,
-    /// Read I/Os per second.
-    pub read_iops: f64,
-    /// Write throughput, MiB/s.
-    pub write_mib_s: f64,
-    /// Memory headline numbers (only with a memory model).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory: Option<MemoryComparison>,
-}
-
-/// A run's memory headline numbers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MemoryComparison {
-    /// GFP_ATOMIC failures, all orders.
-    pub atomic_failures: u64,
-    /// kswapd's congestion-wait time on the SYNC and the ASYNC queue, ns.
-    pub kswapd_cwait_ns: [u64; 2],
-    /// Direct-reclaim stalls.
-    pub direct_stalls: u64,
-    /// Fewest free pages seen.
-    pub free_min_seen: u64,
-}
-
 impl Report {
     /// Builds the report from the scenario and one run per entry of its
     /// [`plan`](plan::plan), in that order (one per policy without variants).
@@ -512,10 +473,6 @@ impl Report {
                 });
                 p
             })
-            .collect();
-        let comparison = policies
-            .iter()
-            .map(|p| comparison_row(p, &percentile_list))
             .collect();
         let variants = scenario
             .variants
@@ -546,7 +503,6 @@ impl Report {
             percentile_list,
             variants,
             policies,
-            comparison,
             warnings,
             metrics: Vec::new(),
             precision: None,
@@ -843,40 +799,6 @@ fn direction_report(
         bw_agg_pct,
         iops_samples: SampleSummary::from(&obs.iops),
         stages,
-    }
-}
-
-pub(crate) fn comparison_row(p: &PolicyReport, percentile_list: &[f64]) -> ComparisonRow {
-    let read = p.direction(Direction::Read);
-    let write = p.direction(Direction::Write);
-    let pick = |want: f64| -> Option<u64> {
-        if read.ios == 0 {
-            return None;
-        }
-        // Reuse the fio block's values so the two never disagree.
-        percentile_list
-            .iter()
-            .position(|&q| q == want)
-            .and_then(|i| read.clat.percentiles_ns.get(i).copied())
-    };
-    ComparisonRow {
-        policy: p.policy.clone(),
-        saturated: p.saturated(),
-        read_clat_ns_p50: pick(50.0),
-        read_clat_ns_p99: pick(99.0),
-        read_clat_ns_p99_9: pick(99.9),
-        read_clat_ns_p99_99: pick(99.99),
-        read_iops: read.iops,
-        write_mib_s: write.bw_bytes_per_s as f64 / (1024.0 * 1024.0),
-        memory: p.memory.as_ref().map(|m| MemoryComparison {
-            atomic_failures: m.atomic_failures_total,
-            kswapd_cwait_ns: [
-                m.kswapd_waits.class[0].total_ns,
-                m.kswapd_waits.class[1].total_ns,
-            ],
-            direct_stalls: m.obs.direct_stalls,
-            free_min_seen: m.obs.free_min_seen,
-        }),
     }
 }
 

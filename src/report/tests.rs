@@ -333,13 +333,7 @@ fn builds_fio_numbers() {
     // Stage shares of total latency add up to 100% when stages partition lat.
     let shares: f64 = read.stages.iter().map(|s| s.share_pct).sum();
     assert!((shares - 100.0).abs() < 1e-6, "{shares}");
-    // Comparison rows and warnings.
-    assert_eq!(r.comparison.len(), 2);
-    assert_eq!(
-        r.comparison[0].read_clat_ns_p50,
-        Some(read.clat.percentiles_ns[6])
-    );
-    assert!(r.comparison[1].saturated);
+    // Warnings.
     assert_eq!(r.warnings.len(), 1);
     assert!(matches!(&r.warnings[0], Warning::WorkBudget { policy, .. } if policy == "split"));
 }

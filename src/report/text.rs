@@ -639,18 +639,26 @@ fn comparison(r: &Report, s: &mut String) {
         .map(|h| h.to_string())
         .collect::<Vec<_>>(),
     ];
-    let cell = |v: Option<u64>| v.map_or("-".to_string(), |ns| adaptive_ns(ns as f64));
-    for c in &r.comparison {
+    for p in &r.policies {
+        let read = p.direction(Direction::Read);
+        let write = p.direction(Direction::Write);
+        // The block's own values, so the two never disagree; `-` without reads.
+        let cell = |q: f64| {
+            (read.ios > 0)
+                .then(|| percentile_of(r, &read.clat, q))
+                .flatten()
+                .map_or("-".to_string(), |ns| adaptive_ns(ns as f64))
+        };
         let mut row = vec![
-            c.policy.clone(),
-            cell(c.read_clat_ns_p50),
-            cell(c.read_clat_ns_p99),
-            cell(c.read_clat_ns_p99_9),
-            cell(c.read_clat_ns_p99_99),
-            format!("{:.0}", c.read_iops),
-            format!("{:.2}", c.write_mib_s),
+            p.policy.clone(),
+            cell(50.0),
+            cell(99.0),
+            cell(99.9),
+            cell(99.99),
+            format!("{:.0}", read.iops),
+            format!("{:.2}", write.bw_bytes_per_s as f64 / (1024.0 * 1024.0)),
         ];
-        if c.saturated {
+        if p.saturated() {
             row.push("budget".to_string());
         }
         rows.push(row);

@@ -220,7 +220,7 @@ fn failure_log(m: &MemoryReport, s: &mut String) {
 /// With a memory model, a second table: GFP_ATOMIC failures, kswapd's congestion-wait time on
 /// the SYNC and ASYNC queues, direct-reclaim stalls and the fewest free pages.
 pub(super) fn memory_comparison(r: &Report, s: &mut String) {
-    if r.comparison.iter().all(|c| c.memory.is_none()) {
+    if r.policies.iter().all(|p| p.memory.is_none()) {
         return;
     }
     // The blocks pool every replication; this table gives the mean per replication, so its
@@ -251,7 +251,7 @@ pub(super) fn memory_comparison(r: &Report, s: &mut String) {
         .map(|h| h.to_string())
         .collect::<Vec<_>>(),
     ];
-    for (c, p) in r.comparison.iter().zip(&r.policies) {
+    for p in &r.policies {
         let reps = u64::from(p.replications.max(1));
         let per = |n: u64| {
             if pooled {
@@ -260,17 +260,17 @@ pub(super) fn memory_comparison(r: &Report, s: &mut String) {
                 n.to_string()
             }
         };
-        let row = match &c.memory {
+        let row = match &p.memory {
             Some(m) => vec![
-                c.policy.clone(),
-                per(m.atomic_failures),
-                adaptive_ns(m.kswapd_cwait_ns[0] as f64 / reps as f64),
-                adaptive_ns(m.kswapd_cwait_ns[1] as f64 / reps as f64),
-                per(m.direct_stalls),
-                m.free_min_seen.to_string(),
+                p.policy.clone(),
+                per(m.atomic_failures_total),
+                adaptive_ns(m.kswapd_waits.class[0].total_ns as f64 / reps as f64),
+                adaptive_ns(m.kswapd_waits.class[1].total_ns as f64 / reps as f64),
+                per(m.obs.direct_stalls),
+                m.obs.free_min_seen.to_string(),
             ],
             None => {
-                let mut row = vec![c.policy.clone()];
+                let mut row = vec![p.policy.clone()];
                 row.extend((0..5).map(|_| "-".to_string()));
                 row
             }
