@@ -300,7 +300,7 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             target_rel,
             cap: args.max_replications as usize,
             metric: experiment::HeadlineMetric::parse(&args.precision_metric)
-                .unwrap_or(experiment::HeadlineMetric::ReadP99),
+                .unwrap_or(experiment::HeadlineMetric::READ_P99),
         }),
         json_file: args.json.clone(),
         csv_file: args.csv.clone(),

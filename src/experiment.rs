@@ -14,13 +14,13 @@
 //! Every run ends with its invariants checked ([`crate::model::invariants`]); a broken one fails
 //! the run. `--check-invariants` also prints them, one table per policy, after the report.
 
-use crate::model::invariants::InvariantReport;
 use crate::model::observe::RunObs;
 use crate::model::{self, RunResult, policy};
 use crate::report::Report;
 use crate::report::export;
-use crate::report::replications::Metrics;
-use crate::report::spread::{self, RepSample};
+pub use crate::report::plan::{PlannedRun, plan};
+pub use crate::report::precision::{HeadlineMetric, Precision, PrecisionOutcome};
+use crate::report::spread::RepSample;
 use crate::scenario::Scenario;
 use crate::stats::{Summary, next_replications, precise_enough};
 use std::collections::BTreeMap;
@@ -99,54 +99,6 @@ pub enum Error {
     },
 }
 
-/// One run of a scenario's matrix: which scenario it uses, under which policy, and what the
-/// report calls it.
-#[derive(Debug, Clone)]
-pub struct PlannedRun<'a> {
-    /// The scenario the run uses: a variant's, or the scenario itself without variants.
-    pub scenario: &'a Scenario,
-    /// The variant's name (`None` when the scenario has no variants).
-    pub variant: Option<&'a str>,
-    /// The policy's name as the scenario lists it.
-    pub policy: &'a str,
-    /// The run's label in the report: the policy without variants; with them `<variant>` when
-    /// every variant runs exactly one policy, else `<variant>/<policy>`.
-    pub label: String,
-}
-
-/// The runs a scenario asks for, in report order: its policies; with variants, variants ×
-/// each variant's policies, variant-major.
-pub fn plan(sc: &Scenario) -> Vec<PlannedRun<'_>> {
-    if sc.variants.is_empty() {
-        return sc
-            .policies
-            .iter()
-            .map(|p| PlannedRun {
-                scenario: sc,
-                variant: None,
-                policy: p,
-                label: p.clone(),
-            })
-            .collect();
-    }
-    let one_policy_each = sc.variants.iter().all(|v| v.scenario.policies.len() == 1);
-    sc.variants
-        .iter()
-        .flat_map(|v| {
-            v.scenario.policies.iter().map(move |p| PlannedRun {
-                scenario: &v.scenario,
-                variant: Some(v.name.as_str()),
-                policy: p,
-                label: if one_policy_each {
-                    v.name.clone()
-                } else {
-                    format!("{}/{p}", v.name)
-                },
-            })
-        })
-        .collect()
-}
-
 /// Runs every run of the scenario's [`plan`], in parallel, and returns the results in plan
 /// order; fails on the first run (in that order) whose run broke an invariant.
 pub fn run_all(sc: &Scenario, jobs: usize) -> Result<Vec<RunResult>, Error> {
@@ -204,115 +156,8 @@ pub struct Replicated {
     pub precision: Option<PrecisionOutcome>,
 }
 
-impl Replicated {
-    /// Each run's headline metrics, one per replication, in plan order.
-    pub fn metrics(&self) -> Vec<Vec<Metrics>> {
-        self.samples
-            .iter()
-            .map(|s| s.iter().map(|x| x.metrics).collect())
-            .collect()
-    }
-}
-
-/// A precision target (`--precision 5%`): add replications until the headline metric's 95 %
-/// confidence half-width is within `target_rel` of its mean in every run, or `cap` is reached.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Precision {
-    /// Target half-width relative to the mean (0.05 for 5 %).
-    pub target_rel: f64,
-    /// Most replications per run.
-    pub cap: usize,
-    /// The headline metric the target applies to.
-    pub metric: HeadlineMetric,
-}
-
-/// The metrics a precision target may apply to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeadlineMetric {
-    /// Read clat p99.
-    ReadP99,
-    /// Read clat p99.9.
-    ReadP999,
-    /// Mean read latency.
-    ReadMean,
-    /// GFP_ATOMIC failures.
-    AtomicFailures,
-}
-
-impl HeadlineMetric {
-    /// Names accepted by `--precision-metric`.
-    pub const NAMES: [&'static str; 4] = ["p99", "p99.9", "mean", "failures"];
-
-    /// The metric named `name` (one of [`HeadlineMetric::NAMES`]).
-    pub fn parse(name: &str) -> Option<HeadlineMetric> {
-        Some(match name {
-            "p99" => HeadlineMetric::ReadP99,
-            "p99.9" => HeadlineMetric::ReadP999,
-            "mean" => HeadlineMetric::ReadMean,
-            "failures" => HeadlineMetric::AtomicFailures,
-            _ => return None,
-        })
-    }
-
-    /// How the summary calls it.
-    pub fn label(self) -> &'static str {
-        match self {
-            HeadlineMetric::ReadP99 => "read p99",
-            HeadlineMetric::ReadP999 => "read p99.9",
-            HeadlineMetric::ReadMean => "read mean",
-            HeadlineMetric::AtomicFailures => "GFP_ATOMIC failures",
-        }
-    }
-
-    fn get(self, m: &Metrics) -> f64 {
-        match self {
-            HeadlineMetric::ReadP99 => m.read_p99_ms,
-            HeadlineMetric::ReadP999 => m.read_p999_ms,
-            HeadlineMetric::ReadMean => m.read_mean_ms,
-            HeadlineMetric::AtomicFailures => m.atomic_failures,
-        }
-    }
-}
-
-/// How a precision target ended.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PrecisionOutcome {
-    /// The target.
-    pub target: Precision,
-    /// Whether every run reached it (else the cap stopped the runs).
-    pub reached: bool,
-    /// Replications each run ended with.
-    pub replications: usize,
-    /// The run furthest from the target and its relative half-width (NaN when unmeasured).
-    pub worst: (String, f64),
-}
-
-impl PrecisionOutcome {
-    /// One line saying what happened, for the end of the report.
-    pub fn line(&self) -> String {
-        let t = &self.target;
-        format!(
-            "precision: {} {} ±{}% (95% CI) {} after {} replications;\n  widest: {} {}",
-            t.metric.label(),
-            if self.reached { "within" } else { "NOT within" },
-            (t.target_rel * 1e6).round() / 1e4,
-            if self.reached {
-                "in every run"
-            } else {
-                "(the cap stopped it)"
-            },
-            self.replications,
-            self.worst.0,
-            if self.worst.1.is_finite() {
-                format!("±{:.1}%", self.worst.1 * 100.0)
-            } else {
-                "unknown (a zero or unmeasured mean)".to_string()
-            }
-        )
-    }
-}
-
 /// What one run of the plan has gathered so far.
+#[derive(Default)]
 struct Gathered {
     first: Option<RunResult>,
     pooled: Option<RunObs>,
@@ -346,29 +191,10 @@ pub fn run_replicated(
         .iter()
         .map(|r| policy::find(r.policy).ok_or_else(|| Error::UnknownPolicy(r.policy.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut gathered: Vec<Gathered> = (0..runs.len())
-        .map(|_| Gathered {
-            first: None,
-            pooled: None,
-            samples: Vec::new(),
-        })
-        .collect();
+    let mut gathered: Vec<Gathered> = (0..runs.len()).map(|_| Gathered::default()).collect();
     let mut broken = None;
     // Replications wanted per run in this round.
-    let start = |r: &PlannedRun| r.scenario.replications.max(1) as usize;
-    let mut want: Vec<usize> = match precision {
-        None => runs.iter().map(start).collect(),
-        Some(p) => {
-            let n = runs
-                .iter()
-                .map(start)
-                .max()
-                .unwrap_or(1)
-                .max(2)
-                .min(p.cap.max(1));
-            vec![n; runs.len()]
-        }
-    };
+    let mut want = first_round(&runs, precision);
     let mut done = 0;
     let mut outcome = None;
     loop {
@@ -402,21 +228,7 @@ pub fn run_replicated(
             jobs,
             |k| {
                 let (i, rep) = index[k];
-                let recording = if timeline && rep == 0 {
-                    model::Recording::timeline()
-                } else {
-                    model::Recording::default()
-                };
-                let mut r = model::run_replication_until(
-                    runs[i].scenario,
-                    infos[i],
-                    rep,
-                    recording,
-                    deadline,
-                );
-                if runs[i].variant.is_some() {
-                    r.obs.policy = runs[i].label.clone();
-                }
+                let r = run_one(&runs[i], infos[i], rep, timeline && rep == 0, deadline);
                 progress(finished.fetch_add(1, Ordering::Relaxed) + 1, total);
                 r
             },
@@ -426,64 +238,130 @@ pub fn run_replicated(
         let Some(p) = precision else {
             break;
         };
-        // Each run's relative half-width, and whether it meets the target.
-        let judged: Vec<(f64, bool)> = gathered
-            .iter()
-            .map(|g| {
-                let xs: Vec<f64> = g.samples.iter().map(|s| p.metric.get(&s.metrics)).collect();
-                let s = Summary::of(&xs);
-                (s.ci95_half / s.mean.abs(), precise_enough(&s, p.target_rel))
-            })
-            .collect();
-        let out_of_time = deadline.is_some_and(|d| std::time::Instant::now() >= d);
-        let reached = judged.iter().all(|&(_, ok)| ok) || out_of_time;
-        let current = want.iter().copied().max().unwrap_or(0);
-        match (!reached)
-            .then(|| next_replications(current, p.cap))
-            .flatten()
-        {
-            Some(n) => want = vec![n; runs.len()],
-            None => {
-                // The worst run: one that missed the target before any that met it; among
-                // those, the widest relative interval (NaN, a zero or unmeasured mean, counts
-                // as widest when the target was missed and narrowest when it was met).
-                let key = |(rel, ok): (f64, bool)| match (ok, rel.is_nan()) {
-                    (false, true) => (1, f64::INFINITY),
-                    (false, false) => (1, rel),
-                    (true, true) => (0, 0.0),
-                    (true, false) => (0, rel),
-                };
-                let w = (0..runs.len())
-                    .max_by(|&a, &b| {
-                        let (ka, kb) = (key(judged[a]), key(judged[b]));
-                        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(b.cmp(&a))
-                    })
-                    .unwrap_or(0);
-                outcome = Some(PrecisionOutcome {
-                    target: p,
-                    reached,
-                    replications: current,
-                    worst: (runs[w].label.clone(), judged[w].0),
-                });
+        match judge(&gathered, &runs, p, &want, deadline) {
+            Ok(next) => want = next,
+            Err(o) => {
+                outcome = Some(o);
                 break;
             }
         }
     }
-    let mut first = Vec::new();
-    let mut pooled = Vec::new();
-    let mut samples = Vec::new();
-    for g in gathered {
-        first.push(g.first.expect("every run has replication 0"));
-        pooled.push(g.pooled.expect("every run has a replication"));
-        samples.push(g.samples);
+    Ok(Replicated::from_gathered(gathered, broken, outcome))
+}
+
+/// Replication `rep` of planned run `run` under policy `info`, recording a timeline when
+/// `timeline`, stopping at its next slice past `deadline`; labelled as the report labels it.
+fn run_one(
+    run: &PlannedRun,
+    info: &'static policy::PolicyInfo,
+    rep: u64,
+    timeline: bool,
+    deadline: Option<std::time::Instant>,
+) -> RunResult {
+    let recording = if timeline {
+        model::Recording::timeline()
+    } else {
+        model::Recording::default()
+    };
+    let mut r = model::run_replication_until(run.scenario, info, rep, recording, deadline);
+    if run.variant.is_some() {
+        r.obs.policy = run.label.clone();
     }
-    Ok(Replicated {
-        first,
-        pooled,
-        samples,
-        broken,
-        precision: outcome,
+    r
+}
+
+/// Replications each run starts with: its own `replications:`; under a precision target, the
+/// most any run asks for (at least 2, at most the cap), for every run alike.
+fn first_round(runs: &[PlannedRun], precision: Option<Precision>) -> Vec<usize> {
+    let start = |r: &PlannedRun| r.scenario.replications.max(1) as usize;
+    match precision {
+        None => runs.iter().map(start).collect(),
+        Some(p) => {
+            let n = runs
+                .iter()
+                .map(start)
+                .max()
+                .unwrap_or(1)
+                .max(2)
+                .min(p.cap.max(1));
+            vec![n; runs.len()]
+        }
+    }
+}
+
+/// After a round under precision target `p`: the next round's replications per run, or how
+/// the target ended (reached, the cap, or past the deadline).
+fn judge(
+    gathered: &[Gathered],
+    runs: &[PlannedRun],
+    p: Precision,
+    want: &[usize],
+    deadline: Option<std::time::Instant>,
+) -> Result<Vec<usize>, PrecisionOutcome> {
+    // Each run's relative half-width, and whether it meets the target.
+    let judged: Vec<(f64, bool)> = gathered
+        .iter()
+        .map(|g| {
+            let xs: Vec<f64> = g.samples.iter().map(|s| p.metric.get(&s.metrics)).collect();
+            let s = Summary::of(&xs);
+            (s.ci95_half / s.mean.abs(), precise_enough(&s, p.target_rel))
+        })
+        .collect();
+    let out_of_time = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+    let reached = judged.iter().all(|&(_, ok)| ok) || out_of_time;
+    let current = want.iter().copied().max().unwrap_or(0);
+    if let Some(n) = (!reached)
+        .then(|| next_replications(current, p.cap))
+        .flatten()
+    {
+        return Ok(vec![n; runs.len()]);
+    }
+    // The worst run: one that missed the target before any that met it; among those, the
+    // widest relative interval (NaN, a zero or unmeasured mean, counts as widest when the
+    // target was missed and narrowest when it was met).
+    let key = |(rel, ok): (f64, bool)| match (ok, rel.is_nan()) {
+        (false, true) => (1, f64::INFINITY),
+        (false, false) => (1, rel),
+        (true, true) => (0, 0.0),
+        (true, false) => (0, rel),
+    };
+    let w = (0..runs.len())
+        .max_by(|&a, &b| {
+            let (ka, kb) = (key(judged[a]), key(judged[b]));
+            ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(b.cmp(&a))
+        })
+        .unwrap_or(0);
+    Err(PrecisionOutcome {
+        target: p,
+        reached,
+        replications: current,
+        worst: (runs[w].label.clone(), judged[w].0),
     })
+}
+
+impl Replicated {
+    /// The result of every run's gathered replications, in plan order.
+    fn from_gathered(
+        gathered: Vec<Gathered>,
+        broken: Option<(String, String)>,
+        precision: Option<PrecisionOutcome>,
+    ) -> Replicated {
+        let mut first = Vec::new();
+        let mut pooled = Vec::new();
+        let mut samples = Vec::new();
+        for g in gathered {
+            first.push(g.first.expect("every run has replication 0"));
+            pooled.push(g.pooled.expect("every run has a replication"));
+            samples.push(g.samples);
+        }
+        Replicated {
+            first,
+            pooled,
+            samples,
+            broken,
+            precision,
+        }
+    }
 }
 
 /// Runs `f(0..n)` over `jobs` threads (0 = all cores) and returns the results by index.
@@ -561,67 +439,36 @@ pub fn run_and_report(
     let timeline = opts.plots_dir.is_some() || opts.json_file.is_some();
     let deadline = opts.time_limit.map(|t| std::time::Instant::now() + t);
     let replicated = run_replicated(sc, opts.jobs, opts.precision, timeline, deadline, progress)?;
-    let metrics = replicated.metrics();
-    let Replicated {
-        first,
-        pooled,
-        samples,
-        broken: later,
-        precision,
-    } = replicated;
     if !opts.check_invariants {
-        first_violation(&first)?;
+        first_violation(&replicated.first)?;
     }
-    let labels: Vec<String> = first.iter().map(|r| r.obs.policy.clone()).collect();
-    let mut tables = Vec::new();
-    if opts.check_invariants {
-        for r in &first {
-            render_invariants(&r.obs.policy, &r.invariants, &mut tables)?;
-        }
-    }
-    let json = opts.format == "json";
-    let later = match later {
-        Some((policy, what)) => Err(Error::Invariant { policy, what }),
+    let later = match &replicated.broken {
+        Some((policy, what)) => Err(Error::Invariant {
+            policy: policy.clone(),
+            what: what.clone(),
+        }),
         None => Ok(()),
     };
-    let broken = first_violation(&first).and(later);
-    let mut report = Report::new(sc, &pooled);
-    spread::attach(&mut report, &samples);
-    let per_run: Vec<(String, Vec<Metrics>)> = labels.into_iter().zip(metrics).collect();
-    let precision_line = precision.as_ref().map(PrecisionOutcome::line);
+    let broken = first_violation(&replicated.first).and(later);
+    let report = build_report(sc, opts, replicated, timeline);
     let mut buf = Vec::new();
+    let json = opts.format == "json";
     if json {
         crate::report::json::render(&report, &mut buf)?;
     } else {
-        crate::report::text::render(&report, &mut buf)?;
-        let mut summary = String::new();
-        crate::report::replications::render(&per_run, &mut summary);
-        if let Some(line) = &precision_line {
-            summary.push('\n');
-            summary.push_str(line);
-            summary.push('\n');
-        }
-        buf.extend_from_slice(summary.as_bytes());
-        buf.extend_from_slice(&tables);
+        crate::report::text::render_run(&report, &mut buf)?;
     }
     out.write_all(&buf)?;
     out.flush()?;
-    if json && !tables.is_empty() {
+    if json && !report.invariants.is_empty() {
         let mut err = std::io::stderr().lock();
-        err.write_all(&tables)?;
+        crate::report::invariants::render_all(&report, &mut err)?;
         err.flush()?;
     }
     // The report is out before any export, so a failed export loses none of it.
-    write_exports(
-        opts,
-        &report,
-        &per_run,
-        &samples,
-        &first,
-        precision_line,
-        out,
-    )?;
-    let timed_out = pooled
+    write_exports(opts, &report, out)?;
+    let timed_out = report
+        .policies
         .iter()
         .filter(|p| p.end == crate::model::observe::RunEnd::TimeLimit)
         .count();
@@ -632,6 +479,29 @@ pub fn run_and_report(
         });
     }
     broken
+}
+
+/// The one report of a replicated run: blocks from the pooled observations, then what the
+/// replications add (spread, metrics, plot series when `plots`), the precision outcome and,
+/// with `--check-invariants`, replication 0's invariants.
+fn build_report(sc: &Scenario, opts: &RunOptions, rep: Replicated, plots: bool) -> Report {
+    let mut report = Report::new(sc, &rep.pooled);
+    let timelines = plots.then(|| {
+        rep.first
+            .iter()
+            .map(|r| r.obs.timeline.as_deref().cloned())
+            .collect()
+    });
+    report.attach_replications(&rep.samples, timelines);
+    report.precision = rep.precision;
+    if opts.check_invariants {
+        report.invariants = rep
+            .first
+            .into_iter()
+            .map(|r| (r.obs.policy, r.invariants))
+            .collect();
+    }
+    report
 }
 
 /// Checks every output path of `opts` before anything is simulated ([`crate::output`]'s
@@ -667,41 +537,17 @@ pub fn check_outputs(opts: &RunOptions) -> Result<(), crate::output::OutputError
 /// Writes the export files `opts` asks for, each whole or not at all ([`crate::output`]); `-`
 /// goes to `out`. Every export is tried, so one bad path costs no other file; the first
 /// failure is returned.
-fn write_exports(
-    opts: &RunOptions,
-    report: &Report,
-    per_run: &[(String, Vec<Metrics>)],
-    samples: &[Vec<RepSample>],
-    first: &[RunResult],
-    precision: Option<String>,
-    out: &mut dyn Write,
-) -> Result<(), Error> {
+fn write_exports(opts: &RunOptions, report: &Report, out: &mut dyn Write) -> Result<(), Error> {
     let mut files: Vec<(&PathBuf, Vec<u8>)> = Vec::new();
     if let Some(path) = &opts.csv_file {
-        files.push((path, export::csv(per_run).into_bytes()));
+        files.push((path, export::csv(&report.metrics).into_bytes()));
     }
     if let Some(path) = &opts.markdown_file {
-        files.push((path, export::markdown(per_run).into_bytes()));
+        files.push((path, export::markdown(&report.metrics).into_bytes()));
     }
-    let plots = (opts.json_file.is_some() || opts.plots_dir.is_some()).then(|| {
-        let timelines = first
-            .iter()
-            .map(|r| r.obs.timeline.as_deref().cloned())
-            .collect();
-        export::plot_data(report, samples, timelines)
-    });
-    if let (Some(path), Some(plots)) = (&opts.json_file, &plots) {
-        let (reference, summary) = export::metric_rows(per_run);
-        let qsim = export::ResultsQsim {
-            schema_version: crate::report::SCHEMA_VERSION,
-            reference,
-            replications: report.replications,
-            summary,
-            precision,
-            plots,
-        };
+    if let Some(path) = &opts.json_file {
         let mut buf = Vec::new();
-        crate::report::json::render_results(report, &qsim, &mut buf)?;
+        crate::report::json::render_results(report, &mut buf)?;
         files.push((path, buf));
     }
     let mut failed: Option<Error> = None;
@@ -713,7 +559,7 @@ fn write_exports(
             });
         }
     }
-    if let (Some(dir), Some(plots)) = (&opts.plots_dir, &plots)
+    if let (Some(dir), Some(plots)) = (&opts.plots_dir, &report.plots)
         && let Err(e) = crate::plot::render_all(plots, dir)
     {
         failed.get_or_insert(e.into());
@@ -721,62 +567,10 @@ fn write_exports(
     failed.map_or(Ok(()), Err)
 }
 
-/// Writes one policy's invariant table: Little's law per queue (∫N dt against Σ time, both
-/// exact integers in ns), then the conservation laws.
-pub fn render_invariants(
-    policy: &str,
-    inv: &InvariantReport,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    let verdict = |ok: bool| if ok { "yes" } else { "NO" };
-    writeln!(
-        out,
-        "\ninvariants of `{policy}` over [0, {}]: {}",
-        inv.end,
-        if inv.holds() { "all hold" } else { "BROKEN" }
-    )?;
-    writeln!(
-        out,
-        "  {:<20} {:>24} {:>24}  holds",
-        "queue", "∫N dt [req·ns]", "Σ time [ns]"
-    )?;
-    for c in &inv.little {
-        writeln!(
-            out,
-            "  {:<20} {:>24} {:>24}  {}",
-            c.queue.label(),
-            c.area,
-            c.time_sum,
-            verdict(c.holds)
-        )?;
-    }
-    let law_width = inv
-        .conservation
-        .iter()
-        .map(|c| c.law.len())
-        .max()
-        .unwrap_or(0);
-    let detail_width = inv
-        .conservation
-        .iter()
-        .map(|c| c.detail.chars().count())
-        .max()
-        .unwrap_or(0);
-    for c in &inv.conservation {
-        writeln!(
-            out,
-            "  {:<law_width$}  {:<detail_width$}  {}",
-            c.law,
-            c.detail,
-            verdict(c.holds)
-        )?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::invariants::render_invariants;
 
     /// A broken invariant is printed as such and turns into the run's error.
     #[test]

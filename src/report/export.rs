@@ -10,11 +10,10 @@
 //! comparison against the reference (`relative` = mean ratio to the reference, its 95 %
 //! half-width, and the verdict). The Markdown file has one hyperfine table per metric.
 
-use super::replications::{METRICS, Metrics, reference_index, zero_everywhere};
-use super::spread::RepSample;
-use crate::plot::data::{MemoryPlot, PLOT_PERCENTILES, PercentileBand, PlotData, RunPlot, Spread};
+use super::metrics::{METRICS, MetricId, Metrics};
+use super::plots::PlotData;
+use super::replications::{reference_index, values, zero_everywhere};
 use crate::stats::compare::{Interval, Summary, Verdict, paired_diff, ratio, verdict};
-use crate::stats::series::Timeline;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -55,15 +54,15 @@ pub fn metric_rows(runs: &[(String, Vec<Metrics>)]) -> (String, Vec<MetricRow>) 
     };
     let mut rows = Vec::new();
     for (label, reps) in runs {
-        for m in METRICS {
-            if zero_everywhere(m, runs) {
+        for (id, m) in MetricId::all() {
+            if zero_everywhere(id, runs) {
                 continue;
             }
-            let xs: Vec<f64> = reps.iter().map(m.get).collect();
+            let xs = values(reps, id);
             if xs.iter().any(|x| x.is_nan()) {
                 continue;
             }
-            let rs: Vec<f64> = reference.iter().map(m.get).collect();
+            let rs = values(reference, id);
             let vs_ref = label != ref_label;
             let difference = vs_ref.then(|| paired_diff(&xs, &rs).ok()).flatten();
             rows.push(MetricRow {
@@ -222,111 +221,6 @@ pub fn markdown(runs: &[(String, Vec<Metrics>)]) -> String {
     s
 }
 
-/// What the plots draw, from the report built on the pooled runs and each run's samples
-/// (`samples[i]` for `report.policies[i]`), with replication 0's timelines.
-pub fn plot_data(
-    report: &super::Report,
-    samples: &[Vec<RepSample>],
-    timelines: Vec<Option<Timeline>>,
-) -> PlotData {
-    let spread = |xs: &[f64]| {
-        let s = Summary::of(xs);
-        Spread {
-            mean: s.mean,
-            stddev: s.stddev,
-            ci95_half: if s.ci95_half.is_finite() {
-                s.ci95_half
-            } else {
-                0.0
-            },
-        }
-    };
-    let runs = report
-        .policies
-        .iter()
-        .zip(samples)
-        .zip(timelines)
-        .map(|((p, reps), timeline)| {
-            let read = p.direction(super::Direction::Read);
-            let read_percentiles = if reps.iter().all(|r| !r.read_plot_percentiles_ns.is_empty()) {
-                PLOT_PERCENTILES
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &pct)| PercentileBand {
-                        p: pct,
-                        ns: spread(
-                            &reps
-                                .iter()
-                                .map(|r| r.read_plot_percentiles_ns[k])
-                                .collect::<Vec<_>>(),
-                        ),
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            let memory = reps
-                .iter()
-                .map(|r| r.failures_by_order.as_ref())
-                .collect::<Option<Vec<_>>>()
-                .map(|by_order| {
-                    let orders = by_order.iter().map(|v| v.len()).max().unwrap_or(0);
-                    let of_order = |o: usize| -> Vec<f64> {
-                        by_order
-                            .iter()
-                            .map(|v| v.get(o).copied().unwrap_or(0) as f64)
-                            .collect()
-                    };
-                    MemoryPlot {
-                        failures_by_order: (0..orders)
-                            .filter(|&o| of_order(o).iter().any(|&x| x > 0.0))
-                            .map(|o| (o as u32, spread(&of_order(o))))
-                            .collect(),
-                        failures: spread(
-                            &reps
-                                .iter()
-                                .map(|r| r.metrics.atomic_failures)
-                                .collect::<Vec<_>>(),
-                        ),
-                        kswapd_cwait_s: [
-                            spread(
-                                &reps
-                                    .iter()
-                                    .map(|r| r.metrics.kswapd_cwait_sync_s)
-                                    .collect::<Vec<_>>(),
-                            ),
-                            spread(
-                                &reps
-                                    .iter()
-                                    .map(|r| r.metrics.kswapd_cwait_async_s)
-                                    .collect::<Vec<_>>(),
-                            ),
-                        ],
-                    }
-                });
-            RunPlot {
-                label: p.policy.clone(),
-                read_percentiles,
-                read_clat_bins: read.clat.bins.clone(),
-                // Time per read in each stage: the stage's share of all read latency.
-                read_stages: read
-                    .stages
-                    .iter()
-                    .map(|st| (st.label.clone(), st.share_pct / 100.0 * read.lat.mean_ns))
-                    .collect(),
-                memory,
-                timeline,
-            }
-        })
-        .collect();
-    PlotData {
-        scenario: report.scenario.clone(),
-        seed: report.seed,
-        replications: report.replications,
-        runs,
-    }
-}
-
 /// qsim's part of the `--json` export.
 #[derive(Debug, Serialize)]
 pub struct ResultsQsim<'a> {
@@ -342,7 +236,24 @@ pub struct ResultsQsim<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub precision: Option<String>,
     /// What the plots draw; `qsim plot` reads it back.
-    pub plots: &'a PlotData,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plots: Option<&'a PlotData>,
+}
+
+impl<'a> ResultsQsim<'a> {
+    /// qsim's part of the export of `report`: its metrics compared with the reference run,
+    /// its precision line and its plot series.
+    pub fn of(report: &'a super::Report) -> ResultsQsim<'a> {
+        let (reference, summary) = metric_rows(&report.metrics);
+        ResultsQsim {
+            schema_version: super::SCHEMA_VERSION,
+            reference,
+            replications: report.replications,
+            summary,
+            precision: report.precision.as_ref().map(|p| p.line()),
+            plots: report.plots.as_ref(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -351,16 +262,20 @@ mod tests {
 
     fn m(p99: f64, fails: f64) -> Metrics {
         let mut x = Metrics::nan();
-        x.read_p50_ms = 1.0;
-        x.read_p99_ms = p99;
-        x.read_p999_ms = 2.0 * p99;
-        x.read_p9999_ms = 3.0 * p99;
-        x.read_mean_ms = 1.5;
-        x.read_iops = 100.0;
-        x.write_mib_s = 5.0;
-        x.atomic_failures = fails;
-        x.kswapd_cwait_sync_s = 0.0;
-        x.kswapd_cwait_async_s = 1.0;
+        for (key, v) in [
+            ("read_p50_ms", 1.0),
+            ("read_p99_ms", p99),
+            ("read_p999_ms", 2.0 * p99),
+            ("read_p9999_ms", 3.0 * p99),
+            ("read_mean_ms", 1.5),
+            ("read_iops", 100.0),
+            ("write_mib_s", 5.0),
+            ("atomic_failures", fails),
+            ("kswapd_cwait_sync_s", 0.0),
+            ("kswapd_cwait_async_s", 1.0),
+        ] {
+            x[MetricId::of(key)] = v;
+        }
         x
     }
 

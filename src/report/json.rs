@@ -26,22 +26,19 @@ pub fn render_plus(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
 
 /// Writes the full results of `qsim run --json FILE`: fio-compatible json+ (one job per run,
 /// built from the pooled replications, with `bins`), and beside `jobs` a `qsim` object with
-/// the replication summary and the plot data. fio tools read `jobs` and ignore `qsim`.
-pub fn render_results(
-    report: &Report,
-    qsim: &super::export::ResultsQsim<'_>,
-    out: &mut dyn io::Write,
-) -> io::Result<()> {
+/// the replication summary, the precision outcome and the plot data
+/// ([`super::export::ResultsQsim`]). fio tools read `jobs` and ignore `qsim`.
+pub fn render_results(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
     #[derive(Serialize)]
     struct Results<'a> {
         #[serde(flatten)]
         fio: FioOutput<'a>,
-        qsim: &'a super::export::ResultsQsim<'a>,
+        qsim: super::export::ResultsQsim<'a>,
     }
     write_pretty(
         &Results {
             fio: fio_output(report, true),
-            qsim,
+            qsim: super::export::ResultsQsim::of(report),
         },
         out,
     )
@@ -59,6 +56,13 @@ fn write_pretty<T: Serialize>(value: &T, out: &mut dyn io::Write) -> io::Result<
 
 /// A JSON object whose keys keep insertion order.
 struct Ordered<V>(Vec<(String, V)>);
+
+impl<V> Ordered<V> {
+    /// Whether it has no key.
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
 
 impl<V: Serialize> Serialize for Ordered<V> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -185,6 +189,9 @@ struct Qsim<'a> {
     cpu_util_pct: f64,
     crypt_queue_len_avg: f64,
     crypt_queue_len_max: u64,
+    /// The registry's metrics that ask for a place in the block, by key (only when some do).
+    #[serde(skip_serializing_if = "Ordered::is_empty")]
+    metrics: Ordered<f64>,
     clipped: u64,
     /// The single-valued figures across replications (with two or more).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -263,44 +270,64 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
         latency_ns: lat_map(nu, &p.latency_pct.nsec_pct),
         latency_us: lat_map(nu, &p.latency_pct.usec_pct),
         latency_ms: lat_map(&super::fiofmt::LAT_LABELS_M, &p.latency_pct.msec_pct),
-        qsim: Qsim {
-            scenario: &r.scenario,
-            policy: &p.policy,
-            variant: p.variant.as_ref(),
-            seed: r.seed,
-            replications: r.replications,
-            measured_ns: p.measured_ns,
-            end: &p.end,
-            elapsed_ns: (!p.finite_jobs.is_empty()).then(|| p.elapsed_ns()),
-            finite_jobs: &p.finite_jobs,
-            events: p.events,
-            issued: [read.issued, write.issued],
-            stages: Ordered(vec![
-                ("read".to_string(), read.stages.as_slice()),
-                ("write".to_string(), write.stages.as_slice()),
-            ]),
-            congestion: &p.congestion,
-            congestion_early_pct: p.congestion_early_pct,
-            block: &p.block,
-            writeback: &p.writeback,
-            memory: p.memory.as_ref(),
-            cpu_util_pct: p.cpu_util_pct,
-            crypt_queue_len_avg: p.crypt_queue_len_avg,
-            crypt_queue_len_max: p.crypt_queue_len_max,
-            clipped: p.clipped,
-            spread: p.spread.as_ref(),
-            warnings: r
-                .warnings
-                .iter()
-                .filter(|w| match w {
-                    super::Warning::WorkBudget { policy, .. }
-                    | super::Warning::TimeLimit { policy, .. }
-                    | super::Warning::Overloaded { policy, .. }
-                    | super::Warning::Unfinished { policy, .. }
-                    | super::Warning::HistogramClipped { policy, .. } => *policy == p.policy,
-                })
+        qsim: qsim_extras(r, p),
+    }
+}
+
+/// qsim's extras of block `p`: its identity, the numbers fio has no key for, its warnings.
+fn qsim_extras<'a>(r: &'a Report, p: &'a PolicyReport) -> Qsim<'a> {
+    Qsim {
+        scenario: &r.scenario,
+        policy: &p.policy,
+        variant: p.variant.as_ref(),
+        seed: r.seed,
+        replications: r.replications,
+        measured_ns: p.measured_ns,
+        end: &p.end,
+        elapsed_ns: (!p.finite_jobs.is_empty()).then(|| p.elapsed_ns()),
+        finite_jobs: &p.finite_jobs,
+        events: p.events,
+        issued: [
+            p.direction(Direction::Read).issued,
+            p.direction(Direction::Write).issued,
+        ],
+        stages: Ordered(vec![
+            (
+                "read".to_string(),
+                p.direction(Direction::Read).stages.as_slice(),
+            ),
+            (
+                "write".to_string(),
+                p.direction(Direction::Write).stages.as_slice(),
+            ),
+        ]),
+        congestion: &p.congestion,
+        congestion_early_pct: p.congestion_early_pct,
+        block: &p.block,
+        writeback: &p.writeback,
+        memory: p.memory.as_ref(),
+        cpu_util_pct: p.cpu_util_pct,
+        crypt_queue_len_avg: p.crypt_queue_len_avg,
+        crypt_queue_len_max: p.crypt_queue_len_max,
+        metrics: Ordered(
+            p.metrics
+                .in_block()
+                .map(|(m, v)| (m.key.to_string(), v))
                 .collect(),
-        },
+        ),
+        clipped: p.clipped,
+        spread: p.spread.as_ref(),
+        warnings: r
+            .warnings
+            .iter()
+            .filter(|w| match w {
+                super::Warning::WorkBudget { policy, .. }
+                | super::Warning::TimeLimit { policy, .. }
+                | super::Warning::Overloaded { policy, .. }
+                | super::Warning::Unfinished { policy, .. }
+                | super::Warning::HistogramClipped { policy, .. } => *policy == p.policy,
+            })
+            .collect(),
     }
 }
 
@@ -366,6 +393,30 @@ mod tests {
     use super::*;
     use crate::report::tests::{report, run_with_memory, scenario};
     use serde_json::Value;
+
+    /// The `--json` export reads the one report: fio's json+ jobs, then qsim's summary rows,
+    /// precision line and plot series from the same value.
+    #[test]
+    fn results_hold_the_jobs_the_summary_the_precision_and_the_plots() {
+        let r = crate::report::tests::replicated_report();
+        let mut buf = Vec::new();
+        render_results(&r, &mut buf).unwrap();
+        let v: Value = serde_json::from_slice(&buf).unwrap();
+        let mut plus = Vec::new();
+        render_plus(&r, &mut plus).unwrap();
+        let plus: Value = serde_json::from_slice(&plus).unwrap();
+        assert_eq!(v["jobs"], plus["jobs"]);
+        let (reference, rows) = super::super::export::metric_rows(&r.metrics);
+        assert_eq!(v["qsim"]["reference"], reference.as_str());
+        assert_eq!(v["qsim"]["summary"].as_array().unwrap().len(), rows.len());
+        assert_eq!(
+            v["qsim"]["precision"],
+            r.precision.as_ref().unwrap().line().as_str()
+        );
+        assert_eq!(v["qsim"]["plots"]["runs"][1]["label"], "split");
+        // No registry row asks for the block yet: no `metrics` key in the jobs.
+        assert!(v["jobs"][0]["qsim"].get("metrics").is_none());
+    }
 
     fn parsed(f: fn(&Report, &mut dyn io::Write) -> io::Result<()>) -> (String, Value) {
         let mut buf = Vec::new();
@@ -498,13 +549,12 @@ mod tests {
         let (_, v) = parsed(render_report);
         assert_eq!(v["schema_version"], 1);
         assert_eq!(v["policies"].as_array().unwrap().len(), 2);
-        assert_eq!(v["comparison"][1]["saturated"], true);
+        assert_eq!(v["policies"][1]["end"], "Saturated");
         assert!(v["policies"][0]["directions"][0]["clat"]["bins"].is_array());
         // Keys that exist only with a memory model or variants stay out.
         assert!(v.get("variants").is_none());
         assert!(v["policies"][0].get("memory").is_none());
         assert!(v["policies"][0].get("variant").is_none());
-        assert!(v["comparison"][0].get("memory").is_none());
     }
 
     #[test]
@@ -591,14 +641,14 @@ mod tests {
         assert_eq!(job["read"]["total_ios"], 10);
         assert_eq!(job["qsim"]["stages"]["read"].as_array().unwrap().len(), 8);
         assert_eq!(job["qsim"]["stages"]["read"][0]["label"], "direct reclaim");
-        // qsim's own schema carries it too, with the comparison's memory columns.
+        // qsim's own schema carries it too.
         let mut buf = Vec::new();
         render_report(&r, &mut buf).unwrap();
         let v: Value = serde_json::from_slice(&buf).unwrap();
         assert_eq!(v["policies"][0]["memory"]["direct_stalls"], 9);
-        assert_eq!(v["comparison"][0]["memory"]["atomic_failures"], 37);
+        assert_eq!(v["policies"][0]["memory"]["atomic_failures_total"], 37);
         assert_eq!(
-            v["comparison"][0]["memory"]["kswapd_cwait_ns"][1],
+            v["policies"][0]["memory"]["kswapd_waits"]["class"][1]["total_ns"],
             4_100_000_000u64
         );
     }

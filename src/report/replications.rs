@@ -5,175 +5,12 @@
 //! 2009 kernel comparison follows: per run, the elapsed time and the GFP_ATOMIC failures as
 //! mean and sample standard deviation. Text only, within 80 columns.
 
-use crate::model::observe::RunObs;
+use super::metrics::{ATOMIC_FAILURES, ELAPSED, MetricId, Metrics};
 use crate::stats::compare::{Summary, Verdict, paired_diff, ratio, verdict};
-use serde::Serialize;
 use std::fmt::Write as _;
 
-/// The headline metrics of one replication of one run.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Metrics {
-    /// Read clat p50, ms.
-    pub read_p50_ms: f64,
-    /// Read clat p99, ms.
-    pub read_p99_ms: f64,
-    /// Read clat p99.9, ms.
-    pub read_p999_ms: f64,
-    /// Read clat p99.99, ms.
-    pub read_p9999_ms: f64,
-    /// Mean read latency (lat), ms.
-    pub read_mean_ms: f64,
-    /// Read IOPS over the measured window.
-    pub read_iops: f64,
-    /// Write throughput, MiB/s.
-    pub write_mib_s: f64,
-    /// GFP_ATOMIC failures (NaN without a memory model).
-    pub atomic_failures: f64,
-    /// kswapd's time in congestion_wait on the SYNC queue, s (NaN without memory).
-    pub kswapd_cwait_sync_s: f64,
-    /// kswapd's time in congestion_wait on the ASYNC queue, s (NaN without memory).
-    pub kswapd_cwait_async_s: f64,
-    /// Time from the first finite job's start until the last finite job finished, s (see
-    /// [`RunObs::elapsed_ns`]); NaN when the scenario has no finite job or one is unfinished.
-    pub elapsed_s: f64,
-    /// Finite fio job copies in the run: with none, `elapsed_s` is NaN because nothing is
-    /// finite; with some, a NaN `elapsed_s` means unfinished.
-    pub finite_jobs: u32,
-}
-
-/// One metric: its label, how to read it, unit, whether lower is better.
-pub struct Metric {
-    /// How the summary and the exports name it.
-    pub label: &'static str,
-    /// Its value in one replication's [`Metrics`].
-    pub get: fn(&Metrics) -> f64,
-    /// Its unit (`ms`, `s`, or empty for counts and rates named in the label).
-    pub unit: &'static str,
-    /// Whether a lower value is the better one.
-    pub lower_is_better: bool,
-}
-
-/// The summary's metrics, in the order it prints them.
-pub const METRICS: &[Metric] = &[
-    Metric {
-        label: "elapsed",
-        get: |m| m.elapsed_s,
-        unit: "s",
-        lower_is_better: true,
-    },
-    Metric {
-        label: "read p50",
-        get: |m| m.read_p50_ms,
-        unit: "ms",
-        lower_is_better: true,
-    },
-    Metric {
-        label: "read p99",
-        get: |m| m.read_p99_ms,
-        unit: "ms",
-        lower_is_better: true,
-    },
-    Metric {
-        label: "read p99.9",
-        get: |m| m.read_p999_ms,
-        unit: "ms",
-        lower_is_better: true,
-    },
-    Metric {
-        label: "read p99.99",
-        get: |m| m.read_p9999_ms,
-        unit: "ms",
-        lower_is_better: true,
-    },
-    Metric {
-        label: "read mean",
-        get: |m| m.read_mean_ms,
-        unit: "ms",
-        lower_is_better: true,
-    },
-    Metric {
-        label: "read IOPS",
-        get: |m| m.read_iops,
-        unit: "",
-        lower_is_better: false,
-    },
-    Metric {
-        label: "write MiB/s",
-        get: |m| m.write_mib_s,
-        unit: "",
-        lower_is_better: false,
-    },
-    Metric {
-        label: "GFP_ATOMIC fails",
-        get: |m| m.atomic_failures,
-        unit: "",
-        lower_is_better: true,
-    },
-    Metric {
-        label: "kswapd cwait sync",
-        get: |m| m.kswapd_cwait_sync_s,
-        unit: "s",
-        lower_is_better: true,
-    },
-    Metric {
-        label: "kswapd cwait async",
-        get: |m| m.kswapd_cwait_async_s,
-        unit: "s",
-        lower_is_better: true,
-    },
-];
-
-impl Metrics {
-    /// The headline metrics of one run's measurements: the numbers its row of the comparison
-    /// table shows (so the two never disagree), plus the mean read latency.
-    pub fn of(obs: &RunObs) -> Metrics {
-        let list = &super::DEFAULT_PERCENTILES;
-        Metrics::of_report(&super::policy_report(obs, list, &[]), list)
-    }
-
-    /// The headline metrics of a policy report built with the percentile `list`.
-    pub fn of_report(report: &super::PolicyReport, list: &[f64]) -> Metrics {
-        let row = super::comparison_row(report, list);
-        let ms = |ns: Option<u64>| ns.map_or(f64::NAN, |v| v as f64 / 1e6);
-        let mem = row.memory.as_ref();
-        let secs = |ns: u64| ns as f64 / 1e9;
-        Metrics {
-            read_p50_ms: ms(row.read_clat_ns_p50),
-            read_p99_ms: ms(row.read_clat_ns_p99),
-            read_p999_ms: ms(row.read_clat_ns_p99_9),
-            read_p9999_ms: ms(row.read_clat_ns_p99_99),
-            read_mean_ms: report.direction(super::Direction::Read).lat.mean_ns / 1e6,
-            read_iops: row.read_iops,
-            write_mib_s: row.write_mib_s,
-            atomic_failures: mem.map_or(f64::NAN, |m| m.atomic_failures as f64),
-            kswapd_cwait_sync_s: mem.map_or(f64::NAN, |m| secs(m.kswapd_cwait_ns[0])),
-            kswapd_cwait_async_s: mem.map_or(f64::NAN, |m| secs(m.kswapd_cwait_ns[1])),
-            elapsed_s: report.elapsed_ns().map_or(f64::NAN, secs),
-            finite_jobs: u32::try_from(report.finite_jobs.len()).unwrap_or(u32::MAX),
-        }
-    }
-
-    /// Every metric NaN ("not measured"): a starting point for tests.
-    pub fn nan() -> Metrics {
-        Metrics {
-            read_p50_ms: f64::NAN,
-            read_p99_ms: f64::NAN,
-            read_p999_ms: f64::NAN,
-            read_p9999_ms: f64::NAN,
-            read_mean_ms: f64::NAN,
-            read_iops: f64::NAN,
-            write_mib_s: f64::NAN,
-            atomic_failures: f64::NAN,
-            kswapd_cwait_sync_s: f64::NAN,
-            kswapd_cwait_async_s: f64::NAN,
-            elapsed_s: f64::NAN,
-            finite_jobs: 0,
-        }
-    }
-}
-
 /// A number with about four significant digits.
-fn num(x: f64) -> String {
+pub(crate) fn num(x: f64) -> String {
     let a = x.abs();
     if a >= 1000.0 {
         format!("{x:.0}")
@@ -202,9 +39,13 @@ fn value(s: &Summary, unit: &str) -> String {
 
 /// Whether metric `m` is zero in every replication of every run: the summary and the
 /// exports leave it out (kswapd never waited on that class, say).
-pub fn zero_everywhere(m: &Metric, runs: &[(String, Vec<Metrics>)]) -> bool {
-    runs.iter()
-        .all(|(_, r)| r.iter().all(|x| (m.get)(x) == 0.0))
+pub fn zero_everywhere(id: MetricId, runs: &[(String, Vec<Metrics>)]) -> bool {
+    runs.iter().all(|(_, r)| r.iter().all(|x| x[id] == 0.0))
+}
+
+/// Metric `id` in each of `reps`, in replication order.
+pub fn values(reps: &[Metrics], id: MetricId) -> Vec<f64> {
+    reps.iter().map(|x| x[id]).collect()
 }
 
 /// Which of `runs` the others are compared against: the first run of the variant named
@@ -232,15 +73,15 @@ pub fn render(runs: &[(String, Vec<Metrics>)], out: &mut String) {
     );
     for (label, reps) in runs {
         let _ = writeln!(out, "  {label}:");
-        for m in METRICS {
-            let xs: Vec<f64> = reps.iter().map(m.get).collect();
+        for (id, m) in MetricId::all() {
+            let xs = values(reps, id);
             // Not measured (no memory model), or zero in every replication of every run.
-            if xs.iter().any(|x| x.is_nan()) || zero_everywhere(m, runs) {
+            if xs.iter().any(|x| x.is_nan()) || zero_everywhere(id, runs) {
                 continue;
             }
             let s = Summary::of(&xs);
             let mut line = format!("    {:<18} {}", m.label, value(&s, m.unit));
-            let rs: Vec<f64> = reference.iter().map(m.get).collect();
+            let rs = values(reference, id);
             // A reference without the metric (unfinished, or no memory model) has nothing to
             // compare against.
             if label != ref_label && !rs.iter().any(|x| x.is_nan()) {
@@ -290,7 +131,7 @@ fn elapsed_table(runs: &[(String, Vec<Metrics>)], reps: usize, out: &mut String)
     }
     let mut unfinished_any = false;
     for (label, reps) in runs {
-        let elapsed: Vec<f64> = reps.iter().map(|m| m.elapsed_s).collect();
+        let elapsed = values(reps, ELAPSED);
         let unfinished = elapsed.iter().filter(|x| x.is_nan()).count();
         let [e_mean, e_sd] = if unfinished > 0 {
             unfinished_any = true;
@@ -301,7 +142,7 @@ fn elapsed_table(runs: &[(String, Vec<Metrics>)], reps: usize, out: &mut String)
         } else {
             mean_sd(&elapsed, 2, "s")
         };
-        let failures: Vec<f64> = reps.iter().map(|m| m.atomic_failures).collect();
+        let failures = values(reps, ATOMIC_FAILURES);
         let [f_mean, f_sd] = mean_sd(&failures, 1, "");
         let mut row = vec![label.clone(), e_mean, e_sd, f_mean, f_sd];
         if !same_reps {
@@ -360,30 +201,28 @@ mod tests {
     use super::*;
 
     fn m(p99: f64) -> Metrics {
-        Metrics {
-            read_p50_ms: 1.0,
-            read_p99_ms: p99,
-            read_p999_ms: 2.0 * p99,
-            read_p9999_ms: 3.0 * p99,
-            read_mean_ms: 1.5,
-            read_iops: 100.0,
-            write_mib_s: 5.0,
-            atomic_failures: f64::NAN,
-            kswapd_cwait_sync_s: f64::NAN,
-            kswapd_cwait_async_s: f64::NAN,
-            elapsed_s: f64::NAN,
-            finite_jobs: 0,
+        let mut x = Metrics::nan();
+        for (key, v) in [
+            ("read_p50_ms", 1.0),
+            ("read_p99_ms", p99),
+            ("read_p999_ms", 2.0 * p99),
+            ("read_p9999_ms", 3.0 * p99),
+            ("read_mean_ms", 1.5),
+            ("read_iops", 100.0),
+            ("write_mib_s", 5.0),
+        ] {
+            x[MetricId::of(key)] = v;
         }
+        x
     }
 
     /// A replication of a finite run: `elapsed` s (NaN: unfinished) and `failures`.
     fn fin(elapsed: f64, failures: f64) -> Metrics {
-        Metrics {
-            elapsed_s: elapsed,
-            finite_jobs: 1,
-            atomic_failures: failures,
-            ..m(10.0)
-        }
+        let mut x = m(10.0);
+        x[ELAPSED] = elapsed;
+        x[ATOMIC_FAILURES] = failures;
+        x.finite_jobs = 1;
+        x
     }
 
     /// The lines of Mel's table (from its header on).

@@ -5,10 +5,10 @@
 //! beside fio's pooled values. A sample is a few dozen numbers, so a run keeps one per
 //! replication whatever the simulated duration.
 
-use super::replications::Metrics;
+use super::metrics::{ATOMIC_FAILURES, ELAPSED, KSWAPD_CWAIT, Metrics};
+use super::plots::PLOT_PERCENTILES;
 use super::{DEFAULT_PERCENTILES, Direction};
 use crate::model::observe::RunObs;
-use crate::plot::data::PLOT_PERCENTILES;
 use crate::stats::Summary;
 use serde::Serialize;
 
@@ -47,7 +47,7 @@ impl RepSample {
     pub fn of(obs: &RunObs) -> RepSample {
         let list = &DEFAULT_PERCENTILES;
         let report = super::policy_report(obs, list, &[]);
-        let metrics = Metrics::of_report(&report, list);
+        let metrics = report.metrics;
         let dir = |d: Direction| {
             let r = report.direction(d);
             (r.ios > 0).then(|| DirSample {
@@ -139,21 +139,16 @@ impl RunSpread {
         let finite = samples.iter().all(|s| s.metrics.finite_jobs > 0);
         let finished = samples
             .iter()
-            .filter(|s| s.metrics.elapsed_s.is_finite())
+            .filter(|s| s.metrics[ELAPSED].is_finite())
             .count();
         Some(RunSpread {
             replications: samples.len(),
             directions: [dir(0), dir(1)],
-            atomic_failures: memory.then(|| over(&|s| s.metrics.atomic_failures)),
-            kswapd_cwait_s: memory.then(|| {
-                [
-                    over(&|s| s.metrics.kswapd_cwait_sync_s),
-                    over(&|s| s.metrics.kswapd_cwait_async_s),
-                ]
-            }),
+            atomic_failures: memory.then(|| over(&|s| s.metrics[ATOMIC_FAILURES])),
+            kswapd_cwait_s: memory.then(|| KSWAPD_CWAIT.map(|id| over(&|s| s.metrics[id]))),
             elapsed: finite.then(|| ElapsedSpread {
                 finished,
-                seconds: (finished == samples.len()).then(|| over(&|s| s.metrics.elapsed_s)),
+                seconds: (finished == samples.len()).then(|| over(&|s| s.metrics[ELAPSED])),
             }),
         })
     }
@@ -173,10 +168,10 @@ mod tests {
 
     fn sample(iops: f64, p99_ns: f64, failures: Option<f64>) -> RepSample {
         let mut metrics = Metrics::nan();
-        metrics.read_iops = iops;
-        metrics.atomic_failures = failures.unwrap_or(f64::NAN);
-        metrics.kswapd_cwait_sync_s = 0.0;
-        metrics.kswapd_cwait_async_s = 2.0;
+        metrics[crate::report::metrics::MetricId::of("read_iops")] = iops;
+        metrics[ATOMIC_FAILURES] = failures.unwrap_or(f64::NAN);
+        metrics[KSWAPD_CWAIT[0]] = 0.0;
+        metrics[KSWAPD_CWAIT[1]] = 2.0;
         RepSample {
             metrics,
             dirs: [

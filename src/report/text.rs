@@ -11,9 +11,11 @@ use super::fiofmt::{
 };
 use super::spread::DirSpread;
 use super::{
-    CallerWaitsReport, Direction, DirectionReport, FiniteJobReport, LatencySummary, MemoryReport,
-    PERCENTILE_PRECISION, PolicyReport, Report, Warning,
+    Direction, DirectionReport, FiniteJobReport, LatencySummary, PERCENTILE_PRECISION,
+    PolicyReport, Report, Warning,
 };
+mod memory;
+
 use crate::engine::SimDuration;
 use crate::stats::Summary;
 use std::fmt::Write as _;
@@ -41,9 +43,26 @@ pub fn render_with(report: &Report, opts: &TextOptions, out: &mut dyn io::Write)
     }
     s.push('\n');
     comparison(report, &mut s);
-    memory_comparison(report, &mut s);
+    memory::memory_comparison(report, &mut s);
     warnings(report, &mut s);
     out.write_all(s.as_bytes())
+}
+
+/// Writes the whole text output of `qsim run`: the report ([`render`]), the replication
+/// summary, the precision line and the invariant tables the report holds, in one piece.
+pub fn render_run(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
+    let mut buf = Vec::new();
+    render(report, &mut buf)?;
+    let mut summary = String::new();
+    super::replications::render(&report.metrics, &mut summary);
+    if let Some(p) = &report.precision {
+        summary.push('\n');
+        summary.push_str(&p.line());
+        summary.push('\n');
+    }
+    buf.extend_from_slice(summary.as_bytes());
+    super::invariants::render_all(report, &mut buf)?;
+    out.write_all(&buf)
 }
 
 /// Formats a duration in ns with an adaptive unit: `812 ns`, `38.1 us`, `8.5 ms`, `1.250 s`
@@ -389,6 +408,18 @@ fn finite_job_text(j: &FiniteJobReport, end_ns: u64) -> String {
 }
 
 fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
+    finite_lines(p, s);
+    device_lines(p, s);
+    metrics_line(p, s);
+    if let Some(m) = &p.memory {
+        memory::memory_lines(m, s);
+    }
+    memory_spread_lines(p, s);
+    stop_lines(r, p, s);
+}
+
+/// The finite jobs' elapsed times (with replications, their spread first).
+fn finite_lines(p: &PolicyReport, s: &mut String) {
     let named = p.finite_jobs.len() > 1;
     // With replications the block pools them all, but a job's elapsed time is one
     // replication's: say which, and give the spread across all of them first.
@@ -419,6 +450,10 @@ fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
             let _ = writeln!(s, "  {label:<13}: {text}");
         }
     }
+}
+
+/// Congestion waits, block-layer counters, writeback, the CPU pool and the crypt queue.
+fn device_lines(p: &PolicyReport, s: &mut String) {
     let (sync, asyn) = (&p.congestion[0], &p.congestion[1]);
     let _ = writeln!(
         s,
@@ -461,9 +496,29 @@ fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
         "  crypt queue  : avg={:.2}, max={}",
         p.crypt_queue_len_avg, p.crypt_queue_len_max
     );
-    if let Some(m) = &p.memory {
-        memory_lines(m, s);
-    }
+}
+
+/// The registry's metrics that ask for a place in the block ([`super::metrics::Metric::in_block`]),
+/// as `key=value` (the key carries the unit); nothing when none does.
+fn metrics_line(p: &PolicyReport, s: &mut String) {
+    kv_lines("metrics", &metric_items(p.metrics.in_block()), s);
+}
+
+/// `key=value` items of `rows` (a `-` for a value not measured).
+fn metric_items<'a>(rows: impl Iterator<Item = (&'a super::metrics::Metric, f64)>) -> Vec<String> {
+    rows.map(|(m, v)| {
+        let value = if v.is_finite() {
+            super::replications::num(v)
+        } else {
+            "-".to_string()
+        };
+        format!("{}={value}", m.key)
+    })
+    .collect()
+}
+
+/// The memory headline figures' spread across replications (with two or more).
+fn memory_spread_lines(p: &PolicyReport, s: &mut String) {
     if let Some(sp) = &p.spread
         && let (Some(f), Some([cs, ca])) = (&sp.atomic_failures, &sp.kswapd_cwait_s)
     {
@@ -477,6 +532,10 @@ fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
             s,
         );
     }
+}
+
+/// Why the run stopped short of its window, when it did.
+fn stop_lines(r: &Report, p: &PolicyReport, s: &mut String) {
     if p.end == crate::model::observe::RunEnd::TimeLimit {
         let _ = writeln!(
             s,
@@ -496,177 +555,6 @@ fn qsim_lines(r: &Report, p: &PolicyReport, s: &mut String) {
             SimDuration::from_ns(p.measured_ns / u64::from(p.replications.max(1))),
             SimDuration::from_ns(planned)
         );
-    }
-}
-
-/// `sync=N (Tms), async=N (Tms), early=E%, skipped=S`: waits and time per queue class, as the
-/// `congestion` line has them.
-fn cwait_items(w: &CallerWaitsReport) -> Vec<String> {
-    let mut items: Vec<String> = w
-        .class
-        .iter()
-        .map(|c| format!("{}={} ({}ms)", c.class, c.waits, ms_rounded(c.total_ns)))
-        .collect();
-    items.push(format!("early={:.1}%", w.early_pct));
-    items.push(format!("skipped={}", w.skipped));
-    items
-}
-
-/// The memory model's lines of a policy block (MODEL.md §11), each at most 80 columns.
-fn memory_lines(m: &MemoryReport, s: &mut String) {
-    kv_lines(
-        "memory",
-        &[
-            format!("pages={}", m.total_pages),
-            format!("min={}", m.min),
-            format!("low={}", m.low),
-            format!("high={}", m.high),
-            format!("atomic_floor={}", m.atomic_floor),
-        ],
-        s,
-    );
-    kv_lines(
-        "free pages",
-        &[
-            format!("min={}", m.free_min_seen),
-            format!("avg={:.0}", m.free_avg),
-            format!(
-                "below_min={}ms ({:.2}%)",
-                ms_rounded(m.below_min_ns),
-                m.below_min_pct
-            ),
-        ],
-        s,
-    );
-    let pct = |n: u64, of: u64| {
-        if of == 0 {
-            0.0
-        } else {
-            n as f64 * 100.0 / of as f64
-        }
-    };
-    kv_lines(
-        "gfp_atomic",
-        &[
-            format!("attempts={}", m.atomic_attempts_total),
-            format!(
-                "failures={} ({:.2}%)",
-                m.atomic_failures_total,
-                pct(m.atomic_failures_total, m.atomic_attempts_total)
-            ),
-            format!("fail_rate={:.2}/s", m.atomic_failures_per_s),
-        ],
-        s,
-    );
-    for (order, &attempts) in m.atomic_attempts.iter().enumerate() {
-        if attempts == 0 {
-            continue;
-        }
-        let failures = m.atomic_failures.get(order).copied().unwrap_or(0);
-        let mut items = vec![
-            format!("attempts={attempts}"),
-            format!("failures={failures} ({:.2}%)", pct(failures, attempts)),
-        ];
-        if failures > 0 {
-            let avg = m.atomic_fail_free_avg.get(order).copied().unwrap_or(0.0);
-            items.push(format!("free_at_fail={avg:.0}"));
-        }
-        kv_lines(&format!("gfp_atomic o{order}"), &items, s);
-    }
-    kv_lines(
-        "kswapd",
-        &[
-            format!("wakeups={}", m.kswapd_wakeups),
-            format!(
-                "awake={}ms ({:.2}%)",
-                ms_rounded(m.kswapd_awake_ns),
-                m.kswapd_awake_pct
-            ),
-            format!("passes={}", m.kswapd_passes),
-            format!("scanned={}", m.kswapd_scanned),
-            format!("reclaimed={}", m.kswapd_reclaimed),
-            format!("skip_below_min={}", m.kswapd_skips),
-            format!("premature_low={}", m.low_wmark_hit_quickly),
-            format!("premature_high={}", m.high_wmark_hit_quickly),
-            format!("order0_fallbacks={}", m.order0_fallbacks),
-        ],
-        s,
-    );
-    kv_lines("kswapd cwait", &cwait_items(&m.kswapd_waits), s);
-    let st = &m.direct_stall;
-    // Stalls with their total time, as `congestion` shows waits, so the percentiles fit too.
-    let mut direct = vec![format!(
-        "stalls={} ({}ms)",
-        m.direct_stalls,
-        ms_rounded(st.total_ns)
-    )];
-    if st.n > 0 {
-        direct.push(format!("p50={}", compact_ns(st.p50_ns as f64)));
-        direct.push(format!("p99={}", compact_ns(st.p99_ns as f64)));
-        direct.push(format!("p99.9={}", compact_ns(st.p99_9_ns as f64)));
-    }
-    kv_lines("direct", &direct, s);
-    kv_lines(
-        "direct",
-        &[
-            format!("scanned={}", m.direct_scanned),
-            format!("reclaimed={}", m.direct_reclaimed),
-            format!("pageout={}", m.pageout_pages),
-        ],
-        s,
-    );
-    kv_lines("direct cwait", &cwait_items(&m.direct_waits), s);
-    kv_lines(
-        "bounce",
-        &[
-            format!("from_zone={}", m.bounce_from_zone),
-            format!("from_reserve={}", m.bounce_from_reserve),
-            format!(
-                "mempool_waits={} ({}ms)",
-                m.mempool_waits,
-                ms_rounded(m.mempool_wait_ns)
-            ),
-            format!(
-                "partial_clones={} ({}ms)",
-                m.partial_clones,
-                ms_rounded(m.partial_nap_ns)
-            ),
-        ],
-        s,
-    );
-    let e = &m.end_pages;
-    kv_lines(
-        "pages at end",
-        &[
-            format!("free={}", m.end_free),
-            format!("unreclaimable={}", e.unreclaimable),
-            format!("clean={}", e.clean),
-            format!("dirty={}", e.dirty),
-            format!("writeback={}", e.writeback),
-            format!("bounce={}", e.bounce),
-            format!("atomic={}", e.atomic),
-            format!("filling={}", e.filling),
-        ],
-        s,
-    );
-    if !m.failure_log.is_empty() {
-        let _ = writeln!(
-            s,
-            "  alloc log    : first {} of {} failures, free: the zone's free pages at each",
-            m.failure_log.len(),
-            m.atomic_failures_total.max(m.failure_log.len() as u64)
-        );
-        for f in &m.failure_log {
-            // printk's "[%5lu.%06lu] " timestamp; GFP_ATOMIC is mode 0x20 (__GFP_HIGH) in 2.6.3x.
-            let _ = writeln!(
-                s,
-                "  [{:5}.{:06}] swapper: page allocation failure. order:{}, mode:0x20 free:{}",
-                f.at_ns / 1_000_000_000,
-                f.at_ns % 1_000_000_000 / 1_000,
-                f.order,
-                f.free
-            );
-        }
     }
 }
 
@@ -751,83 +639,28 @@ fn comparison(r: &Report, s: &mut String) {
         .map(|h| h.to_string())
         .collect::<Vec<_>>(),
     ];
-    let cell = |v: Option<u64>| v.map_or("-".to_string(), |ns| adaptive_ns(ns as f64));
-    for c in &r.comparison {
+    for p in &r.policies {
+        let read = p.direction(Direction::Read);
+        let write = p.direction(Direction::Write);
+        // The block's own values, so the two never disagree; `-` without reads.
+        let cell = |q: f64| {
+            (read.ios > 0)
+                .then(|| percentile_of(r, &read.clat, q))
+                .flatten()
+                .map_or("-".to_string(), |ns| adaptive_ns(ns as f64))
+        };
         let mut row = vec![
-            c.policy.clone(),
-            cell(c.read_clat_ns_p50),
-            cell(c.read_clat_ns_p99),
-            cell(c.read_clat_ns_p99_9),
-            cell(c.read_clat_ns_p99_99),
-            format!("{:.0}", c.read_iops),
-            format!("{:.2}", c.write_mib_s),
+            p.policy.clone(),
+            cell(50.0),
+            cell(99.0),
+            cell(99.9),
+            cell(99.99),
+            format!("{:.0}", read.iops),
+            format!("{:.2}", write.bw_bytes_per_s as f64 / (1024.0 * 1024.0)),
         ];
-        if c.saturated {
+        if p.saturated() {
             row.push("budget".to_string());
         }
-        rows.push(row);
-    }
-    table(&rows, "  ", s);
-}
-
-/// With a memory model, a second table: GFP_ATOMIC failures, kswapd's congestion-wait time on
-/// the SYNC and ASYNC queues, direct-reclaim stalls and the fewest free pages.
-fn memory_comparison(r: &Report, s: &mut String) {
-    if r.comparison.iter().all(|c| c.memory.is_none()) {
-        return;
-    }
-    // The blocks pool every replication; this table gives the mean per replication, so its
-    // counts read like one run's (and like the replication summary's).
-    // The blocks pool every replication; this table gives each run's mean per replication,
-    // so its counts read like one run's (and like the replication summary's).
-    let pooled = r.policies.iter().any(|p| p.replications > 1);
-    if pooled {
-        s.push_str(
-            "\nMemory per replication (means: atomic failures, kswapd cwait SYNC/ASYNC, direct\n\
-             stalls; fewest free pages in any replication):\n",
-        );
-    } else {
-        s.push_str(
-            "\nMemory (atomic failures, kswapd cwait SYNC/ASYNC, direct stalls, fewest free):\n",
-        );
-    }
-    let mut rows = vec![
-        [
-            "policy",
-            "atomic fails",
-            "cwait sync",
-            "cwait async",
-            "stalls",
-            "free min",
-        ]
-        .iter()
-        .map(|h| h.to_string())
-        .collect::<Vec<_>>(),
-    ];
-    for (c, p) in r.comparison.iter().zip(&r.policies) {
-        let reps = u64::from(p.replications.max(1));
-        let per = |n: u64| {
-            if pooled {
-                format!("{:.1}", n as f64 / reps as f64)
-            } else {
-                n.to_string()
-            }
-        };
-        let row = match &c.memory {
-            Some(m) => vec![
-                c.policy.clone(),
-                per(m.atomic_failures),
-                adaptive_ns(m.kswapd_cwait_ns[0] as f64 / reps as f64),
-                adaptive_ns(m.kswapd_cwait_ns[1] as f64 / reps as f64),
-                per(m.direct_stalls),
-                m.free_min_seen.to_string(),
-            ],
-            None => {
-                let mut row = vec![c.policy.clone()];
-                row.extend((0..5).map(|_| "-".to_string()));
-                row
-            }
-        };
         rows.push(row);
     }
     table(&rows, "  ", s);
@@ -918,302 +751,4 @@ pub fn warning_text(w: &Warning) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::observe::RunEnd;
-    use crate::report::tests::{report, run, run_with_memory, scenario};
-
-    fn rendered(r: &Report) -> String {
-        let mut buf = Vec::new();
-        render(r, &mut buf).unwrap();
-        String::from_utf8(buf).unwrap()
-    }
-
-    #[test]
-    fn adaptive_units() {
-        assert_eq!(adaptive_ns(812.0), "812 ns");
-        assert_eq!(adaptive_ns(999.6), "1.0 us");
-        assert_eq!(adaptive_ns(38_144.0), "38.1 us");
-        assert_eq!(adaptive_ns(8_454_144.0), "8.5 ms");
-        assert_eq!(adaptive_ns(1_250_000_000.0), "1.250 s");
-    }
-
-    #[test]
-    fn whole_policy_block() {
-        let r = report();
-        let mut s = String::new();
-        policy_block(&r, &r.policies[0], &TextOptions::default(), &mut s);
-        let expected = "\
-two-queue: (groupid=0, jobs=1): err= 0: policy=fifo: seed=42: reps=1
-  Description  : [reads behind writeback]
-  read: IOPS=1, BW=4096B/s (4096B/s)(40.0KiB/10000msec)
-    slat (nsec): min=812, max=48213, avg=5942.50, stdev=14856.27
-    clat (usec): min=38, max=41870, avg=4514.04, stdev=13147.61
-     lat (usec): min=38, max=41918, avg=4519.99, stdev=13162.45
-    clat percentiles (usec):
-     |  1.00th=[   39],  5.00th=[   39], 10.00th=[   39], 20.00th=[   41],
-     | 30.00th=[   52], 40.00th=[   61], 50.00th=[   71], 60.00th=[   90],
-     | 70.00th=[  121], 80.00th=[  302], 90.00th=[ 2507], 95.00th=[41681],
-     | 99.00th=[41681], 99.50th=[41681], 99.90th=[41681], 99.95th=[41681],
-     | 99.99th=[41681]
-   bw (  KiB/s): min= 9312, max= 9904, per=100.00%, avg=9622.00, stdev=296.99, samples=3
-   iops        : min= 2328, max= 2476, avg=2405.50, stdev=74.25, samples=3
-  write: IOPS=0, BW=1638B/s (1638B/s)(16.0KiB/10000msec)
-    slat (usec): min=3, max=1650, avg=415.50, stdev=823.00
-    clat (msec): min=3, max=212, avg=61.02, stdev=100.89
-     lat (msec): min=3, max=213, avg=61.44, stdev=101.71
-    clat percentiles (msec):
-     |  1.00th=[    4],  5.00th=[    4], 10.00th=[    4], 20.00th=[    4],
-     | 30.00th=[    9], 40.00th=[    9], 50.00th=[    9], 60.00th=[   21],
-     | 70.00th=[   21], 80.00th=[  213], 90.00th=[  213], 95.00th=[  213],
-     | 99.00th=[  213], 99.50th=[  213], 99.90th=[  213], 99.95th=[  213],
-     | 99.99th=[  213]
-   bw (  KiB/s): min= 4416, max= 5120, per=100.00%, avg=4768.00, stdev=497.80, samples=2
-   iops        : min= 1104, max= 1280, avg=1192.00, stdev=124.45, samples=2
-  lat (usec)   : 50=14.29%, 100=28.57%, 250=7.14%, 500=7.14%
-  lat (msec)   : 4=14.29%, 10=7.14%, 50=14.29%, 250=7.14%
-  IO depths    : 1=28.6%, 2=21.4%, 4=35.7%, 8=14.3%, 16=0.0%, 32=0.0%, >=64=0.0%
-     issued rwts: total=11,5,0,0 short=0,0,0,0 dropped=0,0,0,0
-  congestion   : sync_waits=38 (412ms), async_waits=270 (2911ms), early=13.0%
-  block        : congested_ms=12/340, pool_sleeps=3/120, clears=40/210 (sync/async), unplugs=15/230 (timer/threshold), dispatched=36180, util=87.31%
-  writeback    : dirtied=300MiB, written=280MiB, throttled=1250ms
-  cpu          : util=43.21%
-  crypt queue  : avg=3.25, max=41
-
-  where the time went (read: 10 I/Os, share of total latency):
-    stage                  mean      p99   share
-    crypt queue wait     4.5 ms  41.7 ms   99.2%
-    crypt service          0 ns     0 ns    0.0%
-    kcryptd_io hop         0 ns     0 ns    0.0%
-    request-pool sleep     0 ns     0 ns    0.0%
-    block queue wait       0 ns     0 ns    0.0%
-    device service      30.0 us  30.1 us    0.7%
-    other                5.9 us  48.4 us    0.1%
-    total (lat)          4.5 ms  41.7 ms  100.0%
-
-  where the time went (write: 4 I/Os, share of total latency):
-    stage                   mean       p99   share
-    crypt queue wait     60.0 ms  210.8 ms   97.7%
-    crypt service           0 ns      0 ns    0.0%
-    kcryptd_io hop          0 ns      0 ns    0.0%
-    request-pool sleep      0 ns      0 ns    0.0%
-    block queue wait        0 ns      0 ns    0.0%
-    device service        1.0 ms    1.0 ms    1.6%
-    other               415.5 us    1.6 ms    0.7%
-    total (lat)          61.4 ms  212.9 ms  100.0%
-";
-        assert_eq!(s, expected, "got:\n{s}");
-    }
-
-    #[test]
-    fn saturated_block_and_comparison() {
-        let text = rendered(&report());
-        assert!(text.starts_with("qsim "));
-        assert!(text.contains("Legend: slat is the time from issue until dm-crypt accepted"));
-        assert!(text.contains(
-            "  budget       : stopped at the work budget (max_events=1000000) after 10s of the 10s window"
-        ));
-        let cmp = text
-            .split("Comparison (read clat percentiles, read IOPS, write throughput):\n")
-            .nth(1)
-            .unwrap();
-        let lines: Vec<&str> = cmp.lines().take(3).collect();
-        assert_eq!(
-            lines,
-            [
-                "  policy      p50      p99    p99.9   p99.99  read IOPS  write MiB/s",
-                "  fifo    70.1 us  41.7 ms  41.7 ms  41.7 ms          1         0.00",
-                "  split   70.1 us  41.7 ms  41.7 ms  41.7 ms          1         0.00  budget",
-            ]
-        );
-        assert!(
-            text.contains("Warnings:\n  split: stopped at the work budget (max_events=1000000:")
-        );
-    }
-
-    #[test]
-    fn direction_without_io_is_omitted() {
-        let mut only_reads = run("fifo", RunEnd::Horizon);
-        only_reads.dirs[1].ios = 0;
-        only_reads.dirs[1].bytes = 0;
-        let r = Report::new(&scenario(), &[only_reads.clone(), only_reads]);
-        let text = rendered(&r);
-        assert!(text.contains("  read: IOPS="));
-        assert!(!text.contains("  write: IOPS="));
-        assert!(!text.contains("(write: "));
-    }
-
-    #[test]
-    fn lat_percentiles_option_switches_the_block() {
-        let mut buf = Vec::new();
-        render_with(
-            &report(),
-            &TextOptions {
-                lat_percentiles: true,
-            },
-            &mut buf,
-        )
-        .unwrap();
-        let text = String::from_utf8(buf).unwrap();
-        assert!(text.contains("    lat percentiles (usec):"));
-        assert!(!text.contains("    clat percentiles ("));
-    }
-
-    #[test]
-    fn memory_lines_fit_80_columns() {
-        let r = Report::new(
-            &scenario(),
-            &[run_with_memory("fifo"), run_with_memory("split")],
-        );
-        let mut s = String::new();
-        policy_block(&r, &r.policies[0], &TextOptions::default(), &mut s);
-        let start = s.find("  memory       :").expect("memory lines");
-        let end = s.find("\n\n  where the time went").unwrap();
-        let block = &s[start..end];
-        let expected =
-            "  memory       : pages=524288, min=1448, low=1810, high=2172, atomic_floor=543
-  free pages   : min=402, avg=2010, below_min=1230ms (12.30%)
-  gfp_atomic   : attempts=110034, failures=37 (0.03%), fail_rate=3.70/s
-  gfp_atomic o0: attempts=98000, failures=0 (0.00%)
-  gfp_atomic o2: attempts=12034, failures=37 (0.31%), free_at_fail=512
-  kswapd       : wakeups=41, awake=4300ms (43.00%), passes=57, scanned=180000
-  kswapd       : reclaimed=150000, skip_below_min=0, premature_low=0
-  kswapd       : premature_high=2, order0_fallbacks=3
-  kswapd cwait : sync=0 (0ms), async=51 (4100ms), early=11.8%, skipped=0
-  direct       : stalls=9 (310ms), p50=13.0ms, p99=135.3ms, p99.9=135.3ms
-  direct       : scanned=4000, reclaimed=3100, pageout=250
-  direct cwait : sync=0 (0ms), async=10 (200ms), early=0.0%, skipped=0
-  bounce       : from_zone=20000, from_reserve=120, mempool_waits=3 (12ms)
-  bounce       : partial_clones=0 (0ms)
-  pages at end : free=8068, unreclaimable=131072, clean=300000, dirty=60000
-  pages at end : writeback=25000, bounce=40, atomic=96, filling=12
-  alloc log    : first 2 of 37 failures, free: the zone's free pages at each
-  [   12.345678] swapper: page allocation failure. order:2, mode:0x20 free:512
-  [   12.400000] swapper: page allocation failure. order:2, mode:0x20 free:498";
-        assert_eq!(block, expected, "got:\n{block}");
-        // Writer throttling is printed whenever the memory model ran.
-        assert!(s.contains("  writeback    : dirtied=300MiB, written=280MiB, throttled=1250ms"));
-        assert!(s.contains("    direct reclaim "), "{s}");
-        let text = rendered(&r);
-        // Every line the memory model adds (lines also in a report without it are fio's and
-        // may be wider) fits 80 columns.
-        let plain = rendered(&report());
-        let plain: std::collections::HashSet<&str> = plain.lines().collect();
-        for line in text.lines().filter(|l| !plain.contains(l)) {
-            assert!(line.chars().count() <= 80, "{} columns: {line}", line.len());
-        }
-        let cmp = text.split("Memory (atomic failures").nth(1).unwrap();
-        let lines: Vec<&str> = cmp.lines().skip(1).take(3).collect();
-        assert_eq!(
-            lines,
-            [
-                "  policy  atomic fails  cwait sync  cwait async  stalls  free min",
-                "  fifo              37        0 ns      4.100 s       9       402",
-                "  split             37        0 ns      4.100 s       9       402",
-            ]
-        );
-        assert!(text.contains("Memory lines count from the warm-up's end"));
-    }
-
-    #[test]
-    fn finite_jobs_print_their_elapsed_time_or_unfinished_and_a_warning() {
-        use crate::report::tests::run_finite;
-        let r = Report::new(
-            &scenario(),
-            &[run_finite("fifo", false), run_finite("split", true)],
-        );
-        let text = rendered(&r);
-        let elapsed: Vec<&str> = text
-            .lines()
-            .filter(|l| l.starts_with("  elapsed      :"))
-            .collect();
-        assert_eq!(
-            elapsed,
-            [
-                "  elapsed      : 23.41s (io=64.0MiB, ios=16384)",
-                "  elapsed      : unfinished at 11s (io=12.3MiB of 64.0MiB, ios=3150)",
-            ]
-        );
-        assert!(text.contains("Finite jobs (io_size, number_ios) stop issuing"));
-        let warning = text.split("Warnings:\n").nth(1).expect("warnings");
-        assert!(
-            warning.starts_with(
-                "  split: gitk did not finish before the run ended at 11s (it completed \
-                 12.3MiB of its io_size 64.0MiB, 3150 I/Os); its elapsed time is unknown"
-            ),
-            "{warning}"
-        );
-        // Several finite jobs are named on their lines.
-        let mut two = run_finite("fifo", false);
-        let mut other = two.finite_jobs[0].clone();
-        other.name = "reader.1".to_string();
-        other.elapsed_ns = Some(412_500_000);
-        two.finite_jobs.push(other);
-        let r = Report::new(&scenario(), &[two.clone(), two]);
-        let text = rendered(&r);
-        assert!(text.contains("  elapsed      : gitk: 23.41s (io=64.0MiB, ios=16384)\n"));
-        assert!(text.contains("  elapsed      : reader.1: 412.5ms (io=64.0MiB, ios=16384)\n"));
-        // Without finite jobs nothing of this appears.
-        let plain = rendered(&report());
-        assert!(
-            !plain.contains("elapsed") && !plain.contains("Finite jobs"),
-            "{plain}"
-        );
-    }
-
-    #[test]
-    fn no_memory_model_no_memory_lines() {
-        let text = rendered(&report());
-        for word in ["direct reclaim", "memory", "Memory", "gfp_atomic", "kswapd"] {
-            assert!(!text.contains(word), "{word} in:\n{text}");
-        }
-    }
-
-    #[test]
-    fn the_header_counts_variants_and_wraps_them() {
-        use crate::report::VariantSummary;
-        let mut r = report();
-        let names = [
-            "2.6.30",
-            "2.6.31",
-            "2.6.32",
-            "+kswapd-stay-awake-when-min",
-            "+dm-crypt-unplug",
-            "+force-highorder",
-        ];
-        r.variants = names
-            .iter()
-            .map(|n| VariantSummary {
-                name: n.to_string(),
-                policies: vec!["fifo".to_string(), "split".to_string()],
-            })
-            .collect();
-        let mut s = String::new();
-        legend(&r, &mut s);
-        let head: Vec<&str> = s.lines().skip(2).take(4).collect();
-        assert_eq!(
-            head,
-            [
-                "seed=42, duration=11s, warm-up=1s (excluded), 6 variants x 2 policies = 2 runs",
-                "variants: 2.6.30, 2.6.31, 2.6.32, +kswapd-stay-awake-when-min, +dm-crypt-unplug,",
-                "          +force-highorder",
-                "policies: fifo, split",
-            ]
-        );
-        r.variants[1].policies.pop();
-        let mut s = String::new();
-        legend(&r, &mut s);
-        let head: Vec<&str> = s.lines().skip(2).take(5).collect();
-        assert_eq!(
-            head,
-            [
-                "seed=42, duration=11s, warm-up=1s (excluded), 6 variants, 2 runs",
-                "variants (policies): 2.6.30 (fifo, split); 2.6.31 (fifo); 2.6.32 (fifo, split);",
-                "                     +kswapd-stay-awake-when-min (fifo, split);",
-                "                     +dm-crypt-unplug (fifo, split);",
-                "                     +force-highorder (fifo, split)",
-            ]
-        );
-        assert!(head.iter().all(|l| l.chars().count() <= 80), "{s}");
-    }
-}
+mod tests;

@@ -1,0 +1,67 @@
+//! The invariant tables `qsim run --check-invariants` prints after the report: per run,
+//! Little's law per queue, then the conservation laws ([`crate::model::invariants`]).
+
+use crate::model::invariants::InvariantReport;
+use std::io::Write;
+
+/// Writes one policy's invariant table: Little's law per queue (∫N dt against Σ time, both
+/// exact integers in ns), then the conservation laws.
+pub fn render_invariants(
+    policy: &str,
+    inv: &InvariantReport,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let verdict = |ok: bool| if ok { "yes" } else { "NO" };
+    writeln!(
+        out,
+        "\ninvariants of `{policy}` over [0, {}]: {}",
+        inv.end,
+        if inv.holds() { "all hold" } else { "BROKEN" }
+    )?;
+    writeln!(
+        out,
+        "  {:<20} {:>24} {:>24}  holds",
+        "queue", "∫N dt [req·ns]", "Σ time [ns]"
+    )?;
+    for c in &inv.little {
+        writeln!(
+            out,
+            "  {:<20} {:>24} {:>24}  {}",
+            c.queue.label(),
+            c.area,
+            c.time_sum,
+            verdict(c.holds)
+        )?;
+    }
+    let law_width = inv
+        .conservation
+        .iter()
+        .map(|c| c.law.len())
+        .max()
+        .unwrap_or(0);
+    let detail_width = inv
+        .conservation
+        .iter()
+        .map(|c| c.detail.chars().count())
+        .max()
+        .unwrap_or(0);
+    for c in &inv.conservation {
+        writeln!(
+            out,
+            "  {:<law_width$}  {:<detail_width$}  {}",
+            c.law,
+            c.detail,
+            verdict(c.holds)
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes the invariant table of every run `report` holds ([`super::Report::invariants`]), in
+/// run order; nothing when it holds none.
+pub fn render_all(report: &super::Report, out: &mut dyn Write) -> std::io::Result<()> {
+    for (label, inv) in &report.invariants {
+        render_invariants(label, inv, out)?;
+    }
+    Ok(())
+}
