@@ -9,7 +9,7 @@ use crate::model::physics::SECTOR;
 use serde_saphyr::{Location, Spanned};
 
 /// Largest arrival rate of a stream (a fio job's `rate`, an atomic stream's allocations),
-/// operations per second: one every [`MIN_SERVICE`] on average. Faster arrivals have gaps that
+/// operations per second: one every [`super::MIN_SERVICE`] on average. Faster arrivals have gaps that
 /// round to zero nanoseconds, so the clock would stop while they arrive.
 pub const MAX_ARRIVAL_RATE: f64 = 1e7;
 

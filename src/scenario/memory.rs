@@ -196,7 +196,26 @@ fn layout(c: &Checker, m: &RawMemory, ram: u64, marks: Watermarks) -> Result<Lay
     }
     let mapped = mapped(c, m, unreclaimable)?;
     let max_cache = max_unreclaimable - unreclaimable;
-    let page_cache = match &m.page_cache {
+    let page_cache = page_cache(c, m, ram, marks, unreclaimable, max_cache)?;
+    Ok(Layout {
+        unreclaimable,
+        mapped,
+        page_cache,
+    })
+}
+
+/// `memory.page_cache`: whole pages, at most `max_cache`; unless given, what leaves
+/// [`DEFAULT_FREE_MINS`]·min pages free (never more than fits).
+fn page_cache(
+    c: &Checker,
+    m: &RawMemory,
+    ram: u64,
+    marks: Watermarks,
+    unreclaimable: u64,
+    max_cache: u64,
+) -> Result<u64, Error> {
+    let pool_bytes = val(&m.page_pool).map_or(32, u64::from).saturating_mul(PAGE);
+    match &m.page_cache {
         Some(s) => {
             pages_only(c, s.value.0, &m.page_cache, "memory.page_cache")?;
             if s.value.0 > max_cache {
@@ -217,21 +236,16 @@ fn layout(c: &Checker, m: &RawMemory, ram: u64, marks: Watermarks) -> Result<Lay
                     ),
                 ));
             }
-            s.value.0
+            Ok(s.value.0)
         }
         // Start with free = 16·min pages (16·min_free_kbytes KiB): well above high, so the
         // run begins quiet and pressure builds from the workloads.
         // Never so much that the reserve would leave less than `high` free.
-        None => ram
+        None => Ok(ram
             .saturating_sub(unreclaimable)
             .saturating_sub(DEFAULT_FREE_MINS * marks.min * PAGE)
-            .min(max_cache),
-    };
-    Ok(Layout {
-        unreclaimable,
-        mapped,
-        page_cache,
-    })
+            .min(max_cache)),
+    }
 }
 
 /// `memory.mapped`: whole pages, part of `unreclaimable`; half of it unless given.
@@ -306,6 +320,48 @@ fn pages_only(c: &Checker, bytes: u64, f: &Field<Size>, path: &str) -> Result<()
 
 /// The memory section with its derived watermarks, floors and starting free pages.
 pub(crate) fn describe_memory(o: &mut Rows, m: &MemoryConfig) {
+    describe_zone(o, m);
+    row(
+        o,
+        2,
+        "coalesce",
+        &format!(
+            "{} (probability that a freed block merges with its buddy)",
+            trim_float(m.coalesce, 3)
+        ),
+    );
+    row(
+        o,
+        2,
+        "scan_cost",
+        &format!("{} per page scanned", m.scan_cost),
+    );
+    row(
+        o,
+        2,
+        "page_pool",
+        &format!(
+            "{} pages; a write clone waits for its first {} bounce pages",
+            m.page_pool, m.min_bio_pages
+        ),
+    );
+    row(
+        o,
+        2,
+        "atomic",
+        &match m.atomic.len() {
+            0 => "none".to_string(),
+            1 => "1 stream".to_string(),
+            n => format!("{n} streams"),
+        },
+    );
+    for a in &m.atomic {
+        describe_atomic(o, a);
+    }
+}
+
+/// The zone's rows: size, watermarks, allocation floors and the starting layout.
+fn describe_zone(o: &mut Rows, m: &MemoryConfig) {
     let marks = Watermarks::v2_6_32(m.min_free_kbytes);
     let kernel_mfk = min_free_kbytes(m.ram / 1024, WatermarkKernel::V2_6_32);
     row(
@@ -365,43 +421,6 @@ pub(crate) fn describe_memory(o: &mut Rows, m: &MemoryConfig) {
             trim_float(free as f64 / marks.min.max(1) as f64, 1)
         ),
     );
-    row(
-        o,
-        2,
-        "coalesce",
-        &format!(
-            "{} (probability that a freed block merges with its buddy)",
-            trim_float(m.coalesce, 3)
-        ),
-    );
-    row(
-        o,
-        2,
-        "scan_cost",
-        &format!("{} per page scanned", m.scan_cost),
-    );
-    row(
-        o,
-        2,
-        "page_pool",
-        &format!(
-            "{} pages; a write clone waits for its first {} bounce pages",
-            m.page_pool, m.min_bio_pages
-        ),
-    );
-    row(
-        o,
-        2,
-        "atomic",
-        &match m.atomic.len() {
-            0 => "none".to_string(),
-            1 => "1 stream".to_string(),
-            n => format!("{n} streams"),
-        },
-    );
-    for a in &m.atomic {
-        describe_atomic(o, a);
-    }
 }
 
 #[cfg(test)]

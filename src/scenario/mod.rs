@@ -1,10 +1,20 @@
 //! Scenario files: the one way in from YAML to a validated [`Scenario`].
 //!
 //! ```text
-//! file ──read──▶ text ──serde-saphyr──▶ schema::Raw* ──validate──▶ types::Scenario
-//!                  │                        │                         │
+//! file ──read──▶ text ──serde-saphyr──▶ Raw* sections ──check──▶ types::Scenario
+//!                  │                        │                        │
 //!                  └── empty? ──────────────┴──── Error (file:line:col, field path, hint)
 //! ```
+//!
+//! One module per section of the file, each owning its raw form (the serde mirror), its
+//! defaults, its checks and hints, its `qsim check` rows and its tests: `top` (the run, the
+//! policies, the bounds on work), `variants`, `kernel`, `device`, `block`, `crypt`, `memory`,
+//! `atomic` (GFP_ATOMIC streams), `workload` and `distribution`. They share `schema` (the
+//! `raw_section!` and `names!` declarations and the deep merge of a variant's `set:`), `check`
+//! (the located-error builder and the shared rules) and `error` (the error type and the
+//! translation of serde-saphyr's errors, located by `outline`, the field path of every node).
+//! The numbers behind presets and the closed forms `qsim check` derives live in the model
+//! ([`crate::model::physics`]), so the model and the description share one copy.
 //!
 //! - [`load`] and [`load_str`] are the entry points; [`load_with_overrides`] and
 //!   [`load_str_with_overrides`] also take command-line `--set path.to.field=value` overrides
@@ -12,8 +22,9 @@
 //!   [`resolve`] and [`resolve_with_overrides`] add the scenarios shipped inside the binary
 //!   ([`shipped`]), and [`describe`] prints a resolved scenario with its derived values (what
 //!   `qsim check` shows).
-//! - [`units`] parses `4k`, `1.5ms`, `60MB/s`; [`schema`] mirrors the file; `validate` fills every
-//!   default and is the only producer of value errors; [`types`] is the result the model reads.
+//! - [`units`] parses `4k`, `1.5ms`, `60MB/s`; the sections mirror the file, fill every
+//!   default and are the only producers of value errors; [`types`] is the result the model
+//!   reads.
 //! - [`read_capped`] reads a file by bytes read, never trusting its reported size (a device
 //!   reports 0 and never ends); [`MAX_FILE_BYTES`] for scenarios.
 //! - Bounds on what a scenario may ask for (variants, runs, replications in all, workloads, I/Os
@@ -37,7 +48,7 @@ mod error;
 mod kernel;
 mod memory;
 mod outline;
-pub mod schema;
+mod schema;
 mod shipped;
 #[cfg(test)]
 mod testutil;
@@ -77,7 +88,7 @@ pub const MINIMAL_SCENARIO: &str = "device: { kind: nvme }\nworkloads:\n  - kind
 /// The most YAML nodes (scalars, lists and mappings, keys included) a scenario file may hold:
 /// serde-saphyr's default budget, named here so that messages can cite it. It bounds the
 /// memory and time a file can cost; an empirical distribution's
-/// [`validate::MAX_EMPIRICAL_VALUES`] fits well inside it.
+/// [`MAX_EMPIRICAL_VALUES`] fits well inside it.
 pub const MAX_YAML_NODES: usize = 250_000;
 
 /// The parser options of every scenario document: serde-saphyr's defaults, with the node
@@ -188,7 +199,7 @@ pub fn load_str(source_name: &str, text: &str) -> Result<Scenario, Error> {
 
 /// [`load_str`] with command-line overrides: each `path.to.field=value` of `sets` becomes a
 /// partial scenario ([`set_document`]) deep-merged over the text, in order, with the same
-/// [`Merge`](schema) as a variant's `set:`, then everything is validated as usual. The overrides
+/// deep merge as a variant's `set:`, then everything is validated as usual. The overrides
 /// apply to the base and to every variant, after the variant's own `set:`: the command line has
 /// the last word. An error in a value an override wrote names the argument (`--set ARG`), not a
 /// line of the file.

@@ -16,9 +16,9 @@
 //! | `aes-ni` | 1432 MiB/s encrypt, 1387 MiB/s decrypt |
 //! | `vaes` | 9588 MB/s both ways |
 //! | `null` | infinite |
-//! | `iwlagn` (atomic stream) | orders {2: 1.0}, buffer 8 KiB: an 8 KiB A-MSDU needs 8448 B plus the skb tail, a 16 KiB order-2 block (MODEL.md §8); the file still gives `rate` or `bandwidth` |
+//! | `iwlagn` (atomic stream) | orders {2: 1.0}, buffer 8 KiB: an 8 KiB A-MSDU needs 8448 B plus the skb tail, a 16 KiB order-2 block (docs/model); the file still gives `rate` or `bandwidth` |
 //!
-//! Defaults of the memory-model fields (MODEL.md §5–§7), each with its reason:
+//! Defaults of the memory-model fields (docs/model), each with its reason:
 //!
 //! | field | default | why |
 //! |---|---|---|
@@ -36,7 +36,7 @@
 //! | `memory.min_bio_pages` | 8 | dm-crypt's `MIN_BIO_PAGES`: bounce pages a clone may wait for |
 //! | `atomic[*].name` | `atomic<index>` | as workloads |
 //! | `atomic[*].preset` | `custom` | nothing hidden unless asked for |
-//! | `atomic[*].orders` | {0: 0.5, 1: 0.3, 2: 0.2} | MODEL.md §8's default RX mix [assumed] |
+//! | `atomic[*].orders` | {0: 0.5, 1: 0.3, 2: 0.2} | the model docs' default RX mix [assumed] |
 //! | `atomic[*].buffer` | 8 KiB | one A-MSDU; only used to turn `bandwidth` into allocations |
 //! | `atomic[*].poisson` | true | independent packet arrivals |
 //! | `atomic[*].burst` | 1 | buffers per arrival; a driver refilling its RX ring in one go allocates many [assumed] |
