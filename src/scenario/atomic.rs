@@ -397,4 +397,24 @@ mod tests {
             (Some(8), Some(24), Some("memory.atomic[1].name"))
         );
     }
+
+    #[test]
+    fn one_stream_alone_takes_a_rate_or_a_bandwidth() {
+        let a = |yaml: &str| {
+            section::<RawAtomic, _>(yaml, |c, r, here| {
+                atomic_stream(c, r, here, "memory.atomic[0]", 0)
+            })
+        };
+        let s = a("preset: iwlagn\nbandwidth: 8MB/s\n").unwrap();
+        assert_eq!((s.name.as_str(), s.preset.as_str()), ("atomic0", "iwlagn"));
+        assert_eq!(s.orders, IWLAGN_ORDERS);
+        assert!((s.rate - 8e6 / 8192.0).abs() < 1e-9);
+        let e = a("rate: 500/s\nbuffer: 4KiB\n").unwrap_err();
+        assert_eq!(
+            (e.line(), e.path()),
+            (Some(2), Some("memory.atomic[0].buffer"))
+        );
+        let e = a("poisson: false\n").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Missing);
+    }
 }

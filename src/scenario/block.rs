@@ -229,3 +229,35 @@ pub(crate) fn describe_block(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::testutil::*;
+
+    fn blk(yaml: &str) -> Result<BlockConfig, Error> {
+        section::<RawBlock, _>(yaml, |c, r, _| block(c, Some(r), &KernelConfig::new(1000)))
+    }
+
+    #[test]
+    fn the_section_alone_takes_hz_slices_and_refuses_cfq_fields_elsewhere() {
+        let b = blk("nr_requests: 64\n").unwrap();
+        assert_eq!(
+            (b.nr_requests, b.elevator, b.plug),
+            (64, Elevator::Cfq, true)
+        );
+        assert_eq!(b.cfq_slice_sync, SimDuration::from_ms(100));
+        let b = blk("mode: blk-mq\n").unwrap();
+        assert_eq!((b.elevator, b.plug), (Elevator::Fifo, false));
+        let e = blk("elevator: fifo\nquantum: 8\n").unwrap_err();
+        assert_eq!((e.line(), e.path()), (Some(2), Some("block.quantum")));
+        assert_eq!(
+            e.hint(),
+            Some("CFQ settings need mode: legacy and elevator: cfq")
+        );
+        let e = blk("plug: false\nunplug_threshold: 8\n").unwrap_err();
+        assert_eq!(e.path(), Some("block.unplug_threshold"));
+        let e = blk("nr_requests: 2\n").unwrap_err();
+        assert_eq!(e.hint(), Some("write a whole number from 4 to 100000"));
+    }
+}

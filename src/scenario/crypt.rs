@@ -279,4 +279,24 @@ mod tests {
         let c: C = serde_saphyr::from_str("{}\n").unwrap();
         assert!(c.cipher.is_none());
     }
+
+    #[test]
+    fn the_section_alone_takes_preset_rates_and_the_async_engine() {
+        let cr = |yaml: &str| section::<RawCrypt, _>(yaml, |c, r, _| crypt(c, Some(r), &[]));
+        let x = cr("cipher: aes-ni\n").unwrap();
+        assert_eq!((x.encrypt_rate, x.decrypt_rate), Cipher::AesNi.rates());
+        assert_eq!(x.cipher, "aes-ni");
+        let x = cr("cipher: vaes\nengine: async\n").unwrap();
+        assert!(
+            matches!(x.engine, CryptoEngine::Async { queue_limit: 100, rate } if rate == 9588e6)
+        );
+        let e = cr("async_rate: 1GB/s\n").unwrap_err();
+        assert_eq!((e.line(), e.path()), (Some(1), Some("crypt.async_rate")));
+        let e = cr("cipher: rot13\n").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::UnknownName);
+        assert!(
+            e.hint().unwrap().ends_with("aes-2009, aes-ni, vaes, null"),
+            "{e}"
+        );
+    }
 }

@@ -520,4 +520,34 @@ mod tests {
             ok(&format!("{text}{w}"));
         }
     }
+
+    #[test]
+    fn the_section_alone_resolves_presets_and_refuses_other_kinds_fields() {
+        let dev = |yaml: &str| section::<RawDevice, _>(yaml, device);
+        let DeviceConfig::Hdd(h) = dev("kind: hdd7200\n").unwrap() else {
+            panic!("hdd")
+        };
+        assert_eq!((h.preset.as_str(), h.queue_depth), ("hdd7200", 31));
+        assert_eq!(h.revolution, revolution(7200));
+        let DeviceConfig::Nvme(n) = dev("kind: nvme\ntransfer_rate: 7GB/s\n").unwrap() else {
+            panic!("nvme")
+        };
+        assert_eq!(
+            n.overhead,
+            nvme_overhead(7e9),
+            "the overhead follows the rate"
+        );
+        let e = dev("kind: generic\nseek_min: 1ms\nservice: 1ms\n").unwrap_err();
+        assert_eq!((e.line(), e.path()), (Some(2), Some("device.seek_min")));
+        assert_eq!(
+            e.hint(),
+            Some("device kind `generic` takes: service, channels, queue_depth")
+        );
+        let e = dev("seek_min: 1ms\n").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Missing);
+        assert_eq!(
+            e.hint(),
+            Some("add `kind:` with one of hdd5400, hdd7200, nvme, generic")
+        );
+    }
 }

@@ -288,4 +288,29 @@ mod tests {
             serde_saphyr::from_str::<T>("think:\n  kind: uniform\n  low: 1 parsec\n").unwrap_err();
         assert_eq!(e.location().map(|l| l.line()), Some(3));
     }
+
+    #[test]
+    fn a_distribution_alone_takes_its_kinds_fields_only() {
+        let d = |yaml: &str| {
+            section::<RawDistribution, _>(yaml, |c, _, _| {
+                let raw: Spanned<RawDistribution> = serde_saphyr::from_str(yaml).unwrap();
+                distribution(c, &raw, "think")
+            })
+        };
+        assert!(matches!(
+            d("2ms\n").unwrap(),
+            Distribution::Deterministic { value } if value == SimDuration::from_ms(2)
+        ));
+        let e = d("kind: uniform\nlow: 1ms\nmean: 2ms\n").unwrap_err();
+        assert_eq!((e.line(), e.path()), (Some(3), Some("think.mean")));
+        assert_eq!(e.hint(), Some("a `uniform` distribution takes: low, high"));
+        let e = d("mean: 2ms\n").unwrap_err();
+        assert_eq!(
+            e.hint(),
+            Some(
+                "add `kind:` with one of deterministic, exponential, uniform, lognormal, \
+                 empirical; a bare duration (1ms) means a constant"
+            )
+        );
+    }
 }

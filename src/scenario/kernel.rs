@@ -28,6 +28,15 @@ pub const PATCHES: &[&str] = &[
     "dm-crypt-unplug",
 ];
 
+/// [`HZ_VALUES`] for a message: `100, 250, 300 or 1000`.
+fn hz_values() -> String {
+    let shown: Vec<String> = HZ_VALUES.iter().map(u32::to_string).collect();
+    match shown.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => shown.join(""),
+    }
+}
+
 raw_section! {
     /// `kernel:`.
     pub struct RawKernel {
@@ -186,7 +195,7 @@ pub(crate) fn kernel(
         Some(s) if HZ_VALUES.contains(&s.value) => s.value,
         Some(s) => {
             return Err(c.at("kernel.hz", s).bad_value(
-                format!("HZ must be 100, 250, 300 or 1000, got {}", s.value),
+                format!("HZ must be {}, got {}", hz_values(), s.value),
                 "these are the kernel's CONFIG_HZ choices; 250 is the default",
             ));
         }
@@ -527,5 +536,30 @@ mod tests {
         let e = err(&format!("{BASE}kernel:\n  cwait_class: both\n"));
         assert_eq!(e.path(), Some("kernel.cwait_class"));
         assert!(e.hint().unwrap().contains("sync, async"), "{e}");
+    }
+
+    #[test]
+    fn the_section_alone_resolves_the_switch_table_in_order() {
+        let k = |yaml: &str| section::<RawKernel, _>(yaml, |c, r, _| kernel(c, Some(r)));
+        let (cfg, patches) = k("version: \"2.6.30\"\npatches: [force-highorder]\n").unwrap();
+        assert_eq!(cfg.version, KernelVersion::V2_6_30);
+        assert!(cfg.vm.force_highorder);
+        assert_eq!(patches.len(), 1);
+        let (cfg, _) = k("version: \"2.6.37\"\nwait_iff_congested: false\n").unwrap();
+        assert!(!cfg.vm.wait_iff_congested && cfg.vm.skip_below_min);
+        let e = k("hz: 200\n").unwrap_err();
+        assert_eq!(
+            e.to_string().lines().next(),
+            Some("section.yaml:1:5: kernel.hz: HZ must be 100, 250, 300 or 1000, got 200")
+        );
+        let e = k("version: \"2.6.99\"\n").unwrap_err();
+        assert!(e.hint().unwrap().contains("docs/model/kernels.md"), "{e}");
+        // Every switch of the table is a field of the raw form, in the table's order.
+        let names: Vec<&str> = SWITCHES.iter().map(|s| s.name).collect();
+        let all = "kswapd_nap: true\nskip_below_min: true\nwait_iff_congested: true\n\
+                   force_highorder: true\nrestart_wakes_kswapd: true\n";
+        let raw: RawKernel = serde_saphyr::from_str(all).unwrap();
+        let present: Vec<&str> = raw.present().iter().map(|(n, _)| *n).collect();
+        assert_eq!(present, names);
     }
 }

@@ -605,4 +605,20 @@ mod tests {
             "{e}"
         );
     }
+
+    #[test]
+    fn the_section_alone_lays_out_the_zone() {
+        let m = |yaml: &str| section::<RawMemory, _>(yaml, memory);
+        let z = m("ram: 1GiB\n").unwrap();
+        assert_eq!(z.unreclaimable, 512 << 20);
+        assert_eq!(z.mapped, 256 << 20);
+        assert!(z.atomic.is_empty());
+        let e = m("min_free_kbytes: 1024\n").unwrap_err();
+        assert_eq!(
+            (e.kind(), e.path()),
+            (ErrorKind::Missing, Some("memory.ram"))
+        );
+        let e = m("ram: 1GiB\nmapped: 600MiB\n").unwrap_err();
+        assert_eq!((e.line(), e.path()), (Some(2), Some("memory.mapped")));
+    }
 }

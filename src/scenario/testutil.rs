@@ -60,3 +60,21 @@ pub(crate) fn with_variants(base: &str, n: usize) -> String {
     }
     text
 }
+
+/// Parses `yaml` as one section's raw form alone and runs that section's check on it, as the
+/// loader would at the section's own key: the component test of a section, without a whole
+/// scenario around it.
+pub(crate) fn section<T, R>(
+    yaml: &str,
+    check: impl FnOnce(&check::Checker, &T, serde_saphyr::Location) -> Result<R, Error>,
+) -> Result<R, Error>
+where
+    T: serde::de::DeserializeOwned,
+{
+    let src = Source::new("section.yaml", yaml);
+    let raw: serde_saphyr::Spanned<T> = match serde_saphyr::from_str(yaml) {
+        Ok(raw) => raw,
+        Err(e) => return Err(src.yaml_error(&e)),
+    };
+    check(&check::Checker { src: &src }, &raw.value, raw.referenced)
+}

@@ -283,3 +283,35 @@ fn arrival_rates_and_bandwidths_are_bounded() {
         "{nvme}workloads: [{{ kind: fio, rate: 10000000/s }}, {{ kind: fio, rate: 0.0001/s }}]\n"
     ));
 }
+
+#[test]
+fn one_workload_alone_takes_its_kinds_fields_and_moves_the_cursor() {
+    use super::{RawWorkload, workload};
+    let mut cursor = 4096u64;
+    let w = section::<RawWorkload, _>("kind: fio\nsize: 1MiB\n", |c, r, here| {
+        workload(c, r, here, "workloads[1]", 1, &mut cursor, Some(1 << 30))
+    })
+    .unwrap();
+    assert_eq!(w.name, "fio1");
+    let WorkloadKind::Fio(f) = &w.kind else {
+        panic!("fio")
+    };
+    assert_eq!(
+        f.offset, 4096,
+        "the region starts where the previous one ended"
+    );
+    assert_eq!(cursor, 4096 + (1 << 20));
+    let e = section::<RawWorkload, _>(
+        "kind: buffered-writer\nrate: 1MB/s\nbs: 4k\n",
+        |c, r, here| workload(c, r, here, "workloads[1]", 1, &mut 0, None),
+    )
+    .unwrap_err();
+    assert_eq!((e.line(), e.path()), (Some(3), Some("workloads[1].bs")));
+    assert_eq!(
+        e.hint(),
+        Some(
+            "workload kind `buffered-writer` takes: rate, chunk, background, dirty_limit, size, \
+             offset"
+        )
+    );
+}
