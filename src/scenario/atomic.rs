@@ -1,5 +1,23 @@
 //! `memory.atomic:`: GFP_ATOMIC allocation streams (a driver refilling its RX ring), their
 //! presets, rates and buddy-order mix; and their `qsim check` rows.
+//!
+//! | field | default | why |
+//! |---|---|---|
+//! | `atomic[*].name` | `atomic<index>` | as workloads |
+//! | `atomic[*].preset` | `custom` | nothing hidden unless asked for |
+//! | `atomic[*].orders` | {0: 0.5, 1: 0.3, 2: 0.2} | the model docs' default RX mix [assumed] |
+//! | `atomic[*].buffer` | 8 KiB | one A-MSDU; only used to turn `bandwidth` into allocations |
+//! | `atomic[*].poisson` | true | independent packet arrivals |
+//! | `atomic[*].burst` | 1 | buffers per arrival; a driver refilling its RX ring in one go allocates many [assumed] |
+//! | `atomic[*].hold` | exponential, mean 2 ms | an RX buffer lives until softirq processing hands it on [assumed] |
+//!
+//! The `iwlagn` preset: orders {2: 1.0}, buffer 8 KiB: an 8 KiB A-MSDU needs 8448 B plus the skb
+//! tail, a 16 KiB order-2 block; the file still gives `rate` or `bandwidth`.
+//!
+//! A stream gives exactly one of `rate` (allocations per second: `500/s`, or a plain number) and
+//! `bandwidth` (divided by `buffer`); `buffer` without `bandwidth` is refused. `orders` weights
+//! are normalised to sum 1 and stored by order, trailing zero orders dropped; an `iwlagn` stream
+//! with `orders` or `buffer` is reported as `iwlagn (custom)`.
 
 use super::Error;
 use super::check::{Checker, at, val};

@@ -1,4 +1,8 @@
 //! `block:`: the request queue's mode, size, plugging and elevator; and its `qsim check` rows.
+//!
+//! Under blk-mq, `nr_requests` (the tag count) stays 128 unless given, rather than following the
+//! device's queue depth; `elevator` may only be `fifo`, and `plug`, `unplug_threshold` and the
+//! CFQ fields are refused rather than ignored. CFQ fields are refused under `elevator: fifo` too.
 
 use super::Error;
 use super::check::{Checker, Zero, val};

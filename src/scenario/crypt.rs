@@ -1,5 +1,14 @@
 //! `crypt:`: the cipher and its costs, the crypto engine and the unplug switch; and its
 //! `qsim check` rows. The presets' rates are [`Cipher::rates`] in the model's physics.
+//!
+//! | cipher | rates |
+//! |---|---|
+//! | `aes-2009` | 60 MB/s both ways |
+//! | `aes-ni` | 1432 MiB/s encrypt, 1387 MiB/s decrypt |
+//! | `vaes` | 9588 MB/s both ways |
+//! | `null` | infinite |
+//!
+//! A cipher with overridden rates is reported as `<cipher> (custom rates)`.
 
 use super::Error;
 use super::check::{Checker, Zero, at, loc, val};

@@ -1,5 +1,21 @@
 //! `device:`: the disk's kind and the overrides that kind accepts, the presets' defaults
 //! (numbers in [`crate::model::physics`]), the request floor, and its `qsim check` rows.
+//!
+//! Presets (their numbers live in [`crate::model::physics`]):
+//!
+//! | preset | values |
+//! |---|---|
+//! | `hdd5400` | seek 2 ms track-to-track, 12 ms mean; one revolution at 5400 rpm; 60 MB/s; 320 GB; depth 1 |
+//! | `hdd7200` | seek 2 ms track-to-track, 8.5 ms mean; one revolution at 7200 rpm; 105 MB/s; 1 TB; depth 31 |
+//! | `nvme` | latency 45 µs; 1 channel; 3.5 GB/s; overhead 5.18 µs − 4096 B / rate (≈ 193k IOPS at 4 KiB); depth 1023 |
+//!
+//! An HDD's seek time over distance d is `min + (full − min)·√(d / capacity)`. Over uniform random
+//! positions E[√|U₁ − U₂|] = 8/15, so the mean seek is `min + (full − min)·8/15`, and a preset's
+//! full stroke is chosen as `min + (mean − min)·15/8`. When a file overrides `seek_min` only, the
+//! full stroke is recomputed so the preset's mean seek holds; likewise an NVMe `overhead` follows
+//! an overridden `transfer_rate` so a 4 KiB request still costs 5.18 µs in the bottleneck.
+//! `hdd7200` keeps the 2 ms track-to-track seek of `hdd5400`; only its mean (8.5 ms) differs. An
+//! HDD preset with any override is reported as `<preset> (custom)`.
 
 use super::Error;
 use super::check::{Checker, MAX_DISK_BYTES, Zero, fmt_ns, loc};

@@ -4,6 +4,17 @@
 //! Each switch is one row of [`SWITCHES`] (its name, the patch that turns it on, where it sits
 //! in [`VmBehaviour`]) beside its field in [`RawKernel`]: resolution, the patch conflicts and
 //! the `qsim check` rows all read that table.
+//!
+//! | field | default | why |
+//! |---|---|---|
+//! | `kernel.version` | 2.6.32 | the kernel of the 2009 reports (S2009) |
+//! | `kernel.patches` | none | the 2009 patches are hypotheses to sweep, not facts (§7) |
+//! | `kernel.<switch>` | the version's (`KernelVersion::defaults`), then the patches | an explicit switch wins over both |
+//!
+//! A patch and an explicit `false` for the switch it sets (`skip_below_min: false` with
+//! `kswapd-stay-awake-when-min`, `crypt.unplug_after_submit: false` with `dm-crypt-unplug`) are a
+//! conflict, reported at the patch: otherwise a variant adding the patch over such a base would
+//! silently change nothing.
 
 use super::Error;
 use super::check::{Checker, val};

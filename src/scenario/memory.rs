@@ -1,5 +1,24 @@
 //! `memory:`: one lowmem zone's size and starting layout and dm-crypt's pools; and its
 //! `qsim check` rows. The GFP_ATOMIC streams are [`super::atomic`].
+//!
+//! Defaults, each with its reason (docs/model):
+//!
+//! | field | default | why |
+//! |---|---|---|
+//! | `memory` | absent: unlimited memory | every scenario written before the memory model runs unchanged |
+//! | `memory.min_free_kbytes` | `int_sqrt(16·ram_kB)` clamped to [128, 65536] (5792 for 2 GiB) | the kernel's own boot-time value, 2.6.32 |
+//! | `memory.mapped` | half of `unreclaimable` | mapped, referenced pages sit on the file LRU: reclaim scans and rotates them [assumed] |
+//! | `memory.unreclaimable` | half of `ram`, rounded down to 4 KiB | kernel + anonymous memory of a busy desktop without swap [assumed] |
+//! | `memory.page_cache` | `ram − unreclaimable − 16·min` pages | the run starts with free = 16·min, far above high, so pressure comes from the workloads |
+//! | `memory.coalesce` | 0.5 | halfway between a perfect buddy allocator (1) and no merging (0) [assumed] |
+//! | `memory.scan_cost` | 200 ns per page | order of magnitude of an LRU scan step on 2009 hardware [assumed] |
+//! | `memory.page_pool` | 32 pages | dm-crypt's `MIN_POOL_PAGES` |
+//! | `memory.min_bio_pages` | 8 | dm-crypt's `MIN_BIO_PAGES`: bounce pages a clone may wait for |
+//!
+//! Memory amounts (`ram`, `unreclaimable`, `page_cache`) must be whole 4 KiB pages; `ram` lies in
+//! 64 MiB..=64 GiB; `min_free_kbytes` in 128..=ram/32; `unreclaimable + page_cache` and the
+//! `page_pool` reserve (allocated from the zone at boot too) must leave at least the high
+//! watermark (1.5·min pages) free at the start; the default `page_cache` is cut to fit.
 
 use super::Error;
 use super::atomic::{MAX_ATOMIC_STREAMS, RawAtomic, atomic_stream, describe_atomic};

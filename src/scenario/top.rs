@@ -2,83 +2,11 @@
 //! seed, replications, CPUs and policies here, each section through its own module), the bounds
 //! on the work one `qsim run` may ask for, and the rules every section follows.
 //!
-//! The sections are the only producers of value errors. Each names the field path (`workloads[1].rate`),
-//! points at the value's line and column, and carries a hint.
+//! The sections are the only producers of value errors. Each names the field path
+//! (`workloads[1].rate`), points at the value's line and column, and carries a hint.
 //!
-//! Presets (their numbers live in [`crate::model::physics`]):
+//! Each section documents its own defaults and rules; what holds across sections is here.
 //!
-//! | preset | values |
-//! |---|---|
-//! | `hdd5400` | seek 2 ms track-to-track, 12 ms mean; one revolution at 5400 rpm; 60 MB/s; 320 GB; depth 1 |
-//! | `hdd7200` | seek 2 ms track-to-track, 8.5 ms mean; one revolution at 7200 rpm; 105 MB/s; 1 TB; depth 31 |
-//! | `nvme` | latency 45 µs; 1 channel; 3.5 GB/s; overhead 5.18 µs − 4096 B / rate (≈ 193k IOPS at 4 KiB); depth 1023 |
-//! | `aes-2009` | 60 MB/s both ways |
-//! | `aes-ni` | 1432 MiB/s encrypt, 1387 MiB/s decrypt |
-//! | `vaes` | 9588 MB/s both ways |
-//! | `null` | infinite |
-//! | `iwlagn` (atomic stream) | orders {2: 1.0}, buffer 8 KiB: an 8 KiB A-MSDU needs 8448 B plus the skb tail, a 16 KiB order-2 block (docs/model); the file still gives `rate` or `bandwidth` |
-//!
-//! Defaults of the memory-model fields (docs/model), each with its reason:
-//!
-//! | field | default | why |
-//! |---|---|---|
-//! | `kernel.version` | 2.6.32 | the kernel of the 2009 reports (S2009) |
-//! | `kernel.patches` | none | the 2009 patches are hypotheses to sweep, not facts (§7) |
-//! | `kernel.<switch>` | the version's (`KernelVersion::defaults`), then the patches | an explicit switch wins over both |
-//! | `memory` | absent: unlimited memory | every scenario written before the memory model runs unchanged |
-//! | `memory.min_free_kbytes` | `int_sqrt(16·ram_kB)` clamped to [128, 65536] (5792 for 2 GiB) | the kernel's own boot-time value, 2.6.32 |
-//! | `memory.mapped` | half of `unreclaimable` | mapped, referenced pages sit on the file LRU: reclaim scans and rotates them [assumed] |
-//! | `memory.unreclaimable` | half of `ram`, rounded down to 4 KiB | kernel + anonymous memory of a busy desktop without swap [assumed] |
-//! | `memory.page_cache` | `ram − unreclaimable − 16·min` pages | the run starts with free = 16·min, far above high, so pressure comes from the workloads |
-//! | `memory.coalesce` | 0.5 | halfway between a perfect buddy allocator (1) and no merging (0) [assumed] |
-//! | `memory.scan_cost` | 200 ns per page | order of magnitude of an LRU scan step on 2009 hardware [assumed] |
-//! | `memory.page_pool` | 32 pages | dm-crypt's `MIN_POOL_PAGES` |
-//! | `memory.min_bio_pages` | 8 | dm-crypt's `MIN_BIO_PAGES`: bounce pages a clone may wait for |
-//! | `atomic[*].name` | `atomic<index>` | as workloads |
-//! | `atomic[*].preset` | `custom` | nothing hidden unless asked for |
-//! | `atomic[*].orders` | {0: 0.5, 1: 0.3, 2: 0.2} | the model docs' default RX mix [assumed] |
-//! | `atomic[*].buffer` | 8 KiB | one A-MSDU; only used to turn `bandwidth` into allocations |
-//! | `atomic[*].poisson` | true | independent packet arrivals |
-//! | `atomic[*].burst` | 1 | buffers per arrival; a driver refilling its RX ring in one go allocates many [assumed] |
-//! | `atomic[*].hold` | exponential, mean 2 ms | an RX buffer lives until softirq processing hands it on [assumed] |
-//! | `workloads[*].direct` | false | fio's default; `gitk` reads through the page cache too |
-//!
-//! An HDD's seek time over distance d is `min + (full − min)·√(d / capacity)`. Over uniform random
-//! positions E[√|U₁ − U₂|] = 8/15, so the mean seek is `min + (full − min)·8/15`, and a preset's
-//! full stroke is chosen as `min + (mean − min)·15/8`. When a file overrides `seek_min` only, the
-//! full stroke is recomputed so the preset's mean seek holds; likewise an NVMe `overhead` follows
-//! an overridden `transfer_rate` so a 4 KiB request still costs 5.18 µs in the bottleneck.
-//!
-//! Choices where the schema leaves room, made here once:
-//! - `hdd7200` keeps the 2 ms track-to-track seek of `hdd5400`; only its mean (8.5 ms) differs.
-//! - An HDD preset with any override is reported as `<preset> (custom)`; a cipher with
-//!   overridden rates as `<cipher> (custom rates)`.
-//! - Under blk-mq, `nr_requests` (the tag count) stays 128 unless given, rather than following the
-//!   device's queue depth; `elevator` may only be `fifo`, and `plug`, `unplug_threshold` and the
-//!   CFQ fields are refused rather than ignored. CFQ fields are refused under `elevator: fifo` too.
-//! - `rwmixread` is refused unless `rw: randrw`; `arrivals` unless `rate`; `think` with `rate`.
-//! - Default workload names are `<kind><index>` with the 0-based index of the field path
-//!   (`gitk0`, `buffered-writer1`). A region without `offset` starts where the previous
-//!   workload's region ends; regions must be sector-aligned and, on an HDD, inside its capacity.
-//! - `size` defaults to 1 GiB for fio and buffered writers and 256 MiB for `gitk`.
-//! - A buffered writer's `chunk` is a whole number of 4 KiB pages (writeback moves pages).
-//! - fio jobs (`gitk` too) run until the run ends unless given `io_size` (fio's alias
-//!   `io_limit`: bytes per copy, whole sectors, at least `bs`) or `number_ios` (I/Os per copy,
-//!   at least 1); either makes the job finite, and the run then ends when every finite job has
-//!   completed its I/O, or at `duration`. `startdelay` (default 0) may exceed `duration`: the
-//!   job then never starts and is reported unfinished.
-//! - Memory amounts (`ram`, `unreclaimable`, `page_cache`) must be whole 4 KiB pages; `ram` lies
-//!   in 64 MiB..=64 GiB; `min_free_kbytes` in 128..=ram/32; `unreclaimable + page_cache` and
-//!   the `page_pool` reserve (allocated from the zone at boot too) must leave at least the high
-//!   watermark (1.5·min pages) free at the start; the default `page_cache` is cut to fit.
-//! - An atomic stream gives exactly one of `rate` (allocations per second: `500/s`, or a plain
-//!   number) and `bandwidth` (divided by `buffer`); `buffer` without `bandwidth` is refused.
-//!   `orders` weights are normalised to sum 1 and stored by order, trailing zero orders dropped;
-//!   an `iwlagn` stream with `orders` or `buffer` is reported as `iwlagn (custom)`.
-//! - A patch and an explicit `false` for the switch it sets (`skip_below_min: false` with
-//!   `kswapd-stay-awake-when-min`, `crypt.unplug_after_submit: false` with `dm-crypt-unplug`)
-//!   are a conflict, reported at the patch: otherwise a variant adding the patch over such a base
-//!   would silently change nothing.
 //! - Variants: `set:` is a partial scenario merged over the base file: mappings merge field by
 //!   field, scalars and lists (`workloads`, `policies`, `patches`, `atomic`) replace, and a
 //!   `device:` or distribution whose `kind:` differs from the base's replaces it whole. `set` may
@@ -92,12 +20,14 @@
 //!   over all runs. [`check_work`] applies the last two again after the command line's `-r`.
 //!   At most [`MAX_WORKLOADS`] workloads and [`MAX_ATOMIC_STREAMS`] atomic streams, and at
 //!   most [`MAX_IN_FLIGHT`] fio I/Os in flight (`iodepth × numjobs`, summed). Lists are capped
-//!   while they are parsed ([`super::schema::Capped`]): a list far too long costs its count, not its memory.
+//!   while they are parsed ([`super::schema::Capped`]): a list far too long costs its count,
+//!   not its memory.
 //! - Degenerate costs are refused with the smallest accepted value: a 512-byte request costs at
 //!   least [`MIN_SERVICE`] (100 ns) on average under every policy — the device's part (a
 //!   generic `service` mean, an NVMe's `overhead + 512 B / transfer_rate`, an HDD's 512 B /
 //!   `transfer_rate`, which a sequential request pays alone) plus dm-crypt's, which policy
-//!   `none` skips. A free device behind a dm-crypt that serves is accepted. Arrival rates (fio `rate`, atomic streams) lie in
+//!   `none` skips. A free device behind a dm-crypt that serves is accepted. Arrival rates (fio
+//!   `rate`, atomic streams) lie in
 //!   [`MIN_ARRIVAL_RATE`]..=[`MAX_ARRIVAL_RATE`], bandwidths are at least [`MIN_BANDWIDTH`], a
 //!   writer dirties at most [`MAX_WRITER_RATE`], and every duration is at most
 //!   [`super::units::MAX_DURATION`] (100 days). CPU costs (`hop_cost`, `per_sector_cost`, the

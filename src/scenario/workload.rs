@@ -1,5 +1,20 @@
 //! `workloads:`: fio jobs (and the `gitk` preset) and buffered writers, their regions on the
 //! disk and their limits; and their `qsim check` rows.
+//!
+//! `workloads[*].direct` defaults to false: fio's default; `gitk` reads through the page cache
+//! too.
+//!
+//! - `rwmixread` is refused unless `rw: randrw`; `arrivals` unless `rate`; `think` with `rate`.
+//! - Default workload names are `<kind><index>` with the 0-based index of the field path
+//!   (`gitk0`, `buffered-writer1`). A region without `offset` starts where the previous
+//!   workload's region ends; regions must be sector-aligned and, on an HDD, inside its capacity.
+//! - `size` defaults to 1 GiB for fio and buffered writers and 256 MiB for `gitk`.
+//! - A buffered writer's `chunk` is a whole number of 4 KiB pages (writeback moves pages).
+//! - fio jobs (`gitk` too) run until the run ends unless given `io_size` (fio's alias
+//!   `io_limit`: bytes per copy, whole sectors, at least `bs`) or `number_ios` (I/Os per copy,
+//!   at least 1); either makes the job finite, and the run then ends when every finite job has
+//!   completed its I/O, or at `duration`. `startdelay` (default 0) may exceed `duration`: the
+//!   job then never starts and is reported unfinished.
 
 use super::Error;
 use super::check::{Checker, MAX_DISK_BYTES, Zero, at, loc, val};
