@@ -78,7 +78,8 @@ impl DeviceKind {
         }
     }
 
-    /// The preset numbers of a spinning-disk kind.
+    /// The preset numbers of a spinning-disk kind: a new HDD preset is a variant above, an arm
+    /// here and in [`DeviceKind::fields`], and its numbers in [`crate::model::physics`].
     fn hdd_preset(self) -> Option<&'static HddPreset> {
         match self {
             DeviceKind::Hdd5400 => Some(&HDD5400),
