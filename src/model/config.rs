@@ -69,7 +69,7 @@ pub struct KernelConfig {
     pub vm: VmBehaviour,
 }
 
-/// Kernel versions whose memory-management behaviour qsim distinguishes (MODEL.md §6).
+/// Kernel versions whose memory-management behaviour qsim distinguishes (docs/model/kernels.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum KernelVersion {
     /// 2.6.30: every mm `congestion_wait` passes WRITE (= 1), i.e. waits on the SYNC queue.
@@ -111,7 +111,8 @@ impl KernelVersion {
         }
     }
 
-    /// The version's own switches, before patches and knobs (MODEL.md §6 feature table).
+    /// The version's own switches, before patches and knobs (the feature table of
+    /// docs/model/kernels.md).
     pub fn defaults(self) -> VmBehaviour {
         use KernelVersion::*;
         VmBehaviour {
@@ -149,8 +150,8 @@ impl CwaitClass {
     }
 }
 
-/// The memory-management switches one run uses (MODEL.md §6, §7). The 2009 patch names map onto
-/// them as hypotheses: `kswapd-stay-awake-when-min` sets `skip_below_min`, `force-highorder` sets
+/// The memory-management switches one run uses (docs/model/kernels.md). The 2009 patch names
+/// map onto them as hypotheses: `kswapd-stay-awake-when-min` sets `skip_below_min`, `force-highorder` sets
 /// `force_highorder`, `dm-crypt-unplug` sets `crypt.unplug_after_submit`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct VmBehaviour {
@@ -271,7 +272,7 @@ pub enum Distribution {
     },
     /// Draw uniformly among the listed values (an empirical distribution).
     Empirical {
-        /// Observed values (1 to [`super::MAX_EMPIRICAL_VALUES`]); each is equally likely.
+        /// Observed values (1 to 100,000, the loader's `MAX_EMPIRICAL_VALUES`); each is equally likely.
         values: Vec<SimDuration>,
     },
 }

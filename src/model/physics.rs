@@ -60,3 +60,159 @@ pub fn mean_random_seek(hdd: &HddConfig) -> SimDuration {
     let mean = u128::from(hdd.seek_min.as_ns()) + span * 8 / 15;
     SimDuration::from_ns(u64::try_from(mean).unwrap_or(u64::MAX))
 }
+
+/// A spinning-disk preset (`device: { kind: hdd5400 }`): the numbers a real drive of the class
+/// shows, from which the [`HddConfig`] follows ([`HddPreset::seek_full`], [`revolution`]).
+#[derive(Debug, Clone, Copy)]
+pub struct HddPreset {
+    /// Track-to-track seek.
+    pub seek_min: SimDuration,
+    /// Mean seek over uniform random positions (the data-sheet figure).
+    pub seek_mean: SimDuration,
+    /// Spindle speed, revolutions per minute.
+    pub rpm: u64,
+    /// Media transfer rate, bytes per second.
+    pub transfer_rate: f64,
+    /// Capacity, bytes.
+    pub capacity: u64,
+    /// NCQ depth.
+    pub queue_depth: u32,
+}
+
+/// A 5400 rpm laptop disk of 2009: 2 ms track-to-track, 12 ms mean seek, 60 MB/s, 320 GB, no
+/// NCQ.
+pub const HDD5400: HddPreset = HddPreset {
+    seek_min: SimDuration::from_ms(2),
+    seek_mean: SimDuration::from_ms(12),
+    rpm: 5400,
+    transfer_rate: 60e6,
+    capacity: 320_000_000_000,
+    queue_depth: 1,
+};
+
+/// A 7200 rpm desktop disk: the track-to-track seek of [`HDD5400`], 8.5 ms mean, 105 MB/s,
+/// 1 TB, NCQ depth 31.
+pub const HDD7200: HddPreset = HddPreset {
+    seek_min: SimDuration::from_ms(2),
+    seek_mean: SimDuration::from_us(8500),
+    rpm: 7200,
+    transfer_rate: 105e6,
+    capacity: 1_000_000_000_000,
+    queue_depth: 31,
+};
+
+impl HddPreset {
+    /// Full-stroke seek that gives `mean` over uniform random distances when the track-to-track
+    /// seek is `min`: `min + (mean − min)·15/8` (the inverse of [`mean_random_seek`]).
+    pub fn seek_full(min: SimDuration, mean: SimDuration) -> SimDuration {
+        let span = mean.saturating_sub(min).as_ns();
+        SimDuration::from_ns(min.as_ns() + span * 15 / 8)
+    }
+}
+
+/// One revolution at `rpm`, rounded to the nanosecond.
+pub fn revolution(rpm: u64) -> SimDuration {
+    SimDuration::from_ns((60_000_000_000 + rpm / 2) / rpm)
+}
+
+/// The NVMe preset: the bottleneck cost of one 4 KiB request (≈ 193k IOPS on one channel).
+pub const NVME_COST_4K: SimDuration = SimDuration::from_ns(5_180);
+/// The NVMe preset's fixed latency.
+pub const NVME_LATENCY: SimDuration = SimDuration::from_us(45);
+/// The NVMe preset's transfer rate, bytes per second.
+pub const NVME_RATE: f64 = 3.5e9;
+/// The NVMe preset's queue depth.
+pub const NVME_QUEUE_DEPTH: u32 = 1023;
+
+/// NVMe overhead that makes a 4 KiB request cost [`NVME_COST_4K`] in the bottleneck at `rate`
+/// (never negative).
+pub fn nvme_overhead(rate: f64) -> SimDuration {
+    let transfer_4k = 4096.0 / rate;
+    SimDuration::from_secs_f64(NVME_COST_4K.as_secs_f64() - transfer_4k)
+}
+
+/// Seconds an NVMe device's bottleneck stage holds one request of `bytes`: overhead plus
+/// transfer, the part that sets its IOPS capacity per channel.
+pub fn nvme_bottleneck_secs(overhead: SimDuration, transfer_rate: f64, bytes: u64) -> f64 {
+    overhead.as_secs_f64() + bytes as f64 / transfer_rate
+}
+
+/// Cipher presets (`crypt.cipher`): CPU throughput of the cipher, encrypting and decrypting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cipher {
+    /// Generic C AES of 2009: 60 MB/s.
+    Aes2009,
+    /// AES-NI (i7-3770, xts-256): 1432 / 1387 MiB/s.
+    AesNi,
+    /// VAES (Zen 4): 9588 MB/s.
+    Vaes,
+    /// No encryption: infinite rate.
+    Null,
+}
+
+impl Cipher {
+    /// Every preset, in the order the scenario language lists them.
+    pub const ALL: [Cipher; 4] = [Cipher::Aes2009, Cipher::AesNi, Cipher::Vaes, Cipher::Null];
+    /// Every preset name, as written in a scenario, in [`Cipher::ALL`] order.
+    pub const NAMES: &'static [&'static str] = &["aes-2009", "aes-ni", "vaes", "null"];
+
+    /// The name as written in a scenario.
+    pub fn name(self) -> &'static str {
+        let i = Cipher::ALL.iter().position(|c| *c == self).unwrap_or(0);
+        Cipher::NAMES[i]
+    }
+
+    /// The preset named `name`, if any.
+    pub fn from_name(name: &str) -> Option<Cipher> {
+        Cipher::NAMES
+            .iter()
+            .position(|n| *n == name)
+            .map(|i| Cipher::ALL[i])
+    }
+
+    /// Encryption and decryption throughput of one CPU, bytes per second.
+    pub fn rates(self) -> (f64, f64) {
+        const MIB: f64 = 1_048_576.0;
+        match self {
+            Cipher::Aes2009 => (60e6, 60e6),
+            Cipher::AesNi => (1432.0 * MIB, 1387.0 * MIB),
+            Cipher::Vaes => (9588e6, 9588e6),
+            Cipher::Null => (f64::INFINITY, f64::INFINITY),
+        }
+    }
+}
+
+/// Mean seconds the device alone spends on one 512-byte request, as the request floor counts it
+/// (`scenario` refuses a scenario below the floor): an HDD's transfer (a sequential request pays
+/// nothing else), an NVMe's bottleneck (overhead + transfer), a generic device's service mean.
+pub fn sector_device_secs(dev: &DeviceConfig) -> f64 {
+    let bytes = SECTOR as f64;
+    match dev {
+        DeviceConfig::Hdd(h) => bytes / h.transfer_rate,
+        DeviceConfig::Nvme(n) => nvme_bottleneck_secs(n.overhead, n.transfer_rate, SECTOR),
+        DeviceConfig::Generic(g) => g.service.mean_secs(),
+    }
+}
+
+/// Mean seconds dm-crypt spends on one 512-byte request, as the request floor counts it: the
+/// `cost` distribution's mean, or the cheaper of encrypting and decrypting a sector.
+pub fn sector_crypto_secs(crypt: &CryptConfig) -> f64 {
+    match &crypt.cost {
+        Some(d) => d.mean_secs(),
+        None => crypto_cost(crypt, SECTOR, true)
+            .min(crypto_cost(crypt, SECTOR, false))
+            .as_secs_f64(),
+    }
+}
+
+/// GFP_ATOMIC's order-0 floor in pages below which it fails: the min watermark with
+/// `ALLOC_HIGH` (halve) then `ALLOC_HARDER` (take a quarter off).
+pub fn atomic_floor(min: u64) -> u64 {
+    let need = min - min / 2;
+    need - need / 4
+}
+
+/// A mempool's first try at order 0: the min watermark with `ALLOC_HARDER` only (0.75·min).
+pub fn mempool_floor(min: u64) -> u64 {
+    min - min / 4
+}

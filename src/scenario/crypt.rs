@@ -1,0 +1,311 @@
+//! `crypt:`: the cipher and its costs, the crypto engine and the unplug switch; and its
+//! `qsim check` rows. The presets' rates are [`Cipher::rates`] in the model's physics.
+//!
+//! | cipher | rates |
+//! |---|---|
+//! | `aes-2009` | 60 MB/s both ways |
+//! | `aes-ni` | 1432 MiB/s encrypt, 1387 MiB/s decrypt |
+//! | `vaes` | 9588 MB/s both ways |
+//! | `null` | infinite |
+//!
+//! A cipher with overridden rates is reported as `<cipher> (custom rates)`.
+
+use super::Error;
+use super::check::{Checker, Zero, at, loc, val};
+use super::describe::{Rows, on_off, row};
+use super::distribution::{RawDistribution, distribution};
+use super::kernel::patch_conflict;
+use super::schema::{Field, names, raw_section};
+use super::types::*;
+use super::units::{Duration, Rate, format_bandwidth, format_bytes};
+use super::workload::MAX_REQUEST_BYTES;
+use crate::engine::SimDuration;
+use crate::model::physics::{Cipher, crypto_cost, moments};
+use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
+use serde_saphyr::{Location, Spanned};
+use std::fmt;
+
+/// `crypt.cipher`, read by hand because the preset `null` is also YAML's null: a derived
+/// `Option` would silently turn `cipher: null` into "use the default".
+impl<'de> Deserialize<'de> for Cipher {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Cipher;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a cipher name ({})", Cipher::NAMES.join(", "))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Cipher, E> {
+                Ok(Cipher::Null)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Cipher, E> {
+                Ok(Cipher::Null)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Cipher, E> {
+                Cipher::from_name(v).ok_or_else(|| E::unknown_variant(v, Cipher::NAMES))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Reads a present `cipher:` (even `null`) as `Some`; an absent one stays `None` via `default`.
+fn present_cipher<'de, D: Deserializer<'de>>(d: D) -> Result<Field<Cipher>, D::Error> {
+    Spanned::<Cipher>::deserialize(d).map(Some)
+}
+
+names! {
+    /// `crypt.engine`.
+    pub enum EngineName {
+        /// CPU cipher in the calling thread.
+        Sync = "sync",
+        /// Asynchronous engine with its own queue.
+        Async = "async",
+    }
+}
+
+raw_section! {
+    /// `crypt:`.
+    pub struct RawCrypt {
+        /// Cipher preset.
+        #[serde(default, deserialize_with = "present_cipher")]
+        [value] cipher: Cipher,
+        /// Encryption rate override.
+        [value] encrypt_rate: Rate,
+        /// Decryption rate override.
+        [value] decrypt_rate: Rate,
+        /// Cost per 512-byte crypto request.
+        [value] per_sector_cost: Duration,
+        /// Cost per workqueue hop.
+        [value] hop_cost: Duration,
+        /// Crypto work per request from a distribution, replacing bytes / rate (textbook checks).
+        [map] cost: RawDistribution,
+        /// sync | async.
+        [value] engine: EngineName,
+        /// Async engine queue limit.
+        [value] async_queue_limit: u32,
+        /// Async engine rate.
+        [value] async_rate: Rate,
+        /// Unplug after kcryptd submits.
+        [value] unplug_after_submit: bool,
+    }
+}
+
+/// The accepted range of each whole-number field of `crypt:` ([`super::check::int_range`]).
+pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[("crypt.async_queue_limit", 1, 1_000_000)];
+
+/// `crypt:` (all defaults when absent); `patches` are the kernel's, for `dm-crypt-unplug`.
+pub(crate) fn crypt(
+    c: &Checker,
+    r: Option<&RawCrypt>,
+    patches: &[(String, Location)],
+) -> Result<CryptConfig, Error> {
+    let empty = RawCrypt::default();
+    let r = r.unwrap_or(&empty);
+    let cipher = val(&r.cipher).unwrap_or(Cipher::Aes2009);
+    let (mut encrypt_rate, mut decrypt_rate) = cipher.rates();
+    if let Some(s) = &r.encrypt_rate {
+        encrypt_rate = c.bandwidth(s, "crypt.encrypt_rate")?;
+    }
+    if let Some(s) = &r.decrypt_rate {
+        decrypt_rate = c.bandwidth(s, "crypt.decrypt_rate")?;
+    }
+    let custom = r.encrypt_rate.is_some() || r.decrypt_rate.is_some();
+    let unplug_patch = patches
+        .iter()
+        .find(|(p, _)| p == "dm-crypt-unplug")
+        .map(|(_, l)| *l);
+    let unplug_after_submit = match (&r.unplug_after_submit, unplug_patch) {
+        (Some(s), Some(pl)) if !s.value => {
+            return Err(patch_conflict(
+                c,
+                patches,
+                "dm-crypt-unplug",
+                pl,
+                "crypt.unplug_after_submit",
+                s.referenced,
+            ));
+        }
+        (_, Some(_)) => true,
+        (s, None) => val(s).unwrap_or(false),
+    };
+    let engine = engine(c, r, encrypt_rate)?;
+    Ok(CryptConfig {
+        cipher: if custom {
+            format!("{} (custom rates)", cipher.name())
+        } else {
+            cipher.name().to_string()
+        },
+        encrypt_rate,
+        decrypt_rate,
+        per_sector_cost: c.dur(
+            &r.per_sector_cost,
+            "crypt.per_sector_cost",
+            SimDuration::ZERO,
+            Zero::Allowed,
+        )?,
+        hop_cost: c.dur(
+            &r.hop_cost,
+            "crypt.hop_cost",
+            SimDuration::from_us(10),
+            Zero::Allowed,
+        )?,
+        cost: match &r.cost {
+            Some(d) => Some(distribution(c, d, "crypt.cost")?),
+            None => None,
+        },
+        engine,
+        unplug_after_submit,
+    })
+}
+
+/// `crypt.engine` and the fields only the async engine takes (its rate defaults to the
+/// cipher's encryption rate).
+fn engine(c: &Checker, r: &RawCrypt, encrypt_rate: f64) -> Result<CryptoEngine, Error> {
+    Ok(match val(&r.engine).unwrap_or(EngineName::Sync) {
+        EngineName::Sync => {
+            let stray = [
+                ("async_queue_limit", loc(&r.async_queue_limit)),
+                ("async_rate", loc(&r.async_rate)),
+            ];
+            if let Some((name, l)) = stray.iter().find(|(_, l)| l.is_some()) {
+                return Err(c.at(&at("crypt", name), *l).conflict(
+                    format!("`{name}` applies only to engine: async"),
+                    "add `engine: async`, or remove it",
+                ));
+            }
+            CryptoEngine::Sync
+        }
+        EngineName::Async => CryptoEngine::Async {
+            queue_limit: c.int(&r.async_queue_limit, "crypt.async_queue_limit", 100)?,
+            rate: match &r.async_rate {
+                Some(s) => c.bandwidth(s, "crypt.async_rate")?,
+                None => encrypt_rate,
+            },
+        },
+    })
+}
+
+/// `crypt:`'s rows in `qsim check`: rates, costs, the engine, and the cost of a 4 KiB and of
+/// the largest request.
+pub(crate) fn describe_crypt(o: &mut Rows, cr: &CryptConfig, k: &KernelConfig) {
+    row(o, 0, "crypt", &cr.cipher);
+    row(
+        o,
+        2,
+        "rates",
+        &format!(
+            "encrypt {}, decrypt {}",
+            format_bandwidth(cr.encrypt_rate),
+            format_bandwidth(cr.decrypt_rate)
+        ),
+    );
+    row(o, 2, "per_sector_cost", &cr.per_sector_cost.to_string());
+    row(o, 2, "hop_cost", &cr.hop_cost.to_string());
+    if let Some(d) = &cr.cost {
+        let (m, sd) = moments(d);
+        let (m, sd) = (
+            SimDuration::from_secs_f64(m),
+            SimDuration::from_secs_f64(sd),
+        );
+        row(
+            o,
+            2,
+            "cost",
+            &format!("per request from a distribution: mean {m}, sd {sd}"),
+        );
+    }
+    match &cr.engine {
+        CryptoEngine::Sync => row(o, 2, "engine", "sync"),
+        CryptoEngine::Async { queue_limit, rate } => row(
+            o,
+            2,
+            "engine",
+            &format!(
+                "async: {} at most {queue_limit} crypto requests queued",
+                format_bandwidth(*rate)
+            ),
+        ),
+    }
+    let unplug = if cr.unplug_after_submit && k.patches.iter().any(|p| p == "dm-crypt-unplug") {
+        "on (patch dm-crypt-unplug)".to_string()
+    } else {
+        on_off(cr.unplug_after_submit).to_string()
+    };
+    row(o, 2, "unplug_after_submit", &unplug);
+    for bytes in [4096u64, MAX_REQUEST_BYTES] {
+        row(
+            o,
+            2,
+            &format!("cost {}", format_bytes(bytes)),
+            &format!(
+                "encrypt {}, decrypt {}",
+                crypto_cost(cr, bytes, true),
+                crypto_cost(cr, bytes, false)
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::testutil::*;
+
+    #[test]
+    fn cipher_presets_and_custom_rates() {
+        let s = ok(&format!("{BASE}crypt: {{ cipher: null }}\n"));
+        assert!(s.crypt.encrypt_rate.is_infinite());
+        assert_eq!(crypto_cost(&s.crypt, 4096, true), SimDuration::ZERO);
+        let s = ok(&format!(
+            "{BASE}crypt: {{ cipher: aes-ni, decrypt_rate: 3002MiB/s, engine: async }}\n"
+        ));
+        assert_eq!(s.crypt.cipher, "aes-ni (custom rates)");
+        assert_eq!(s.crypt.encrypt_rate, 1432.0 * 1_048_576.0);
+        assert!(
+            matches!(s.crypt.engine, CryptoEngine::Async { queue_limit: 100, rate } if rate == 1432.0 * 1_048_576.0)
+        );
+        // 4 KiB at 60 MB/s = 68.267 µs, plus 8 sectors × 1 µs.
+        let s = ok(&format!("{BASE}crypt: {{ per_sector_cost: 1us }}\n"));
+        assert_eq!(
+            crypto_cost(&s.crypt, 4096, true),
+            SimDuration::from_ns(68_267 + 8_000)
+        );
+    }
+
+    #[test]
+    fn null_is_a_cipher_name() {
+        #[derive(Deserialize)]
+        struct C {
+            #[serde(default, deserialize_with = "present_cipher")]
+            cipher: Field<Cipher>,
+        }
+        let c: C = serde_saphyr::from_str("cipher: null\n").unwrap();
+        assert_eq!(c.cipher.map(|s| s.value), Some(Cipher::Null));
+        let c: C = serde_saphyr::from_str("cipher: aes-ni\n").unwrap();
+        assert_eq!(c.cipher.map(|s| s.value), Some(Cipher::AesNi));
+        let c: C = serde_saphyr::from_str("{}\n").unwrap();
+        assert!(c.cipher.is_none());
+    }
+
+    #[test]
+    fn the_section_alone_takes_preset_rates_and_the_async_engine() {
+        let cr = |yaml: &str| section::<RawCrypt, _>(yaml, |c, r, _| crypt(c, Some(r), &[]));
+        let x = cr("cipher: aes-ni\n").unwrap();
+        assert_eq!((x.encrypt_rate, x.decrypt_rate), Cipher::AesNi.rates());
+        assert_eq!(x.cipher, "aes-ni");
+        let x = cr("cipher: vaes\nengine: async\n").unwrap();
+        assert!(
+            matches!(x.engine, CryptoEngine::Async { queue_limit: 100, rate } if rate == 9588e6)
+        );
+        let e = cr("async_rate: 1GB/s\n").unwrap_err();
+        assert_eq!((e.line(), e.path()), (Some(1), Some("crypt.async_rate")));
+        let e = cr("cipher: rot13\n").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::UnknownName);
+        assert!(
+            e.hint().unwrap().ends_with("aes-2009, aes-ni, vaes, null"),
+            "{e}"
+        );
+    }
+}

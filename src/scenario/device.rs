@@ -1,0 +1,570 @@
+//! `device:`: the disk's kind and the overrides that kind accepts, the presets' defaults
+//! (numbers in [`crate::model::physics`]), the request floor, and its `qsim check` rows.
+//!
+//! Presets (their numbers live in [`crate::model::physics`]):
+//!
+//! | preset | values |
+//! |---|---|
+//! | `hdd5400` | seek 2 ms track-to-track, 12 ms mean; one revolution at 5400 rpm; 60 MB/s; 320 GB; depth 1 |
+//! | `hdd7200` | seek 2 ms track-to-track, 8.5 ms mean; one revolution at 7200 rpm; 105 MB/s; 1 TB; depth 31 |
+//! | `nvme` | latency 45 µs; 1 channel; 3.5 GB/s; overhead 5.18 µs − 4096 B / rate (≈ 193k IOPS at 4 KiB); depth 1023 |
+//!
+//! An HDD's seek time over distance d is `min + (full − min)·√(d / capacity)`. Over uniform random
+//! positions E[√|U₁ − U₂|] = 8/15, so the mean seek is `min + (full − min)·8/15`, and a preset's
+//! full stroke is chosen as `min + (mean − min)·15/8`. When a file overrides `seek_min` only, the
+//! full stroke is recomputed so the preset's mean seek holds; likewise an NVMe `overhead` follows
+//! an overridden `transfer_rate` so a 4 KiB request still costs 5.18 µs in the bottleneck.
+//! `hdd7200` keeps the 2 ms track-to-track seek of `hdd5400`; only its mean (8.5 ms) differs. An
+//! HDD preset with any override is reported as `<preset> (custom)`.
+
+use super::Error;
+use super::check::{Checker, MAX_DISK_BYTES, Zero, fmt_ns, loc};
+use super::describe::{Rows, fmt_secs, row};
+use super::distribution::{RawDistribution, distribution, fmt_dist};
+use super::schema::{names, raw_section};
+use super::types::*;
+use super::units::{Duration, Rate, Size, format_bandwidth, format_bytes, trim_float};
+use super::workload::MAX_REQUEST_BYTES;
+use crate::engine::SimDuration;
+use crate::model::physics::{
+    HDD5400, HDD7200, HddPreset, NVME_LATENCY, NVME_QUEUE_DEPTH, NVME_RATE, mean_random_seek,
+    mean_service, nvme_bottleneck_secs, nvme_overhead, revolution, sector_crypto_secs,
+    sector_device_secs,
+};
+use serde_saphyr::Location;
+
+/// Shortest mean time a 512-byte request may cost, device and dm-crypt together: 100 ns, ten
+/// million requests a second per channel, past any real disk. Below it requests complete in
+/// (almost) no simulated time,
+/// and a closed loop issues and completes I/Os without the clock moving: the event budget runs
+/// out within a millisecond of simulated time and the report shows `IOPS=500G` (issue 11).
+pub const MIN_SERVICE: SimDuration = SimDuration::from_ns(100);
+
+names! {
+    /// Device presets (`device.kind`).
+    pub enum DeviceKind {
+        /// 5400 rpm laptop disk.
+        Hdd5400 = "hdd5400",
+        /// 7200 rpm desktop disk.
+        Hdd7200 = "hdd7200",
+        /// NVMe SSD.
+        Nvme = "nvme",
+        /// Any service distribution.
+        Generic = "generic",
+    }
+}
+
+impl DeviceKind {
+    /// The fields this kind takes besides `kind`, in the order its hint lists them; a field of
+    /// another kind is refused at its own line.
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            DeviceKind::Hdd5400 | DeviceKind::Hdd7200 => &[
+                "seek_min",
+                "seek_full",
+                "revolution",
+                "transfer_rate",
+                "capacity",
+                "queue_depth",
+            ],
+            DeviceKind::Nvme => &[
+                "latency",
+                "channels",
+                "overhead",
+                "transfer_rate",
+                "queue_depth",
+            ],
+            DeviceKind::Generic => &["service", "channels", "queue_depth"],
+        }
+    }
+
+    /// The preset numbers of a spinning-disk kind: a new HDD preset is a variant above, an arm
+    /// here and in [`DeviceKind::fields`], and its numbers in [`crate::model::physics`].
+    fn hdd_preset(self) -> Option<&'static HddPreset> {
+        match self {
+            DeviceKind::Hdd5400 => Some(&HDD5400),
+            DeviceKind::Hdd7200 => Some(&HDD7200),
+            DeviceKind::Nvme | DeviceKind::Generic => None,
+        }
+    }
+}
+
+raw_section! {
+    /// `device:`: a kind and the overrides that kind accepts.
+    pub struct RawDevice {
+        /// Preset.
+        [kind] kind: DeviceKind,
+        /// HDD: track-to-track seek.
+        [value] seek_min: Duration,
+        /// HDD: full-stroke seek.
+        [value] seek_full: Duration,
+        /// HDD: one revolution.
+        [value] revolution: Duration,
+        /// HDD, NVMe: media transfer rate.
+        [value] transfer_rate: Rate,
+        /// HDD: capacity.
+        [value] capacity: Size,
+        /// All: requests accepted at once.
+        [value] queue_depth: u32,
+        /// NVMe: fixed latency.
+        [value] latency: Duration,
+        /// NVMe, generic: parallel servers.
+        [value] channels: u32,
+        /// NVMe: per-request cost in the bottleneck stage.
+        [value] overhead: Duration,
+        /// Generic: service-time distribution.
+        [map] service: RawDistribution,
+    }
+}
+
+/// The accepted range of each whole-number field of `device:` ([`super::check::int_range`]).
+pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
+    ("device.queue_depth", 1, 1_000_000),
+    ("device.channels", 1, 4096),
+];
+
+/// `device:`: its kind, then the fields that kind takes, each over the preset's value.
+pub(crate) fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Error> {
+    let Some(kind) = &d.kind else {
+        return Err(c.at("device", here).missing(
+            "the device has no `kind`",
+            format!("add `kind:` with one of {}", DeviceKind::NAMES.join(", ")),
+        ));
+    };
+    let kind = kind.value;
+    let owner = format!("device kind `{}`", kind.name());
+    c.only(&d.present(), kind.fields(), "device", &owner)?;
+    match kind.hdd_preset() {
+        Some(p) => hdd(c, d, kind, p),
+        None if kind == DeviceKind::Nvme => nvme(c, d),
+        None => generic(c, d, here),
+    }
+}
+
+/// A spinning disk: the preset's numbers under any overrides. An overridden `seek_min` alone
+/// keeps the preset's mean seek (the full stroke follows).
+fn hdd(c: &Checker, d: &RawDevice, kind: DeviceKind, p: &HddPreset) -> Result<DeviceConfig, Error> {
+    let seek_min = c.dur(&d.seek_min, "device.seek_min", p.seek_min, Zero::Allowed)?;
+    let seek_full = match &d.seek_full {
+        Some(s) => s.value.0,
+        None if seek_min > p.seek_mean => {
+            return Err(c.at("device.seek_min", &d.seek_min).conflict(
+                format!(
+                    "seek_min {seek_min} exceeds the preset's mean seek {}",
+                    p.seek_mean
+                ),
+                "give `seek_full` as well, or a smaller seek_min",
+            ));
+        }
+        None => HddPreset::seek_full(seek_min, p.seek_mean),
+    };
+    if seek_full < seek_min {
+        return Err(c.at("device.seek_full", &d.seek_full).conflict(
+            format!("the full-stroke seek ({seek_full}) is shorter than seek_min ({seek_min})"),
+            "seek_full is the longest seek; make it at least seek_min",
+        ));
+    }
+    let revolution = c.dur(
+        &d.revolution,
+        "device.revolution",
+        revolution(p.rpm),
+        Zero::Refused,
+    )?;
+    let transfer_rate = match &d.transfer_rate {
+        Some(s) => c.bandwidth(s, "device.transfer_rate")?,
+        None => p.transfer_rate,
+    };
+    let capacity = match &d.capacity {
+        Some(s) if s.value.0 == 0 => {
+            return Err(c
+                .at("device.capacity", s)
+                .bad_value("the capacity is zero", CAPACITY_HINT));
+        }
+        Some(s) if s.value.0 > MAX_DISK_BYTES => {
+            return Err(c.at("device.capacity", s).bad_value(
+                format!(
+                    "{} is larger than 1EiB, the largest disk qsim models",
+                    format_bytes(s.value.0)
+                ),
+                CAPACITY_HINT,
+            ));
+        }
+        Some(s) => s.value.0,
+        None => p.capacity,
+    };
+    let custom = !d.present().is_empty();
+    Ok(DeviceConfig::Hdd(HddConfig {
+        preset: if custom {
+            format!("{} (custom)", kind.name())
+        } else {
+            kind.name().to_string()
+        },
+        seek_min,
+        seek_full,
+        revolution,
+        transfer_rate,
+        capacity,
+        queue_depth: c.int(&d.queue_depth, "device.queue_depth", p.queue_depth)?,
+    }))
+}
+
+/// How to give an HDD's capacity.
+const CAPACITY_HINT: &str = "give the disk size, e.g. 320GB or 1TB";
+
+/// An NVMe device: the preset under any overrides; an overridden `transfer_rate` moves the
+/// default `overhead` so that a 4 KiB request still costs [`crate::model::physics::NVME_COST_4K`].
+fn nvme(c: &Checker, d: &RawDevice) -> Result<DeviceConfig, Error> {
+    let transfer_rate = match &d.transfer_rate {
+        Some(s) => c.bandwidth(s, "device.transfer_rate")?,
+        None => NVME_RATE,
+    };
+    let overhead = c.dur(
+        &d.overhead,
+        "device.overhead",
+        nvme_overhead(transfer_rate),
+        Zero::Allowed,
+    )?;
+    Ok(DeviceConfig::Nvme(NvmeConfig {
+        latency: c.dur(&d.latency, "device.latency", NVME_LATENCY, Zero::Allowed)?,
+        channels: c.int(&d.channels, "device.channels", 1)?,
+        overhead,
+        transfer_rate,
+        queue_depth: c.int(&d.queue_depth, "device.queue_depth", NVME_QUEUE_DEPTH)?,
+    }))
+}
+
+/// A device with any service distribution (textbook checks).
+fn generic(c: &Checker, d: &RawDevice, here: Location) -> Result<DeviceConfig, Error> {
+    let Some(service) = &d.service else {
+        return Err(c.at("device.service", here).missing(
+            "a generic device needs a `service` distribution",
+            "e.g. `service: {kind: exponential, mean: 1ms}`, or `service: 1ms` for a constant",
+        ));
+    };
+    let dist = distribution(c, service, "device.service")?;
+    Ok(DeviceConfig::Generic(GenericDeviceConfig {
+        service: dist,
+        channels: c.int(&d.channels, "device.channels", 1)?,
+        queue_depth: c.int(&d.queue_depth, "device.queue_depth", 1_000_000)?,
+    }))
+}
+
+/// Refuses a scenario in which a 512-byte request could cost less than [`MIN_SERVICE`] under one
+/// of its policies: the device's part ([`sector_device_secs`]) plus dm-crypt's
+/// ([`sector_crypto_secs`]), which policy `none` skips. A free device is fine when dm-crypt is
+/// the server (the textbook checks of `qsim validate` do that); both free is not: requests then
+/// complete in no simulated time and a closed loop never lets the clock move. Located at the
+/// device field that sets its part.
+pub(crate) fn request_floor(
+    c: &Checker,
+    raw: &RawDevice,
+    here: Location,
+    device: &DeviceConfig,
+    crypt: &CryptConfig,
+    policies: &[String],
+) -> Result<(), Error> {
+    let dev = sector_device_secs(device);
+    let crypto = sector_crypto_secs(crypt);
+    for p in policies {
+        let plain = crate::model::policy::find(p)
+            .is_some_and(|i| i.topology == crate::model::policy::Topology::Plain);
+        let total = if plain { dev } else { dev + crypto };
+        if SimDuration::from_secs_f64(total) >= MIN_SERVICE {
+            continue;
+        }
+        let adds = if plain {
+            format!("policy `{p}` adds no dm-crypt work")
+        } else {
+            format!("dm-crypt adds {} under policy `{p}`", fmt_ns(crypto))
+        };
+        let (what, path, l, hint) = floor_culprit(raw, device, dev);
+        return Err(c.at(path, l.or(Some(here))).bad_value(
+            format!("{what} and {adds}; a request must take at least 100ns"),
+            format!(
+                "{hint}; or, for a device that costs nothing, give dm-crypt the cost \
+                 (`crypt.cost`) and run encrypting policies only. Faster requests complete in no \
+                 simulated time: a closed loop never lets the clock move and the run reports \
+                 absurd IOPS"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// What the device's part of the request floor is, in words, and the field that sets it
+/// (path, location, hint).
+fn floor_culprit(
+    raw: &RawDevice,
+    device: &DeviceConfig,
+    dev: f64,
+) -> (String, &'static str, Option<Location>, &'static str) {
+    match device {
+        DeviceConfig::Hdd(h) => (
+            format!(
+                "a disk streaming {} moves a 512-byte sector in {}",
+                format_bandwidth(h.transfer_rate),
+                fmt_ns(dev)
+            ),
+            "device.transfer_rate",
+            loc(&raw.transfer_rate),
+            "the most an HDD may stream is 5.12GB/s (one sector in 100ns); real ones do 50 to \
+             300 MB/s",
+        ),
+        DeviceConfig::Nvme(n) => {
+            let (path, l) = match (&raw.overhead, &raw.transfer_rate) {
+                (Some(o), _) => ("device.overhead", Some(o.referenced)),
+                (None, t) => ("device.transfer_rate", loc(t)),
+            };
+            (
+                format!(
+                    "a 512-byte request holds the NVMe device {} (overhead {} + 512 B at {})",
+                    fmt_ns(dev),
+                    n.overhead,
+                    format_bandwidth(n.transfer_rate)
+                ),
+                path,
+                l,
+                "overhead + 512 B / transfer_rate must make at least 100ns: raise `overhead` (the \
+                 preset's makes a 4 KiB request cost 5.18us) or lower `transfer_rate`",
+            )
+        }
+        DeviceConfig::Generic(_) => (
+            format!("the mean service time is {}", fmt_ns(dev)),
+            "device.service",
+            loc(&raw.service),
+            "give a service time of at least 100ns on average, e.g. `service: 1ms` or \
+             `{kind: exponential, mean: 100us}`",
+        ),
+    }
+}
+
+/// `device:`'s rows in `qsim check`: the resolved parameters and the mean service times.
+pub(crate) fn describe_device(o: &mut Rows, dev: &DeviceConfig) {
+    match dev {
+        DeviceConfig::Hdd(h) => {
+            row(o, 0, "device", &format!("hdd, preset {}", h.preset));
+            row(
+                o,
+                2,
+                "seek",
+                &format!(
+                    "{} track-to-track, {} full stroke, {} mean over random distances",
+                    h.seek_min,
+                    h.seek_full,
+                    mean_random_seek(h)
+                ),
+            );
+            row(
+                o,
+                2,
+                "revolution",
+                &format!(
+                    "{} (mean rotational delay {})",
+                    h.revolution,
+                    SimDuration::from_ns(h.revolution.as_ns() / 2)
+                ),
+            );
+            row(o, 2, "transfer_rate", &format_bandwidth(h.transfer_rate));
+            row(o, 2, "capacity", &format_bytes(h.capacity));
+            row(o, 2, "queue_depth", &h.queue_depth.to_string());
+        }
+        DeviceConfig::Nvme(n) => {
+            row(o, 0, "device", "nvme");
+            row(o, 2, "latency", &n.latency.to_string());
+            row(o, 2, "channels", &n.channels.to_string());
+            row(o, 2, "overhead", &n.overhead.to_string());
+            row(o, 2, "transfer_rate", &format_bandwidth(n.transfer_rate));
+            row(o, 2, "queue_depth", &n.queue_depth.to_string());
+            let bottleneck = nvme_bottleneck_secs(n.overhead, n.transfer_rate, 4096);
+            row(
+                o,
+                2,
+                "4KiB capacity",
+                &format!(
+                    "{} IOPS ({} per request in the bottleneck, x{} channels)",
+                    trim_float(f64::from(n.channels) / bottleneck, 0),
+                    fmt_secs(bottleneck),
+                    n.channels
+                ),
+            );
+        }
+        DeviceConfig::Generic(g) => {
+            row(o, 0, "device", "generic");
+            row(o, 2, "service", &fmt_dist(&g.service));
+            row(o, 2, "channels", &g.channels.to_string());
+            row(o, 2, "queue_depth", &g.queue_depth.to_string());
+        }
+    }
+    row(
+        o,
+        2,
+        "mean service",
+        &format!(
+            "4KiB random read {}, 512KiB sequential write {}",
+            mean_service(dev, 4096, true),
+            mean_service(dev, MAX_REQUEST_BYTES, false)
+        ),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::testutil::*;
+
+    #[test]
+    fn hdd_presets_hit_their_mean_seek() {
+        let s = ok(BASE);
+        let DeviceConfig::Hdd(h) = &s.device else {
+            panic!("hdd")
+        };
+        assert_eq!(h.seek_full, SimDuration::from_us(20_750));
+        assert_eq!(mean_random_seek(h), SimDuration::from_ms(12));
+        assert_eq!(h.revolution, SimDuration::from_ns(11_111_111));
+        assert_eq!((h.capacity, h.queue_depth), (320_000_000_000, 1));
+        let s = ok("device: { kind: hdd7200 }\nworkloads:\n  - kind: fio\n");
+        let DeviceConfig::Hdd(h) = &s.device else {
+            panic!("hdd")
+        };
+        assert_eq!(mean_random_seek(h), SimDuration::from_us(8_500));
+        assert_eq!((h.transfer_rate, h.queue_depth), (105e6, 31));
+        // 12ms + 11.111ms/2 + 4096/60MB/s = 17.624ms
+        let t = mean_service(&ok(BASE).device, 4096, true);
+        assert!((t.as_secs_f64() - 0.017_624).abs() < 1e-6, "{t}");
+    }
+
+    #[test]
+    fn nvme_preset_gives_193k_iops() {
+        let s = ok("device: { kind: nvme }\nworkloads:\n  - kind: fio\n");
+        let DeviceConfig::Nvme(n) = &s.device else {
+            panic!("nvme")
+        };
+        let per = n.overhead.as_secs_f64() + 4096.0 / n.transfer_rate;
+        assert!((1.0 / per - 193_000.0).abs() < 100.0, "{}", 1.0 / per);
+        assert_eq!(n.queue_depth, 1023);
+    }
+
+    #[test]
+    fn fields_of_another_kind_are_refused_where_they_stand() {
+        let e = err("device:\n  kind: hdd5400\n  latency: 45us\nworkloads:\n  - kind: fio\n");
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        assert_eq!((e.line(), e.path()), (Some(3), Some("device.latency")));
+        assert!(e.hint().unwrap().contains("seek_min"), "{e}");
+        let e = err("device: { kind: nvme }\nworkloads:\n  - kind: fio\n    chunk: 64k\n");
+        assert_eq!(e.path(), Some("workloads[0].chunk"));
+        let e = err(
+            "device: { kind: nvme }\nworkloads:\n  - kind: fio\n    think: { kind: exponential, value: 1ms }\n",
+        );
+        assert_eq!(e.path(), Some("workloads[0].think.value"));
+        assert_eq!(e.line(), Some(4));
+    }
+
+    #[test]
+    fn a_request_must_take_at_least_min_service() {
+        // Issue 11 case 6: a zero service time ran 65 s and printed IOPS=500G.
+        let w = "workloads: [{ kind: fio }]\n";
+        let free_crypt = "crypt: { cipher: null, hop_cost: 0ns }\n";
+        for (device, path) in [
+            ("{ kind: generic, service: 0 }", "device.service"),
+            ("{ kind: generic, service: 99ns }", "device.service"),
+            (
+                "{ kind: generic, service: { kind: exponential, mean: 50ns } }",
+                "device.service",
+            ),
+            (
+                "{ kind: generic, service: { kind: empirical, values: [0, 0, 1ns] } }",
+                "device.service",
+            ),
+            (
+                "{ kind: nvme, overhead: 0, transfer_rate: 100GB/s }",
+                "device.overhead",
+            ),
+            (
+                "{ kind: nvme, transfer_rate: 10TB/s, overhead: 1ns }",
+                "device.overhead",
+            ),
+            (
+                "{ kind: hdd5400, transfer_rate: 10GB/s }",
+                "device.transfer_rate",
+            ),
+        ] {
+            // Without dm-crypt (policy none), and with a dm-crypt that costs nothing.
+            for extra in ["policies: [fifo, none]\n", free_crypt] {
+                let e = err(&format!("device: {device}\n{w}{extra}"));
+                assert_eq!(
+                    (e.kind(), e.path()),
+                    (ErrorKind::BadValue, Some(path)),
+                    "{device}: {e}"
+                );
+                assert!(
+                    e.message()
+                        .ends_with("; a request must take at least 100ns"),
+                    "{e}"
+                );
+                assert!(e.hint().unwrap().contains("100ns"), "{e}");
+            }
+        }
+        let e = err(&format!(
+            "device: {{ kind: generic, service: 0 }}\n{w}policies: [none]\n"
+        ));
+        assert_eq!(
+            e.message(),
+            "the mean service time is 0ns and policy `none` adds no dm-crypt work; a request \
+             must take at least 100ns"
+        );
+        assert_eq!((e.line(), e.column()), (Some(1), Some(35)));
+        let e = err(&format!(
+            "device: {{ kind: generic, service: 0 }}\n{w}{free_crypt}"
+        ));
+        assert!(
+            e.message()
+                .contains("dm-crypt adds 0ns under policy `fifo`"),
+            "{e}"
+        );
+        // At the floor, the presets, and a free device behind a dm-crypt that does the serving
+        // (as `qsim validate`'s priority queue does) load.
+        for text in [
+            "device: { kind: generic, service: 100ns }\npolicies: [none]\n",
+            "device: { kind: generic, service: { kind: uniform, low: 0, high: 200ns } }\n\
+             policies: [none]\n",
+            "device: { kind: nvme, transfer_rate: 1TB/s }\npolicies: [none]\n",
+            "device: { kind: nvme, overhead: 0 }\npolicies: [none]\n",
+            "device: { kind: hdd7200, transfer_rate: 5.12GB/s }\npolicies: [none]\n",
+            "device: { kind: generic, service: 0 }\npolicies: [fifo]\n",
+            "device: { kind: generic, service: 0ns }\npolicies: [prio]\n\
+             crypt: { cipher: null, hop_cost: 0ns, cost: { kind: exponential, mean: 1ms } }\n",
+        ] {
+            ok(&format!("{text}{w}"));
+        }
+    }
+
+    #[test]
+    fn the_section_alone_resolves_presets_and_refuses_other_kinds_fields() {
+        let dev = |yaml: &str| section::<RawDevice, _>(yaml, device);
+        let DeviceConfig::Hdd(h) = dev("kind: hdd7200\n").unwrap() else {
+            panic!("hdd")
+        };
+        assert_eq!((h.preset.as_str(), h.queue_depth), ("hdd7200", 31));
+        assert_eq!(h.revolution, revolution(7200));
+        let DeviceConfig::Nvme(n) = dev("kind: nvme\ntransfer_rate: 7GB/s\n").unwrap() else {
+            panic!("nvme")
+        };
+        assert_eq!(
+            n.overhead,
+            nvme_overhead(7e9),
+            "the overhead follows the rate"
+        );
+        let e = dev("kind: generic\nseek_min: 1ms\nservice: 1ms\n").unwrap_err();
+        assert_eq!((e.line(), e.path()), (Some(2), Some("device.seek_min")));
+        assert_eq!(
+            e.hint(),
+            Some("device kind `generic` takes: service, channels, queue_depth")
+        );
+        let e = dev("seek_min: 1ms\n").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Missing);
+        assert_eq!(
+            e.hint(),
+            Some("add `kind:` with one of hdd5400, hdd7200, nvme, generic")
+        );
+    }
+}
