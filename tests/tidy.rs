@@ -173,8 +173,6 @@ const KNOWN_LONG: &[(&str, &str, usize)] = &[
     ("src/scenario/validate.rs", "crypt", 98),
     ("src/scenario/validate.rs", "distribution", 122),
     ("src/scenario/validate.rs", "workload", 268),
-    ("src/torture/gen.rs", "", 1914),
-    ("src/torture/mod.rs", "check", 97),
 ];
 
 /// Forbidden imports found when this test was written: (file, from module, to module). Each
