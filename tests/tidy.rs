@@ -191,116 +191,107 @@ const KNOWN_EDGES: &[(&str, &str, &str)] = &[
 /// are code. Lifetimes and loop labels (`'a`) are kept.
 fn mask(src: &str) -> String {
     let c: Vec<char> = src.chars().collect();
-    let n = c.len();
-    let at = |i: usize| c.get(i).copied().unwrap_or('\0');
-    let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
     let mut out = String::with_capacity(src.len());
-    let blank = |out: &mut String, ch: char| out.push(if ch == '\n' { '\n' } else { ' ' });
     let mut i = 0;
-    while i < n {
-        let ch = c[i];
-        // Line comment (doc comments too).
-        if ch == '/' && at(i + 1) == '/' {
-            while i < n && c[i] != '\n' {
-                blank(&mut out, c[i]);
-                i += 1;
-            }
-            continue;
-        }
-        // Block comment, nested as Rust nests them.
-        if ch == '/' && at(i + 1) == '*' {
-            let mut depth = 0;
-            while i < n {
-                if c[i] == '/' && at(i + 1) == '*' {
-                    depth += 1;
-                    out.push_str("  ");
-                    i += 2;
-                } else if c[i] == '*' && at(i + 1) == '/' {
-                    depth -= 1;
-                    out.push_str("  ");
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    blank(&mut out, c[i]);
-                    i += 1;
-                }
-            }
-            continue;
-        }
-        // Raw string: r"..", r#".."#, br"..", cr"..".
-        let prev_ident = i > 0 && ident(c[i - 1]);
-        if !prev_ident && (ch == 'r' || ((ch == 'b' || ch == 'c') && at(i + 1) == 'r')) {
-            let start = if ch == 'r' { i + 1 } else { i + 2 };
-            let mut j = start;
-            while at(j) == '#' {
-                j += 1;
-            }
-            if at(j) == '"' {
-                let hashes = j - start;
-                let mut k = j + 1;
-                loop {
-                    if k >= n {
-                        break;
-                    }
-                    if c[k] == '"' && (1..=hashes).all(|h| at(k + h) == '#') {
-                        k += 1 + hashes;
-                        break;
-                    }
-                    k += 1;
-                }
-                for &x in &c[i..k.min(n)] {
-                    blank(&mut out, x);
-                }
-                i = k;
-                continue;
-            }
-        }
-        // String (b"..", c".." too: the prefix letter is kept, it is harmless).
-        if ch == '"' {
-            blank(&mut out, ch);
+    while i < c.len() {
+        let end = literal_end(&c, i).min(c.len());
+        if end > i {
+            out.extend(
+                c[i..end]
+                    .iter()
+                    .map(|&x| if x == '\n' { '\n' } else { ' ' }),
+            );
+            i = end;
+        } else {
+            out.push(c[i]);
             i += 1;
-            while i < n {
-                if c[i] == '\\' {
-                    blank(&mut out, c[i]);
-                    if i + 1 < n {
-                        blank(&mut out, c[i + 1]);
-                    }
-                    i += 2;
-                    continue;
-                }
-                blank(&mut out, c[i]);
-                i += 1;
-                if c[i - 1] == '"' {
-                    break;
-                }
-            }
-            continue;
         }
-        // Character literal ('x', '\n', '\'', '\u{1F600}'); otherwise a lifetime or a label.
-        if ch == '\'' {
-            if at(i + 1) == '\\' {
-                let mut k = i + 3;
-                while k < n && c[k] != '\'' && c[k] != '\n' {
-                    k += 1;
-                }
-                for &x in &c[i..(k + 1).min(n)] {
-                    blank(&mut out, x);
-                }
-                i = k + 1;
-                continue;
-            }
-            if at(i + 2) == '\'' && at(i + 1) != '\n' {
-                out.push_str("   ");
-                i += 3;
-                continue;
-            }
-        }
-        out.push(ch);
-        i += 1;
     }
     out
+}
+
+/// Where the comment or literal starting at `c[i]` ends (exclusive), or `i` if none starts
+/// there.
+fn literal_end(c: &[char], i: usize) -> usize {
+    let at = |k: usize| c.get(k).copied().unwrap_or('\0');
+    let after_ident = i > 0 && (c[i - 1].is_alphanumeric() || c[i - 1] == '_');
+    match (c[i], at(i + 1)) {
+        // Line comment (doc comments too).
+        ('/', '/') => (i..c.len()).find(|&k| c[k] == '\n').unwrap_or(c.len()),
+        ('/', '*') => block_comment_end(c, i),
+        // A string (b"..", c"..": the prefix letter is kept, it is harmless).
+        ('"', _) => string_end(c, i + 1),
+        ('\'', _) => char_end(c, i),
+        ('r' | 'b' | 'c', _) if !after_ident => raw_string_end(c, i),
+        _ => i,
+    }
+}
+
+/// The end of the block comment opening at `i`, nested as Rust nests them.
+fn block_comment_end(c: &[char], mut i: usize) -> usize {
+    let mut depth = 0;
+    while i < c.len() {
+        match (c[i], c.get(i + 1)) {
+            ('/', Some('*')) => {
+                depth += 1;
+                i += 2;
+            }
+            ('*', Some('/')) => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    i
+}
+
+/// The end of the string whose contents start at `i` (just after its opening quote).
+fn string_end(c: &[char], mut i: usize) -> usize {
+    while i < c.len() {
+        match c[i] {
+            '\\' => i += 2,
+            '"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    i
+}
+
+/// The end of the character literal at `i` (`'x'`, `'\n'`, `'\''`, `'\u{1F600}'`), or `i` for
+/// a lifetime or a label.
+fn char_end(c: &[char], i: usize) -> usize {
+    let at = |k: usize| c.get(k).copied().unwrap_or('\0');
+    if at(i + 1) == '\\' {
+        let close = (i + 3..c.len()).find(|&k| c[k] == '\'' || c[k] == '\n');
+        return close.map_or(c.len(), |k| k + 1);
+    }
+    if at(i + 2) == '\'' && at(i + 1) != '\n' {
+        return i + 3;
+    }
+    i
+}
+
+/// The end of the raw string (`r".."`, `r#".."#`, `br".."`, `cr".."`) at `i`, or `i` if none
+/// starts there (`r#gen` is a raw identifier).
+fn raw_string_end(c: &[char], i: usize) -> usize {
+    let at = |k: usize| c.get(k).copied().unwrap_or('\0');
+    let start = match (c[i], at(i + 1)) {
+        ('r', _) => i + 1,
+        (_, 'r') => i + 2,
+        _ => return i,
+    };
+    let hashes = (start..c.len()).take_while(|&k| c[k] == '#').count();
+    if at(start + hashes) != '"' {
+        return i;
+    }
+    let closes = |k: usize| c[k] == '"' && (1..=hashes).all(|h| at(k + h) == '#');
+    (start + hashes + 1..c.len())
+        .find(|&k| closes(k))
+        .map_or(c.len(), |k| k + 1 + hashes)
 }
 
 /// Byte offsets → 1-based line numbers.
@@ -941,6 +932,14 @@ fn mask_blanks_comments_strings_and_chars_but_keeps_lines_and_lifetimes() {
     // An escaped quote does not end a string; a raw identifier is not a raw string.
     let m = mask("\"a\\\"{\" r#gen {");
     assert_eq!(m.trim(), "r#gen {");
+    // Byte chars and byte strings; an unfinished literal at the end of the text.
+    assert_eq!(mask("b'{' b\"}\" x").trim(), "b    b    x");
+    assert_eq!(mask("x /* {").trim(), "x");
+    assert_eq!(mask("x \"{").trim(), "x");
+    assert_eq!(
+        mask("x br##\"{\"#}\"## y").trim(),
+        format!("x{}y", " ".repeat(14))
+    );
 }
 
 #[test]
