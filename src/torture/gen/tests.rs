@@ -166,3 +166,75 @@ fn durations_and_sizes_are_written_exactly() {
         }
     }
 }
+
+/// Each section's mirror of a loader rule refuses a base broken in that section alone, and the
+/// loader refuses the same file: the mirror and the judge agree on these rules.
+#[test]
+fn section_mirrors_refuse_what_the_loader_refuses() {
+    let mut g = G::new(11);
+    let valid = base(&mut g);
+    let load = |sc: &Sc, g: &mut G| {
+        let yaml = sc.yaml(g, true).document();
+        crate::scenario::load_str("t.yaml", &yaml)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    load(&valid, &mut g).unwrap_or_else(|e| panic!("the valid base: {e}"));
+    // (what the mirror says, a word the loader's message must hold, the broken base)
+    let mut breaks: Vec<(&str, &str, Sc)> = Vec::new();
+    let mut sc = valid.clone();
+    sc.kernel = Some(Kernel {
+        patches: Some(vec!["force-highorder"]),
+        force_highorder: Some(false),
+        ..Kernel::default()
+    });
+    breaks.push((
+        "force_highorder: false with its patch",
+        "force_highorder",
+        sc,
+    ));
+    let mut sc = valid.clone();
+    sc.block = Some(Block {
+        mode: Some("blk-mq"),
+        elevator: Some("cfq"),
+        ..Block::default()
+    });
+    breaks.push(("blk-mq with cfq", "cfq", sc));
+    let mut sc = valid.clone();
+    sc.block = Some(Block {
+        elevator: Some("fifo"),
+        quantum: Some(4),
+        ..Block::default()
+    });
+    breaks.push(("cfq fields without cfq", "quantum", sc));
+    let mut sc = valid.clone();
+    sc.crypt = Some(Crypt {
+        engine: Some("sync"),
+        async_queue_limit: Some(4),
+        ..Crypt::default()
+    });
+    breaks.push((
+        "async fields without engine: async",
+        "async_queue_limit",
+        sc,
+    ));
+    let mut sc = valid.clone();
+    sc.device = Some(Device {
+        kind: Some(DevKind::Nvme),
+        seek_min: Some(dur(&mut g, 1_000_000)),
+        ..Device::default()
+    });
+    breaks.push(("device field seek_min of another kind", "seek_min", sc));
+    let mut sc = valid.clone();
+    sc.memory = Some(Memory {
+        ram: Some(size(&mut g, 64 << 20)),
+        min_free_kbytes: Some(100_000),
+        ..Memory::default()
+    });
+    breaks.push(("min_free_kbytes out of range", "min_free_kbytes", sc));
+    for (why, field, sc) in breaks {
+        assert_eq!(sc.problem().as_deref(), Some(why));
+        let e = load(&sc, &mut g).expect_err(why);
+        assert!(e.contains(field), "{why}: the loader said {e}");
+    }
+}
