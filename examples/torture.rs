@@ -11,6 +11,7 @@
 //! after `--timeout` seconds (default 120) counts as a hang: its seed and file are printed and
 //! the process exits 1 at once. `--print` only prints the scenario of `--seed`.
 
+use qsim::torture::{Failure, Totals};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -74,66 +75,7 @@ fn main() -> ExitCode {
         "torture: {} cases from seed {} on {} threads",
         args.cases, args.seed, args.jobs
     );
-    // Cases in progress, for the hang watchdog.
-    let running: Mutex<BTreeMap<u64, Instant>> = Mutex::new(BTreeMap::new());
-    let done = Mutex::new((0u64, Instant::now()));
-    let timeout = Duration::from_secs(args.timeout);
-    let result = std::thread::scope(|s| {
-        let watchdog = s.spawn(|| {
-            loop {
-                std::thread::sleep(Duration::from_millis(500));
-                let finished = done.lock().expect("progress lock").0;
-                if finished >= args.cases {
-                    return;
-                }
-                let hung = running
-                    .lock()
-                    .expect("watchdog lock")
-                    .iter()
-                    .find(|(_, t)| t.elapsed() > timeout)
-                    .map(|(&seed, _)| seed);
-                if let Some(seed) = hung {
-                    eprintln!(
-                        "SEED={seed}\nhang: the case is still running after {} s\n\
-                         --- generated scenario torture-{seed}.yaml ---\n{}",
-                        args.timeout,
-                        qsim::torture::scenario_yaml(seed)
-                    );
-                    std::process::exit(1);
-                }
-            }
-        });
-        let result = qsim::torture::run_parallel(
-            args.seed,
-            args.cases,
-            args.jobs,
-            &|seed| {
-                running
-                    .lock()
-                    .expect("watchdog lock")
-                    .insert(seed, Instant::now());
-            },
-            &|seed, _| {
-                running.lock().expect("watchdog lock").remove(&seed);
-                let mut d = done.lock().expect("progress lock");
-                d.0 += 1;
-                if d.1.elapsed() >= Duration::from_secs(5) {
-                    d.1 = Instant::now();
-                    eprintln!(
-                        "torture: {} / {} cases, {:.0} s",
-                        d.0,
-                        args.cases,
-                        started.elapsed().as_secs_f64()
-                    );
-                }
-            },
-        );
-        // Stop the watchdog however the run ended.
-        done.lock().expect("progress lock").0 = args.cases;
-        watchdog.join().expect("the watchdog does not panic");
-        result
-    });
-    match result {
+    match run(&args, started) {
         Ok(t) => {
             println!(
                 "torture: {} cases passed (seeds {}..{}) in {:.1} s: {} runs, {} events, {} units \
@@ -160,6 +102,84 @@ fn main() -> ExitCode {
                 started.elapsed().as_secs_f64()
             );
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Where the run is: the cases in progress (for the hang watchdog), and how many are done
+/// with the time progress was last printed.
+struct Progress {
+    running: Mutex<BTreeMap<u64, Instant>>,
+    done: Mutex<(u64, Instant)>,
+}
+
+/// Runs the cases with a hang watchdog beside them, printing progress every few seconds.
+fn run(args: &Args, started: Instant) -> Result<Totals, Failure> {
+    let progress = Progress {
+        running: Mutex::new(BTreeMap::new()),
+        done: Mutex::new((0, Instant::now())),
+    };
+    std::thread::scope(|s| {
+        let watchdog = s.spawn(|| watch(args, &progress));
+        let result = qsim::torture::run_parallel(
+            args.seed,
+            args.cases,
+            args.jobs,
+            &|seed| {
+                let mut running = progress.running.lock().expect("watchdog lock");
+                running.insert(seed, Instant::now());
+            },
+            &|seed, _| {
+                progress
+                    .running
+                    .lock()
+                    .expect("watchdog lock")
+                    .remove(&seed);
+                let mut d = progress.done.lock().expect("progress lock");
+                d.0 += 1;
+                if d.1.elapsed() >= Duration::from_secs(5) {
+                    d.1 = Instant::now();
+                    eprintln!(
+                        "torture: {} / {} cases, {:.0} s",
+                        d.0,
+                        args.cases,
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+            },
+        );
+        // Stop the watchdog however the run ended.
+        progress.done.lock().expect("progress lock").0 = args.cases;
+        watchdog.join().expect("the watchdog does not panic");
+        result
+    })
+}
+
+/// The hang watchdog: until every case is done, exits the process with the seed and file of
+/// a case that has run longer than `--timeout`.
+fn watch(args: &Args, progress: &Progress) {
+    let timeout = Duration::from_secs(args.timeout);
+    loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let finished = progress.done.lock().expect("progress lock").0;
+        if finished >= args.cases {
+            return;
+        }
+        let hung = progress
+            .running
+            .lock()
+            .expect("watchdog lock")
+            .iter()
+            .find(|(_, t)| t.elapsed() > timeout)
+            .map(|(&seed, _)| seed);
+        if let Some(seed) = hung {
+            eprintln!(
+                "SEED={seed}\nhang: the case is still running after {} s\n\
+                 --- generated scenario torture-{seed}.yaml ---\n{}",
+                args.timeout,
+                qsim::torture::scenario_yaml(seed)
+            );
+            std::process::exit(1);
         }
     }
 }

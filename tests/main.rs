@@ -10,5 +10,6 @@ mod outputs;
 mod plots;
 mod scenarios;
 mod theory;
+mod tidy;
 mod torture;
 mod util;

@@ -185,14 +185,8 @@ fn label_room(chars: usize) -> f64 {
     1.0 + 0.012 * chars as f64
 }
 
-/// Mean time per stage per run, stacked left to right in pipeline order, ms.
-pub(super) fn stages<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    data: &PlotData,
-) -> Drawn<(), DB> {
-    let note = "mean over every read of every replication; numbers in ms";
-    let body = frame(root, data, "where a read's time went, by stage", note)?;
-    // Stages in pipeline order as first met, leaving out ones no run spent time in.
+/// The stages any run spent time in, in pipeline order as first met.
+fn stage_names(data: &PlotData) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for r in &data.runs {
         for (s, ns) in &r.read_stages {
@@ -201,15 +195,28 @@ pub(super) fn stages<DB: DrawingBackend>(
             }
         }
     }
+    names
+}
+
+/// A run's mean time in stage `s`, ms (0 when the run has no such stage or a negative one).
+fn stage_ms(r: &super::data::RunPlot, s: &str) -> f64 {
+    r.read_stages
+        .iter()
+        .find(|(n, _)| n == s)
+        .map_or(0.0, |(_, ns)| ns.max(0.0) / 1e6)
+}
+
+/// Mean time per stage per run, stacked left to right in pipeline order, ms.
+pub(super) fn stages<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+) -> Drawn<(), DB> {
+    let note = "mean over every read of every replication; numbers in ms";
+    let body = frame(root, data, "where a read's time went, by stage", note)?;
+    let names = stage_names(data);
     if names.is_empty() {
         return no_data(root, &body, "no run completed a read");
     }
-    let ms_of = |r: &super::data::RunPlot, s: &str| {
-        r.read_stages
-            .iter()
-            .find(|(n, _)| n == s)
-            .map_or(0.0, |(_, ns)| ns.max(0.0) / 1e6)
-    };
     let entries: Vec<Entry> = names
         .iter()
         .enumerate()
@@ -223,7 +230,7 @@ pub(super) fn stages<DB: DrawingBackend>(
     let totals: Vec<f64> = data
         .runs
         .iter()
-        .map(|r| names.iter().map(|s| ms_of(r, s)).sum())
+        .map(|r| names.iter().map(|s| stage_ms(r, s)).sum())
         .collect();
     let max_total = totals.iter().copied().fold(0.0, f64::max);
     let (labels, label_w) = run_labels(root, data)?;
@@ -245,15 +252,16 @@ pub(super) fn stages<DB: DrawingBackend>(
         }
         let mut at = 0.0;
         for (j, s) in names.iter().enumerate() {
-            let v = ms_of(r, s);
+            let v = stage_ms(r, s);
             if v > 0.0 {
+                let colour = fill_colour(j);
                 segment(
                     root,
                     &chart,
                     y,
                     half,
                     (at, at + v),
-                    fill_colour(j),
+                    colour,
                     &fmt_num(v),
                     None,
                 )?;
@@ -261,14 +269,8 @@ pub(super) fn stages<DB: DrawingBackend>(
             at += v;
         }
         let x_end = chart.backend_coord(&(at, y)).0;
-        end_label(
-            root,
-            &chart,
-            x_end,
-            y,
-            &format!("{} ms", fmt_num(totals[k])),
-            INK,
-        )?;
+        let total = format!("{} ms", fmt_num(totals[k]));
+        end_label(root, &chart, x_end, y, &total, INK)?;
     }
     Ok(())
 }
@@ -297,19 +299,26 @@ pub(super) fn failures<DB: DrawingBackend>(
         "GFP_ATOMIC failures and kswapd congestion waits",
         note,
     )?;
-    let (labels, label_w) = run_labels(root, data)?;
-    let n = data.runs.len();
+    let rows = run_labels(root, data)?;
     let bh = body.dim_in_pixel().1 as i32;
     let (top, bottom) = body.split_vertically(bh / 2 + 10);
-    let ci_entry = Entry::new(
+    failures_by_order(root, &top, data, &rows)?;
+    congestion_waits(root, &bottom, data, &rows)
+}
+
+/// The legend entry of a CI whisker.
+fn ci_entry() -> Entry {
+    Entry::new(
         "95 % CI",
         Swatch::Rule {
             colour: INK,
             dash: &[],
         },
-    );
+    )
+}
 
-    // Top: failures by order.
+/// The allocation orders any run failed at, ascending.
+fn failed_orders(data: &PlotData) -> Vec<u32> {
     let mut orders: Vec<u32> = data
         .runs
         .iter()
@@ -318,6 +327,18 @@ pub(super) fn failures<DB: DrawingBackend>(
         .collect();
     orders.sort_unstable();
     orders.dedup();
+    orders
+}
+
+/// The top panel of [`failures`] on `top`: failures per run stacked by order, with the CI of
+/// the total. `(labels, label_w)` are the rows' labels and their area's width.
+fn failures_by_order<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    top: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+    (labels, label_w): &(Vec<String>, i32),
+) -> Drawn<(), DB> {
+    let orders = failed_orders(data);
     let order_colour = |o: u32| fill_colour(orders.iter().position(|&x| x == o).unwrap_or(0));
     let (tx, ty) = top.get_base_pixel();
     let tw = top.dim_in_pixel().0 as i32;
@@ -330,7 +351,7 @@ pub(super) fn failures<DB: DrawingBackend>(
         .iter()
         .map(|&o| Entry::new(format!("order {o}"), Swatch::Box(order_colour(o))))
         .collect();
-    entries.push(ci_entry.clone());
+    entries.push(ci_entry());
     used += legend_row(root, (tx + 4, ty + used), tw - 8, &entries)?;
     let (_, area) = top.split_vertically(used + 4);
     let max_fail = data
@@ -342,12 +363,13 @@ pub(super) fn failures<DB: DrawingBackend>(
         .max(1.0);
     let chart = hbar_chart(
         &area,
-        &labels,
-        label_w,
+        labels,
+        *label_w,
         max_fail * label_room(14),
         "failed GFP_ATOMIC allocations per replication",
     )?;
     let half = bar_half(&chart, HALF_BAR, 30.0);
+    let n = data.runs.len();
     for (k, r) in data.runs.iter().enumerate() {
         let y = row_y(k, n);
         let Some(m) = &r.memory else {
@@ -359,14 +381,15 @@ pub(super) fn failures<DB: DrawingBackend>(
         let mut at = 0.0;
         for &(o, s) in &m.failures_by_order {
             if s.mean > 0.0 {
+                let (colour, label) = (order_colour(o), fmt_num(s.mean));
                 segment(
                     root,
                     &chart,
                     y,
                     half,
                     (at, at + s.mean),
-                    order_colour(o),
-                    &fmt_num(s.mean),
+                    colour,
+                    &label,
                     avoid,
                 )?;
                 at += s.mean;
@@ -377,8 +400,17 @@ pub(super) fn failures<DB: DrawingBackend>(
         let label = fmt_pm(m.failures.mean, m.failures.ci95_half);
         end_label(root, &chart, x_bar.max(x_ci), y, &label, INK)?;
     }
+    Ok(())
+}
 
-    // Bottom: kswapd in congestion_wait, SYNC and ASYNC side by side.
+/// The bottom panel of [`failures`] on `bottom`: kswapd's time in congestion_wait per run,
+/// SYNC and ASYNC side by side, with CIs.
+fn congestion_waits<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    bottom: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+    (labels, label_w): &(Vec<String>, i32),
+) -> Drawn<(), DB> {
     let classes = [("SYNC", fill_colour(0)), ("ASYNC", fill_colour(1))];
     let (bx, by) = bottom.get_base_pixel();
     let bw = bottom.dim_in_pixel().0 as i32;
@@ -391,7 +423,7 @@ pub(super) fn failures<DB: DrawingBackend>(
         .iter()
         .map(|&(c, col)| Entry::new(c, Swatch::Box(col)))
         .collect();
-    entries.push(ci_entry);
+    entries.push(ci_entry());
     used += legend_row(root, (bx + 4, by + used), bw - 8, &entries)?;
     let (_, area) = bottom.split_vertically(used + 4);
     let max_s = data
@@ -403,12 +435,13 @@ pub(super) fn failures<DB: DrawingBackend>(
     let max_s = if max_s > 0.0 { max_s } else { 1.0 };
     let chart = hbar_chart(
         &area,
-        &labels,
-        label_w,
+        labels,
+        *label_w,
         max_s * label_room(14),
         "seconds in congestion_wait per replication",
     )?;
     let half = bar_half(&chart, 0.18, 16.0);
+    let n = data.runs.len();
     for (k, r) in data.runs.iter().enumerate() {
         let y = row_y(k, n);
         let Some(m) = &r.memory else {
@@ -432,4 +465,44 @@ pub(super) fn failures<DB: DrawingBackend>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::fixture;
+
+    #[test]
+    fn stages_keep_pipeline_order_as_first_met_and_skip_idle_ones() {
+        let mut data = fixture::without_memory();
+        data.runs.truncate(2);
+        data.runs[0].read_stages = vec![("a".into(), 0.0), ("b".into(), 5e6)];
+        data.runs[1].read_stages = vec![("c".into(), 1e6), ("b".into(), 2e6), ("a".into(), 3e6)];
+        assert_eq!(stage_names(&data), ["b", "c", "a"]);
+        assert_eq!(stage_ms(&data.runs[0], "b"), 5.0);
+        assert_eq!(stage_ms(&data.runs[0], "a"), 0.0);
+        assert_eq!(stage_ms(&data.runs[0], "c"), 0.0, "a stage the run lacks");
+        data.runs[0].read_stages[1].1 = -1.0;
+        assert_eq!(
+            stage_ms(&data.runs[0], "b"),
+            0.0,
+            "a negative time counts as none"
+        );
+        for r in &mut data.runs {
+            r.read_stages.clear();
+        }
+        assert!(stage_names(&data).is_empty());
+    }
+
+    #[test]
+    fn failed_orders_are_sorted_and_distinct_across_runs() {
+        let mut data = fixture::with_memory();
+        assert_eq!(failed_orders(&data), [0, 1, 3]);
+        data.runs.extend(fixture::five_variants().runs);
+        assert_eq!(failed_orders(&data), [0, 1, 2, 3]);
+        for r in &mut data.runs {
+            r.memory = None;
+        }
+        assert!(failed_orders(&data).is_empty());
+    }
 }

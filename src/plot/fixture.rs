@@ -103,9 +103,129 @@ fn memory(failures: f64, orders: &[(u32, f64)], sync_s: f64, async_s: f64) -> Me
     }
 }
 
-/// Replication 0's timeline over 60 s: a writer dirtying pages, kswapd reclaiming between
-/// the watermarks and stalling in congestion_wait, atomic bursts failing under the floor,
-/// and the given crypt queues.
+/// The watermarks and the GFP_ATOMIC floor of the memory stand-in, pages.
+const MIN: f64 = 2_000.0;
+const LOW: f64 = 2_500.0;
+const HIGH: f64 = 3_000.0;
+const FLOOR: f64 = 1_000.0;
+
+/// The series a memory stand-in records into.
+#[derive(Debug, Clone, Copy)]
+struct MemSeries {
+    free: usize,
+    dirty: usize,
+    writeback: usize,
+    failures: usize,
+    kswapd: usize,
+}
+
+impl MemSeries {
+    /// Adds the memory series and levels to `tl`.
+    fn add(tl: &mut Timeline) -> MemSeries {
+        let ids = MemSeries {
+            free: tl.add_gauge("free pages", "pages"),
+            dirty: tl.add_gauge("dirty pages", "pages"),
+            writeback: tl.add_gauge("writeback pages", "pages"),
+            failures: tl.add_count("GFP_ATOMIC failures"),
+            kswapd: tl.add_states("kswapd", &["asleep", "reclaiming", "congestion_wait"]),
+        };
+        let level = |name: &str, value: f64| Level {
+            name: name.into(),
+            value,
+        };
+        tl.levels = vec![
+            level("high", HIGH),
+            level("low", LOW),
+            level("min", MIN),
+            level("GFP_ATOMIC floor", FLOOR),
+        ];
+        ids
+    }
+}
+
+/// A writer dirtying pages, kswapd reclaiming between the watermarks and stalling in
+/// congestion_wait (with probability `stall` per step in the storm), and atomic bursts
+/// failing under the floor.
+#[derive(Debug, Clone)]
+struct MemStandIn {
+    ids: MemSeries,
+    stall: f64,
+    free: f64,
+    dirty: f64,
+    writeback: f64,
+    /// kswapd: 0 asleep, 1 reclaiming, 2 in congestion_wait.
+    state: usize,
+    stall_left: u32,
+}
+
+impl MemStandIn {
+    fn new(ids: MemSeries, stall: f64) -> MemStandIn {
+        MemStandIn {
+            ids,
+            stall,
+            free: 40_000.0,
+            dirty: 0.0,
+            writeback: 0.0,
+            state: 0,
+            stall_left: 0,
+        }
+    }
+
+    /// One millisecond step at `t` ns.
+    fn step(&mut self, tl: &mut Timeline, noise: &mut Noise, t: u64) {
+        // A storm between 20 s and 40 s: a faster writer, network bursts, stalls.
+        let storm = (20_000_000_000..40_000_000_000).contains(&t);
+        // The writer takes pages; dirty pages turn into writeback and come back free.
+        let take = if storm { 22.0 } else { 9.0 } + 6.0 * noise.next();
+        self.free -= take;
+        self.dirty += take;
+        let flush = (self.dirty * 0.004).min(self.dirty);
+        self.dirty -= flush;
+        self.writeback += flush;
+        let done = self.writeback * 0.02;
+        self.writeback -= done;
+        self.kswapd(tl, noise, t, storm);
+        // Network receive bursts allocate atomically.
+        if noise.next() < if storm { 0.03 } else { 0.004 } {
+            let want = 60.0 + 800.0 * noise.next();
+            if self.free - want < FLOOR {
+                tl.count(self.ids.failures, t, 1 + (want / 200.0) as u64);
+            } else {
+                self.free -= want;
+            }
+        }
+        self.free = self.free.max(FLOOR * 0.6) + done * 0.2;
+        tl.gauge(self.ids.free, t, self.free.round());
+        tl.gauge(self.ids.dirty, t, self.dirty.round());
+        tl.gauge(self.ids.writeback, t, self.writeback.round());
+    }
+
+    /// kswapd: wakes under low, reclaims to high, sometimes stalls.
+    fn kswapd(&mut self, tl: &mut Timeline, noise: &mut Noise, t: u64, storm: bool) {
+        let next = match self.state {
+            0 if self.free < LOW => 1,
+            1 if self.free > HIGH + 300.0 => 0,
+            1 if storm && noise.next() < self.stall => {
+                self.stall_left = 100;
+                2
+            }
+            2 if self.stall_left == 0 => 1,
+            s => s,
+        };
+        if next != self.state {
+            tl.enter(self.ids.kswapd, t, next);
+            self.state = next;
+        }
+        match self.state {
+            1 => self.free += 22.0 + 4.0 * noise.next(),
+            2 => self.stall_left -= 1,
+            _ => {}
+        }
+    }
+}
+
+/// Replication 0's timeline over 60 s: the crypt queues given, and with `memory` the memory
+/// stand-in ([`MemStandIn`]) stalling with probability `stall`.
 fn timeline(seed: u64, memory: bool, queues: &[&str], stall: f64) -> Timeline {
     let end = 60_000_000_000u64;
     let mut tl = Timeline::new(Grid::covering(0, end, 1000));
@@ -114,41 +234,10 @@ fn timeline(seed: u64, memory: bool, queues: &[&str], stall: f64) -> Timeline {
         .map(|n| tl.add_gauge(&format!("crypt queue {n}"), "requests"))
         .collect();
     let mut noise = Noise(seed | 1);
-    let (min, low, high, floor) = (2_000.0, 2_500.0, 3_000.0, 1_000.0);
-    let mem = memory.then(|| {
-        let free = tl.add_gauge("free pages", "pages");
-        let dirty = tl.add_gauge("dirty pages", "pages");
-        let wb = tl.add_gauge("writeback pages", "pages");
-        let fail = tl.add_count("GFP_ATOMIC failures");
-        let kswapd = tl.add_states("kswapd", &["asleep", "reclaiming", "congestion_wait"]);
-        tl.levels = vec![
-            Level {
-                name: "high".into(),
-                value: high,
-            },
-            Level {
-                name: "low".into(),
-                value: low,
-            },
-            Level {
-                name: "min".into(),
-                value: min,
-            },
-            Level {
-                name: "GFP_ATOMIC floor".into(),
-                value: floor,
-            },
-        ];
-        (free, dirty, wb, fail, kswapd)
-    });
-    let mut free = 40_000.0f64;
-    let mut dirty = 0.0f64;
-    let mut wb = 0.0f64;
-    let mut state = 0usize;
-    let mut stall_left = 0u32;
+    let mut mem = memory.then(|| MemStandIn::new(MemSeries::add(&mut tl), stall));
     let mut depth = vec![0.0f64; q.len()];
-    if let Some((_, _, _, _, k)) = mem {
-        tl.enter(k, 0, 0);
+    if let Some(m) = &mem {
+        tl.enter(m.ids.kswapd, 0, 0);
     }
     let step = 1_000_000u64; // 1 ms
     let mut t = 0;
@@ -158,51 +247,8 @@ fn timeline(seed: u64, memory: bool, queues: &[&str], stall: f64) -> Timeline {
             *d = (*d + burst + (noise.next() - 0.52) * 4.0 * (i + 1) as f64).clamp(0.0, 128.0);
             tl.gauge(q[i], t, d.round());
         }
-        if let Some((fg, dg, wg, fc, k)) = mem {
-            // A storm between 20 s and 40 s: a faster writer, network bursts, stalls.
-            let storm = (20_000_000_000..40_000_000_000).contains(&t);
-            // The writer takes pages; dirty pages turn into writeback and come back free.
-            let take = if storm { 22.0 } else { 9.0 } + 6.0 * noise.next();
-            free -= take;
-            dirty += take;
-            let flush = (dirty * 0.004).min(dirty);
-            dirty -= flush;
-            wb += flush;
-            let done = wb * 0.02;
-            wb -= done;
-            // kswapd: wakes under low, reclaims to high, sometimes stalls.
-            let next = match state {
-                0 if free < low => 1,
-                1 if free > high + 300.0 => 0,
-                1 if storm && noise.next() < stall => {
-                    stall_left = 100;
-                    2
-                }
-                2 if stall_left == 0 => 1,
-                s => s,
-            };
-            if next != state {
-                tl.enter(k, t, next);
-                state = next;
-            }
-            match state {
-                1 => free += 22.0 + 4.0 * noise.next(),
-                2 => stall_left -= 1,
-                _ => {}
-            }
-            // Network receive bursts allocate atomically.
-            if noise.next() < if storm { 0.03 } else { 0.004 } {
-                let want = 60.0 + 800.0 * noise.next();
-                if free - want < floor {
-                    tl.count(fc, t, 1 + (want / 200.0) as u64);
-                } else {
-                    free -= want;
-                }
-            }
-            free = free.max(floor * 0.6) + done * 0.2;
-            tl.gauge(fg, t, free.round());
-            tl.gauge(dg, t, dirty.round());
-            tl.gauge(wg, t, wb.round());
+        if let Some(m) = &mut mem {
+            m.step(&mut tl, &mut noise, t);
         }
         t += step;
     }

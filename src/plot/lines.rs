@@ -77,48 +77,7 @@ pub(super) fn percentiles<DB: DrawingBackend>(
     }
     let entries = run_entries(&runs, banded);
     let (plot_area, legend_x, legend_w) = with_legend_column(root, &body, &entries)?;
-
-    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
-    for (_, r) in &runs {
-        for (a, _, c) in r.read_percentiles.iter().filter_map(band_ms) {
-            lo = lo.min(a);
-            hi = hi.max(c);
-        }
-    }
-    let (ylo, yhi, yt) = log_axis(lo, hi);
-    let x_major: Vec<f64> = LABELLED.iter().map(|&p| nines(p)).collect();
-    let x_minor: Vec<f64> = PLOT_PERCENTILES
-        .iter()
-        .filter(|p| !LABELLED.contains(p))
-        .map(|&p| nines(p))
-        .collect();
-    let x_range = Axis::new(
-        nines(50.0) - 0.15,
-        nines(99.99) + 0.15,
-        Ticks {
-            major: x_major,
-            minor: x_minor,
-        },
-    );
-    let y_range = Axis::mapped(ylo, yhi, &yt, f64::log10);
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin_top(8)
-        .margin_right(12)
-        .x_label_area_size(66)
-        .y_label_area_size(100)
-        .build_cartesian_2d(x_range, y_range)?;
-    chart
-        .configure_mesh()
-        .x_desc("percentile of reads (axis spaced by nines: 90, 99, 99.9 ...)")
-        .y_desc("read completion latency, ms (log scale)")
-        .x_label_formatter(&|x| nines_label(*x))
-        .y_label_formatter(&|y| fmt_num(10f64.powf(*y)))
-        .label_style(font(TICK_PX, INK, HPos::Center, VPos::Center))
-        .axis_desc_style(font(DESC_PX, INK, HPos::Center, VPos::Center))
-        .bold_line_style(INK.mix(0.2))
-        .light_line_style(INK.mix(0.07))
-        .draw()?;
-
+    let chart = percentile_chart(&plot_area, &runs)?;
     let pt = |p: f64, ms: f64| chart.backend_coord(&(nines(p), ms.log10()));
     if banded {
         for &(i, r) in &runs {
@@ -153,6 +112,61 @@ pub(super) fn percentiles<DB: DrawingBackend>(
     let top = chart.plotting_area().get_pixel_range().1.start;
     legend_column(root, (legend_x, top), legend_w, Some("runs"), &entries)?;
     Ok(())
+}
+
+/// The log range of `runs`' percentile bands, ms: the lowest low end and the highest high end.
+fn band_range(runs: &[(usize, &RunPlot)]) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for (_, r) in runs {
+        for (a, _, c) in r.read_percentiles.iter().filter_map(band_ms) {
+            lo = lo.min(a);
+            hi = hi.max(c);
+        }
+    }
+    (lo, hi)
+}
+
+/// The percentile chart on `area`, its mesh drawn: a nines x axis from p50 to p99.99 and a
+/// log y axis over `runs`' bands in ms.
+fn percentile_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    runs: &[(usize, &RunPlot)],
+) -> Drawn<AxisChart<'a, DB>, DB> {
+    let (lo, hi) = band_range(runs);
+    let (ylo, yhi, yt) = log_axis(lo, hi);
+    let x_major: Vec<f64> = LABELLED.iter().map(|&p| nines(p)).collect();
+    let x_minor: Vec<f64> = PLOT_PERCENTILES
+        .iter()
+        .filter(|p| !LABELLED.contains(p))
+        .map(|&p| nines(p))
+        .collect();
+    let x_range = Axis::new(
+        nines(50.0) - 0.15,
+        nines(99.99) + 0.15,
+        Ticks {
+            major: x_major,
+            minor: x_minor,
+        },
+    );
+    let y_range = Axis::mapped(ylo, yhi, &yt, f64::log10);
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(8)
+        .margin_right(12)
+        .x_label_area_size(66)
+        .y_label_area_size(100)
+        .build_cartesian_2d(x_range, y_range)?;
+    chart
+        .configure_mesh()
+        .x_desc("percentile of reads (axis spaced by nines: 90, 99, 99.9 ...)")
+        .y_desc("read completion latency, ms (log scale)")
+        .x_label_formatter(&|x| nines_label(*x))
+        .y_label_formatter(&|y| fmt_num(10f64.powf(*y)))
+        .label_style(font(TICK_PX, INK, HPos::Center, VPos::Center))
+        .axis_desc_style(font(DESC_PX, INK, HPos::Center, VPos::Center))
+        .bold_line_style(INK.mix(0.2))
+        .light_line_style(INK.mix(0.07))
+        .draw()?;
+    Ok(chart)
 }
 
 /// Cumulative share of reads (%) at each pooled bin midpoint (ns).
@@ -248,4 +262,32 @@ pub(super) fn cdf<DB: DrawingBackend>(
     let top = chart.plotting_area().get_pixel_range().1.start;
     legend_column(root, (legend_x, top), legend_w, Some("runs"), &entries)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::fixture;
+
+    #[test]
+    fn the_band_range_spans_the_lowest_low_and_the_highest_high_end() {
+        let data = fixture::without_memory();
+        let mut run = data.runs[0].clone();
+        let band = |mean_ms: f64, half_ms: f64| {
+            let mut b = run.read_percentiles[0];
+            b.ns.mean = mean_ms * 1e6;
+            b.ns.ci95_half = half_ms * 1e6;
+            b
+        };
+        // 2 ± 0.5 ms; 10 ± 20 ms, whose low end stays at a tenth of the mean for the log
+        // axis; a band with no positive mean, left out.
+        let bands = vec![band(2.0, 0.5), band(10.0, 20.0), band(0.0, 1.0)];
+        run.read_percentiles = bands;
+        let (lo, hi) = band_range(&[(0, &run)]);
+        assert!(
+            (lo - 1.0).abs() < 1e-12 && (hi - 30.0).abs() < 1e-12,
+            "{lo}..{hi}"
+        );
+        assert_eq!(band_range(&[]), (f64::INFINITY, 0.0));
+    }
 }

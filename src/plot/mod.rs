@@ -20,6 +20,7 @@
 mod bars;
 pub mod data;
 mod lines;
+mod scale;
 mod style;
 mod timeline;
 

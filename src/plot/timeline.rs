@@ -412,16 +412,7 @@ pub(super) fn timeline<DB: DrawingBackend>(
         return no_data(root, &body, "the timeline holds no series to draw");
     }
 
-    // Right column for the level labels of the free-pages panel.
-    let label_style = font(SMALL_PX, INK, HPos::Left, VPos::Center);
-    let mut right = 16;
-    for p in &panels {
-        if let Panel::Free(Free { levels, .. }) = p {
-            for l in levels.iter() {
-                right = right.max(text_width(root, &level_label(l), &label_style)? + 34);
-            }
-        }
-    }
+    let right = level_column_width(root, &panels)?;
     let (bw, bh) = body.dim_in_pixel();
     let (bw, bh) = (bw as i32, bh as i32);
     let (bx, by) = body.get_base_pixel();
@@ -453,45 +444,8 @@ pub(super) fn timeline<DB: DrawingBackend>(
         }
         let area = body.clone().shrink((0, y - by), (chart_w, h));
         y += h + PANEL_GAP;
-
-        let (ymax, y_desc) = match p {
-            Panel::Free(f) => (f.ymax, "free pages"),
-            Panel::Kswapd(_) => (1.0, "kswapd"),
-            Panel::Gauges { ymax, desc, .. } => (*ymax, *desc),
-        };
-        let (yhi, yt) = if matches!(p, Panel::Kswapd(_)) {
-            (
-                1.0,
-                Ticks {
-                    major: vec![],
-                    minor: vec![],
-                },
-            )
-        } else {
-            linear_axis(0.0, ymax, if h > 150 { 4 } else { 3 })
-        };
-        let x_range = Axis::new(t0, t1, xt.clone());
-        let y_range = Axis::new(0.0, yhi, yt);
-        let chart = ChartBuilder::on(&area)
-            .x_label_area_size(if pi == last { X_AXIS_H } else { 0 })
-            .y_label_area_size(Y_LABEL_W)
-            .build_cartesian_2d(x_range, y_range)?;
-        let mut mesh_chart = chart;
-        {
-            let mut mesh = mesh_chart.configure_mesh();
-            mesh.y_desc(y_desc)
-                .x_label_formatter(&|x| fmt_num(*x))
-                .y_label_formatter(&|y| fmt_num(*y))
-                .label_style(font(TICK_PX, INK, HPos::Center, VPos::Center))
-                .axis_desc_style(font(DESC_PX - 2.0, INK, HPos::Center, VPos::Center))
-                .bold_line_style(INK.mix(0.18))
-                .light_line_style(INK.mix(0.06));
-            if pi == last {
-                mesh.x_desc("simulated time, s");
-            }
-            mesh.draw()?;
-        }
-        let chart = mesh_chart;
+        let x = Axis::new(t0, t1, xt.clone());
+        let (chart, yhi) = panel_chart(&area, p, x, h, pi == last)?;
         match p {
             Panel::Free(f) => draw_free(root, &chart, &grid, (t0, t1), f, yhi)?,
             Panel::Kswapd(s) => draw_states(root, &chart, &grid, s)?,
@@ -503,6 +457,75 @@ pub(super) fn timeline<DB: DrawingBackend>(
         }
     }
     Ok(())
+}
+
+/// Width of the right column that holds the free-pages panel's level labels, px.
+fn level_column_width<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    panels: &[Panel<'_>],
+) -> Drawn<i32, DB> {
+    let label_style = font(SMALL_PX, INK, HPos::Left, VPos::Center);
+    let mut right = 16;
+    for p in panels {
+        if let Panel::Free(Free { levels, .. }) = p {
+            for l in levels.iter() {
+                right = right.max(text_width(root, &level_label(l), &label_style)? + 34);
+            }
+        }
+    }
+    Ok(right)
+}
+
+/// The top of panel `p`'s y axis before rounding to a tick, and its description.
+fn panel_y(p: &Panel<'_>) -> (f64, &'static str) {
+    match p {
+        Panel::Free(f) => (f.ymax, "free pages"),
+        Panel::Kswapd(_) => (1.0, "kswapd"),
+        Panel::Gauges { ymax, desc, .. } => (*ymax, *desc),
+    }
+}
+
+/// The chart of panel `p` on `area` (`h` px high) over time axis `x`, its mesh drawn, the
+/// time axis labelled only under the `last` panel; returns it with the top of its y axis.
+fn panel_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    p: &Panel<'_>,
+    x: Axis,
+    h: i32,
+    last: bool,
+) -> Drawn<(Chart<'a, DB>, f64), DB> {
+    let (ymax, y_desc) = panel_y(p);
+    let (yhi, yt) = if matches!(p, Panel::Kswapd(_)) {
+        (
+            1.0,
+            Ticks {
+                major: vec![],
+                minor: vec![],
+            },
+        )
+    } else {
+        linear_axis(0.0, ymax, if h > 150 { 4 } else { 3 })
+    };
+    let y_range = Axis::new(0.0, yhi, yt);
+    let mut chart = ChartBuilder::on(area)
+        .x_label_area_size(if last { X_AXIS_H } else { 0 })
+        .y_label_area_size(Y_LABEL_W)
+        .build_cartesian_2d(x, y_range)?;
+    {
+        let mut mesh = chart.configure_mesh();
+        mesh.y_desc(y_desc)
+            .x_label_formatter(&|x| fmt_num(*x))
+            .y_label_formatter(&|y| fmt_num(*y))
+            .label_style(font(TICK_PX, INK, HPos::Center, VPos::Center))
+            .axis_desc_style(font(DESC_PX - 2.0, INK, HPos::Center, VPos::Center))
+            .bold_line_style(INK.mix(0.18))
+            .light_line_style(INK.mix(0.06));
+        if last {
+            mesh.x_desc("simulated time, s");
+        }
+        mesh.draw()?;
+    }
+    Ok((chart, yhi))
 }
 
 /// The free-pages panel: band, levels labelled in the right column, failure marks.
@@ -607,4 +630,25 @@ fn draw_states<DB: DrawingBackend>(
         i = j;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::fixture;
+
+    #[test]
+    fn panels_come_top_to_bottom_with_their_axes() {
+        let data = fixture::with_memory();
+        let tl = data.runs[0].timeline.as_ref().unwrap();
+        let got: Vec<&str> = panels(tl).iter().map(|p| panel_y(p).1).collect();
+        assert_eq!(got, ["free pages", "kswapd", "requests", "pages"]);
+        let p = panels(tl);
+        assert_eq!(panel_y(&p[1]).0, 1.0, "kswapd's states are shares");
+        // Without a memory model only the queues are left, one panel each (up to three).
+        let data = fixture::without_memory();
+        let tl = data.runs[1].timeline.as_ref().unwrap();
+        let got: Vec<&str> = panels(tl).iter().map(|p| panel_y(p).1).collect();
+        assert_eq!(got, ["requests", "requests"]);
+    }
 }

@@ -155,52 +155,26 @@ fn check(seed: u64, yaml: &str) -> Result<CaseSummary, String> {
     let sc = crate::scenario::load_str(&source, yaml)
         .map_err(|e| format!("the loader refused the generated scenario:\n{e}"))?;
     let _ = crate::scenario::describe(&sc);
+    let summary = check_runs(seed, &sc)?;
+    check_reports(seed, &sc)?;
+    Ok(summary)
+}
+
+/// Every replication of every run of `sc`'s plan, each through [`check_replication`]; what
+/// they ran, summed.
+fn check_runs(seed: u64, sc: &crate::scenario::Scenario) -> Result<CaseSummary, String> {
     let mut summary = CaseSummary {
         seed,
         ..CaseSummary::default()
     };
-    // Every replication of every run: invariants, work budget, horizon.
-    for run in experiment::plan(&sc) {
+    for run in experiment::plan(sc) {
         let s = run.scenario;
         let info =
             policy::find(run.policy).ok_or_else(|| format!("unknown policy `{}`", run.policy))?;
         for rep in 0..u64::from(s.replications.max(1)) {
             let at = format!("run `{}` replication {rep}", run.label);
             let r = replicate(s, info, rep);
-            if let Some(v) = r.violations.first() {
-                return Err(format!("{at}: invariant violated: {v}"));
-            }
-            // The engine stops before an event once the budget is used, so a run may pass it
-            // by its last event's work and no more.
-            if r.work > s.max_events.saturating_add(r.max_step) {
-                return Err(format!(
-                    "{at}: did {} units of work ({} events), over its budget of {} plus one \
-                     event's most work {}",
-                    r.work, r.obs.events, s.max_events, r.max_step
-                ));
-            }
-            if r.work != r.obs.events + r.model_work {
-                return Err(format!(
-                    "{at}: the engine counted {} units of work, but {} events and {} model \
-                     units were done",
-                    r.work, r.obs.events, r.model_work
-                ));
-            }
-            if (r.obs.end == RunEnd::Saturated) != (r.stop == StopReason::WorkBudget)
-                || (r.stop == StopReason::WorkBudget && r.work < s.max_events)
-            {
-                return Err(format!(
-                    "{at}: stopped by {:?} after {} units of {} and reported {:?}",
-                    r.stop, r.work, s.max_events, r.obs.end
-                ));
-            }
-            let horizon = SimTime::ZERO + s.duration;
-            if r.obs.ended > horizon {
-                return Err(format!(
-                    "{at}: ended at {} past its horizon {horizon}",
-                    r.obs.ended
-                ));
-            }
+            check_replication(&at, s, &r)?;
             summary.runs += 1;
             summary.events += r.obs.events;
             summary.work += r.work;
@@ -209,16 +183,61 @@ fn check(seed: u64, yaml: &str) -> Result<CaseSummary, String> {
             summary.finished += u64::from(r.obs.end == RunEnd::Finished);
         }
     }
-    // The reports: 1 vs 2 threads, with and without the timelines an export records, with and
-    // without a (never reached) `--time-limit`, whose runs go in slices; in a quarter of the
-    // cases with a `--precision` target, which adds replications in rounds.
+    Ok(summary)
+}
+
+/// One replication `r` of scenario `s` (`at` names it): its invariants hold, it kept to its
+/// work budget, the engine's account of work and stop agrees with the model's, and it ended by
+/// its horizon.
+fn check_replication(at: &str, s: &crate::scenario::Scenario, r: &Watched) -> Result<(), String> {
+    if let Some(v) = r.violations.first() {
+        return Err(format!("{at}: invariant violated: {v}"));
+    }
+    // The engine stops before an event once the budget is used, so a run may pass it by its
+    // last event's work and no more.
+    if r.work > s.max_events.saturating_add(r.max_step) {
+        return Err(format!(
+            "{at}: did {} units of work ({} events), over its budget of {} plus one event's \
+             most work {}",
+            r.work, r.obs.events, s.max_events, r.max_step
+        ));
+    }
+    if r.work != r.obs.events + r.model_work {
+        return Err(format!(
+            "{at}: the engine counted {} units of work, but {} events and {} model units were \
+             done",
+            r.work, r.obs.events, r.model_work
+        ));
+    }
+    if (r.obs.end == RunEnd::Saturated) != (r.stop == StopReason::WorkBudget)
+        || (r.stop == StopReason::WorkBudget && r.work < s.max_events)
+    {
+        return Err(format!(
+            "{at}: stopped by {:?} after {} units of {} and reported {:?}",
+            r.stop, r.work, s.max_events, r.obs.end
+        ));
+    }
+    let horizon = SimTime::ZERO + s.duration;
+    if r.obs.ended > horizon {
+        return Err(format!(
+            "{at}: ended at {} past its horizon {horizon}",
+            r.obs.ended
+        ));
+    }
+    Ok(())
+}
+
+/// The reports of `sc`: 1 vs 2 threads, with and without the timelines an export records,
+/// with and without a (never reached) `--time-limit`, whose runs go in slices; in a quarter of
+/// the cases with a `--precision` target, which adds replications in rounds.
+fn check_reports(seed: u64, sc: &crate::scenario::Scenario) -> Result<(), String> {
     let precision = precision_of(seed);
-    let text1 = report(&sc, "normal", 1, None, precision, None)?;
+    let text1 = report(sc, "normal", 1, None, precision, None)?;
     let export_b = temp_path(seed, "b");
-    let text2 = report(&sc, "normal", 2, Some(&export_b), precision, Some(HOUR));
+    let text2 = report(sc, "normal", 2, Some(&export_b), precision, Some(HOUR));
     let json1_file = temp_path(seed, "c");
-    let json1 = report(&sc, "json", 1, Some(&json1_file), precision, Some(HOUR));
-    let json2 = report(&sc, "json", 2, None, precision, None);
+    let json1 = report(sc, "json", 1, Some(&json1_file), precision, Some(HOUR));
+    let json2 = report(sc, "json", 2, None, precision, None);
     let files = (std::fs::read(&export_b), std::fs::read(&json1_file));
     let _ = std::fs::remove_file(&export_b);
     let _ = std::fs::remove_file(&json1_file);
@@ -236,16 +255,13 @@ fn check(seed: u64, yaml: &str) -> Result<CaseSummary, String> {
     serde_json::from_slice::<serde_json::Value>(&json1)
         .map_err(|e| format!("the JSON report does not parse: {e}"))?;
     match files {
-        (Ok(b), Ok(c)) => same("--json export, -j 2 vs -j 1", &b, &c)?,
-        (b, c) => {
-            return Err(format!(
-                "an export was not written: {:?} {:?}",
-                b.err(),
-                c.err()
-            ));
-        }
+        (Ok(b), Ok(c)) => same("--json export, -j 2 vs -j 1", &b, &c),
+        (b, c) => Err(format!(
+            "an export was not written: {:?} {:?}",
+            b.err(),
+            c.err()
+        )),
     }
-    Ok(summary)
 }
 
 /// One replication run as [`crate::model::run_replication`] runs it, watched: the engine's own
@@ -491,6 +507,44 @@ mod tests {
         );
         let e = same("x", b"a\n", b"a\nb\n").unwrap_err();
         assert!(e.contains("line 2") && e.contains("(end)"), "{e}");
+    }
+
+    /// Each check of a replication fires on the slip it looks for, and on nothing else: a real
+    /// replication of a generated case passes, and each tampered copy fails with its message.
+    #[test]
+    fn each_replication_check_catches_its_slip() {
+        let yaml = scenario_yaml(1);
+        let sc = crate::scenario::load_str("torture-1.yaml", &yaml).unwrap();
+        let run = experiment::plan(&sc).into_iter().next().unwrap();
+        let s = run.scenario;
+        let r = replicate(s, policy::find(run.policy).unwrap(), 0);
+        check_replication("here", s, &r).unwrap();
+        type Slip = fn(&mut Watched, &crate::scenario::Scenario);
+        let slips: [(&str, Slip); 5] = [
+            ("invariant violated: x", |r, _| {
+                r.violations = vec!["x".into()]
+            }),
+            ("over its budget", |r, s| {
+                r.work = s.max_events + r.max_step + 1
+            }),
+            ("the engine counted", |r, _| r.model_work += 1),
+            ("stopped by", |r, _| {
+                r.stop = if r.stop == StopReason::WorkBudget {
+                    StopReason::Horizon
+                } else {
+                    StopReason::WorkBudget
+                }
+            }),
+            ("past its horizon", |r, s| {
+                r.obs.ended = SimTime::ZERO + s.duration + crate::engine::SimDuration::from_ns(1)
+            }),
+        ];
+        for (want, slip) in slips {
+            let mut bad = replicate(s, policy::find(run.policy).unwrap(), 0);
+            slip(&mut bad, s);
+            let e = check_replication("here", s, &bad).unwrap_err();
+            assert!(e.starts_with("here: ") && e.contains(want), "{want}: {e}");
+        }
     }
 
     #[test]

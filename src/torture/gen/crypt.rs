@@ -1,0 +1,88 @@
+//! The `crypt:` section: cipher and costs, sync or async engine, and the unplug switch.
+
+use super::*;
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct Crypt {
+    pub(super) cipher: Option<&'static str>,
+    pub(super) encrypt_rate: Option<Q<RateV>>,
+    pub(super) decrypt_rate: Option<Q<RateV>>,
+    pub(super) per_sector_cost: Option<Q<u64>>,
+    pub(super) hop_cost: Option<Q<u64>>,
+    pub(super) cost: Option<Dist>,
+    pub(super) engine: Option<&'static str>,
+    pub(super) async_queue_limit: Option<u32>,
+    pub(super) async_rate: Option<Q<RateV>>,
+    pub(super) unplug_after_submit: Option<bool>,
+}
+
+pub(super) fn crypt(g: &mut G, p: f64) -> Crypt {
+    let asynch = g.chance(0.3);
+    Crypt {
+        cipher: g.maybe(p, |g| {
+            g.pick(&["aes-2009", "aes-ni", "vaes", "null", "\"null\""])
+        }),
+        encrypt_rate: g.maybe(p * 0.3, |g| bandwidth(g, 20e6, 10e9)),
+        decrypt_rate: g.maybe(p * 0.3, |g| bandwidth(g, 20e6, 10e9)),
+        per_sector_cost: g.maybe(p * 0.5, |g| dur_in(g, 0, 2_000)),
+        hop_cost: g.maybe(p, |g| dur_in(g, 0, 50_000)),
+        cost: g.maybe(p * 0.2, |g| dist(g, 1_000, 2_000_000)),
+        engine: if asynch {
+            Some("async")
+        } else {
+            g.maybe(p * 0.5, |_| "sync")
+        },
+        async_queue_limit: if asynch {
+            g.maybe(p, |g| g.log(1, 200) as u32)
+        } else {
+            None
+        },
+        async_rate: if asynch {
+            g.maybe(p, |g| bandwidth(g, 20e6, 10e9))
+        } else {
+            None
+        },
+        unplug_after_submit: g.maybe(p * 0.5, |g| g.chance(0.5)),
+    }
+}
+
+impl Crypt {
+    pub(super) fn merge(&mut self, o: Crypt) {
+        let Crypt { cost, .. } = &o;
+        match (&mut self.cost, cost.clone()) {
+            (Some(a), Some(b)) => a.merge(b),
+            (a, b) => set(a, b),
+        }
+        merge_struct!(self, o; cipher, encrypt_rate, decrypt_rate, per_sector_cost, hop_cost,
+            engine, async_queue_limit, async_rate, unplug_after_submit);
+    }
+    pub(super) fn problem(&self, k: Option<&Kernel>) -> Option<String> {
+        if self.unplug_after_submit == Some(false)
+            && k.is_some_and(|k| k.patched("dm-crypt-unplug"))
+        {
+            return Some("unplug_after_submit: false with its patch".into());
+        }
+        if self.engine != Some("async")
+            && (self.async_queue_limit.is_some() || self.async_rate.is_some())
+        {
+            return Some("async fields without engine: async".into());
+        }
+        self.cost.as_ref().and_then(|c| c.problem(false))
+    }
+    pub(super) fn yaml(&self) -> Y {
+        let mut e = Vec::new();
+        put(&mut e, "cipher", &self.cipher);
+        put(&mut e, "encrypt_rate", &self.encrypt_rate);
+        put(&mut e, "decrypt_rate", &self.decrypt_rate);
+        put(&mut e, "per_sector_cost", &self.per_sector_cost);
+        put(&mut e, "hop_cost", &self.hop_cost);
+        if let Some(c) = &self.cost {
+            e.push(("cost".into(), c.yaml()));
+        }
+        put(&mut e, "engine", &self.engine);
+        put(&mut e, "async_queue_limit", &self.async_queue_limit);
+        put(&mut e, "async_rate", &self.async_rate);
+        put(&mut e, "unplug_after_submit", &self.unplug_after_submit);
+        Y::map(e)
+    }
+}

@@ -1,0 +1,318 @@
+//! A whole scenario (the base file or a variant's `set:`): its fields and sections, the
+//! loader's merge of a `set:` over the base, its rules, its YAML, and the draws of a valid
+//! base and of a variant.
+
+use super::*;
+
+/// A scenario (the base file, or a variant's `set:`).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Sc {
+    pub(super) name: Option<String>,
+    pub(super) description: Option<String>,
+    pub(super) seed: Option<u64>,
+    pub(super) duration: Option<Q<u64>>,
+    pub(super) warmup: Option<Q<u64>>,
+    pub(super) max_events: Option<u64>,
+    pub(super) replications: Option<u32>,
+    pub(super) cpus: Option<u32>,
+    pub(super) kernel: Option<Kernel>,
+    pub(super) device: Option<Device>,
+    pub(super) block: Option<Block>,
+    pub(super) crypt: Option<Crypt>,
+    pub(super) policies: Option<Vec<&'static str>>,
+    pub(super) workloads: Option<Vec<Workload>>,
+    pub(super) memory: Option<Memory>,
+    pub(super) variants: Vec<(String, Sc)>,
+}
+
+pub(super) const POLICIES: [&str; 6] = ["none", "fifo", "split", "prio", "ratio", "inline"];
+pub(super) const DEFAULT_DURATION_NS: u64 = 60_000_000_000;
+
+/// Merges `o` into `a` where both are nested mappings.
+pub(super) fn merge_opt<T>(a: &mut Option<T>, o: Option<T>, f: impl FnOnce(&mut T, T)) {
+    match (a.as_mut(), o) {
+        (Some(x), Some(y)) => f(x, y),
+        (None, Some(y)) => *a = Some(y),
+        _ => {}
+    }
+}
+
+impl Sc {
+    pub(super) fn merge(&mut self, o: Sc) {
+        let Sc {
+            kernel,
+            device,
+            block,
+            crypt,
+            memory,
+            ..
+        } = o.clone();
+        merge_opt(&mut self.kernel, kernel, Kernel::merge);
+        merge_opt(&mut self.device, device, Device::merge);
+        merge_opt(&mut self.block, block, Block::merge);
+        merge_opt(&mut self.crypt, crypt, Crypt::merge);
+        merge_opt(&mut self.memory, memory, Memory::merge);
+        merge_struct!(self, o; name, description, seed, duration, warmup, max_events,
+            replications, cpus, policies, workloads);
+    }
+
+    pub(super) fn duration_ns(&self) -> u64 {
+        self.duration.as_ref().map_or(DEFAULT_DURATION_NS, |d| d.v)
+    }
+
+    /// Runs in one report pass: policies × replications.
+    pub(super) fn runs(&self) -> u64 {
+        self.policies.as_ref().map_or(1, |p| p.len() as u64)
+            * u64::from(self.replications.unwrap_or(10))
+    }
+
+    /// Why the loader must refuse this (resolved, variant-free) scenario, if it must.
+    pub(super) fn problem(&self) -> Option<String> {
+        if self.warmup.as_ref().map_or(0, |w| w.v) >= self.duration_ns() {
+            return Some("warmup not below duration".into());
+        }
+        if let Some(k) = &self.kernel
+            && let Some(p) = k.problem()
+        {
+            return Some(p);
+        }
+        let Some(device) = self.device.as_ref() else {
+            return Some("no device".into());
+        };
+        if let Some(p) = device.problem() {
+            return Some(p);
+        }
+        if let Some(b) = &self.block
+            && let Some(p) = b.problem()
+        {
+            return Some(p);
+        }
+        if let Some(c) = &self.crypt
+            && let Some(p) = c.problem(self.kernel.as_ref())
+        {
+            return Some(p);
+        }
+        if let Some(m) = &self.memory
+            && let Some(p) = m.problem()
+        {
+            return Some(p);
+        }
+        workloads_problem(self.workloads.as_deref().unwrap_or(&[]), device.capacity())
+    }
+
+    pub(super) fn yaml(&self, g: &mut G, top: bool) -> Y {
+        let mut e = Vec::new();
+        if let Some(n) = &self.name {
+            e.push(("name".into(), Y::S(quoted(n))));
+        }
+        if let Some(d) = &self.description {
+            e.push(("description".into(), Y::S(quoted(d))));
+        }
+        put(&mut e, "seed", &self.seed);
+        put(&mut e, "duration", &self.duration);
+        put(&mut e, "warmup", &self.warmup);
+        put(&mut e, "max_events", &self.max_events);
+        put(&mut e, "replications", &self.replications);
+        put(&mut e, "cpus", &self.cpus);
+        // Sections in a random order: the loader must not care.
+        let mut sections: Vec<(String, Y)> = Vec::new();
+        if let Some(k) = &self.kernel {
+            sections.push(("kernel".into(), k.yaml()));
+        }
+        if let Some(d) = &self.device {
+            sections.push(("device".into(), d.yaml(g)));
+        }
+        if let Some(b) = &self.block {
+            sections.push(("block".into(), b.yaml()));
+        }
+        if let Some(c) = &self.crypt {
+            sections.push(("crypt".into(), c.yaml()));
+        }
+        if let Some(m) = &self.memory {
+            sections.push(("memory".into(), m.yaml(g)));
+        }
+        if let Some(p) = &self.policies {
+            sections.push((
+                "policies".into(),
+                Y::L {
+                    items: p.iter().map(|s| Y::S(s.to_string())).collect(),
+                    flow: g.chance(0.8),
+                },
+            ));
+        }
+        if let Some(w) = &self.workloads {
+            let items = w.iter().map(|w| w.yaml(g)).collect();
+            sections.push(("workloads".into(), Y::L { items, flow: false }));
+        }
+        for i in (1..sections.len()).rev() {
+            let j = g.int(0, i as u64) as usize;
+            sections.swap(i, j);
+        }
+        e.extend(sections);
+        if top && !self.variants.is_empty() {
+            let items = self
+                .variants
+                .iter()
+                .map(|(name, set)| {
+                    let mut set_y = set.yaml(g, false);
+                    if let Y::M { flow, .. } = &mut set_y {
+                        *flow = g.chance(0.5);
+                    }
+                    Y::map(vec![
+                        ("name".into(), Y::S(quoted(name))),
+                        ("set".into(), set_y),
+                    ])
+                })
+                .collect();
+            e.push(("variants".into(), Y::L { items, flow: false }));
+        }
+        Y::map(e)
+    }
+}
+
+pub(super) fn policies(g: &mut G) -> Vec<&'static str> {
+    let n = if g.chance(0.1) {
+        POLICIES.len()
+    } else {
+        g.int(1, 3) as usize
+    };
+    let mut all = POLICIES.to_vec();
+    for i in (1..all.len()).rev() {
+        let j = g.int(0, i as u64) as usize;
+        all.swap(i, j);
+    }
+    all.truncate(n);
+    all
+}
+
+/// Durations of a base: 50–300 ms, warm-up shorter.
+pub(super) fn horizon(g: &mut G) -> (Q<u64>, Option<Q<u64>>) {
+    let d = g.int(50, 300) * 1_000_000;
+    let d = dur(g, d);
+    let w = g.maybe(0.6, |g| {
+        let ns = g.int(0, d.v / 2);
+        let ns = if g.chance(0.5) {
+            ns / 1_000_000 * 1_000_000
+        } else {
+            ns
+        };
+        dur(g, ns)
+    });
+    (d, w)
+}
+
+/// A random valid base scenario (no variants, no event budget yet): drawn until the mirror
+/// of the rules finds nothing wrong (the draws below make that the usual first outcome).
+pub(super) fn base(g: &mut G) -> Sc {
+    loop {
+        let sc = base_draw(g);
+        if sc.problem().is_none() {
+            return sc;
+        }
+    }
+}
+
+pub(super) fn base_draw(g: &mut G) -> Sc {
+    let (duration, warmup) = horizon(g);
+    let d_ns = duration.v;
+    let mut sc = Sc {
+        name: g.maybe(0.5, |g| {
+            g.pick(&["torture", "two-queue", "nvme fio", "Ünïcode", "x"])
+                .to_string()
+        }),
+        description: g.maybe(0.3, |g| {
+            g.pick(&["a random case", "", "quotes \" and \\ backslashes"])
+                .to_string()
+        }),
+        seed: g.maybe(0.7, |g| {
+            if g.chance(0.5) {
+                g.int(0, 1000)
+            } else {
+                g.int(0, u64::MAX)
+            }
+        }),
+        duration: Some(duration),
+        warmup,
+        replications: g.maybe(0.95, |g| g.int(1, 3) as u32),
+        cpus: g.maybe(0.7, |g| g.edge(1, 16, 1024) as u32),
+        kernel: g.maybe(0.6, |g| kernel(g, 0.5)),
+        device: Some(any_device(g, 0.3)),
+        block: g.maybe(0.5, |g| block(g, 0.5)),
+        crypt: g.maybe(0.6, |g| crypt(g, 0.5)),
+        policies: g.maybe(0.9, policies),
+        workloads: Some(workloads(g, d_ns)),
+        memory: g.maybe(0.6, |g| memory(g, true, 0.6)),
+        ..Sc::default()
+    };
+    // Each rule broken by the base's own draw is repaired on the field at fault (the variant
+    // draws below are retried instead).
+    if let (Some(k), Some(c)) = (&mut sc.kernel, &mut sc.crypt)
+        && k.patched("dm-crypt-unplug")
+        && c.unplug_after_submit == Some(false)
+    {
+        c.unplug_after_submit = Some(true);
+    }
+    if let Some(k) = &mut sc.kernel {
+        if k.patched("kswapd-stay-awake-when-min") && k.skip_below_min == Some(false) {
+            k.skip_below_min = Some(true);
+        }
+        if k.patched("force-highorder") && k.force_highorder == Some(false) {
+            k.force_highorder = Some(true);
+        }
+    }
+    let cap = sc.device.as_ref().and_then(Device::capacity);
+    while workloads_problem(sc.workloads.as_deref().unwrap_or(&[]), cap).is_some() {
+        sc.workloads = Some(workloads(g, d_ns));
+    }
+    sc
+}
+
+/// A random `set:` over `base`: a few fields and sections, each drawn as a variant would
+/// write it.
+pub(super) fn variant_set(g: &mut G, base: &Sc) -> Sc {
+    let mut s = Sc::default();
+    let atoms = g.int(0, 3);
+    for _ in 0..atoms {
+        match g.int(0, 10) {
+            0 => s.kernel = Some(kernel(g, 0.3)),
+            1 => {
+                let base_dev = base.device.as_ref().expect("the base has a device");
+                s.device = Some(if g.chance(0.5) {
+                    // Same kind: a few fields merged over the base's.
+                    let mut d = device(g, base_dev.kind.expect("kind"), 0.4);
+                    if g.chance(0.5) {
+                        d.kind = None;
+                    }
+                    if let (Some(b), true) = (&base_dev.service, d.service.is_some()) {
+                        d.service = Some(dist_override(g, b, MIN_SERVICE_NS, 20_000_000));
+                    }
+                    d
+                } else {
+                    any_device(g, 0.3)
+                });
+            }
+            2 => s.block = Some(block(g, 0.4)),
+            3 => {
+                let mut c = crypt(g, 0.3);
+                if let (Some(b), Some(_)) =
+                    (base.crypt.as_ref().and_then(|c| c.cost.as_ref()), &c.cost)
+                {
+                    c.cost = Some(dist_override(g, b, 1_000, 2_000_000));
+                }
+                s.crypt = Some(c);
+            }
+            4 => s.memory = Some(memory(g, base.memory.is_none(), 0.4)),
+            5 => s.policies = Some(policies(g)),
+            6 => s.workloads = Some(workloads(g, base.duration_ns())),
+            7 => s.replications = Some(g.int(1, 3) as u32),
+            8 => {
+                let (d, w) = horizon(g);
+                s.duration = Some(d);
+                s.warmup = w;
+            }
+            9 => s.cpus = Some(g.edge(1, 64, 1024) as u32),
+            _ => s.max_events = Some(1),
+        }
+    }
+    s
+}
