@@ -147,8 +147,7 @@ const KNOWN_LONG: &[(&str, &str, usize)] = &[
 
 /// Forbidden imports found when this test was written: (file, from module, to module). Each
 /// must still be there.
-const KNOWN_EDGES: &[(&str, &str, &str)] = &[
-];
+const KNOWN_EDGES: &[(&str, &str, &str)] = &[];
 
 // ---------------------------------------------------------------------------------------------
 // The scanner
