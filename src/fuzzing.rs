@@ -223,6 +223,7 @@ impl Bytes<'_> {
                     read_stages,
                     memory,
                     timeline,
+                    metrics: Vec::new(),
                 }
             })
             .collect();

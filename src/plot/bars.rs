@@ -1,7 +1,7 @@
 //! Horizontal bar charts with one row per run (labels of any length fit on the left):
 //! where a read's time went (stacked by stage), and the memory-pressure figures
-//! (GFP_ATOMIC failures stacked by order, kswapd congestion_wait per class) with their 95 %
-//! confidence intervals across replications.
+//! (GFP_ATOMIC failures stacked by order, kswapd congestion_wait per class) and any registry
+//! metric marked for plotting, with their 95 % confidence intervals across replications.
 
 use super::data::{PlotData, Spread};
 use super::style::*;
@@ -304,6 +304,70 @@ pub(super) fn failures<DB: DrawingBackend>(
     let (top, bottom) = body.split_vertically(bh / 2 + 10);
     failures_by_order(root, &top, data, &rows)?;
     congestion_waits(root, &bottom, data, &rows)
+}
+
+/// One registry metric per run: the mean over replications as a bar, its 95 % CI as a whisker.
+pub(super) fn metric<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+    m: &crate::report::metrics::Metric,
+) -> Drawn<(), DB> {
+    let note = "bars: mean per replication · whiskers: 95 % confidence interval of the mean";
+    let body = frame(root, data, m.label, note)?;
+    let (labels, label_w) = run_labels(root, data)?;
+    let value = |r: &super::data::RunPlot| {
+        r.metrics
+            .iter()
+            .find(|x| x.key == m.key)
+            .map(|x| x.value)
+            .filter(|v| v.mean.is_finite() && v.ci95_half.is_finite())
+    };
+    let xmax = data
+        .runs
+        .iter()
+        .filter_map(value)
+        .map(|v| v.mean + v.ci95_half)
+        .fold(0.0, f64::max);
+    let xmax = if xmax > 0.0 { xmax } else { 1.0 };
+    let unit = if m.unit.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", m.unit)
+    };
+    let desc = format!("{} per replication{unit}", m.label);
+    let chart = hbar_chart(&body, &labels, label_w, xmax * label_room(14), &desc)?;
+    let half = bar_half(&chart, HALF_BAR, 30.0);
+    let n = data.runs.len();
+    for (k, r) in data.runs.iter().enumerate() {
+        let y = row_y(k, n);
+        let Some(v) = value(r) else {
+            let x = chart.backend_coord(&(0.0, y)).0;
+            end_label(root, &chart, x, y, "not measured", GREY)?;
+            continue;
+        };
+        let avoid = whisker_px(&chart, &v);
+        segment(
+            root,
+            &chart,
+            y,
+            half,
+            (0.0, v.mean.max(0.0)),
+            fill_colour(0),
+            "",
+            avoid,
+        )?;
+        let x_bar = chart.backend_coord(&(v.mean.max(0.0), y)).0;
+        let x_ci = error_bar(root, &chart, y, &v)?;
+        end_label(
+            root,
+            &chart,
+            x_bar.max(x_ci),
+            y,
+            &fmt_pm(v.mean, v.ci95_half),
+            INK,
+        )?;
+    }
+    Ok(())
 }
 
 /// The legend entry of a CI whisker.

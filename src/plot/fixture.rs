@@ -284,6 +284,7 @@ pub(super) fn with_memory() -> PlotData {
                         cwait * 0.4,
                     )),
                     timeline: Some(timeline(7 + i as u64, true, &["kcryptd"], stall)),
+                    metrics: Vec::new(),
                 }
             })
             .collect(),
@@ -314,6 +315,7 @@ pub(super) fn without_memory() -> PlotData {
                     memory: None,
                     timeline: (!queues.is_empty())
                         .then(|| timeline(100 + i as u64, false, queues, 0.0)),
+                    metrics: Vec::new(),
                 }
             })
             .collect(),
@@ -349,6 +351,7 @@ pub(super) fn five_variants() -> PlotData {
                     0.5 * f,
                 )),
                 timeline: (i == 3).then(|| base.timeline.clone()).flatten(),
+                metrics: Vec::new(),
             }
         })
         .collect();

@@ -84,6 +84,8 @@ enum Kind {
     Cdf,
     Stages,
     Failures,
+    /// The registry metric at this index of `report::metrics::METRICS`, one bar per run.
+    Metric(usize),
     /// The timeline of run `i`.
     Timeline(usize),
 }
@@ -109,6 +111,19 @@ fn plan(data: &PlotData) -> Vec<Planned> {
             name: "failures".into(),
             kind: Kind::Failures,
         });
+    }
+    // Only keys the registry knows: a results file's keys never become file names unchecked.
+    for (i, m) in crate::report::metrics::METRICS.iter().enumerate() {
+        if data
+            .runs
+            .iter()
+            .any(|r| r.metrics.iter().any(|x| x.key == m.key))
+        {
+            out.push(Planned {
+                name: format!("metric-{}", m.key),
+                kind: Kind::Metric(i),
+            });
+        }
     }
     let mut taken: std::collections::HashSet<String> = out.iter().map(|p| p.name.clone()).collect();
     for (i, run) in data.runs.iter().enumerate() {
@@ -262,6 +277,7 @@ fn draw<DB: DrawingBackend>(
         Kind::Cdf => lines::cdf(root, data),
         Kind::Stages => bars::stages(root, data),
         Kind::Failures => bars::failures(root, data),
+        Kind::Metric(i) => bars::metric(root, data, &crate::report::metrics::METRICS[i]),
         Kind::Timeline(i) => timeline::timeline(root, data, &data.runs[i]),
     }
 }

@@ -238,6 +238,7 @@ fn finite_run(label: &str) -> PlotData {
             read_stages: Vec::new(),
             memory: None,
             timeline: Some(tl),
+            metrics: Vec::new(),
         }],
     }
 }
@@ -331,4 +332,39 @@ fn text_is_clipped_to_a_character_count_with_an_ellipsis() {
     assert_eq!(style::clip_chars("abcd", 4), "abcd");
     assert_eq!(style::clip_chars("äöü", 2), "ä…");
     assert_eq!(style::clip_chars("", 3), "");
+}
+
+#[test]
+fn a_plotted_registry_metric_gets_its_own_bar_chart_and_unknown_keys_none() {
+    use crate::report::plots::MetricPlot;
+    let mut data = fixture::without_memory();
+    let value = |mean: f64| data::Spread {
+        mean,
+        stddev: mean / 4.0,
+        ci95_half: mean / 3.0,
+    };
+    // The first run measured the metric, the second did not; a key the registry does not know
+    // (a hand-edited results file) must neither draw a chart nor become a file name.
+    data.runs[0].metrics = vec![
+        MetricPlot {
+            key: "elapsed_s".into(),
+            value: value(31.5),
+        },
+        MetricPlot {
+            key: "../../etc/passwd".into(),
+            value: value(1.0),
+        },
+    ];
+    let names = render_and_check(&data, "metric");
+    assert_eq!(
+        names,
+        [
+            "percentiles",
+            "cdf",
+            "stages",
+            "metric-elapsed_s",
+            "timeline-fifo",
+            "timeline-split"
+        ]
+    );
 }

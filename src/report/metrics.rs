@@ -38,6 +38,10 @@ pub struct Metric {
     /// `qsim.metrics` in the fio-JSON job (metrics the block already shows in their own line
     /// say no).
     pub in_block: bool,
+    /// Whether `qsim run --plots` draws it as a bar chart of its own (`metric-<key>`: one bar
+    /// per run, mean and 95 % CI over replications). The figures that already have a chart of
+    /// their own (percentiles, stages, failures) say no.
+    pub plot: bool,
     /// Its value in one run; NaN when the run did not measure it (no reads, no memory model,
     /// an unfinished finite job).
     pub read: fn(&Run) -> f64,
@@ -83,6 +87,7 @@ pub const METRICS: &[Metric] = &[
         lower_is_better: true,
         headline: None,
         in_block: false,
+        plot: false,
         read: |r| r.block.elapsed_ns().map_or(f64::NAN, |ns| ns as f64 / 1e9),
     },
     Metric {
@@ -92,6 +97,7 @@ pub const METRICS: &[Metric] = &[
         lower_is_better: true,
         headline: None,
         in_block: false,
+        plot: false,
         read: |r| read_clat_ms(r.block, 50.0),
     },
     Metric {
@@ -104,6 +110,7 @@ pub const METRICS: &[Metric] = &[
             label: "read p99",
         }),
         in_block: false,
+        plot: false,
         read: |r| read_clat_ms(r.block, 99.0),
     },
     Metric {
@@ -116,6 +123,7 @@ pub const METRICS: &[Metric] = &[
             label: "read p99.9",
         }),
         in_block: false,
+        plot: false,
         read: |r| read_clat_ms(r.block, 99.9),
     },
     Metric {
@@ -125,6 +133,7 @@ pub const METRICS: &[Metric] = &[
         lower_is_better: true,
         headline: None,
         in_block: false,
+        plot: false,
         read: |r| read_clat_ms(r.block, 99.99),
     },
     Metric {
@@ -137,6 +146,7 @@ pub const METRICS: &[Metric] = &[
             label: "read mean",
         }),
         in_block: false,
+        plot: false,
         read: |r| r.block.direction(Direction::Read).lat.mean_ns / 1e6,
     },
     Metric {
@@ -146,6 +156,7 @@ pub const METRICS: &[Metric] = &[
         lower_is_better: false,
         headline: None,
         in_block: false,
+        plot: false,
         read: |r| r.block.direction(Direction::Read).iops,
     },
     Metric {
@@ -155,6 +166,7 @@ pub const METRICS: &[Metric] = &[
         lower_is_better: false,
         headline: None,
         in_block: false,
+        plot: false,
         read: |r| r.block.direction(Direction::Write).bw_bytes_per_s as f64 / (1024.0 * 1024.0),
     },
     Metric {
@@ -167,6 +179,7 @@ pub const METRICS: &[Metric] = &[
             label: "GFP_ATOMIC failures",
         }),
         in_block: false,
+        plot: false,
         read: |r| {
             r.block
                 .memory
@@ -181,6 +194,7 @@ pub const METRICS: &[Metric] = &[
         lower_is_better: true,
         headline: None,
         in_block: false,
+        plot: false,
         read: |r| kswapd_cwait_s(r.block, 0),
     },
     Metric {
@@ -190,6 +204,7 @@ pub const METRICS: &[Metric] = &[
         lower_is_better: true,
         headline: None,
         in_block: false,
+        plot: false,
         read: |r| kswapd_cwait_s(r.block, 1),
     },
 ];

@@ -61,6 +61,19 @@ pub struct RunPlot {
     pub memory: Option<MemoryPlot>,
     /// Replication 0's timeline; `None` when none was recorded.
     pub timeline: Option<Timeline>,
+    /// The registry's metrics marked [`plot`](super::metrics::Metric::plot), in registry order,
+    /// each across the replications that measured it (absent when none did).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metrics: Vec<MetricPlot>,
+}
+
+/// One plotted metric of one run across replications.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricPlot {
+    /// The metric's [`key`](super::metrics::Metric::key) in the registry.
+    pub key: String,
+    /// Its value across the replications that measured it.
+    pub value: Spread,
 }
 
 /// Everything `qsim plot` needs.
@@ -135,6 +148,28 @@ fn memory(reps: &[RepSample]) -> Option<MemoryPlot> {
     })
 }
 
+/// The registry's plotted metrics across `reps`, each over the replications that measured it
+/// (a metric no replication measured is left out).
+/// `registry` is [`METRICS`](super::metrics::METRICS), or a variant of it in tests.
+fn plotted_metrics(reps: &[RepSample], registry: &[super::metrics::Metric]) -> Vec<MetricPlot> {
+    registry
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.plot)
+        .filter_map(|(i, m)| {
+            let xs: Vec<f64> = reps
+                .iter()
+                .map(|r| r.metrics[MetricId(i)])
+                .filter(|x| x.is_finite())
+                .collect();
+            (!xs.is_empty()).then(|| MetricPlot {
+                key: m.key.to_string(),
+                value: spread(&xs),
+            })
+        })
+        .collect()
+}
+
 /// What the plots draw, from the report built on the pooled runs and each run's samples
 /// (`samples[i]` for `report.policies[i]`), with replication 0's timelines.
 pub fn plot_data(
@@ -161,6 +196,7 @@ pub fn plot_data(
                     .collect(),
                 memory: memory(reps),
                 timeline,
+                metrics: plotted_metrics(reps, super::metrics::METRICS),
             }
         })
         .collect();
@@ -169,5 +205,41 @@ pub fn plot_data(
         seed: report.seed,
         replications: report.replications,
         runs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::metrics::{ELAPSED, METRICS, Metrics};
+
+    fn rep(elapsed_s: f64) -> RepSample {
+        let mut metrics = Metrics::nan();
+        metrics[ELAPSED] = elapsed_s;
+        RepSample {
+            metrics,
+            dirs: [None, None],
+            read_plot_percentiles_ns: Vec::new(),
+            failures_by_order: None,
+        }
+    }
+
+    #[test]
+    fn no_shipped_metric_is_plotted_on_its_own_so_the_results_file_keeps_its_keys() {
+        assert!(plotted_metrics(&[rep(1.0), rep(2.0)], METRICS).is_empty());
+    }
+
+    #[test]
+    fn a_plotted_metric_spreads_over_the_replications_that_measured_it() {
+        let mut registry = METRICS.to_vec();
+        registry[ELAPSED.0].plot = true;
+        let got = plotted_metrics(&[rep(30.0), rep(f64::NAN), rep(34.0)], &registry);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].key, "elapsed_s");
+        assert_eq!(got[0].value.mean, 32.0);
+        assert!((got[0].value.stddev - 8f64.sqrt()).abs() < 1e-12);
+        assert!(got[0].value.ci95_half > 0.0);
+        // Measured by none: left out rather than drawn as zero.
+        assert!(plotted_metrics(&[rep(f64::NAN)], &registry).is_empty());
     }
 }
