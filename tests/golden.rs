@@ -51,7 +51,10 @@ fn compare(name: &str, bytes: &[u8]) -> Option<String> {
     }
     fs::create_dir_all(actual_dir()).unwrap();
     fs::write(actual_dir().join(name), bytes).unwrap();
-    let (want, got) = (String::from_utf8_lossy(&want), String::from_utf8_lossy(bytes));
+    let (want, got) = (
+        String::from_utf8_lossy(&want),
+        String::from_utf8_lossy(bytes),
+    );
     let mut w = want.lines();
     let mut g = got.lines();
     let mut line = 1;

@@ -6,8 +6,8 @@
 //! (an issue trace, a [`timeline`]).
 
 pub mod bio;
-pub mod config;
 pub mod block;
+pub mod config;
 pub mod cpu;
 pub mod device;
 pub mod invariants;

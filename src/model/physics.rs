@@ -60,4 +60,3 @@ pub fn mean_random_seek(hdd: &HddConfig) -> SimDuration {
     let mean = u128::from(hdd.seek_min.as_ns()) + span * 8 / 15;
     SimDuration::from_ns(u64::try_from(mean).unwrap_or(u64::MAX))
 }
-

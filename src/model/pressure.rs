@@ -896,8 +896,8 @@ impl World {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::model::{RunResult, policy, run_policy};
     use crate::model::config::{MemoryConfig, Scenario};
+    use crate::model::{RunResult, policy, run_policy};
 
     pub(crate) fn laptop(unreclaimable_mib: u64, rate: f64, burst: u32) -> MemoryConfig {
         crate::model::testing::laptop_memory(unreclaimable_mib, rate, burst)

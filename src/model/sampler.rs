@@ -538,8 +538,8 @@ mod tests {
     #[test]
     fn nvme_controller_overhead_is_exponential() {
         use crate::model::bio::{Bio, BioSlab, Dir, Origin};
-        use crate::model::device::{Device, DeviceWake};
         use crate::model::config::{DeviceConfig, NvmeConfig};
+        use crate::model::device::{Device, DeviceWake};
         let overhead = SimDuration::from_us(4);
         let cfg = DeviceConfig::Nvme(NvmeConfig {
             latency: SimDuration::ZERO,
@@ -576,8 +576,8 @@ mod tests {
     #[test]
     fn hdd_rotation_is_uniform_over_a_revolution() {
         use crate::model::bio::{Bio, BioSlab, Dir, Origin};
-        use crate::model::device::{Device, DeviceWake};
         use crate::model::config::{DeviceConfig, HddConfig};
+        use crate::model::device::{Device, DeviceWake};
         let cfg = DeviceConfig::Hdd(HddConfig {
             preset: "test".into(),
             seek_min: ms(2),

@@ -308,14 +308,8 @@ mod tests {
             "GFP_ATOMIC failures",
             "kswapd",
         ];
-        for (policy, lists) in [
-            ("fifo", &["kcryptd"][..]),
-            ("split", &["sync", "async"]),
-            ("prio", &["high", "low"]),
-            ("ratio", &["sync", "async"]),
-            ("none", &[]),
-            ("inline", &[]),
-        ] {
+        for info in policy::REGISTRY {
+            let (policy, lists) = (info.name, (info.build)().queue_names());
             let (obs, tl) = recorded(&sc, policy);
             let mut want: Vec<String> = lists.iter().map(|l| format!("crypt queue {l}")).collect();
             want.extend(memory.iter().map(|s| s.to_string()));

@@ -495,8 +495,8 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::sampler::checks::*;
     use crate::model::config::Distribution;
+    use crate::model::sampler::checks::*;
 
     /// Copy 0 of an open-loop random-read job at `rate_per_s`, Poisson or constant.
     fn open_job(rate_per_s: f64, poisson: bool) -> Job {

@@ -9,8 +9,8 @@
 use super::types::*;
 use super::units::{format_bandwidth, format_bytes, trim_float};
 use super::validate::MAX_REQUEST_BYTES;
-use crate::model::physics::{crypto_cost, mean_random_seek, mean_service, moments};
 use crate::engine::SimDuration;
+use crate::model::physics::{crypto_cost, mean_random_seek, mean_service, moments};
 use crate::model::zone::Watermarks;
 use std::fmt::Write as _;
 

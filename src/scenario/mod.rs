@@ -32,11 +32,11 @@ mod shipped;
 pub mod units;
 mod validate;
 
+pub use crate::model::config as types;
+pub use crate::model::config::*;
 pub use crate::model::physics::{crypto_cost, mean_service, moments};
 pub use describe::describe;
 pub use shipped::{ShippedScenario, resolve, resolve_with_overrides, shipped};
-pub use crate::model::config as types;
-pub use crate::model::config::*;
 pub use validate::{
     DEFAULT_REPLICATIONS, MAX_ARRIVAL_RATE, MAX_ATOMIC_STREAMS, MAX_DISK_BYTES,
     MAX_EMPIRICAL_VALUES, MAX_IN_FLIGHT, MAX_NAME_CHARS, MAX_REPLICATIONS, MAX_RUNS,

@@ -2646,9 +2646,9 @@ fn region(
 mod tests {
     use super::super::MAX_ECHO_CHARS;
     use super::super::describe::describe;
-    use crate::model::physics::{crypto_cost, mean_service, moments};
     use super::super::load_str;
     use super::*;
+    use crate::model::physics::{crypto_cost, mean_service, moments};
 
     fn ok(text: &str) -> Scenario {
         load_str("t.yaml", text).unwrap_or_else(|e| panic!("{e}"))
