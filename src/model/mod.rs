@@ -10,6 +10,7 @@ pub mod block;
 pub mod config;
 pub mod cpu;
 pub mod device;
+pub mod ids;
 pub mod invariants;
 pub mod memory;
 pub mod observe;

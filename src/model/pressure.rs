@@ -42,6 +42,7 @@
 //! a fio job's write waits on the pool instead.
 
 use super::bio::{Bio, BioId, Dir, Origin};
+use super::ids::{ActorId, QueueClass, ReclaimSlot, TaskOwner};
 use super::memory::{DEF_PRIORITY, Gfp, Mem, PAGE_SIZE, PageState, SWAP_CLUSTER_MAX};
 use super::observe::Stage;
 use super::world::{CwWho, Event, World};
@@ -99,7 +100,7 @@ impl Kswapd {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ReclaimWho {
     /// A reader filling page cache for `bio`, issued by its job's context `ctx`.
-    Read { bio: BioId, ctx: u32 },
+    Read { bio: BioId, ctx: ActorId },
     /// A buffered writer dirtying its next step.
     Writer(u32),
 }
@@ -135,19 +136,14 @@ pub(super) struct Pressure {
     pub(super) vm: VmBehaviour,
     pub(super) kswapd: Kswapd,
     reclaimers: Vec<Option<Reclaimer>>,
-    reclaimer_free: Vec<u32>,
+    reclaimer_free: Vec<ReclaimSlot>,
     atomic: Vec<AtomicSource>,
     /// Actors asleep on the empty `page_pool`, in arrival order, with their timeout timers.
-    pool_sleepers: std::collections::VecDeque<(u32, EventId)>,
+    pool_sleepers: std::collections::VecDeque<(ActorId, EventId)>,
     scan_cost: SimDuration,
     /// Per-actor time a pool sleep or a partial nap started.
     pub(super) crypt_wait_since: Vec<Option<SimTime>>,
 }
-
-/// CPU task tag of kswapd's scans.
-pub(super) const KSWAPD_TAG: u64 = 1 << 41;
-/// CPU task tag bit of a direct reclaimer's scans (the low bits are its slot).
-pub(super) const RECLAIM_TAG: u64 = 1 << 42;
 
 /// Outcome of asking for a bio's bounce pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -245,8 +241,8 @@ impl World {
     }
 
     /// The queue mm's waits sleep on.
-    fn cwait_class(&self) -> usize {
-        self.sc.kernel.vm.cwait_class.index()
+    fn cwait_class(&self) -> QueueClass {
+        QueueClass::from_cwait(self.sc.kernel.vm.cwait_class)
     }
 
     // ----- GFP_ATOMIC ------------------------------------------------------------------------
@@ -347,7 +343,7 @@ impl World {
         let k = &self.pr().kswapd;
         let may_writepage = k.scanned > 2 * SWAP_CLUSTER_MAX && k.scanned > k.reclaimed * 3 / 2;
         let prio = k.prio;
-        let scan = self.shrink(prio, may_writepage, None, KSWAPD_TAG, sched);
+        let scan = self.shrink(prio, may_writepage, None, TaskOwner::Kswapd, sched);
         let p = self.pr();
         let k = &mut p.kswapd;
         k.scanned += scan.scanned;
@@ -368,7 +364,7 @@ impl World {
         prio: i32,
         may_writepage: bool,
         stop: Option<u64>,
-        tag: u64,
+        tag: TaskOwner,
         sched: &mut Scheduler<Event>,
     ) -> super::memory::Scan {
         let congested = self.write_congested();
@@ -569,32 +565,32 @@ impl World {
         };
         let slot = match p.reclaimer_free.pop() {
             Some(s) => {
-                p.reclaimers[s as usize] = Some(r);
+                p.reclaimers[s.index()] = Some(r);
                 s
             }
             None => {
                 p.reclaimers.push(Some(r));
-                (p.reclaimers.len() - 1) as u32
+                ReclaimSlot((p.reclaimers.len() - 1) as u32)
             }
         };
         self.reclaim_step(slot, sched);
         false
     }
 
-    fn reclaimer(&mut self, slot: u32) -> &mut Reclaimer {
-        self.pr().reclaimers[slot as usize]
+    fn reclaimer(&mut self, slot: ReclaimSlot) -> &mut Reclaimer {
+        self.pr().reclaimers[slot.index()]
             .as_mut()
             .expect("reclaimer slot is empty")
     }
 
     /// One priority step of `try_to_free_pages`: scan, charging the reclaimer's CPU.
-    fn reclaim_step(&mut self, slot: u32, sched: &mut Scheduler<Event>) {
+    fn reclaim_step(&mut self, slot: ReclaimSlot, sched: &mut Scheduler<Event>) {
         // Direct reclaimers lack PF_SWAPWRITE: no pageout to a write-congested disk.
         let may_writepage = !self.write_congested();
         let r = *self.reclaimer(slot);
         // Stop once the attempt has its 32 pages, except at the first priority.
         let stop = (r.prio < DEF_PRIORITY).then(|| SWAP_CLUSTER_MAX.saturating_sub(r.reclaimed));
-        let tag = RECLAIM_TAG | u64::from(slot);
+        let tag = TaskOwner::Reclaim(slot);
         let scan = self.shrink(r.prio, may_writepage, stop, tag, sched);
         let r = self.reclaimer(slot);
         r.reclaimed += scan.reclaimed;
@@ -607,7 +603,7 @@ impl World {
     }
 
     /// A direct reclaimer's scan finished on the CPU.
-    pub(super) fn reclaim_scanned(&mut self, slot: u32, sched: &mut Scheduler<Event>) {
+    pub(super) fn reclaim_scanned(&mut self, slot: ReclaimSlot, sched: &mut Scheduler<Event>) {
         let r = *self.reclaimer(slot);
         if r.reclaimed >= SWAP_CLUSTER_MAX {
             self.reclaim_attempt_end(slot, sched);
@@ -619,7 +615,7 @@ impl World {
         }
     }
 
-    fn reclaim_next_prio(&mut self, slot: u32, sched: &mut Scheduler<Event>) {
+    fn reclaim_next_prio(&mut self, slot: ReclaimSlot, sched: &mut Scheduler<Event>) {
         let r = self.reclaimer(slot);
         r.prio -= 1;
         if r.prio < 0 {
@@ -631,7 +627,7 @@ impl World {
 
     /// `congestion_wait` (or, with 2.6.37's switch, `wait_iff_congested`) for a reclaimer;
     /// `wait_iff_congested` with nothing congested returns at once.
-    fn reclaim_wait(&mut self, slot: u32, t: SimDuration, sched: &mut Scheduler<Event>) {
+    fn reclaim_wait(&mut self, slot: ReclaimSlot, t: SimDuration, sched: &mut Scheduler<Event>) {
         let class = self.cwait_class();
         let iff = self.sc.kernel.vm.wait_iff_congested;
         let congested = self.sc.block.mode == crate::model::config::QueueMode::Legacy
@@ -650,7 +646,7 @@ impl World {
 
     /// A reclaimer's wait ended: after a HZ/10 wait the priority loop goes on; after the
     /// allocator's HZ/50 wait a new attempt starts.
-    pub(super) fn reclaim_woken(&mut self, slot: u32, sched: &mut Scheduler<Event>) {
+    pub(super) fn reclaim_woken(&mut self, slot: ReclaimSlot, sched: &mut Scheduler<Event>) {
         let r = *self.reclaimer(slot);
         if r.prio < 0 || r.reclaimed >= SWAP_CLUSTER_MAX {
             // The allocator's retry wait: a fresh try_to_free_pages.
@@ -665,7 +661,7 @@ impl World {
 
     /// `try_to_free_pages` returned: retry the allocation at min; wait HZ/50 and try again if
     /// it still fails.
-    fn reclaim_attempt_end(&mut self, slot: u32, sched: &mut Scheduler<Event>) {
+    fn reclaim_attempt_end(&mut self, slot: ReclaimSlot, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let progress = self.reclaimer(slot).reclaimed > 0;
         loop {
@@ -684,7 +680,7 @@ impl World {
         let r = *self.reclaimer(slot);
         if r.need == 0 {
             let p = self.pr();
-            p.reclaimers[slot as usize] = None;
+            p.reclaimers[slot.index()] = None;
             p.reclaimer_free.push(slot);
             if p.mem.measuring() {
                 p.mem.obs.direct_stall.record(now.since(r.started).as_ns());
@@ -727,7 +723,7 @@ impl World {
     /// `may_split` (writeback bios under kcryptd), else sleep too.
     pub(super) fn bounce_alloc(
         &mut self,
-        actor: u32,
+        actor: ActorId,
         bio: BioId,
         may_split: bool,
         sched: &mut Scheduler<Event>,
@@ -784,13 +780,13 @@ impl World {
         id
     }
 
-    fn pool_sleep(&mut self, actor: u32, sched: &mut Scheduler<Event>) {
+    fn pool_sleep(&mut self, actor: ActorId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let t = SimDuration::from_secs(5);
         let timer = sched.schedule_in(t, Event::MempoolTimeout { actor });
         let p = self.pr();
         p.pool_sleepers.push_back((actor, timer));
-        p.crypt_wait_since[actor as usize] = Some(now);
+        p.crypt_wait_since[actor.index()] = Some(now);
         if p.mem.measuring() {
             p.mem.obs.mempool_waits += 1;
         }
@@ -805,7 +801,7 @@ impl World {
     }
 
     /// The mempool's 5·HZ sleep ran out: retry.
-    pub(super) fn mempool_timeout(&mut self, actor: u32, sched: &mut Scheduler<Event>) {
+    pub(super) fn mempool_timeout(&mut self, actor: ActorId, sched: &mut Scheduler<Event>) {
         let p = self.pr();
         if let Some(i) = p.pool_sleepers.iter().position(|&(a, _)| a == actor) {
             p.pool_sleepers.remove(i);
@@ -813,11 +809,11 @@ impl World {
         }
     }
 
-    fn pool_sleep_end(&mut self, actor: u32, sched: &mut Scheduler<Event>) {
+    fn pool_sleep_end(&mut self, actor: ActorId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let warmup = self.warmup;
         let p = self.pr();
-        if let Some(since) = p.crypt_wait_since[actor as usize].take()
+        if let Some(since) = p.crypt_wait_since[actor.index()].take()
             && p.mem.measuring()
         {
             p.mem.obs.mempool_wait_time += now.saturating_since(since.max(warmup));
@@ -835,20 +831,20 @@ impl World {
     }
 
     /// Starts a crypt thread's HZ/100 nap after a partial clone.
-    pub(super) fn partial_nap(&mut self, actor: u32, sched: &mut Scheduler<Event>) {
+    pub(super) fn partial_nap(&mut self, actor: ActorId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
-        self.pr().crypt_wait_since[actor as usize] = Some(now);
+        self.pr().crypt_wait_since[actor.index()] = Some(now);
         let class = self.cwait_class();
         let t = self.sc.kernel.hz_div(100);
         self.congestion_wait(CwWho::CryptNap(actor), class, t, sched);
     }
 
     /// The partial-clone nap ended.
-    pub(super) fn partial_nap_end(&mut self, actor: u32, sched: &mut Scheduler<Event>) {
+    pub(super) fn partial_nap_end(&mut self, actor: ActorId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let warmup = self.warmup;
         let p = self.pr();
-        if let Some(since) = p.crypt_wait_since[actor as usize].take()
+        if let Some(since) = p.crypt_wait_since[actor.index()].take()
             && p.mem.measuring()
         {
             p.mem.obs.partial_nap_time += now.saturating_since(since.max(warmup));
@@ -860,7 +856,7 @@ impl World {
     pub(super) fn account_mm_wait(
         &mut self,
         who: CwWho,
-        class: usize,
+        class: QueueClass,
         slept: SimDuration,
         early: bool,
     ) {
@@ -875,7 +871,7 @@ impl World {
             CwWho::Reclaim(_) => &mut p.mem.obs.direct_waits,
             _ => return,
         };
-        let o = &mut w.class[class];
+        let o = &mut w.class[class.index()];
         o.waits += 1;
         o.total += slept;
         if early {

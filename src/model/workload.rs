@@ -17,6 +17,7 @@
 //! off with `congestion_wait(ASYNC, HZ/10)` when it is, as 2.6.32's background writeback does.
 
 use super::bio::{Bio, Dir, Origin};
+use super::ids::ActorId;
 use super::observe::Stage;
 use super::observe::{FiniteJobObs, IssueRecord};
 use super::pressure::ReclaimWho;
@@ -35,7 +36,7 @@ pub struct Job {
     /// The workload's name, with `.<copy>` when it has several copies.
     label: String,
     /// Its submitting context (an actor of the world).
-    ctx: u32,
+    ctx: ActorId,
     inflight: u32,
     /// I/Os and bytes issued since the start, warm-up included (what `number_ios` and
     /// `io_size` count).
@@ -57,7 +58,7 @@ pub struct Job {
 
 impl Job {
     /// Copy `copy` of the job named `name`.
-    pub fn new(name: &str, copy: u32, cfg: &FioJob, ctx: u32, streams: &RngStreams) -> Job {
+    pub fn new(name: &str, copy: u32, cfg: &FioJob, ctx: ActorId, streams: &RngStreams) -> Job {
         let s = |what: &str| streams.stream(&format!("{name}.{copy}/{what}"));
         Job {
             cfg: cfg.clone(),
@@ -174,7 +175,7 @@ impl Job {
 pub struct Writer {
     cfg: BufferedWriter,
     /// The flusher's submitting context (an actor of the world).
-    ctx: u32,
+    ctx: ActorId,
     dirty: u64,
     writeback: u64,
     next_offset: u64,
@@ -188,7 +189,7 @@ pub struct Writer {
 
 impl Writer {
     /// The writer named `name`.
-    pub fn new(name: &str, cfg: &BufferedWriter, ctx: u32, streams: &RngStreams) -> Writer {
+    pub fn new(name: &str, cfg: &BufferedWriter, ctx: ActorId, streams: &RngStreams) -> Writer {
         Writer {
             cfg: cfg.clone(),
             ctx,
@@ -371,7 +372,7 @@ impl World {
         if wr.dirty + wr.writeback >= wr.cfg.dirty_limit_bytes {
             wr.throttled_since.get_or_insert(now);
             let timeout = self.sc.kernel.hz_div(10);
-            let class = self.sc.kernel.vm.cwait_class.index();
+            let class = super::ids::QueueClass::from_cwait(self.sc.kernel.vm.cwait_class);
             self.congestion_wait(CwWho::Writer(w), class, timeout, sched);
             self.flusher_run(w, sched);
             return;
@@ -429,7 +430,7 @@ impl World {
             if self.write_congested() {
                 self.writers[w as usize].flusher_waiting = true;
                 let timeout = self.sc.kernel.hz_div(10);
-                let class = self.sc.kernel.vm.cwait_class.index();
+                let class = super::ids::QueueClass::from_cwait(self.sc.kernel.vm.cwait_class);
                 self.congestion_wait(CwWho::Flusher(w), class, timeout, sched);
                 return;
             }
@@ -518,7 +519,13 @@ mod tests {
             number_ios: None,
             startdelay: SimDuration::ZERO,
         };
-        Job::new("arrivals", 0, &cfg, 0, &RngStreams::new(20_090_601, 0))
+        Job::new(
+            "arrivals",
+            0,
+            &cfg,
+            ActorId(0),
+            &RngStreams::new(20_090_601, 0),
+        )
     }
 
     /// Poisson arrivals: gaps are exponential with mean 1/rate (moments and KS), and the

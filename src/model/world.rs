@@ -15,9 +15,10 @@
 //! backlog. Their CPU work shares the [`CpuPool`].
 
 use super::bio::{Bio, BioId, BioSlab, Dir, Origin};
-use super::block::{ASYNC, BatchState, RequestQueue, SYNC};
-use super::cpu::{CpuPool, TaskTag};
+use super::block::{BatchState, RequestQueue};
+use super::cpu::CpuPool;
 use super::device::{Device, DeviceWake};
+use super::ids::{ActorId, QueueClass, ReclaimSlot, TaskOwner};
 use super::invariants::{InvariantReport, Occupancy, QUEUES, Queue, Snapshot, TimeInStage};
 use super::memory::{Allocator, pages_for};
 use super::observe::{DirectionObs, IssueTrace, RunEnd, RunObs, Stage};
@@ -58,8 +59,8 @@ pub enum Event {
     CfqIdle,
     /// An actor woken on a request pool retries.
     PoolWake {
-        /// Actor index.
-        actor: u32,
+        /// The actor.
+        actor: ActorId,
     },
     /// A `congestion_wait` times out.
     CongestionTimeout {
@@ -83,8 +84,8 @@ pub enum Event {
     },
     /// A crypt thread's last backlogged crypto request entered the engine queue.
     BacklogUnblock {
-        /// Actor index.
-        actor: u32,
+        /// The actor.
+        actor: ActorId,
     },
     /// A GFP_ATOMIC stream's next allocation.
     AtomicArrival {
@@ -100,8 +101,8 @@ pub enum Event {
     KswapdNapEnd,
     /// A thread asleep on dm-crypt's empty `page_pool` reaches its 5·HZ timeout.
     MempoolTimeout {
-        /// Actor index.
-        actor: u32,
+        /// The actor.
+        actor: ActorId,
     },
     /// A bandwidth / IOPS sample interval ends.
     Sample,
@@ -174,21 +175,18 @@ pub enum CwWho {
     /// kswapd between reclaim priorities.
     Kswapd,
     /// A direct reclaimer (its slot).
-    Reclaim(u32),
+    Reclaim(ReclaimSlot),
     /// A crypt thread napping after a partial clone (its actor index).
-    CryptNap(u32),
+    CryptNap(ActorId),
 }
 
 #[derive(Debug, Clone, Copy)]
 struct CwWaiter {
     who: CwWho,
-    class: usize,
+    class: QueueClass,
     since: SimTime,
     timer: EventId,
 }
-
-/// Tag bit marking a CPU task as a softirq decrypt of a bio rather than an actor's work.
-const SOFTIRQ_TAG: TaskTag = 1 << 40;
 
 /// The async crypto engine: a FIFO drained at a fixed rate, bounded in 512-byte requests.
 #[derive(Debug)]
@@ -223,13 +221,13 @@ pub struct World {
     pub(super) info: &'static PolicyInfo,
     pub(super) policy: Box<dyn CryptQueuePolicy>,
     pub(super) bios: BioSlab,
-    pub(super) cpu: CpuPool,
+    pub(super) cpu: CpuPool<TaskOwner>,
     cpu_event: Option<EventId>,
     device: Device,
     pub(super) queue: RequestQueue,
     actors: Vec<Actor>,
-    io_actor: u32,
-    crypt_actors: Vec<u32>,
+    io_actor: ActorId,
+    crypt_actors: Vec<ActorId>,
     engine: Option<AsyncEngine>,
     pub(super) alloc: Allocator,
     pub(super) jobs: Vec<Job>,
@@ -251,7 +249,7 @@ pub struct World {
     block_at_warmup: super::observe::BlockObs,
     pub(super) issued_total: u64,
     pub(super) completed_total: u64,
-    scratch: Vec<TaskTag>,
+    scratch: Vec<TaskOwner>,
     /// Each checked queue's count integrated over the whole run (warm-up included).
     occupancy: Occupancy,
     /// Time completed bios spent in each checked queue.
@@ -289,10 +287,10 @@ impl World {
         let mut actors = Vec::new();
         let mut crypt_actors = Vec::new();
         for i in 0..info.threads {
-            crypt_actors.push(actors.len() as u32);
+            crypt_actors.push(ActorId(actors.len() as u32));
             actors.push(Actor::new(ActorKind::Crypt(i)));
         }
-        let io_actor = actors.len() as u32;
+        let io_actor = ActorId(actors.len() as u32);
         actors.push(Actor::new(ActorKind::Io));
         let mut jobs = Vec::new();
         let mut writers = Vec::new();
@@ -300,13 +298,13 @@ impl World {
             match &wl.kind {
                 crate::model::config::WorkloadKind::Fio(f) => {
                     for copy in 0..f.numjobs {
-                        let ctx = actors.len() as u32;
+                        let ctx = ActorId(actors.len() as u32);
                         actors.push(Actor::new(ActorKind::JobCtx(jobs.len() as u32)));
                         jobs.push(Job::new(&wl.name, copy, f, ctx, &streams));
                     }
                 }
                 crate::model::config::WorkloadKind::BufferedWriter(b) => {
-                    let ctx = actors.len() as u32;
+                    let ctx = ActorId(actors.len() as u32);
                     actors.push(Actor::new(ActorKind::FlusherCtx(writers.len() as u32)));
                     writers.push(Writer::new(&wl.name, b, ctx, &streams));
                 }
@@ -379,7 +377,7 @@ impl World {
 
     pub(super) fn start_cpu(
         &mut self,
-        tag: TaskTag,
+        tag: TaskOwner,
         work: SimDuration,
         sched: &mut Scheduler<Event>,
     ) {
@@ -401,15 +399,12 @@ impl World {
         let mut done = std::mem::take(&mut self.scratch);
         done.clear();
         self.cpu.finished(sched.now(), &mut done);
-        for &tag in &done {
-            if tag & SOFTIRQ_TAG != 0 {
-                self.complete_bio((tag & !SOFTIRQ_TAG) as BioId, sched);
-            } else if tag == super::pressure::KSWAPD_TAG {
-                self.kswapd_scanned(sched);
-            } else if tag & super::pressure::RECLAIM_TAG != 0 {
-                self.reclaim_scanned((tag & !super::pressure::RECLAIM_TAG) as u32, sched);
-            } else {
-                self.actor_cpu_done(tag as u32, sched);
+        for &owner in &done {
+            match owner {
+                TaskOwner::Softirq(bio) => self.complete_bio(bio, sched),
+                TaskOwner::Kswapd => self.kswapd_scanned(sched),
+                TaskOwner::Reclaim(slot) => self.reclaim_scanned(slot, sched),
+                TaskOwner::Actor(a) => self.actor_cpu_done(a, sched),
             }
         }
         self.scratch = done;
@@ -428,18 +423,18 @@ impl World {
     }
 
     /// Lets an idle actor pick up its next piece of work.
-    fn kick(&mut self, a: u32, sched: &mut Scheduler<Event>) {
-        if self.actors[a as usize].state != ActorState::Idle {
+    fn kick(&mut self, a: ActorId, sched: &mut Scheduler<Event>) {
+        if self.actors[a.index()].state != ActorState::Idle {
             return;
         }
         let now = sched.now();
-        match self.actors[a as usize].kind {
+        match self.actors[a.index()].kind {
             ActorKind::Crypt(t) => {
-                let (bio, op, hop) = if let Some(h) = self.actors[a as usize].held.take() {
+                let (bio, op, hop) = if let Some(h) = self.actors[a.index()].held.take() {
                     if h.nap {
                         // A partial clone went out: nap before allocating the rest.
-                        self.actors[a as usize].held = Some(Held { nap: false, ..h });
-                        self.actors[a as usize].state = ActorState::MemWait;
+                        self.actors[a.index()].held = Some(Held { nap: false, ..h });
+                        self.actors[a.index()].state = ActorState::MemWait;
                         self.partial_nap(a, sched);
                         return;
                     }
@@ -457,12 +452,12 @@ impl World {
                     match self.bounce_alloc(a, bio, split, sched) {
                         Bounce::Ready => {}
                         Bounce::Asleep => {
-                            self.actors[a as usize].held = Some(Held { bio, nap: false });
-                            self.actors[a as usize].state = ActorState::MemWait;
+                            self.actors[a.index()].held = Some(Held { bio, nap: false });
+                            self.actors[a.index()].state = ActorState::MemWait;
                             return;
                         }
                         Bounce::Partial(child) => {
-                            self.actors[a as usize].held = Some(Held { bio, nap: true });
+                            self.actors[a.index()].held = Some(Held { bio, nap: true });
                             bio = child;
                         }
                     }
@@ -472,27 +467,27 @@ impl World {
                 } else {
                     hop + self.crypto_cost(op, bio)
                 };
-                self.actors[a as usize].state = ActorState::Cpu {
+                self.actors[a.index()].state = ActorState::Cpu {
                     bio,
                     step: Step::Crypt(op),
                 };
-                self.start_cpu(TaskTag::from(a), cost, sched);
+                self.start_cpu(TaskOwner::Actor(a), cost, sched);
             }
             ActorKind::Io => {
-                let Some(bio) = self.actors[a as usize].queue.pop_front() else {
+                let Some(bio) = self.actors[a.index()].queue.pop_front() else {
                     return;
                 };
-                self.actors[a as usize].state = ActorState::Cpu {
+                self.actors[a.index()].state = ActorState::Cpu {
                     bio,
                     step: Step::IoHop,
                 };
-                self.start_cpu(TaskTag::from(a), self.sc.crypt.hop_cost, sched);
+                self.start_cpu(TaskOwner::Actor(a), self.sc.crypt.hop_cost, sched);
             }
             ActorKind::JobCtx(_) | ActorKind::FlusherCtx(_) => {
                 // Submit pending bios until one blocks or needs the CPU.
-                while self.actors[a as usize].state == ActorState::Idle {
-                    let held = self.actors[a as usize].held.take().map(|h| h.bio);
-                    let Some(bio) = held.or_else(|| self.actors[a as usize].queue.pop_front())
+                while self.actors[a.index()].state == ActorState::Idle {
+                    let held = self.actors[a.index()].held.take().map(|h| h.bio);
+                    let Some(bio) = held.or_else(|| self.actors[a.index()].queue.pop_front())
                     else {
                         break;
                     };
@@ -502,19 +497,19 @@ impl World {
                         && self.pressure.is_some()
                         && self.bounce_alloc(a, bio, false, sched) == Bounce::Asleep
                     {
-                        self.actors[a as usize].held = Some(Held { bio, nap: false });
-                        self.actors[a as usize].state = ActorState::MemWait;
+                        self.actors[a.index()].held = Some(Held { bio, nap: false });
+                        self.actors[a.index()].state = ActorState::MemWait;
                         break;
                     }
                     let b = &self.bios[bio];
                     if self.info.topology == Topology::Inline && b.dir == Dir::Write {
                         let cost = self.crypto_cost(CryptOp::Encrypt, bio);
                         self.bios[bio].enter(Stage::CryptService, now);
-                        self.actors[a as usize].state = ActorState::Cpu {
+                        self.actors[a.index()].state = ActorState::Cpu {
                             bio,
                             step: Step::InlineEncrypt,
                         };
-                        self.start_cpu(TaskTag::from(a), cost, sched);
+                        self.start_cpu(TaskOwner::Actor(a), cost, sched);
                     } else if self.try_submit(a, bio, sched) {
                         self.bios[bio].accepted = now;
                     }
@@ -525,8 +520,8 @@ impl World {
     }
 
     /// A submitting context has nothing in hand: a flusher may continue writing back.
-    fn context_idle(&mut self, a: u32, sched: &mut Scheduler<Event>) {
-        let actor = &self.actors[a as usize];
+    fn context_idle(&mut self, a: ActorId, sched: &mut Scheduler<Event>) {
+        let actor = &self.actors[a.index()];
         if actor.state == ActorState::Idle
             && actor.queue.is_empty()
             && let ActorKind::FlusherCtx(w) = actor.kind
@@ -535,11 +530,11 @@ impl World {
         }
     }
 
-    fn actor_cpu_done(&mut self, a: u32, sched: &mut Scheduler<Event>) {
-        let ActorState::Cpu { bio, step } = self.actors[a as usize].state else {
+    fn actor_cpu_done(&mut self, a: ActorId, sched: &mut Scheduler<Event>) {
+        let ActorState::Cpu { bio, step } = self.actors[a.index()].state else {
             unreachable!("CPU task finished for an actor not on a CPU")
         };
-        self.actors[a as usize].state = ActorState::Idle;
+        self.actors[a.index()].state = ActorState::Idle;
         let now = sched.now();
         match step {
             Step::Crypt(CryptOp::Decrypt) => {
@@ -581,8 +576,8 @@ impl World {
         self.kick(a, sched);
     }
 
-    fn block_on_backlog(&mut self, a: u32, until: SimTime, sched: &mut Scheduler<Event>) {
-        self.actors[a as usize].state = ActorState::Backlog;
+    fn block_on_backlog(&mut self, a: ActorId, until: SimTime, sched: &mut Scheduler<Event>) {
+        self.actors[a.index()].state = ActorState::Backlog;
         sched.schedule_at(until, Event::BacklogUnblock { actor: a });
     }
 
@@ -615,7 +610,7 @@ impl World {
                 // 2.6.32: an async encryption completion hands the clone to kcryptd_io.
                 self.bios[bio].enter(Stage::IoQueue, sched.now());
                 let io = self.io_actor;
-                self.actors[io as usize].queue.push_back(bio);
+                self.actors[io.index()].queue.push_back(bio);
                 self.kick(io, sched);
             }
         }
@@ -658,20 +653,20 @@ impl World {
 
     /// Tries to get a request for `bio` on behalf of actor `a` and insert it. On a full pool
     /// the actor sleeps holding the bio and `false` is returned.
-    fn try_submit(&mut self, a: u32, bio: BioId, sched: &mut Scheduler<Event>) -> bool {
+    fn try_submit(&mut self, a: ActorId, bio: BioId, sched: &mut Scheduler<Event>) -> bool {
         let now = sched.now();
         let class = self.bios[bio].class();
         if !self
             .queue
-            .get_request(class, &mut self.actors[a as usize].batch, now)
+            .get_request(class, &mut self.actors[a.index()].batch, now)
         {
             self.bios[bio].enter(Stage::PoolSleep, now);
-            self.actors[a as usize].state = ActorState::PoolWait { bio };
+            self.actors[a.index()].state = ActorState::PoolWait { bio };
             self.queue.sleep(class, a, sched);
             self.dispatch(sched);
             return false;
         }
-        let unplug = match self.actors[a as usize].kind {
+        let unplug = match self.actors[a.index()].kind {
             ActorKind::Crypt(_) | ActorKind::Io => self.sc.crypt.unplug_after_submit,
             ActorKind::JobCtx(_) => true,
             ActorKind::FlusherCtx(_) => false,
@@ -683,17 +678,17 @@ impl World {
         true
     }
 
-    fn pool_wake(&mut self, a: u32, sched: &mut Scheduler<Event>) {
-        let ActorState::PoolWait { bio } = self.actors[a as usize].state else {
+    fn pool_wake(&mut self, a: ActorId, sched: &mut Scheduler<Event>) {
+        let ActorState::PoolWait { bio } = self.actors[a.index()].state else {
             unreachable!("pool wake for an actor that is not asleep on the pool")
         };
         let now = sched.now();
         let window = self.sc.kernel.hz_div(50);
-        self.actors[a as usize].batch.set_batching(now, window);
-        self.actors[a as usize].state = ActorState::Idle;
+        self.actors[a.index()].batch.set_batching(now, window);
+        self.actors[a.index()].state = ActorState::Idle;
         if self.try_submit(a, bio, sched) {
             if matches!(
-                self.actors[a as usize].kind,
+                self.actors[a.index()].kind,
                 ActorKind::JobCtx(_) | ActorKind::FlusherCtx(_)
             ) {
                 self.bios[bio].accepted = now;
@@ -742,7 +737,7 @@ impl World {
             (Dir::Read, Topology::Inline) => {
                 self.bios[bio].enter(Stage::CryptService, now);
                 let cost = self.crypto_cost(CryptOp::Decrypt, bio);
-                self.start_cpu(SOFTIRQ_TAG | TaskTag::from(bio), cost, sched);
+                self.start_cpu(TaskOwner::Softirq(bio), cost, sched);
             }
         }
         // Then the request goes back to its pool.
@@ -759,7 +754,7 @@ impl World {
     // ----- dm-crypt entry and bio completion ------------------------------------------------
 
     /// Issues a new bio from a workload: dm-crypt's map, or the submitting context.
-    pub(super) fn issue(&mut self, mut bio: Bio, ctx: u32, sched: &mut Scheduler<Event>) {
+    pub(super) fn issue(&mut self, mut bio: Bio, ctx: ActorId, sched: &mut Scheduler<Event>) {
         bio.measured = sched.now() >= self.warmup;
         let id = self.admit(bio);
         self.route(id, ctx, sched);
@@ -778,14 +773,14 @@ impl World {
     }
 
     /// Sends an admitted bio on its way: dm-crypt's map, or the submitting context `ctx`.
-    pub(super) fn route(&mut self, id: BioId, ctx: u32, sched: &mut Scheduler<Event>) {
+    pub(super) fn route(&mut self, id: BioId, ctx: ActorId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let dir = self.bios[id].dir;
         let waiter = matches!(self.bios[id].origin, Origin::Job(_)) && self.bios[id].sync;
         self.bios[id].enter(Stage::Other, now);
         match self.info.topology {
             Topology::Plain | Topology::Inline => {
-                self.actors[ctx as usize].queue.push_back(id);
+                self.actors[ctx.index()].queue.push_back(id);
                 self.kick(ctx, sched);
             }
             Topology::Queued => {
@@ -795,7 +790,7 @@ impl World {
                     Dir::Read => {
                         self.bios[id].enter(Stage::IoQueue, now);
                         let io = self.io_actor;
-                        self.actors[io as usize].queue.push_back(id);
+                        self.actors[io.index()].queue.push_back(id);
                         self.kick(io, sched);
                     }
                     Dir::Write => {
@@ -884,7 +879,7 @@ impl World {
     pub(super) fn congestion_wait(
         &mut self,
         who: CwWho,
-        class: usize,
+        class: QueueClass,
         timeout: SimDuration,
         sched: &mut Scheduler<Event>,
     ) {
@@ -899,17 +894,17 @@ impl World {
             since: sched.now(),
             timer,
         });
-        self.cw_queues[class].push(slot);
+        self.cw_queues[class.index()].push(slot);
         if self.measuring {
-            self.obs_cw[class].waits += 1;
+            self.obs_cw[class.index()].waits += 1;
         }
     }
 
-    fn congestion_clear(&mut self, class: usize, sched: &mut Scheduler<Event>) {
-        if self.cw_queues[class].is_empty() {
+    fn congestion_clear(&mut self, class: QueueClass, sched: &mut Scheduler<Event>) {
+        if self.cw_queues[class.index()].is_empty() {
             return;
         }
-        let waiters = std::mem::take(&mut self.cw_queues[class]);
+        let waiters = std::mem::take(&mut self.cw_queues[class.index()]);
         for &slot in &waiters {
             let w = self.cw_slots[slot as usize].expect("queued waiter slot is empty");
             sched.cancel(w.timer);
@@ -917,14 +912,14 @@ impl World {
         }
         let mut waiters = waiters;
         waiters.clear();
-        if self.cw_queues[class].is_empty() {
-            self.cw_queues[class] = waiters;
+        if self.cw_queues[class.index()].is_empty() {
+            self.cw_queues[class.index()] = waiters;
         }
     }
 
     fn congestion_timeout(&mut self, slot: u32, sched: &mut Scheduler<Event>) {
         let w = self.cw_slots[slot as usize].expect("timed-out waiter slot is empty");
-        let q = &mut self.cw_queues[w.class];
+        let q = &mut self.cw_queues[w.class.index()];
         let pos = q
             .iter()
             .position(|&s| s == slot)
@@ -940,7 +935,7 @@ impl World {
         self.cw_free.push(slot);
         let slept = sched.now().since(w.since.max(self.warmup).min(sched.now()));
         if self.measuring {
-            let o = &mut self.obs_cw[w.class];
+            let o = &mut self.obs_cw[w.class.index()];
             o.total += slept;
             if early {
                 o.woken_early += 1;
@@ -961,7 +956,7 @@ impl World {
 
     /// Whether writeback should back off: the disk beneath reports ASYNC congestion.
     pub(super) fn write_congested(&self) -> bool {
-        self.sc.block.mode == QueueMode::Legacy && self.queue.is_congested(ASYNC)
+        self.sc.block.mode == QueueMode::Legacy && self.queue.is_congested(QueueClass::Async)
     }
 
     /// Counts an open-loop arrival dropped because its job had `iodepth` in flight.
@@ -1012,7 +1007,7 @@ impl World {
         let block = totals.since(&self.block_at_warmup);
         // Waits still in progress count up to now.
         for w in self.cw_slots.iter().flatten() {
-            self.obs_cw[w.class].total += now.saturating_since(w.since.max(self.warmup));
+            self.obs_cw[w.class.index()].total += now.saturating_since(w.since.max(self.warmup));
         }
         let memory = self.pressure.take().map(|mut p| {
             if let Some(since) = p.kswapd.awake_since
@@ -1099,8 +1094,8 @@ impl World {
             pages_allocated,
             pages_freed,
             pages_held: held,
-            tags_allocated: u64::from(self.queue.allocated(SYNC))
-                + u64::from(self.queue.allocated(ASYNC)),
+            tags_allocated: u64::from(self.queue.allocated(QueueClass::Sync))
+                + u64::from(self.queue.allocated(QueueClass::Async)),
             tags_queued: u64::from(self.queue.queued()),
             tags_on_device: u64::from(self.device.inflight()),
             crypt_queued: self.policy.len() as u64,
@@ -1112,7 +1107,7 @@ impl World {
     /// The checked queues' counts, read from their containers, indexed by [`Queue::index`].
     #[inline]
     fn occupancy_counts(&self) -> [u64; QUEUES] {
-        let io = &self.actors[self.io_actor as usize];
+        let io = &self.actors[self.io_actor.index()];
         let io_hop = matches!(
             io.state,
             ActorState::Cpu {
@@ -1201,7 +1196,7 @@ impl Model for World {
             Event::FlusherRun { writer } => self.flusher_run(writer, sched),
             Event::EngineDone { bio } => self.engine_done(bio, sched),
             Event::BacklogUnblock { actor } => {
-                self.actors[actor as usize].state = ActorState::Idle;
+                self.actors[actor.index()].state = ActorState::Idle;
                 self.kick(actor, sched);
             }
             Event::AtomicArrival { stream } => self.atomic_arrival(stream, sched),
@@ -1217,8 +1212,8 @@ impl Model for World {
 
 impl World {
     /// Whether actor `a` (a submitting context) can take another bio right now.
-    pub(super) fn context_busy(&self, a: u32) -> bool {
-        let actor = &self.actors[a as usize];
+    pub(super) fn context_busy(&self, a: ActorId) -> bool {
+        let actor = &self.actors[a.index()];
         actor.state != ActorState::Idle || !actor.queue.is_empty()
     }
 }
@@ -1226,9 +1221,9 @@ impl World {
 impl World {
     /// A crypt thread or context that slept on the page pool, or napped after a partial
     /// clone, goes on with the write it holds.
-    pub(super) fn bounce_resume(&mut self, a: u32, sched: &mut Scheduler<Event>) {
-        debug_assert_eq!(self.actors[a as usize].state, ActorState::MemWait);
-        self.actors[a as usize].state = ActorState::Idle;
+    pub(super) fn bounce_resume(&mut self, a: ActorId, sched: &mut Scheduler<Event>) {
+        debug_assert_eq!(self.actors[a.index()].state, ActorState::MemWait);
+        self.actors[a.index()].state = ActorState::Idle;
         self.kick(a, sched);
     }
 }
