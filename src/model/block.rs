@@ -20,8 +20,8 @@
 //! class; qsim's CFQ therefore schedules classes rather than processes.
 
 use super::bio::BioId;
+use super::event::Event;
 use super::observe::BlockObs;
-use super::world::Event;
 use crate::engine::{EventId, Scheduler, SimDuration, SimTime};
 use crate::model::config::{BlockConfig, Elevator, KernelConfig, QueueMode};
 use std::collections::VecDeque;
@@ -36,6 +36,20 @@ const ASYNC: usize = 1;
 const BATCH_REQUESTS: u32 = 32;
 /// CFQ async requests per slice: 2 × (2 + 2 × 3) for the default priority 4.
 const CFQ_ASYNC_RQ_PER_SLICE: u32 = 16;
+
+/// The request queue's events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockEvent {
+    /// The unplug timer fires.
+    UnplugTimer,
+    /// CFQ's idle timer fires.
+    CfqIdle,
+    /// A submitter woken on a request pool retries.
+    PoolWake {
+        /// The submitter.
+        actor: ActorId,
+    },
+}
 
 /// Per-submitter request-batching state (the kernel keeps it in the io_context).
 #[derive(Debug, Clone, Copy, Default)]
@@ -233,7 +247,8 @@ impl RequestQueue {
     pub fn insert(&mut self, id: BioId, sync: bool, unplug: bool, sched: &mut Scheduler<Event>) {
         if self.legacy() && self.cfg.plug && self.queued == 0 && !self.plugged {
             self.plugged = true;
-            self.plug_timer = Some(sched.schedule_in(self.unplug_delay, Event::UnplugTimer));
+            self.plug_timer =
+                Some(sched.schedule_in(self.unplug_delay, Event::Block(BlockEvent::UnplugTimer)));
         }
         self.queued += 1;
         match &mut self.elevator {
@@ -311,7 +326,7 @@ impl RequestQueue {
                     && c.idle_timer.is_none()
                 {
                     let at = (now + self.cfg.cfq_slice_idle).min(c.slice_end.max(now));
-                    c.idle_timer = Some(sched.schedule_at(at, Event::CfqIdle));
+                    c.idle_timer = Some(sched.schedule_at(at, Event::Block(BlockEvent::CfqIdle)));
                 }
             }
         }
@@ -395,7 +410,7 @@ fn cfq_next(
         if a == SYNC && !cfg.cfq_slice_idle.is_zero() && now < c.slice_end {
             if c.inflight[SYNC] == 0 && c.idle_timer.is_none() {
                 let at = (now + cfg.cfq_slice_idle).min(c.slice_end);
-                c.idle_timer = Some(sched.schedule_at(at, Event::CfqIdle));
+                c.idle_timer = Some(sched.schedule_at(at, Event::Block(BlockEvent::CfqIdle)));
             }
             return None;
         }

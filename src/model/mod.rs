@@ -5,18 +5,25 @@
 //! its [`observe::RunObs`]; [`run_replication_with`] also records what a [`Recording`] asks for
 //! (an issue trace, a [`timeline`]).
 
+mod actors;
 pub mod bio;
 pub mod block;
+mod checks;
 pub mod config;
 pub mod cpu;
+pub mod crypt;
+pub mod cwait;
 pub mod device;
+pub mod event;
 pub mod ids;
 pub mod invariants;
 pub mod memory;
+mod mm;
 pub mod observe;
 pub mod physics;
 pub mod policy;
 pub mod pressure;
+pub mod recorder;
 pub mod sampler;
 pub mod timeline;
 pub mod workload;

@@ -41,15 +41,39 @@
 //! `congestion_wait(cwait_class, HZ/100)` before allocating the rest. Only writeback bios split;
 //! a fio job's write waits on the pool instead.
 
-use super::bio::{Bio, BioId, Dir, Origin};
+use super::bio::{Bio, BioId};
+use super::cwait::CwWho;
+use super::event::Event;
 use super::ids::{ActorId, QueueClass, ReclaimSlot, TaskOwner};
 use super::memory::{DEF_PRIORITY, Gfp, Mem, PAGE_SIZE, PageState, SWAP_CLUSTER_MAX};
 use super::observe::Stage;
-use super::world::{CwWho, Event, World};
+use super::world::World;
 use super::zone::Mark;
 use crate::engine::{EventId, Scheduler, SimDuration, SimRng, SimTime};
 use crate::model::config::{AtomicStream, VmBehaviour};
 use rand::RngExt;
+
+/// The memory processes' events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemEvent {
+    /// A GFP_ATOMIC stream's next allocation.
+    AtomicArrival {
+        /// Stream index.
+        stream: u32,
+    },
+    /// A driver frees an atomic buffer of this order.
+    AtomicFree {
+        /// Block order.
+        order: u32,
+    },
+    /// kswapd's 2.6.33 nap ends.
+    KswapdNapEnd,
+    /// A thread asleep on dm-crypt's empty `page_pool` reaches its 5·HZ timeout.
+    MempoolTimeout {
+        /// The thread.
+        actor: ActorId,
+    },
+}
 
 /// kswapd's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -226,17 +250,30 @@ impl Pressure {
 
 impl World {
     fn pr(&mut self) -> &mut Pressure {
-        self.pressure.as_mut().expect("memory model is off")
+        self.memory.zone_mut().expect("memory model is off")
     }
 
     /// Starts the memory processes: the GFP_ATOMIC streams' first arrivals.
     pub(super) fn start_pressure(&mut self, sched: &mut Scheduler<Event>) {
-        let Some(p) = self.pressure.as_mut() else {
+        let Some(p) = self.memory.zone_mut() else {
             return;
         };
         for i in 0..p.atomic.len() {
             let gap = p.gap(i);
-            sched.schedule_in(gap, Event::AtomicArrival { stream: i as u32 });
+            sched.schedule_in(
+                gap,
+                Event::Memory(MemEvent::AtomicArrival { stream: i as u32 }),
+            );
+        }
+    }
+
+    /// The memory processes' events.
+    pub(super) fn memory_event(&mut self, ev: MemEvent, sched: &mut Scheduler<Event>) {
+        match ev {
+            MemEvent::AtomicArrival { stream } => self.atomic_arrival(stream, sched),
+            MemEvent::AtomicFree { order } => self.atomic_free(order),
+            MemEvent::KswapdNapEnd => self.kswapd_nap_end(sched),
+            MemEvent::MempoolTimeout { actor } => self.mempool_timeout(actor, sched),
         }
     }
 
@@ -251,7 +288,7 @@ impl World {
         let now = sched.now();
         let p = self.pr();
         let gap = p.gap(i as usize);
-        sched.schedule_in(gap, Event::AtomicArrival { stream: i });
+        sched.schedule_in(gap, Event::Memory(MemEvent::AtomicArrival { stream: i }));
         let src = &mut p.atomic[i as usize];
         let u: f64 = src.order.random();
         let order = src
@@ -266,7 +303,7 @@ impl World {
             let got = p.mem.alloc(order, Gfp::Atomic, PageState::Atomic, now);
             wake |= got.wake_kswapd;
             if got.granted {
-                sched.schedule_in(hold, Event::AtomicFree { order });
+                sched.schedule_in(hold, Event::Memory(MemEvent::AtomicFree { order }));
             }
         }
         if wake {
@@ -315,7 +352,7 @@ impl World {
 
     /// Whether kswapd's zone is balanced for `order`: passes high, or is all_unreclaimable.
     fn kswapd_balanced(&self, order: u32) -> bool {
-        let m = &self.pressure.as_ref().expect("memory model is off").mem;
+        let m = &self.memory.zone().expect("memory model is off").mem;
         m.zone_ok(order, Mark::High) || m.all_unreclaimable()
     }
 
@@ -467,7 +504,7 @@ impl World {
         let p = self.pr();
         p.kswapd.state = KState::Nap;
         let t = self.sc.kernel.hz_div(10);
-        let id = sched.schedule_in(t, Event::KswapdNapEnd);
+        let id = sched.schedule_in(t, Event::Memory(MemEvent::KswapdNapEnd));
         self.pr().kswapd.nap_timer = Some(id);
     }
 
@@ -491,7 +528,7 @@ impl World {
     }
 
     fn kswapd_sleep(&mut self, now: SimTime) {
-        let warmup = self.warmup;
+        let warmup = self.rec.warmup();
         let p = self.pr();
         p.kswapd.state = KState::Sleep;
         if let Some(since) = p.kswapd.awake_since.take()
@@ -783,7 +820,7 @@ impl World {
     fn pool_sleep(&mut self, actor: ActorId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let t = SimDuration::from_secs(5);
-        let timer = sched.schedule_in(t, Event::MempoolTimeout { actor });
+        let timer = sched.schedule_in(t, Event::Memory(MemEvent::MempoolTimeout { actor }));
         let p = self.pr();
         p.pool_sleepers.push_back((actor, timer));
         p.crypt_wait_since[actor.index()] = Some(now);
@@ -811,7 +848,7 @@ impl World {
 
     fn pool_sleep_end(&mut self, actor: ActorId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
-        let warmup = self.warmup;
+        let warmup = self.rec.warmup();
         let p = self.pr();
         if let Some(since) = p.crypt_wait_since[actor.index()].take()
             && p.mem.measuring()
@@ -842,7 +879,7 @@ impl World {
     /// The partial-clone nap ended.
     pub(super) fn partial_nap_end(&mut self, actor: ActorId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
-        let warmup = self.warmup;
+        let warmup = self.rec.warmup();
         let p = self.pr();
         if let Some(since) = p.crypt_wait_since[actor.index()].take()
             && p.mem.measuring()
@@ -860,7 +897,7 @@ impl World {
         slept: SimDuration,
         early: bool,
     ) {
-        let Some(p) = self.pressure.as_mut() else {
+        let Some(p) = self.memory.zone_mut() else {
             return;
         };
         if !p.mem.measuring() {
@@ -877,15 +914,6 @@ impl World {
         if early {
             o.woken_early += 1;
         }
-    }
-
-    /// Pages that readers' live bios hold as cache being filled.
-    pub(super) fn filling_in_bios(&self) -> u64 {
-        self.bios
-            .iter()
-            .filter(|b| b.dir == Dir::Read && matches!(b.origin, Origin::Job(_)))
-            .map(|b| u64::from(b.cache_pages))
-            .sum()
     }
 }
 

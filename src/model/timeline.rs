@@ -213,13 +213,7 @@ fn kswapd_state(s: KState) -> usize {
 impl World {
     /// Starts recording this run's timeline in at most `points` buckets, from `now`.
     pub(super) fn record_timeline(&mut self, points: usize, now: SimTime) {
-        let r = Recorder::new(
-            &self.sc,
-            &*self.policy,
-            self.pressure.as_deref_mut(),
-            points,
-            now,
-        );
+        let r = Recorder::new(&self.sc, &*self.policy, self.memory.zone_mut(), points, now);
         self.timeline = Some(Box::new(r));
     }
 
@@ -234,7 +228,7 @@ impl World {
     /// The event at `now` is over.
     #[inline]
     pub(super) fn timeline_event(&mut self, now: SimTime) {
-        if let (Some(r), Some(p)) = (self.timeline.as_deref_mut(), self.pressure.as_deref_mut()) {
+        if let (Some(r), Some(p)) = (self.timeline.as_deref_mut(), self.memory.zone_mut()) {
             r.event_done(now, p);
         }
     }

@@ -17,14 +17,36 @@
 //! off with `congestion_wait(ASYNC, HZ/10)` when it is, as 2.6.32's background writeback does.
 
 use super::bio::{Bio, Dir, Origin};
+use super::cwait::CwWho;
+use super::event::Event;
 use super::ids::ActorId;
 use super::observe::Stage;
 use super::observe::{FiniteJobObs, IssueRecord};
 use super::pressure::ReclaimWho;
-use super::world::{CwWho, Event, World};
+use super::world::World;
 use crate::engine::{RngStreams, Scheduler, SimDuration, SimRng, SimTime};
 use crate::model::config::{Arrivals, BufferedWriter, FioJob, RwKind};
 use rand::RngExt;
+
+/// The workloads' events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkloadEvent {
+    /// A job issues its next I/O (open-loop arrival, or closed-loop think time over).
+    JobIssue {
+        /// Job index.
+        job: u32,
+    },
+    /// A buffered writer dirties its next step of data.
+    WriterTick {
+        /// Writer index.
+        writer: u32,
+    },
+    /// A flusher looks for dirty data to write back.
+    FlusherRun {
+        /// Writer index.
+        writer: u32,
+    },
+}
 
 /// Bytes a buffered writer dirties per step.
 const DIRTY_STEP: u64 = 64 * 1024;
@@ -239,17 +261,26 @@ impl World {
                 Arrivals::Closed { iodepth, .. } => {
                     // Each slot of the loop starts with an issue at the start delay.
                     for _ in 0..iodepth {
-                        sched.schedule_in(delay, Event::JobIssue { job: j });
+                        sched.schedule_in(
+                            delay,
+                            Event::Workload(WorkloadEvent::JobIssue { job: j }),
+                        );
                     }
                 }
                 Arrivals::Open { .. } => {
                     let gap = self.jobs[j as usize].next_gap();
-                    sched.schedule_in(delay + gap, Event::JobIssue { job: j });
+                    sched.schedule_in(
+                        delay + gap,
+                        Event::Workload(WorkloadEvent::JobIssue { job: j }),
+                    );
                 }
             }
         }
         for w in 0..self.writers.len() as u32 {
-            sched.schedule_in(SimDuration::ZERO, Event::WriterTick { writer: w });
+            sched.schedule_in(
+                SimDuration::ZERO,
+                Event::Workload(WorkloadEvent::WriterTick { writer: w }),
+            );
         }
     }
 
@@ -262,7 +293,7 @@ impl World {
         }
         if let Arrivals::Open { .. } = job.cfg.arrivals {
             let gap = job.next_gap();
-            sched.schedule_in(gap, Event::JobIssue { job: j });
+            sched.schedule_in(gap, Event::Workload(WorkloadEvent::JobIssue { job: j }));
             if job.inflight >= job.iodepth() {
                 // fio's rate option cannot exceed iodepth either: the arrival is dropped.
                 let dir = if job.cfg.rw == RwKind::Write || job.cfg.rw == RwKind::RandWrite {
@@ -270,9 +301,7 @@ impl World {
                 } else {
                     Dir::Read
                 };
-                if self.measuring {
-                    self.dirs_dropped(dir);
-                }
+                self.rec.dropped(dir);
                 return;
             }
         }
@@ -287,26 +316,21 @@ impl World {
         job.issued_bytes += u64::from(bio.bytes);
         let depth = job.inflight;
         let ctx = job.ctx;
-        if sched.now() >= self.warmup {
-            self.depth_buckets[depth_bucket(depth)] += 1;
-        }
-        if let Some(trace) = &mut self.issue_trace {
-            let rec = IssueRecord {
-                at: bio.issued,
-                dir: bio.dir,
-                offset: bio.offset,
-                bytes: bio.bytes,
-            };
-            trace.record(j as usize, rec);
-        }
-        let buffered = self.pressure.is_some() && !job.cfg.direct && bio.dir == Dir::Read;
+        let rec = IssueRecord {
+            at: bio.issued,
+            dir: bio.dir,
+            offset: bio.offset,
+            bytes: bio.bytes,
+        };
+        self.rec.job_issued(j as usize, depth, rec, sched.now());
+        let buffered = self.memory.is_zone() && !job.cfg.direct && bio.dir == Dir::Read;
         if !buffered {
             self.issue(bio, ctx, sched);
             return;
         }
         // A buffered read first allocates its page-cache pages, maybe in direct reclaim.
         let mut bio = bio;
-        bio.measured = sched.now() >= self.warmup;
+        bio.measured = self.rec.is_measured(sched.now());
         let pages = super::memory::pages_for(bio.bytes);
         let id = self.admit(bio);
         self.bios[id].enter(Stage::DirectReclaim, sched.now());
@@ -336,7 +360,7 @@ impl World {
                 Some(d) => {
                     let u: f64 = job.think.random();
                     let t = d.quantile(u);
-                    sched.schedule_in(t, Event::JobIssue { job: j });
+                    sched.schedule_in(t, Event::Workload(WorkloadEvent::JobIssue { job: j }));
                 }
                 None => self.job_submit(j, sched),
             }
@@ -377,19 +401,16 @@ impl World {
             self.flusher_run(w, sched);
             return;
         }
-        if let Some(since) = wr.throttled_since.take()
-            && self.measuring
-        {
-            self.wb.throttled += now.since(since.max(self.warmup).min(now));
+        if let Some(since) = wr.throttled_since.take() {
+            self.rec.throttle_ended(since, now);
         }
-        if self.pressure.is_some() {
+        if self.memory.is_zone() {
             // write() copies into freshly allocated page-cache pages.
             let pages = (DIRTY_STEP / super::memory::PAGE_SIZE) as u32;
             if !self.alloc_cache_pages(ReclaimWho::Writer(w), pages, sched) {
                 return;
             }
-            let p = self.pressure.as_mut().expect("memory model");
-            p.mem.transition(
+            self.memory.transition(
                 u64::from(pages),
                 super::memory::PageState::Filling,
                 super::memory::PageState::Dirty,
@@ -402,11 +423,12 @@ impl World {
     pub(super) fn writer_dirtied(&mut self, w: u32, sched: &mut Scheduler<Event>) {
         let wr = &mut self.writers[w as usize];
         wr.dirty += DIRTY_STEP;
-        if self.measuring {
-            self.wb.dirtied_bytes += DIRTY_STEP;
-        }
+        self.rec.dirtied(DIRTY_STEP);
         let gap = wr.step_gap();
-        sched.schedule_in(gap, Event::WriterTick { writer: w });
+        sched.schedule_in(
+            gap,
+            Event::Workload(WorkloadEvent::WriterTick { writer: w }),
+        );
         self.flusher_run(w, sched);
     }
 
@@ -463,13 +485,11 @@ impl World {
             bio.service_u = wr.service.random();
             bio.crypt_u = wr.crypt.random();
             let ctx = wr.ctx;
-            if let Some(p) = self.pressure.as_mut() {
-                p.mem.transition(
-                    n / super::memory::PAGE_SIZE,
-                    super::memory::PageState::Dirty,
-                    super::memory::PageState::Writeback,
-                );
-            }
+            self.memory.transition(
+                n / super::memory::PAGE_SIZE,
+                super::memory::PageState::Dirty,
+                super::memory::PageState::Writeback,
+            );
             self.issue(bio, ctx, sched);
         }
     }
@@ -487,9 +507,7 @@ impl World {
     ) {
         let wr = &mut self.writers[w as usize];
         wr.writeback -= u64::from(bytes);
-        if self.measuring {
-            self.wb.written_back_bytes += u64::from(bytes);
-        }
+        self.rec.written_back(u64::from(bytes));
     }
 }
 
