@@ -33,9 +33,10 @@
 //! highest free count it passed through ([`Mem::take_free_range`]), and both go into the
 //! bucket's min and max. Dirty and writeback pages keep only their level at each event's end.
 
+use super::kswapd::KState;
 use super::memory::Mem;
 use super::policy::CryptQueuePolicy;
-use super::pressure::{KState, Pressure};
+use super::pressure::Pressure;
 use super::world::World;
 use super::zone::AllocClass;
 use crate::engine::SimTime;

@@ -22,7 +22,7 @@ use super::event::Event;
 use super::ids::ActorId;
 use super::observe::Stage;
 use super::observe::{FiniteJobObs, IssueRecord};
-use super::pressure::ReclaimWho;
+use super::reclaim::ReclaimWho;
 use super::world::World;
 use crate::engine::{RngStreams, Scheduler, SimDuration, SimRng, SimTime};
 use crate::model::config::{Arrivals, BufferedWriter, FioJob, RwKind};
