@@ -301,3 +301,46 @@ impl World {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Limits, SimDuration};
+    use crate::model::pressure::tests::{fill, quiet_world};
+
+    fn run_for(w: &mut World, sched: &mut Scheduler<Event>, d: SimDuration) {
+        let limits = Limits {
+            horizon: sched.now() + d,
+            max_work: u64::MAX,
+        };
+        crate::engine::run(w, sched, limits);
+    }
+
+    #[test]
+    fn kswapd_woken_below_low_reclaims_to_high_and_sleeps() {
+        let mut sched = Scheduler::new();
+        let mut w = quiet_world(&mut sched);
+        fill(&mut w, sched.now(), |m| m.zone_ok(0, Mark::Low));
+        w.wake_kswapd(0, &mut sched);
+        let p = w.memory.zone().expect("a zone");
+        assert_eq!(p.kswapd.state, KState::Scan);
+        assert_eq!(p.mem.obs.kswapd_wakeups, 1);
+        run_for(&mut w, &mut sched, SimDuration::from_secs(1));
+        let p = w.memory.zone().expect("a zone");
+        assert_eq!(p.kswapd.state, KState::Sleep);
+        assert!(p.mem.zone_ok(0, Mark::High));
+        assert!(p.mem.obs.kswapd_reclaimed > 0);
+        assert!(p.kswapd.awake_since.is_none());
+        assert!(p.mem.obs.kswapd_awake > SimDuration::ZERO);
+    }
+
+    #[test]
+    fn a_wake_above_low_leaves_kswapd_asleep() {
+        let mut sched = Scheduler::new();
+        let mut w = quiet_world(&mut sched);
+        w.wake_kswapd(0, &mut sched);
+        let p = w.memory.zone().expect("a zone");
+        assert_eq!(p.kswapd.state, KState::Sleep);
+        assert_eq!(p.mem.obs.kswapd_wakeups, 0);
+    }
+}

@@ -163,3 +163,78 @@ impl World {
         self.bounce_resume(actor, sched);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::actors::ActorState;
+    use crate::model::bio::{Dir, Origin};
+    use crate::model::pressure::tests::{fill, quiet_world};
+    use crate::model::zone::AllocClass;
+
+    /// A write of `pages` pages, admitted to `w`.
+    fn write(w: &mut World, pages: u32, now: SimTime) -> BioId {
+        let bytes = pages * PAGE_SIZE as u32;
+        w.admit(Bio::new(Dir::Write, false, bytes, 0, Origin::Job(0), now))
+    }
+
+    #[test]
+    fn the_mempool_falls_back_to_its_reserve_then_sleeps_and_a_free_refills_it() {
+        let mut sched = Scheduler::new();
+        let mut w = quiet_world(&mut sched);
+        let now = sched.now();
+        let a = w.crypt_actors[0];
+        // The zone still above the mempool floor: the pages come from the zone.
+        let bio = write(&mut w, 4, now);
+        assert_eq!(w.bounce_alloc(a, bio, false, &mut sched), Bounce::Ready);
+        let m = &w.memory.zone().expect("a zone").mem;
+        assert_eq!((m.obs.bounce_from_zone, m.obs.bounce_from_reserve), (4, 0));
+        assert_eq!(m.reserve(), 32);
+        // Exhaust the zone down to the atomic floor: now the reserve serves.
+        fill(&mut w, now, |m| {
+            m.zone.free_pages() > m.zone.order0_floor(AllocClass::Atomic)
+        });
+        let bio = write(&mut w, 8, now);
+        assert_eq!(w.bounce_alloc(a, bio, false, &mut sched), Bounce::Ready);
+        assert_eq!(w.bios[bio].bounce_pages, 8);
+        let m = &w.memory.zone().expect("a zone").mem;
+        assert_eq!((m.obs.bounce_from_reserve, m.reserve()), (8, 24));
+        // Past the reserve the thread sleeps on the pool (a fio write does not split).
+        let big = write(&mut w, 30, now);
+        assert_eq!(w.bounce_alloc(a, big, false, &mut sched), Bounce::Asleep);
+        assert_eq!(w.bios[big].bounce_pages, 24);
+        let m = &w.memory.zone().expect("a zone").mem;
+        assert_eq!((m.reserve(), m.obs.mempool_waits), (0, 1));
+        // A completed write's pages refill the reserve first, waking the sleeper.
+        w.actors[a.index()].state = ActorState::MemWait;
+        w.free_bounce(8, &mut sched);
+        assert_eq!(w.memory.zone().expect("a zone").mem.reserve(), 8);
+        assert_eq!(w.actors[a.index()].state, ActorState::Idle);
+    }
+
+    #[test]
+    fn a_writeback_bio_goes_out_partial_once_it_holds_min_bio_pages() {
+        let mut sched = Scheduler::new();
+        let mut w = quiet_world(&mut sched);
+        let now = sched.now();
+        let a = w.crypt_actors[0];
+        fill(&mut w, now, |m| {
+            m.zone.free_pages() > m.zone.order0_floor(AllocClass::Atomic)
+        });
+        let bio = w.admit(Bio::new(
+            Dir::Write,
+            false,
+            40 * 4096,
+            0,
+            Origin::Writeback(0),
+            now,
+        ));
+        let Bounce::Partial(child) = w.bounce_alloc(a, bio, true, &mut sched) else {
+            panic!("expected a partial clone");
+        };
+        assert_eq!(w.bios[child].bounce_pages, 32);
+        assert_eq!(w.bios[child].bytes, 32 * 4096);
+        assert_eq!((w.bios[bio].bounce_pages, w.bios[bio].bytes), (0, 8 * 4096));
+        assert_eq!(w.memory.zone().expect("a zone").mem.obs.partial_clones, 1);
+    }
+}

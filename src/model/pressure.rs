@@ -282,6 +282,26 @@ pub(crate) mod tests {
         sc
     }
 
+    /// A world with a laptop's memory and nothing running in it (no workload, no GFP_ATOMIC
+    /// stream, no warm-up), for scripting the memory processes by hand.
+    pub(crate) fn quiet_world(sched: &mut Scheduler<Event>) -> World {
+        let mut sc = two_queue(1);
+        sc.warmup = SimDuration::ZERO;
+        sc.workloads.clear();
+        let mut mem = laptop(1900, 20.0, 1);
+        mem.atomic.clear();
+        sc.memory = Some(mem);
+        World::new(&sc, policy::find("fifo").expect("fifo"), 0, sched)
+    }
+
+    /// Allocates clean page cache from `w`'s zone while `more` says so.
+    pub(crate) fn fill(w: &mut World, now: SimTime, more: impl Fn(&Mem) -> bool) {
+        let p = w.memory.zone_mut().expect("a zone");
+        while more(&p.mem) {
+            assert!(p.mem.alloc(0, Gfp::Atomic, PageState::Clean, now).granted);
+        }
+    }
+
     fn run_all(sc: &Scenario) -> Vec<RunResult> {
         sc.policies
             .iter()
