@@ -13,9 +13,13 @@ use super::event::Event;
 use super::ids::{ActorId, TaskOwner};
 use super::mempool::Bounce;
 use super::observe::Stage;
+use super::policy::PolicyInfo;
 use super::policy::{CryptOp, Topology, Work};
+use super::workload::{Job, Writer};
 use super::world::World;
+use crate::engine::RngStreams;
 use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::model::config::{Scenario, WorkloadKind};
 use std::collections::VecDeque;
 
 /// What an actor is.
@@ -83,6 +87,51 @@ impl Actor {
             queue: VecDeque::new(),
             held: None,
         }
+    }
+}
+
+/// The actor table: crypt threads, kcryptd_io, then one context per job and per writer.
+pub(super) struct Cast {
+    pub(super) actors: Vec<Actor>,
+    pub(super) crypt: Vec<ActorId>,
+    pub(super) io: ActorId,
+    pub(super) jobs: Vec<Job>,
+    pub(super) writers: Vec<Writer>,
+}
+
+pub(super) fn cast(sc: &Scenario, info: &PolicyInfo, streams: &RngStreams) -> Cast {
+    let mut actors = Vec::new();
+    let next = |actors: &Vec<Actor>| ActorId(actors.len() as u32);
+    let mut crypt = Vec::new();
+    for i in 0..info.threads {
+        crypt.push(next(&actors));
+        actors.push(Actor::new(ActorKind::Crypt(i)));
+    }
+    let io = next(&actors);
+    actors.push(Actor::new(ActorKind::Io));
+    let (mut jobs, mut writers) = (Vec::new(), Vec::new());
+    for wl in &sc.workloads {
+        match &wl.kind {
+            WorkloadKind::Fio(f) => {
+                for copy in 0..f.numjobs {
+                    let ctx = next(&actors);
+                    actors.push(Actor::new(ActorKind::JobCtx(jobs.len() as u32)));
+                    jobs.push(Job::new(&wl.name, copy, f, ctx, streams));
+                }
+            }
+            WorkloadKind::BufferedWriter(b) => {
+                let ctx = next(&actors);
+                actors.push(Actor::new(ActorKind::FlusherCtx(writers.len() as u32)));
+                writers.push(Writer::new(&wl.name, b, ctx, streams));
+            }
+        }
+    }
+    Cast {
+        actors,
+        crypt,
+        io,
+        jobs,
+        writers,
     }
 }
 

@@ -18,7 +18,7 @@
 //! Each component's events are a variant of [`Event`]. This file wires them: it builds them,
 //! dispatches events, and moves bios from one to the next.
 
-use super::actors::{Actor, ActorKind, ActorState};
+use super::actors::{Actor, ActorKind, ActorState, cast};
 use super::bio::{Bio, BioId, BioSlab, Dir, Origin};
 use super::block::{BlockEvent, RequestQueue};
 use super::cpu::CpuPool;
@@ -33,7 +33,7 @@ use super::policy::{CryptOp, CryptQueuePolicy, PolicyInfo, Topology, Work};
 use super::recorder::{RecEvent, Recorder};
 use super::workload::{Job, WorkloadEvent, Writer};
 use crate::engine::{EventId, Model, RngStreams, Scheduler, SimDuration, SimTime};
-use crate::model::config::{CryptoEngine, QueueMode, Scenario, WorkloadKind};
+use crate::model::config::{CryptoEngine, QueueMode, Scenario};
 
 pub use super::event::Event;
 
@@ -62,51 +62,6 @@ pub struct World {
     scratch: Vec<TaskOwner>,
     /// The timeline, when a run asks for one.
     pub(super) timeline: Option<Box<super::timeline::Recorder>>,
-}
-
-/// The actor table: crypt threads, kcryptd_io, then one context per job and per writer.
-struct Cast {
-    actors: Vec<Actor>,
-    crypt: Vec<ActorId>,
-    io: ActorId,
-    jobs: Vec<Job>,
-    writers: Vec<Writer>,
-}
-
-fn cast(sc: &Scenario, info: &PolicyInfo, streams: &RngStreams) -> Cast {
-    let mut actors = Vec::new();
-    let next = |actors: &Vec<Actor>| ActorId(actors.len() as u32);
-    let mut crypt = Vec::new();
-    for i in 0..info.threads {
-        crypt.push(next(&actors));
-        actors.push(Actor::new(ActorKind::Crypt(i)));
-    }
-    let io = next(&actors);
-    actors.push(Actor::new(ActorKind::Io));
-    let (mut jobs, mut writers) = (Vec::new(), Vec::new());
-    for wl in &sc.workloads {
-        match &wl.kind {
-            WorkloadKind::Fio(f) => {
-                for copy in 0..f.numjobs {
-                    let ctx = next(&actors);
-                    actors.push(Actor::new(ActorKind::JobCtx(jobs.len() as u32)));
-                    jobs.push(Job::new(&wl.name, copy, f, ctx, streams));
-                }
-            }
-            WorkloadKind::BufferedWriter(b) => {
-                let ctx = next(&actors);
-                actors.push(Actor::new(ActorKind::FlusherCtx(writers.len() as u32)));
-                writers.push(Writer::new(&wl.name, b, ctx, streams));
-            }
-        }
-    }
-    Cast {
-        actors,
-        crypt,
-        io,
-        jobs,
-        writers,
-    }
 }
 
 impl World {
