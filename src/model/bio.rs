@@ -98,8 +98,8 @@ impl Bio {
     }
 
     /// Request-pool class: 0 = SYNC, 1 = ASYNC.
-    pub fn class(&self) -> usize {
-        if self.sync { 0 } else { 1 }
+    pub fn class(&self) -> super::ids::QueueClass {
+        super::ids::QueueClass::of(self.sync)
     }
 
     /// Number of 512-byte sectors.

@@ -20,20 +20,36 @@
 //! class; qsim's CFQ therefore schedules classes rather than processes.
 
 use super::bio::BioId;
+use super::event::Event;
 use super::observe::BlockObs;
-use super::world::Event;
 use crate::engine::{EventId, Scheduler, SimDuration, SimTime};
 use crate::model::config::{BlockConfig, Elevator, KernelConfig, QueueMode};
 use std::collections::VecDeque;
 
-/// Index of the SYNC class.
-pub const SYNC: usize = 0;
-/// Index of the ASYNC class.
-pub const ASYNC: usize = 1;
+use super::ids::ActorId;
+pub use super::ids::QueueClass;
+/// Index of the SYNC class in per-class arrays.
+const SYNC: usize = 0;
+/// Index of the ASYNC class in per-class arrays.
+const ASYNC: usize = 1;
 /// Requests a fresh batcher may allocate past a full pool (BLK_BATCH_REQ).
 const BATCH_REQUESTS: u32 = 32;
 /// CFQ async requests per slice: 2 × (2 + 2 × 3) for the default priority 4.
 const CFQ_ASYNC_RQ_PER_SLICE: u32 = 16;
+
+/// The request queue's events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockEvent {
+    /// The unplug timer fires.
+    UnplugTimer,
+    /// CFQ's idle timer fires.
+    CfqIdle,
+    /// A submitter woken on a request pool retries.
+    PoolWake {
+        /// The submitter.
+        actor: ActorId,
+    },
+}
 
 /// Per-submitter request-batching state (the kernel keeps it in the io_context).
 #[derive(Debug, Clone, Copy, Default)]
@@ -62,7 +78,7 @@ pub struct Freed {
     /// The class's congestion cleared (every free below the off threshold): wake its waiters.
     pub cleared: bool,
     /// A pool sleeper to wake (it becomes a batcher and retries).
-    pub wake: Option<u32>,
+    pub wake: Option<ActorId>,
 }
 
 #[derive(Debug)]
@@ -94,7 +110,7 @@ pub struct RequestQueue {
     congested: [bool; 2],
     congested_since: [SimTime; 2],
     full: [bool; 2],
-    sleepers: [VecDeque<u32>; 2],
+    sleepers: [VecDeque<ActorId>; 2],
     plugged: bool,
     plug_timer: Option<EventId>,
     queued: u32,
@@ -142,13 +158,13 @@ impl RequestQueue {
     }
 
     /// Whether the class is congested (the bdi flag writeback and reclaim look at).
-    pub fn is_congested(&self, class: usize) -> bool {
-        self.congested[class]
+    pub fn is_congested(&self, class: QueueClass) -> bool {
+        self.congested[class.index()]
     }
 
     /// Requests allocated in a class (both classes' tags under blk-mq are counted in SYNC).
-    pub fn allocated(&self, class: usize) -> u32 {
-        self.count[class]
+    pub fn allocated(&self, class: QueueClass) -> u32 {
+        self.count[class.index()]
     }
 
     /// Requests waiting in the elevator.
@@ -158,7 +174,8 @@ impl RequestQueue {
 
     /// Tries to allocate a request of `class` for a submitter with batching state `batch`.
     /// On `false` the caller must [`RequestQueue::sleep`].
-    pub fn get_request(&mut self, class: usize, batch: &mut BatchState, now: SimTime) -> bool {
+    pub fn get_request(&mut self, class: QueueClass, batch: &mut BatchState, now: SimTime) -> bool {
+        let class = class.index();
         if !self.legacy() {
             let total = self.count[SYNC];
             if total >= self.cfg.nr_requests {
@@ -194,15 +211,16 @@ impl RequestQueue {
 
     /// Puts `actor` to sleep on the class's pool; the kernel unplugs the queue first, which the
     /// caller must follow with a dispatch attempt.
-    pub fn sleep(&mut self, class: usize, actor: u32, sched: &mut Scheduler<Event>) {
-        let class = if self.legacy() { class } else { SYNC };
+    pub fn sleep(&mut self, class: QueueClass, actor: ActorId, sched: &mut Scheduler<Event>) {
+        let class = if self.legacy() { class.index() } else { SYNC };
         self.counters.pool_sleeps[class] += 1;
         self.sleepers[class].push_back(actor);
         self.unplug(sched);
     }
 
     /// Frees a request of `class` (at completion).
-    pub fn free_request(&mut self, class: usize, now: SimTime) -> Freed {
+    pub fn free_request(&mut self, class: QueueClass, now: SimTime) -> Freed {
+        let class = class.index();
         let mut out = Freed::default();
         if !self.legacy() {
             self.count[SYNC] -= 1;
@@ -229,7 +247,8 @@ impl RequestQueue {
     pub fn insert(&mut self, id: BioId, sync: bool, unplug: bool, sched: &mut Scheduler<Event>) {
         if self.legacy() && self.cfg.plug && self.queued == 0 && !self.plugged {
             self.plugged = true;
-            self.plug_timer = Some(sched.schedule_in(self.unplug_delay, Event::UnplugTimer));
+            self.plug_timer =
+                Some(sched.schedule_in(self.unplug_delay, Event::Block(BlockEvent::UnplugTimer)));
         }
         self.queued += 1;
         match &mut self.elevator {
@@ -307,7 +326,7 @@ impl RequestQueue {
                     && c.idle_timer.is_none()
                 {
                     let at = (now + self.cfg.cfq_slice_idle).min(c.slice_end.max(now));
-                    c.idle_timer = Some(sched.schedule_at(at, Event::CfqIdle));
+                    c.idle_timer = Some(sched.schedule_at(at, Event::Block(BlockEvent::CfqIdle)));
                 }
             }
         }
@@ -391,7 +410,7 @@ fn cfq_next(
         if a == SYNC && !cfg.cfq_slice_idle.is_zero() && now < c.slice_end {
             if c.inflight[SYNC] == 0 && c.idle_timer.is_none() {
                 let at = (now + cfg.cfq_slice_idle).min(c.slice_end);
-                c.idle_timer = Some(sched.schedule_at(at, Event::CfqIdle));
+                c.idle_timer = Some(sched.schedule_at(at, Event::Block(BlockEvent::CfqIdle)));
             }
             return None;
         }
@@ -410,6 +429,8 @@ fn expire(c: &mut Cfq, sched: &mut Scheduler<Event>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    const SYNC: QueueClass = QueueClass::Sync;
+    const ASYNC: QueueClass = QueueClass::Async;
 
     fn cfg(nr: u32) -> BlockConfig {
         let k = KernelConfig::new(250);

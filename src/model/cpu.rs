@@ -17,24 +17,25 @@ use std::collections::BTreeSet;
 /// Fixed-point scale of virtual time: units per ns of work.
 const SCALE: u128 = 1 << 20;
 
-/// Identifies a task to its owner.
+/// A plain numeric task tag (what the pool's own tests use); the world tags tasks with
+/// [`TaskOwner`](super::ids::TaskOwner).
 pub type TaskTag = u64;
 
-/// A pool of CPUs shared by processor sharing.
+/// A pool of CPUs shared by processor sharing; `T` tells a finished task's owner.
 #[derive(Debug)]
-pub struct CpuPool {
+pub struct CpuPool<T = TaskTag> {
     cpus: u32,
     /// Virtual time, in units of 1/SCALE ns of work.
     vtime: u128,
     last: SimTime,
     /// (finish tag, arrival sequence, owner tag).
-    tasks: BTreeSet<(u128, u64, TaskTag)>,
+    tasks: BTreeSet<(u128, u64, T)>,
     seq: u64,
     /// Integral of busy CPUs over time, in CPU-ns.
     busy_cpu_ns: u128,
 }
 
-impl CpuPool {
+impl<T: Copy + Ord> CpuPool<T> {
     /// `cpus` processors, idle.
     pub fn new(cpus: u32) -> Self {
         assert!(cpus >= 1);
@@ -71,7 +72,7 @@ impl CpuPool {
     }
 
     /// Adds a task needing `work` of CPU time. Call [`CpuPool::next_completion`] afterwards.
-    pub fn add(&mut self, now: SimTime, work: SimDuration, tag: TaskTag) {
+    pub fn add(&mut self, now: SimTime, work: SimDuration, tag: T) {
         self.advance(now);
         let finish = self.vtime + u128::from(work.as_ns()) * SCALE;
         self.seq += 1;
@@ -94,7 +95,7 @@ impl CpuPool {
     }
 
     /// Removes and returns the tags of every task finished by `now`, in finish order.
-    pub fn finished(&mut self, now: SimTime, out: &mut Vec<TaskTag>) {
+    pub fn finished(&mut self, now: SimTime, out: &mut Vec<T>) {
         self.advance(now);
         while let Some(&(finish, seq, tag)) = self.tasks.first() {
             if finish > self.vtime {

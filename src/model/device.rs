@@ -29,6 +29,31 @@ pub enum DeviceWake {
     ChannelDone(SimTime, u32),
 }
 
+/// The device's events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceEvent {
+    /// A bio's fixed device latency ends.
+    Delay {
+        /// The bio.
+        bio: BioId,
+    },
+    /// A device channel finishes its request.
+    Done {
+        /// Channel index.
+        chan: u32,
+    },
+}
+
+impl DeviceWake {
+    /// The event to schedule, and when.
+    pub fn event(self) -> (SimTime, DeviceEvent) {
+        match self {
+            DeviceWake::DelayDone(t, bio) => (t, DeviceEvent::Delay { bio }),
+            DeviceWake::ChannelDone(t, chan) => (t, DeviceEvent::Done { chan }),
+        }
+    }
+}
+
 /// The device state.
 #[derive(Debug)]
 pub struct Device {

@@ -179,6 +179,47 @@ pub struct Mem {
     work: u64,
 }
 
+/// The counters of a zone of `total` pages with watermarks `marks`, before anything ran.
+fn initial_obs(total: u64, marks: Watermarks, zone: &Zone) -> MemoryObs {
+    MemoryObs {
+        total_pages: total,
+        min: marks.min,
+        low: marks.low,
+        high: marks.high,
+        atomic_floor: zone.order0_floor(AllocClass::Atomic),
+        atomic_attempts: vec![0; MAX_ORDER],
+        atomic_failures: vec![0; MAX_ORDER],
+        atomic_fail_free_sum: vec![0; MAX_ORDER],
+        failure_log: Vec::new(),
+        kswapd_wakeups: 0,
+        kswapd_awake: SimDuration::ZERO,
+        kswapd_passes: 0,
+        kswapd_waits: Default::default(),
+        kswapd_skips: 0,
+        low_wmark_hit_quickly: 0,
+        high_wmark_hit_quickly: 0,
+        order0_fallbacks: 0,
+        kswapd_scanned: 0,
+        kswapd_reclaimed: 0,
+        direct_stalls: 0,
+        direct_stall: Histogram::new(),
+        direct_waits: Default::default(),
+        direct_scanned: 0,
+        direct_reclaimed: 0,
+        pageout_pages: 0,
+        bounce_from_zone: 0,
+        bounce_from_reserve: 0,
+        mempool_waits: 0,
+        mempool_wait_time: SimDuration::ZERO,
+        partial_clones: 0,
+        partial_nap_time: SimDuration::ZERO,
+        free_min_seen: zone.free_pages(),
+        free_avg: 0.0,
+        below_min: SimDuration::ZERO,
+        end_pages: PageStates::default(),
+    }
+}
+
 impl Mem {
     /// The memory of `cfg` at time zero: unreclaimable memory and the initial page cache
     /// allocated, the `page_pool` reserve filled, the rest free. `measuring` is false while a
@@ -210,43 +251,7 @@ impl Mem {
         }
         pages.filling = 0;
         let free = zone.free_pages();
-        let obs = MemoryObs {
-            total_pages: total,
-            min: marks.min,
-            low: marks.low,
-            high: marks.high,
-            atomic_floor: zone.order0_floor(AllocClass::Atomic),
-            atomic_attempts: vec![0; MAX_ORDER],
-            atomic_failures: vec![0; MAX_ORDER],
-            atomic_fail_free_sum: vec![0; MAX_ORDER],
-            failure_log: Vec::new(),
-            kswapd_wakeups: 0,
-            kswapd_awake: SimDuration::ZERO,
-            kswapd_passes: 0,
-            kswapd_waits: Default::default(),
-            kswapd_skips: 0,
-            low_wmark_hit_quickly: 0,
-            high_wmark_hit_quickly: 0,
-            order0_fallbacks: 0,
-            kswapd_scanned: 0,
-            kswapd_reclaimed: 0,
-            direct_stalls: 0,
-            direct_stall: Histogram::new(),
-            direct_waits: Default::default(),
-            direct_scanned: 0,
-            direct_reclaimed: 0,
-            pageout_pages: 0,
-            bounce_from_zone: 0,
-            bounce_from_reserve: 0,
-            mempool_waits: 0,
-            mempool_wait_time: SimDuration::ZERO,
-            partial_clones: 0,
-            partial_nap_time: SimDuration::ZERO,
-            free_min_seen: zone.free_pages(),
-            free_avg: 0.0,
-            below_min: SimDuration::ZERO,
-            end_pages: PageStates::default(),
-        };
+        let obs = initial_obs(total, marks, &zone);
         Mem {
             zone,
             pages,

@@ -4,18 +4,51 @@
 //! The model measures; it never formats. [`run_policy`] runs one policy of a scenario and returns
 //! its [`observe::RunObs`]; [`run_replication_with`] also records what a [`Recording`] asks for
 //! (an issue trace, a [`timeline`]).
+//!
+//! # Components
+//!
+//! Each component owns its state and has its own events (a variant of [`event::Event`]);
+//! [`world`] builds them and routes bios between them.
+//!
+//! | concern | file |
+//! |---|---|
+//! | crypt threads, kcryptd_io, submitting contexts | `actors.rs` |
+//! | async crypto engine | [`crypt`] |
+//! | queue policies (one file each, one registry line) | [`policy`] |
+//! | CPUs (processor sharing) | [`cpu`] |
+//! | request queue, congestion, elevator | [`block`] |
+//! | device | [`device`] |
+//! | `congestion_wait` sleepers | [`cwait`] |
+//! | fio jobs, buffered writers and flushers | [`workload`] |
+//! | memory: unlimited or a zone | `mm.rs`, [`memory`], [`zone`] |
+//! | GFP_ATOMIC streams, shared memory-process state | [`pressure`] |
+//! | kswapd, direct reclaim, dm-crypt's page_pool | `kswapd.rs`, `reclaim.rs`, `mempool.rs` |
+//! | every statistic and the warm-up gate | [`recorder`] |
+//! | invariant books | `checks.rs`, [`invariants`] |
+//! | identities (queue class, actor, task owner) | [`ids`] |
 
+mod actors;
 pub mod bio;
 pub mod block;
+mod checks;
 pub mod config;
 pub mod cpu;
+pub mod crypt;
+pub mod cwait;
 pub mod device;
+pub mod event;
+pub mod ids;
 pub mod invariants;
+mod kswapd;
 pub mod memory;
+mod mempool;
+mod mm;
 pub mod observe;
 pub mod physics;
 pub mod policy;
 pub mod pressure;
+mod reclaim;
+pub mod recorder;
 pub mod sampler;
 pub mod timeline;
 pub mod workload;

@@ -33,9 +33,10 @@
 //! highest free count it passed through ([`Mem::take_free_range`]), and both go into the
 //! bucket's min and max. Dirty and writeback pages keep only their level at each event's end.
 
+use super::kswapd::KState;
 use super::memory::Mem;
 use super::policy::CryptQueuePolicy;
-use super::pressure::{KState, Pressure};
+use super::pressure::Pressure;
 use super::world::World;
 use super::zone::AllocClass;
 use crate::engine::SimTime;
@@ -213,13 +214,7 @@ fn kswapd_state(s: KState) -> usize {
 impl World {
     /// Starts recording this run's timeline in at most `points` buckets, from `now`.
     pub(super) fn record_timeline(&mut self, points: usize, now: SimTime) {
-        let r = Recorder::new(
-            &self.sc,
-            &*self.policy,
-            self.pressure.as_deref_mut(),
-            points,
-            now,
-        );
+        let r = Recorder::new(&self.sc, &*self.policy, self.memory.zone_mut(), points, now);
         self.timeline = Some(Box::new(r));
     }
 
@@ -234,7 +229,7 @@ impl World {
     /// The event at `now` is over.
     #[inline]
     pub(super) fn timeline_event(&mut self, now: SimTime) {
-        if let (Some(r), Some(p)) = (self.timeline.as_deref_mut(), self.pressure.as_deref_mut()) {
+        if let (Some(r), Some(p)) = (self.timeline.as_deref_mut(), self.memory.zone_mut()) {
             r.event_done(now, p);
         }
     }
@@ -308,14 +303,8 @@ mod tests {
             "GFP_ATOMIC failures",
             "kswapd",
         ];
-        for (policy, lists) in [
-            ("fifo", &["kcryptd"][..]),
-            ("split", &["sync", "async"]),
-            ("prio", &["high", "low"]),
-            ("ratio", &["sync", "async"]),
-            ("none", &[]),
-            ("inline", &[]),
-        ] {
+        for info in policy::REGISTRY {
+            let (policy, lists) = (info.name, (info.build)().queue_names());
             let (obs, tl) = recorded(&sc, policy);
             let mut want: Vec<String> = lists.iter().map(|l| format!("crypt queue {l}")).collect();
             want.extend(memory.iter().map(|s| s.to_string()));

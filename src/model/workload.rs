@@ -17,13 +17,36 @@
 //! off with `congestion_wait(ASYNC, HZ/10)` when it is, as 2.6.32's background writeback does.
 
 use super::bio::{Bio, Dir, Origin};
+use super::cwait::CwWho;
+use super::event::Event;
+use super::ids::ActorId;
 use super::observe::Stage;
 use super::observe::{FiniteJobObs, IssueRecord};
-use super::pressure::ReclaimWho;
-use super::world::{CwWho, Event, World};
+use super::reclaim::ReclaimWho;
+use super::world::World;
 use crate::engine::{RngStreams, Scheduler, SimDuration, SimRng, SimTime};
 use crate::model::config::{Arrivals, BufferedWriter, FioJob, RwKind};
 use rand::RngExt;
+
+/// The workloads' events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkloadEvent {
+    /// A job issues its next I/O (open-loop arrival, or closed-loop think time over).
+    JobIssue {
+        /// Job index.
+        job: u32,
+    },
+    /// A buffered writer dirties its next step of data.
+    WriterTick {
+        /// Writer index.
+        writer: u32,
+    },
+    /// A flusher looks for dirty data to write back.
+    FlusherRun {
+        /// Writer index.
+        writer: u32,
+    },
+}
 
 /// Bytes a buffered writer dirties per step.
 const DIRTY_STEP: u64 = 64 * 1024;
@@ -35,7 +58,7 @@ pub struct Job {
     /// The workload's name, with `.<copy>` when it has several copies.
     label: String,
     /// Its submitting context (an actor of the world).
-    ctx: u32,
+    ctx: ActorId,
     inflight: u32,
     /// I/Os and bytes issued since the start, warm-up included (what `number_ios` and
     /// `io_size` count).
@@ -57,7 +80,7 @@ pub struct Job {
 
 impl Job {
     /// Copy `copy` of the job named `name`.
-    pub fn new(name: &str, copy: u32, cfg: &FioJob, ctx: u32, streams: &RngStreams) -> Job {
+    pub fn new(name: &str, copy: u32, cfg: &FioJob, ctx: ActorId, streams: &RngStreams) -> Job {
         let s = |what: &str| streams.stream(&format!("{name}.{copy}/{what}"));
         Job {
             cfg: cfg.clone(),
@@ -174,7 +197,7 @@ impl Job {
 pub struct Writer {
     cfg: BufferedWriter,
     /// The flusher's submitting context (an actor of the world).
-    ctx: u32,
+    ctx: ActorId,
     dirty: u64,
     writeback: u64,
     next_offset: u64,
@@ -188,7 +211,7 @@ pub struct Writer {
 
 impl Writer {
     /// The writer named `name`.
-    pub fn new(name: &str, cfg: &BufferedWriter, ctx: u32, streams: &RngStreams) -> Writer {
+    pub fn new(name: &str, cfg: &BufferedWriter, ctx: ActorId, streams: &RngStreams) -> Writer {
         Writer {
             cfg: cfg.clone(),
             ctx,
@@ -238,17 +261,26 @@ impl World {
                 Arrivals::Closed { iodepth, .. } => {
                     // Each slot of the loop starts with an issue at the start delay.
                     for _ in 0..iodepth {
-                        sched.schedule_in(delay, Event::JobIssue { job: j });
+                        sched.schedule_in(
+                            delay,
+                            Event::Workload(WorkloadEvent::JobIssue { job: j }),
+                        );
                     }
                 }
                 Arrivals::Open { .. } => {
                     let gap = self.jobs[j as usize].next_gap();
-                    sched.schedule_in(delay + gap, Event::JobIssue { job: j });
+                    sched.schedule_in(
+                        delay + gap,
+                        Event::Workload(WorkloadEvent::JobIssue { job: j }),
+                    );
                 }
             }
         }
         for w in 0..self.writers.len() as u32 {
-            sched.schedule_in(SimDuration::ZERO, Event::WriterTick { writer: w });
+            sched.schedule_in(
+                SimDuration::ZERO,
+                Event::Workload(WorkloadEvent::WriterTick { writer: w }),
+            );
         }
     }
 
@@ -261,7 +293,7 @@ impl World {
         }
         if let Arrivals::Open { .. } = job.cfg.arrivals {
             let gap = job.next_gap();
-            sched.schedule_in(gap, Event::JobIssue { job: j });
+            sched.schedule_in(gap, Event::Workload(WorkloadEvent::JobIssue { job: j }));
             if job.inflight >= job.iodepth() {
                 // fio's rate option cannot exceed iodepth either: the arrival is dropped.
                 let dir = if job.cfg.rw == RwKind::Write || job.cfg.rw == RwKind::RandWrite {
@@ -269,9 +301,7 @@ impl World {
                 } else {
                     Dir::Read
                 };
-                if self.measuring {
-                    self.dirs_dropped(dir);
-                }
+                self.rec.dropped(dir);
                 return;
             }
         }
@@ -286,26 +316,21 @@ impl World {
         job.issued_bytes += u64::from(bio.bytes);
         let depth = job.inflight;
         let ctx = job.ctx;
-        if sched.now() >= self.warmup {
-            self.depth_buckets[depth_bucket(depth)] += 1;
-        }
-        if let Some(trace) = &mut self.issue_trace {
-            let rec = IssueRecord {
-                at: bio.issued,
-                dir: bio.dir,
-                offset: bio.offset,
-                bytes: bio.bytes,
-            };
-            trace.record(j as usize, rec);
-        }
-        let buffered = self.pressure.is_some() && !job.cfg.direct && bio.dir == Dir::Read;
+        let rec = IssueRecord {
+            at: bio.issued,
+            dir: bio.dir,
+            offset: bio.offset,
+            bytes: bio.bytes,
+        };
+        self.rec.job_issued(j as usize, depth, rec, sched.now());
+        let buffered = self.memory.is_zone() && !job.cfg.direct && bio.dir == Dir::Read;
         if !buffered {
             self.issue(bio, ctx, sched);
             return;
         }
         // A buffered read first allocates its page-cache pages, maybe in direct reclaim.
         let mut bio = bio;
-        bio.measured = sched.now() >= self.warmup;
+        bio.measured = self.rec.is_measured(sched.now());
         let pages = super::memory::pages_for(bio.bytes);
         let id = self.admit(bio);
         self.bios[id].enter(Stage::DirectReclaim, sched.now());
@@ -335,7 +360,7 @@ impl World {
                 Some(d) => {
                     let u: f64 = job.think.random();
                     let t = d.quantile(u);
-                    sched.schedule_in(t, Event::JobIssue { job: j });
+                    sched.schedule_in(t, Event::Workload(WorkloadEvent::JobIssue { job: j }));
                 }
                 None => self.job_submit(j, sched),
             }
@@ -371,24 +396,21 @@ impl World {
         if wr.dirty + wr.writeback >= wr.cfg.dirty_limit_bytes {
             wr.throttled_since.get_or_insert(now);
             let timeout = self.sc.kernel.hz_div(10);
-            let class = self.sc.kernel.vm.cwait_class.index();
+            let class = super::ids::QueueClass::from_cwait(self.sc.kernel.vm.cwait_class);
             self.congestion_wait(CwWho::Writer(w), class, timeout, sched);
             self.flusher_run(w, sched);
             return;
         }
-        if let Some(since) = wr.throttled_since.take()
-            && self.measuring
-        {
-            self.wb.throttled += now.since(since.max(self.warmup).min(now));
+        if let Some(since) = wr.throttled_since.take() {
+            self.rec.throttle_ended(since, now);
         }
-        if self.pressure.is_some() {
+        if self.memory.is_zone() {
             // write() copies into freshly allocated page-cache pages.
             let pages = (DIRTY_STEP / super::memory::PAGE_SIZE) as u32;
             if !self.alloc_cache_pages(ReclaimWho::Writer(w), pages, sched) {
                 return;
             }
-            let p = self.pressure.as_mut().expect("memory model");
-            p.mem.transition(
+            self.memory.transition(
                 u64::from(pages),
                 super::memory::PageState::Filling,
                 super::memory::PageState::Dirty,
@@ -401,11 +423,12 @@ impl World {
     pub(super) fn writer_dirtied(&mut self, w: u32, sched: &mut Scheduler<Event>) {
         let wr = &mut self.writers[w as usize];
         wr.dirty += DIRTY_STEP;
-        if self.measuring {
-            self.wb.dirtied_bytes += DIRTY_STEP;
-        }
+        self.rec.dirtied(DIRTY_STEP);
         let gap = wr.step_gap();
-        sched.schedule_in(gap, Event::WriterTick { writer: w });
+        sched.schedule_in(
+            gap,
+            Event::Workload(WorkloadEvent::WriterTick { writer: w }),
+        );
         self.flusher_run(w, sched);
     }
 
@@ -429,7 +452,7 @@ impl World {
             if self.write_congested() {
                 self.writers[w as usize].flusher_waiting = true;
                 let timeout = self.sc.kernel.hz_div(10);
-                let class = self.sc.kernel.vm.cwait_class.index();
+                let class = super::ids::QueueClass::from_cwait(self.sc.kernel.vm.cwait_class);
                 self.congestion_wait(CwWho::Flusher(w), class, timeout, sched);
                 return;
             }
@@ -462,13 +485,11 @@ impl World {
             bio.service_u = wr.service.random();
             bio.crypt_u = wr.crypt.random();
             let ctx = wr.ctx;
-            if let Some(p) = self.pressure.as_mut() {
-                p.mem.transition(
-                    n / super::memory::PAGE_SIZE,
-                    super::memory::PageState::Dirty,
-                    super::memory::PageState::Writeback,
-                );
-            }
+            self.memory.transition(
+                n / super::memory::PAGE_SIZE,
+                super::memory::PageState::Dirty,
+                super::memory::PageState::Writeback,
+            );
             self.issue(bio, ctx, sched);
         }
     }
@@ -486,9 +507,7 @@ impl World {
     ) {
         let wr = &mut self.writers[w as usize];
         wr.writeback -= u64::from(bytes);
-        if self.measuring {
-            self.wb.written_back_bytes += u64::from(bytes);
-        }
+        self.rec.written_back(u64::from(bytes));
     }
 }
 
@@ -518,7 +537,13 @@ mod tests {
             number_ios: None,
             startdelay: SimDuration::ZERO,
         };
-        Job::new("arrivals", 0, &cfg, 0, &RngStreams::new(20_090_601, 0))
+        Job::new(
+            "arrivals",
+            0,
+            &cfg,
+            ActorId(0),
+            &RngStreams::new(20_090_601, 0),
+        )
     }
 
     /// Poisson arrivals: gaps are exponential with mean 1/rate (moments and KS), and the

@@ -13,6 +13,10 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build: || Box::new(Fifo::default()),
 };
 
+/// The slow reference `policy::tests` checks this policy against.
+#[cfg(test)]
+pub(super) const REFERENCE: Option<super::Reference> = Some(|q, _, _| super::oldest(q, |_| true));
+
 /// One FIFO list.
 #[derive(Debug, Default)]
 pub struct Fifo {

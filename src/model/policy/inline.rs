@@ -12,3 +12,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     threads: 0,
     build: || Box::new(NoQueue),
 };
+
+/// The slow reference `policy::tests` checks this policy against.
+#[cfg(test)]
+pub(super) const REFERENCE: Option<super::Reference> = None;

@@ -1,12 +1,13 @@
 //! dm-crypt queue policies: who queues crypt work, in which lists, and which crypt thread serves
 //! what next.
 //!
-//! A policy is one file defining a type that implements [`CryptQueuePolicy`] and a `pub const
-//! INFO: PolicyInfo` describing it. **To add a policy**, write `src/model/policy/<name>.rs` with
-//! those two items and add its module name to the `policies!` line below: that one line declares
-//! the module and registers it, so `policies: [<name>]` in a scenario, `qsim check` and the
-//! reports all pick it up. `tests::every_policy_matches_a_naive_reference` then checks it like the
-//! others once a reference is added there.
+//! A policy is one file defining a type that implements [`CryptQueuePolicy`], a `pub const
+//! INFO: PolicyInfo` describing it and a test-only `REFERENCE` (a slow, obvious model of its
+//! serving order, or `None` without crypt queues). **To add a policy**, write
+//! `src/model/policy/<name>.rs` with those three items and add its module name to the
+//! `policies!` line below: that one line declares the module and registers it, so
+//! `policies: [<name>]` in a scenario, `qsim check`, the reports, the reference test and the
+//! timeline test all pick it up.
 //!
 //! The model routes bios by [`Topology`]: `Plain` has no dm-crypt at all, `Queued` sends reads
 //! through kcryptd_io then a crypt queue and writes to a crypt queue (2.6.32's layout), `Inline`
@@ -92,7 +93,33 @@ macro_rules! policies {
         $(pub mod $m;)*
         /// Every registered policy, in registration order.
         pub const REGISTRY: &[PolicyInfo] = &[$($m::INFO),*];
+        /// Each registered policy's slow reference, in registration order (beside
+        /// [`REGISTRY`]).
+        #[cfg(test)]
+        const REFERENCES: &[Option<Reference>] = &[$($m::REFERENCE),*];
     };
+}
+
+/// A slow, obvious reference model of a queued policy, for the registry test: given everything
+/// queued as `(arrival seq, work)` in arrival order, the reference's own state and the asking
+/// thread, the index of the item to serve next. Each policy file defines `REFERENCE` (`None`
+/// for a policy without crypt queues), so a new policy brings its own reference.
+#[cfg(test)]
+pub(crate) type Reference = fn(&[(u64, Work)], &mut RefState, usize) -> Option<usize>;
+
+/// The state a [`Reference`] may keep between calls: (serving the sync list, items served in
+/// this batch), starting at (true, 0).
+#[cfg(test)]
+pub(crate) type RefState = (bool, u32);
+
+/// The oldest queued item that `f` accepts: the usual building block of a [`Reference`].
+#[cfg(test)]
+pub(crate) fn oldest(q: &[(u64, Work)], f: impl Fn(&Work) -> bool) -> Option<usize> {
+    q.iter()
+        .enumerate()
+        .filter(|(_, (_, w))| f(w))
+        .min_by_key(|(_, (s, _))| *s)
+        .map(|(i, _)| i)
 }
 
 policies!(none, fifo, split, prio, ratio, inline);
@@ -129,52 +156,19 @@ mod tests {
     use super::*;
     use std::collections::VecDeque;
 
-    /// A slow, obvious reference for each queued policy: a plain Vec of (arrival seq, work),
-    /// scanned in full on every `next`.
-    fn reference(
-        name: &str,
-        queue: &mut Vec<(u64, Work)>,
-        state: &mut (bool, u32),
-        thread: usize,
-    ) -> Option<Work> {
-        let pick_oldest = |q: &Vec<(u64, Work)>, f: &dyn Fn(&Work) -> bool| {
-            q.iter()
-                .enumerate()
-                .filter(|(_, (_, w))| f(w))
-                .min_by_key(|(_, (s, _))| *s)
-                .map(|(i, _)| i)
-        };
-        let idx = match name {
-            "fifo" => pick_oldest(queue, &|_| true),
-            "split" => pick_oldest(queue, &|w| w.sync == (thread == 0)),
-            "prio" => pick_oldest(queue, &|w| w.sync).or_else(|| pick_oldest(queue, &|_| true)),
-            "ratio" => {
-                // state = (serving sync list, served in this batch)
-                let (ref mut on_sync, ref mut served) = *state;
-                let has = |s: bool| queue.iter().any(|(_, w)| w.sync == s);
-                let limit = if *on_sync { 64 } else { 32 };
-                if !has(*on_sync) || (*served >= limit && has(!*on_sync)) {
-                    if has(!*on_sync) {
-                        *on_sync = !*on_sync;
-                    }
-                    *served = 0;
-                }
-                let s = *on_sync;
-                let i = pick_oldest(queue, &|w| w.sync == s);
-                if i.is_some() {
-                    *served += 1;
-                }
-                i
-            }
-            _ => unreachable!(),
-        };
-        idx.map(|i| queue.remove(i).1)
-    }
-
     #[test]
     fn every_policy_matches_a_naive_reference() {
         use rand::{RngExt, SeedableRng};
-        for info in REGISTRY.iter().filter(|p| p.topology == Topology::Queued) {
+        for (info, reference) in REGISTRY.iter().zip(REFERENCES) {
+            let Some(reference) = reference else {
+                assert_ne!(
+                    info.topology,
+                    Topology::Queued,
+                    "{} needs a REFERENCE",
+                    info.name
+                );
+                continue;
+            };
             let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(7);
             let mut fast = (info.build)();
             let mut slow: Vec<(u64, Work)> = Vec::new();
@@ -200,7 +194,8 @@ mod tests {
                 } else {
                     let thread = rng.random_range(0..info.threads);
                     order_fast.push_back(fast.next(thread));
-                    order_slow.push_back(reference(info.name, &mut slow, &mut state, thread));
+                    let pick = reference(&slow, &mut state, thread);
+                    order_slow.push_back(pick.map(|i| slow.remove(i).1));
                 }
                 assert_eq!(fast.len(), slow.len(), "{}", info.name);
                 let lists = fast.queue_names().len();

@@ -14,6 +14,10 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build: || Box::new(Prio::default()),
 };
 
+/// The slow reference `policy::tests` checks this policy against.
+#[cfg(test)]
+pub(super) const REFERENCE: Option<super::Reference> = Some(|q, _, _| super::oldest(q, |w| w.sync).or_else(|| super::oldest(q, |_| true)));
+
 /// High and low lists.
 #[derive(Debug, Default)]
 pub struct Prio {

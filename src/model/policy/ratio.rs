@@ -23,6 +23,27 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build: || Box::new(Ratio::new()),
 };
 
+/// The slow reference `policy::tests` checks this policy against: the batch rule spelled out
+/// over a scan of everything queued.
+#[cfg(test)]
+pub(super) const REFERENCE: Option<super::Reference> = Some(|q, state, _| {
+    let (on_sync, served) = state;
+    let has = |s: bool| q.iter().any(|(_, w)| w.sync == s);
+    let limit = if *on_sync { SYNC_BATCH } else { ASYNC_BATCH };
+    if !has(*on_sync) || (*served >= limit && has(!*on_sync)) {
+        if has(!*on_sync) {
+            *on_sync = !*on_sync;
+        }
+        *served = 0;
+    }
+    let s = *on_sync;
+    let i = super::oldest(q, |w| w.sync == s);
+    if i.is_some() {
+        *served += 1;
+    }
+    i
+});
+
 /// Two lists and the batch in progress.
 #[derive(Debug)]
 pub struct Ratio {

@@ -14,6 +14,10 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build: || Box::new(Split::default()),
 };
 
+/// The slow reference `policy::tests` checks this policy against.
+#[cfg(test)]
+pub(super) const REFERENCE: Option<super::Reference> = Some(|q, _, thread| super::oldest(q, |w| w.sync == (thread == 0)));
+
 /// Thread 0 serves `sync`, thread 1 serves `async_`.
 #[derive(Debug, Default)]
 pub struct Split {

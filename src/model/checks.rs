@@ -1,0 +1,175 @@
+//! What the world reports to [`super::invariants`]: the checked queues' counts (integrated
+//! before every event) and, at the end of a run, a snapshot of every conservation law's books.
+
+use super::actors::{ActorState, Step};
+use super::bio::{Dir, Origin};
+use super::ids::QueueClass;
+use super::invariants::{ConservationCheck, InvariantReport, QUEUES, Queue, Snapshot};
+use super::memory::PAGE_SIZE;
+use super::observe::IssueTrace;
+use super::world::World;
+use crate::engine::SimTime;
+
+impl World {
+    /// Checks the run's invariants at its end, `now` (see [`super::invariants`]): Little's law
+    /// per queue and for the whole system, conservation of requests, tags and bounce pages, and
+    /// the clock.
+    pub fn invariants(&mut self, now: SimTime) -> InvariantReport {
+        self.integrate_occupancy(now);
+        let held: u64 = self.bios.iter().map(|b| u64::from(b.bounce_pages)).sum();
+        let (pages_allocated, pages_freed) = self.memory.bounce_books(held);
+        let (issued, completed) = self.rec.totals();
+        let snapshot = Snapshot {
+            end: now,
+            integrated_to: self.rec.occupancy().since(),
+            clock_regressions: self.rec.occupancy().regressions(),
+            areas: self.rec.occupancy().areas(),
+            time_sums: self.rec.time_in_stage().totals(self.bios.iter(), now),
+            issued,
+            completed,
+            live: self.bios.live() as u64,
+            issuers: self.issuers(),
+            pages_allocated,
+            pages_freed,
+            pages_held: held,
+            tags_allocated: u64::from(self.queue.allocated(QueueClass::Sync))
+                + u64::from(self.queue.allocated(QueueClass::Async)),
+            tags_queued: u64::from(self.queue.queued()),
+            tags_on_device: u64::from(self.device.inflight()),
+            crypt_queued: self.policy.len() as u64,
+            memory: self.memory_checks(held),
+        };
+        InvariantReport::check(&snapshot)
+    }
+
+    /// Each issuer's claim (bios in flight, bytes under writeback) against the live bios.
+    fn issuers(&self) -> Vec<(String, u64, u64)> {
+        let mut issuers = Vec::new();
+        let mut job_bios = vec![0u64; self.jobs.len()];
+        let mut writer_bytes = vec![0u64; self.writers.len()];
+        for b in self.bios.iter() {
+            match b.origin {
+                Origin::Job(j) => job_bios[j as usize] += 1,
+                Origin::Writeback(w) => writer_bytes[w as usize] += u64::from(b.bytes),
+            }
+        }
+        for (j, found) in job_bios.into_iter().enumerate() {
+            let claimed = u64::from(self.jobs[j].inflight());
+            issuers.push((format!("job {j} (bios)"), claimed, found));
+        }
+        for (w, found) in writer_bytes.into_iter().enumerate() {
+            let claimed = self.writers[w].under_writeback();
+            issuers.push((format!("writer {w} (bytes)"), claimed, found));
+        }
+        issuers
+    }
+
+    /// The checked queues' counts, read from their containers, indexed by [`Queue::index`].
+    #[inline]
+    fn occupancy_counts(&self) -> [u64; QUEUES] {
+        let io = &self.actors[self.io_actor.index()];
+        let io_hop = matches!(
+            io.state,
+            ActorState::Cpu {
+                step: Step::IoHop,
+                ..
+            }
+        );
+        let mut n = [0; QUEUES];
+        n[Queue::CryptQueue.index()] = self.policy.len() as u64;
+        n[Queue::IoHop.index()] = io.queue.len() as u64 + u64::from(io_hop);
+        n[Queue::PoolSleep.index()] = self.queue.sleepers() as u64;
+        n[Queue::BlockQueue.index()] = u64::from(self.queue.queued());
+        n[Queue::Device.index()] = u64::from(self.device.inflight());
+        n[Queue::System.index()] = self.bios.live() as u64;
+        n
+    }
+
+    /// Integrates the checked queues' counts up to `now`. Called before every event, when the
+    /// counts are still those that held since the previous one.
+    #[inline]
+    pub(super) fn integrate_occupancy(&mut self, now: SimTime) {
+        if let Some(gap) = self.rec.occupancy_gap(now) {
+            let counts = self.occupancy_counts();
+            self.rec.integrate(gap, counts);
+        }
+    }
+
+    /// The issue trace asked for with [`World::with_trace`] (empty if none was).
+    pub fn take_issue_trace(&mut self) -> IssueTrace {
+        self.rec.take_issue_trace()
+    }
+
+    /// The memory model's conservation laws: the zone's books, and every page state against
+    /// the holders that account for it.
+    fn memory_checks(&self, bounce_held: u64) -> Vec<ConservationCheck> {
+        use ConservationCheck as C;
+        let Some(p) = self.memory.zone() else {
+            return Vec::new();
+        };
+        let m = &p.mem;
+        let pages = m.pages;
+        let zone = m.check_conservation();
+        let writer_dirty: u64 = self.writers.iter().map(|w| w.dirty_bytes()).sum();
+        let writer_wb: u64 = self.writers.iter().map(|w| w.under_writeback()).sum();
+        let filling = self.filling_in_bios() + p.reclaimer_pages();
+        vec![
+            C {
+                law: "zone pages",
+                detail: match &zone {
+                    Ok(()) => format!(
+                        "free {} + by state {} = total {}",
+                        m.zone.free_pages(),
+                        pages.total(),
+                        m.zone.total_pages()
+                    ),
+                    Err(e) => e.clone(),
+                },
+                holds: zone.is_ok(),
+            },
+            C {
+                law: "bounce pages (zone)",
+                detail: format!(
+                    "{} = page_pool reserve {} + held by bios {}",
+                    pages.bounce,
+                    m.reserve(),
+                    bounce_held
+                ),
+                holds: pages.bounce == u64::from(m.reserve()) + bounce_held,
+            },
+            C {
+                law: "dirty pages",
+                detail: format!(
+                    "{} = writers' dirty {} B / 4 KiB",
+                    pages.dirty, writer_dirty
+                ),
+                holds: pages.dirty * PAGE_SIZE == writer_dirty,
+            },
+            C {
+                law: "writeback pages",
+                detail: format!(
+                    "{} = writers' writeback {} B / 4 KiB",
+                    pages.writeback, writer_wb
+                ),
+                holds: pages.writeback * PAGE_SIZE == writer_wb,
+            },
+            C {
+                law: "filling pages",
+                detail: format!(
+                    "{} = reads and reclaimers holding {}",
+                    pages.filling, filling
+                ),
+                holds: pages.filling == filling,
+            },
+        ]
+    }
+
+    /// Pages that readers' live bios hold as cache being filled.
+    pub(super) fn filling_in_bios(&self) -> u64 {
+        self.bios
+            .iter()
+            .filter(|b| b.dir == Dir::Read && matches!(b.origin, Origin::Job(_)))
+            .map(|b| u64::from(b.cache_pages))
+            .sum()
+    }
+}

@@ -1,0 +1,104 @@
+//! Identities and modes shared by the model's components, as types so the compiler catches
+//! mix-ups: a request class is not an index, an actor is not a job, and a CPU task says whose it
+//! is without tag bits.
+
+use super::bio::BioId;
+
+/// A block-layer request class: the kernel's `BLK_RW_SYNC` / `BLK_RW_ASYNC`. Request pools,
+/// congestion flags and the global `congestion_wait` queues are kept per class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum QueueClass {
+    /// Reads and sync writes.
+    Sync,
+    /// Other writes (writeback).
+    Async,
+}
+
+impl QueueClass {
+    /// Both classes, in index order.
+    pub const ALL: [QueueClass; 2] = [QueueClass::Sync, QueueClass::Async];
+
+    /// The class of a bio with REQ_SYNC set (`true`) or not.
+    #[inline]
+    pub fn of(sync: bool) -> QueueClass {
+        if sync {
+            QueueClass::Sync
+        } else {
+            QueueClass::Async
+        }
+    }
+
+    /// Index into per-class arrays of the observation structs (0 = SYNC, 1 = ASYNC).
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The class `congestion_wait` sleeps on for a kernel's [`CwaitClass`] switch.
+    ///
+    /// [`CwaitClass`]: crate::model::config::CwaitClass
+    pub fn from_cwait(c: crate::model::config::CwaitClass) -> QueueClass {
+        match c {
+            crate::model::config::CwaitClass::Sync => QueueClass::Sync,
+            crate::model::config::CwaitClass::Async => QueueClass::Async,
+        }
+    }
+}
+
+/// A thread of the world (a crypt thread, kcryptd_io, or a submitting context): an index into
+/// the world's actor table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ActorId(pub u32);
+
+impl ActorId {
+    /// The index into the actor table.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A slot of a direct reclaimer (an allocation in the slow path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ReclaimSlot(pub u32);
+
+impl ReclaimSlot {
+    /// The index into the reclaimer table.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Whose work a CPU task is, handed back when the task finishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TaskOwner {
+    /// An actor's step (crypto, the kcryptd_io hop, an inline encryption).
+    Actor(ActorId),
+    /// A completion softirq decrypting this bio (`inline`).
+    Softirq(BioId),
+    /// A kswapd scan.
+    Kswapd,
+    /// A direct reclaimer's scan.
+    Reclaim(ReclaimSlot),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_index_the_observation_arrays_in_kernel_order() {
+        assert_eq!(QueueClass::Sync.index(), 0);
+        assert_eq!(QueueClass::Async.index(), 1);
+        assert_eq!(QueueClass::of(true), QueueClass::Sync);
+        assert_eq!(QueueClass::of(false), QueueClass::Async);
+        for c in QueueClass::ALL {
+            assert_eq!(QueueClass::ALL[c.index()], c);
+        }
+        use crate::model::config::CwaitClass;
+        for c in [CwaitClass::Sync, CwaitClass::Async] {
+            assert_eq!(QueueClass::from_cwait(c).index(), c.index());
+        }
+    }
+}
