@@ -197,7 +197,7 @@ pub struct CallerWaits {
     pub skipped: u64,
 }
 
-/// What the memory model measured (MODEL.md §11): GFP_ATOMIC failures, kswapd, direct
+/// What the memory model measured (docs/model/memory.md §11): GFP_ATOMIC failures, kswapd, direct
 /// reclaim, dm-crypt's bounce-page pool. Counters start at the warm-up's end.
 #[derive(Debug, Clone, Serialize)]
 pub struct MemoryObs {

@@ -1,6 +1,6 @@
 //! The processes that press on memory and relieve it, as state machines driven by the world's
 //! events: kswapd, direct reclaimers, GFP_ATOMIC streams, and dm-crypt's bounce-page mempool.
-//! Each follows `../shared/MODEL.md` §5–§7 (Linux 2.6.32 unless a [`VmBehaviour`] switch says
+//! Each follows `docs/model/kswapd.md` (Linux 2.6.32 unless a [`VmBehaviour`] switch says
 //! otherwise); [`super::memory::Mem`] holds the pages they move.
 //!
 //! **kswapd** (`balance_pgdat` and the `kswapd()` loop):
@@ -369,7 +369,7 @@ pub(crate) mod tests {
     /// congestion_wait's early wake: on the SYNC queue (2.6.30's WRITE) every read completion
     /// frees a SYNC request far below the off threshold and ends the wait; on the ASYNC queue
     /// only write completions with the ASYNC pool below off do. So 2.6.30's waits are shorter
-    /// and nearly all end early (MODEL.md trap 4).
+    /// and nearly all end early (docs/model/kswapd.md §1).
     #[test]
     fn sync_queue_waits_end_at_read_completions() {
         let asy = pressed(v2_6_32());

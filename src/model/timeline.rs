@@ -326,7 +326,7 @@ mod tests {
             );
             assert_eq!(tl.grid.buckets, DEFAULT_POINTS);
         }
-        // The 2 GiB laptop of MODEL.md §5.
+        // The 2 GiB laptop of docs/model/memory.md §3.
         let (_, tl) = recorded(&sc, "fifo");
         assert_eq!(level(&tl, "min"), 1448.0);
         assert_eq!(level(&tl, "GFP_ATOMIC floor"), 543.0);

@@ -4,8 +4,8 @@
 //! probability (a fragmentation model).
 //!
 //! This module owns the *mechanisms* only; it does not decide who allocates, when kswapd wakes
-//! or how reclaim frees pages. Every rule follows `../shared/MODEL.md` §5 ("Memory: watermarks
-//! and allocation"), which read them from Linux 2.6.32 (and 5.9 for the later watermark rule):
+//! or how reclaim frees pages. Every rule follows `docs/model/memory.md` §2–§6 (watermarks
+//! and allocation), which takes them from Linux 2.6.32 (and 5.9 for the later watermark rule):
 //!
 //! - [`min_free_kbytes`]: `init_per_zone_wmark_min` in `mm/page_alloc.c`;
 //! - [`Watermarks`]: `setup_per_zone_wmarks` in `mm/page_alloc.c` (2.6.32 and 5.9), for a single
@@ -16,7 +16,7 @@
 //! - [`Zone::alloc`] / [`Zone::free`]: the per-order free counts of `struct free_area`
 //!   (`include/linux/mmzone.h`, `MAX_ORDER` 11), split like `expand()` after
 //!   `__rmqueue_smallest()`; merging on free is *not* the exact buddy rule of `__free_one_page()`
-//!   but the "counts plus a fragmentation process" alternative MODEL.md §5 allows: a freed block
+//!   but the "counts plus a fragmentation process" of docs/model/memory.md §6: a freed block
 //!   merges with a free block of its order with a probability the caller sets, and the caller
 //!   supplies the uniform draws, so randomness stays in the caller's streams.
 //!
@@ -37,7 +37,7 @@ const PAGE_KB: u64 = 4;
 /// Which kernel's rules compute `min_free_kbytes` and the watermarks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WatermarkKernel {
-    /// 2.6.32 as read for MODEL.md §5 (2.6.31 is the same): `min_free_kbytes` clamped to
+    /// 2.6.32 (docs/model/memory.md §2–§3; 2.6.31 is the same): `min_free_kbytes` clamped to
     /// [128, 65536] kB, `low = 1.25·min`, `high = 1.5·min`.
     V2_6_32,
     /// 5.9: `min_free_kbytes` clamped to [128, 262144] kB; the low/high distance above min is
@@ -63,8 +63,8 @@ fn int_sqrt(n: u64) -> u64 {
 
 /// The kernel's default `min_free_kbytes` for `lowmem_kb` kilobytes of buffer-usable low
 /// memory: `int_sqrt(16 · lowmem_kB)`, clamped to [128, 65536] kB (2.6.32) or [128, 262144] kB
-/// (5.9). MODEL.md §5. This is the kernel's code, not its comment table: for 8 GiB the code
-/// gives 11585 where the comment (and MODEL.md's table) says 11584.
+/// (5.9); docs/model/memory.md §2. The kernel's code, not its comment table: for 8 GiB the code
+/// gives 11585 where the kernel's comment says 11584.
 pub fn min_free_kbytes(lowmem_kb: u64, kernel: WatermarkKernel) -> u64 {
     let cap = match kernel {
         WatermarkKernel::V2_6_32 => 65_536,
@@ -156,7 +156,7 @@ pub struct AllocFlags {
     pub harder: bool,
 }
 
-/// The allocation classes of MODEL.md §5's table, each with the mark and flags it is checked
+/// The allocation classes of docs/model/memory.md §4, each with the mark and flags it is checked
 /// against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AllocClass {
@@ -405,7 +405,7 @@ fn adjusted_need(mark_pages: u64, flags: AllocFlags) -> u64 {
     need
 }
 
-/// The 2.6.31/2.6.32 watermark check (MODEL.md §5): may `zone` hand out a block of order
+/// The 2.6.31/.32 watermark check (docs/model/memory.md §4): may `zone` hand out a block of order
 /// `order` to a caller checked against `mark` with `flags`?
 ///
 /// `free = free_pages − 2^order + 1`; the need starts at the mark, HIGH halves it, then HARDER
@@ -442,7 +442,7 @@ mod tests {
     const MB: u64 = 1024 * KB;
     const GB: u64 = 1024 * MB;
 
-    /// The 2 GiB laptop of MODEL.md §5: min 1448, low 1810, high 2172.
+    /// The 2 GiB laptop of docs/model/memory.md §3: min 1448, low 1810, high 2172.
     fn laptop_marks() -> Watermarks {
         Watermarks::v2_6_32(min_free_kbytes(2 * GB, WatermarkKernel::V2_6_32))
     }
@@ -486,7 +486,7 @@ mod tests {
             (GB, 4096),
             (2 * GB, 5792),
             (4 * GB, 8192),
-            // MODEL.md (copying the kernel's own comment) says 11584, but the kernel's code,
+            // The kernel's own comment says 11584, but its code,
             // int_sqrt(16 · 8388608) = int_sqrt(134217728), is 11585 (11585² = 134212225).
             (8 * GB, 11585),
             (16 * GB, 16384),
@@ -623,7 +623,7 @@ mod tests {
     }
 
     /// Orders 0–3 × {no flag, HIGH, HARDER, both} against min (1448) on two fragmented zones,
-    /// each verdict worked by hand from MODEL.md §5's loop (comments give the failing step).
+    /// each verdict worked by hand from docs/model/memory.md §4 (comments give the failing step).
     #[test]
     fn orders_0_to_3_with_and_without_each_flag() {
         let flags = [

@@ -1,6 +1,6 @@
 //! Export files of `qsim run`: `--json FILE` (the full results: fio-compatible json+ jobs, one
 //! per run, plus qsim's replication summary and the plot data), `--csv FILE` and
-//! `--markdown FILE` in hyperfine's layouts (OUTPUT.md §3), one row per run and metric.
+//! `--markdown FILE` in hyperfine's layouts (docs/output.md §3), one row per run and metric.
 //! This module only builds the bytes; [`crate::output`] writes them (whole or not at all, and
 //! through devices, pipes and symlinks).
 //!

@@ -2,7 +2,7 @@
 //! names and value types as fio 3.x writes them, so fio-plot and fio's scripts read the file),
 //! and qsim's own schema: the [`Report`] itself, which `qsim plot` reads back.
 //!
-//! fio-compatible output follows `OUTPUT.md` §2: `"fio version"` is `qsim-<version>`; `read`,
+//! fio-compatible output follows `docs/output.md` §2: `"fio version"` is `qsim-<version>`; `read`,
 //! `write` and `trim` are always present (zero-filled when unused); `job options` values are
 //! strings; `clat_ns` carries a `percentile` map keyed `"%f"` when it has samples (and `bins`
 //! in json+); wall-clock fields (`timestamp`, `time`, `job_start`, `eta`) are left out so a

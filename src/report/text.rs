@@ -2,7 +2,7 @@
 //! qsim's own `  label        : k=v` lines and a "where the time went" table per direction), a
 //! comparison table across policies and the warnings.
 //!
-//! Layout rules are those of `OUTPUT.md` §1 and fio's `stat.c`; the fio-exact pieces live in
+//! Layout rules are those of `docs/output.md` §1 and fio's `stat.c`; the fio-exact pieces live in
 //! [`super::fiofmt`]. Everything is built in a string and written once.
 
 use super::fiofmt::{

@@ -8,7 +8,7 @@
 //! | field | default | why |
 //! |---|---|---|
 //! | `kernel.version` | 2.6.32 | the kernel of the 2009 reports (S2009) |
-//! | `kernel.patches` | none | the 2009 patches are hypotheses to sweep, not facts (§7) |
+//! | `kernel.patches` | none | the 2009 patches are hypotheses to sweep, not facts (docs/model/kernels.md §3) |
 //! | `kernel.<switch>` | the version's (`KernelVersion::defaults`), then the patches | an explicit switch wins over both |
 //!
 //! A patch and an explicit `false` for the switch it sets (`skip_below_min: false` with

@@ -28,7 +28,7 @@ fn pct(n: u64, of: u64) -> f64 {
     }
 }
 
-/// The memory model's lines of a policy block (MODEL.md §11).
+/// The memory model's lines of a policy block (docs/model/memory.md §11).
 pub(super) fn memory_lines(m: &MemoryReport, s: &mut String) {
     zone_lines(m, s);
     atomic_lines(m, s);
