@@ -13,7 +13,13 @@ pub use super::recorder::RecEvent;
 pub use super::workload::WorkloadEvent;
 
 /// Everything that can happen, by the component it belongs to.
+///
+/// `repr(u32)` puts the component's event at an aligned offset after a 4-byte tag, so moving an
+/// event out of the calendar is whole aligned loads and stores; with the default one-byte tag the
+/// payload sat at offset 1 and its copies were overlapping 8- and 4-byte moves that stalled
+/// store forwarding in the run loop (about 10 % of a run).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
 pub enum Event {
     /// A fio job or a buffered writer ([`super::workload`]).
     Workload(WorkloadEvent),

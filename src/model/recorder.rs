@@ -197,6 +197,7 @@ impl Recorder {
     }
 
     /// Job `job` issued `rec` at `now` with `depth` in flight.
+    #[inline]
     pub fn job_issued(&mut self, job: usize, depth: u32, rec: IssueRecord, now: SimTime) {
         if now >= self.warmup {
             self.depth_buckets[super::workload::depth_bucket(depth)] += 1;
@@ -207,6 +208,7 @@ impl Recorder {
     }
 
     /// `bio` completed at `now` (it has left the system).
+    #[inline]
     pub fn completed(&mut self, bio: &Bio, now: SimTime) {
         self.completed_total += 1;
         self.time_in_stage.completed(bio, now);

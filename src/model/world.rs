@@ -270,6 +270,7 @@ impl World {
     // ----- dm-crypt entry and bio completion ------------------------------------------------
 
     /// Issues a new bio from a workload: dm-crypt's map, or the submitting context.
+    #[inline]
     pub(super) fn issue(&mut self, mut bio: Bio, ctx: ActorId, sched: &mut Scheduler<Event>) {
         bio.measured = self.rec.is_measured(sched.now());
         let id = self.admit(bio);
@@ -277,6 +278,7 @@ impl World {
     }
 
     /// Puts a new bio into the system (counted as issued) without routing it yet.
+    #[inline]
     pub(super) fn admit(&mut self, bio: Bio) -> BioId {
         self.rec.issued(bio.dir, bio.measured);
         self.bios.insert(bio)
