@@ -109,7 +109,9 @@ impl World {
         };
         let m = &p.mem;
         let pages = m.pages;
-        let zone = m.check_conservation();
+        let zone = m
+            .check_conservation()
+            .and_then(|()| p.pool.check(pages.bounce));
         let writer_dirty: u64 = self.writers.iter().map(|w| w.dirty_bytes()).sum();
         let writer_wb: u64 = self.writers.iter().map(|w| w.under_writeback()).sum();
         let filling = self.filling_in_bios() + p.reclaimer_pages();
@@ -132,10 +134,10 @@ impl World {
                 detail: format!(
                     "{} = page_pool reserve {} + held by bios {}",
                     pages.bounce,
-                    m.reserve(),
+                    p.pool.reserve(),
                     bounce_held
                 ),
-                holds: pages.bounce == u64::from(m.reserve()) + bounce_held,
+                holds: pages.bounce == u64::from(p.pool.reserve()) + bounce_held,
             },
             C {
                 law: "dirty pages",

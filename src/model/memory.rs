@@ -5,8 +5,9 @@
 //!
 //! With one, [`Mem`] owns the zone (free blocks per order, watermarks) and the state of every
 //! allocated page ([`PageStates`]: unreclaimable, clean cache, dirty, under writeback, bounce,
-//! atomic, being filled), dm-crypt's `page_pool` reserve, the 2.6.32 allocation attempt (fast
-//! path against low, slow path against the class's floor), and one reclaim scan of the file LRU.
+//! atomic, being filled; the `page_pool` reserve's pages count as bounce, while the reserve
+//! itself is `Mempool`'s (`mempool.rs`)), the 2.6.32 allocation attempt (fast path against
+//! low, slow path against the class's floor), and one reclaim scan of the file LRU.
 //! It keeps no clock of its own beyond the integrals it is told to advance; the processes that
 //! drive it (kswapd, direct reclaimers, GFP_ATOMIC streams, dm-crypt's mempool) live in
 //! [`super::pressure`], which schedules their events.
@@ -155,8 +156,6 @@ pub struct Mem {
     /// Allocated pages by state.
     pub pages: PageStates,
     cfg: MemoryConfig,
-    /// Bounce pages in the `page_pool` reserve (counted in `pages.bounce`).
-    reserve: u32,
     rng: SimRng,
     /// Counters; the model fills them while `measuring`.
     pub obs: MemoryObs,
@@ -256,7 +255,6 @@ impl Mem {
             zone,
             pages,
             cfg: cfg.clone(),
-            reserve: cfg.page_pool,
             rng: streams.stream("memory/zone"),
             obs,
             measuring,
@@ -409,35 +407,6 @@ impl Mem {
         self.atomic_failed
     }
 
-    /// Takes one page from the `page_pool` reserve; `false` if it is empty.
-    pub fn take_reserve(&mut self) -> bool {
-        if self.reserve == 0 {
-            return false;
-        }
-        self.reserve -= 1;
-        if self.measuring {
-            self.obs.bounce_from_reserve += 1;
-        }
-        true
-    }
-
-    /// Returns one bounce page: it refills the reserve first (`true`: a pool sleeper may be
-    /// woken), else goes back to the zone.
-    pub fn free_bounce_page(&mut self) -> bool {
-        if self.reserve < self.cfg.page_pool {
-            self.reserve += 1;
-            true
-        } else {
-            self.free(0, PageState::Bounce);
-            false
-        }
-    }
-
-    /// Pages in the `page_pool` reserve.
-    pub fn reserve(&self) -> u32 {
-        self.reserve
-    }
-
     /// 2.6.32's `all_unreclaimable`: the zone was scanned six times over its reclaimable pages
     /// with no page freed to it since; kswapd then stops balancing it.
     pub fn all_unreclaimable(&self) -> bool {
@@ -536,12 +505,6 @@ impl Mem {
                 self.pages.total(),
                 self.zone.allocated_pages(),
                 self.pages
-            ));
-        }
-        if u64::from(self.reserve) > self.pages.bounce {
-            return Err(format!(
-                "page_pool reserve {} exceeds the {} bounce pages",
-                self.reserve, self.pages.bounce
             ));
         }
         Ok(())

@@ -114,8 +114,8 @@ impl Memory {
     pub fn bounce_books(&self, held: u64) -> (u64, u64) {
         match self {
             Memory::Zone(p) => (
-                held + u64::from(p.mem.reserve()),
-                u64::from(p.mem.reserve()),
+                held + u64::from(p.pool.reserve()),
+                u64::from(p.pool.reserve()),
             ),
             Memory::Unlimited(Allocator::Unlimited { allocated, freed }) => (*allocated, *freed),
         }

@@ -22,7 +22,8 @@
 //! | fio jobs, buffered writers and flushers | [`workload`] |
 //! | memory: unlimited or a zone | `mm.rs`, [`memory`], [`zone`] |
 //! | GFP_ATOMIC streams, shared memory-process state | [`pressure`] |
-//! | kswapd, direct reclaim, dm-crypt's page_pool | `kswapd.rs`, `reclaim.rs`, `mempool.rs` |
+//! | kswapd, direct reclaim | `kswapd.rs`, `reclaim.rs` |
+//! | dm-crypt's page_pool (the `Mempool` component and the world's adapter) | `mempool.rs` |
 //! | every statistic and the warm-up gate | [`recorder`] |
 //! | invariant books | `checks.rs`, [`invariants`] |
 //! | identities (queue class, actor, task owner) | [`ids`] |

@@ -46,9 +46,10 @@ use super::event::Event;
 use super::ids::{ActorId, QueueClass, ReclaimSlot};
 use super::kswapd::Kswapd;
 use super::memory::{Gfp, Mem, PageState};
+use super::mempool::Mempool;
 use super::reclaim::Reclaimer;
 use super::world::World;
-use crate::engine::{EventId, Scheduler, SimDuration, SimRng, SimTime};
+use crate::engine::{Scheduler, SimDuration, SimRng};
 use crate::model::config::{AtomicStream, VmBehaviour};
 use rand::RngExt;
 
@@ -95,11 +96,9 @@ pub(super) struct Pressure {
     pub(super) reclaimers: Vec<Option<Reclaimer>>,
     pub(super) reclaimer_free: Vec<ReclaimSlot>,
     pub(super) atomic: Vec<AtomicSource>,
-    /// Actors asleep on the empty `page_pool`, in arrival order, with their timeout timers.
-    pub(super) pool_sleepers: std::collections::VecDeque<(ActorId, EventId)>,
+    /// dm-crypt's `page_pool`.
+    pub(super) pool: Mempool,
     pub(super) scan_cost: SimDuration,
-    /// Per-actor time a pool sleep or a partial nap started.
-    pub(super) crypt_wait_since: Vec<Option<SimTime>>,
 }
 
 impl Pressure {
@@ -141,9 +140,8 @@ impl Pressure {
             reclaimers: Vec::new(),
             reclaimer_free: Vec::new(),
             atomic,
-            pool_sleepers: Default::default(),
+            pool: Mempool::new(cfg.page_pool, cfg.min_bio_pages, actors),
             scan_cost: cfg.scan_cost,
-            crypt_wait_since: vec![None; actors],
         }))
     }
 
@@ -267,6 +265,7 @@ impl World {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::engine::SimTime;
     use crate::model::config::{MemoryConfig, Scenario};
     use crate::model::memory::PAGE_SIZE;
     use crate::model::{RunResult, policy, run_policy};
