@@ -114,7 +114,7 @@ impl World {
             .and_then(|()| p.pool.check(pages.bounce));
         let writer_dirty: u64 = self.writers.iter().map(|w| w.dirty_bytes()).sum();
         let writer_wb: u64 = self.writers.iter().map(|w| w.under_writeback()).sum();
-        let filling = self.filling_in_bios() + p.reclaimer_pages();
+        let filling = self.filling_in_bios() + p.reclaim.pages();
         vec![
             C {
                 law: "zone pages",

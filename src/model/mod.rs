@@ -22,7 +22,8 @@
 //! | fio jobs, buffered writers and flushers | [`workload`] |
 //! | memory: unlimited or a zone | `mm.rs`, [`memory`], [`zone`] |
 //! | GFP_ATOMIC streams, shared memory-process state | [`pressure`] |
-//! | kswapd, direct reclaim | `kswapd.rs`, `reclaim.rs` |
+//! | kswapd | `kswapd.rs` |
+//! | direct reclaim (the `DirectReclaim` component and the world's adapter) | `reclaim.rs` |
 //! | dm-crypt's page_pool (the `Mempool` component and the world's adapter) | `mempool.rs` |
 //! | every statistic and the warm-up gate | [`recorder`] |
 //! | invariant books | `checks.rs`, [`invariants`] |

@@ -43,11 +43,11 @@
 
 use super::cwait::CwWho;
 use super::event::Event;
-use super::ids::{ActorId, QueueClass, ReclaimSlot};
+use super::ids::{ActorId, QueueClass};
 use super::kswapd::Kswapd;
 use super::memory::{Gfp, Mem, PageState};
 use super::mempool::Mempool;
-use super::reclaim::Reclaimer;
+use super::reclaim::DirectReclaim;
 use super::world::World;
 use crate::engine::{Scheduler, SimDuration, SimRng};
 use crate::model::config::{AtomicStream, VmBehaviour};
@@ -93,8 +93,8 @@ pub(super) struct Pressure {
     pub(super) mem: Mem,
     pub(super) vm: VmBehaviour,
     pub(super) kswapd: Kswapd,
-    pub(super) reclaimers: Vec<Option<Reclaimer>>,
-    pub(super) reclaimer_free: Vec<ReclaimSlot>,
+    /// The direct reclaimers.
+    pub(super) reclaim: DirectReclaim,
     pub(super) atomic: Vec<AtomicSource>,
     /// dm-crypt's `page_pool`.
     pub(super) pool: Mempool,
@@ -137,21 +137,11 @@ impl Pressure {
             mem: Mem::new(cfg, streams, measuring),
             vm: sc.kernel.vm,
             kswapd: Kswapd::new(),
-            reclaimers: Vec::new(),
-            reclaimer_free: Vec::new(),
+            reclaim: DirectReclaim::default(),
             atomic,
             pool: Mempool::new(cfg.page_pool, cfg.min_bio_pages, actors),
             scan_cost: cfg.scan_cost,
         }))
-    }
-
-    /// Pages held by direct reclaimers' allocations so far (counted as filling).
-    pub(super) fn reclaimer_pages(&self) -> u64 {
-        self.reclaimers
-            .iter()
-            .flatten()
-            .map(|r| u64::from(r.granted))
-            .sum()
     }
 
     pub(super) fn gap(&mut self, i: usize) -> SimDuration {
