@@ -1,15 +1,18 @@
-//! kswapd (`balance_pgdat` and the `kswapd()` loop) as a state machine driven by the world's
-//! events, and pageout, which kswapd and direct reclaim share. The state diagram and the
-//! kernel rules are in [`super::pressure`]'s documentation.
+//! kswapd (`balance_pgdat` and the `kswapd()` loop) as a component: [`Kswapd`]'s state
+//! machine takes `&mut` of the zone's [`Mem`] and returns a [`KAction`] (scan at a priority,
+//! congestion-wait, nap, nothing) that the world's adapter (the `impl World` below) carries
+//! out; and pageout, which kswapd and direct reclaim share. The state diagram and the kernel
+//! rules are in [`super::pressure`]'s documentation.
 
 use super::cwait::CwWho;
 use super::event::Event;
 use super::ids::TaskOwner;
-use super::memory::{DEF_PRIORITY, PAGE_SIZE, SWAP_CLUSTER_MAX};
+use super::memory::{DEF_PRIORITY, Mem, PAGE_SIZE, SWAP_CLUSTER_MAX, Scan};
 use super::pressure::MemEvent;
 use super::world::World;
 use super::zone::Mark;
 use crate::engine::{EventId, Scheduler, SimTime};
+use crate::model::config::VmBehaviour;
 
 /// kswapd's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +27,26 @@ pub(super) enum KState {
     Nap,
 }
 
-/// kswapd.
+/// What kswapd's state machine asks the world to do next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum KAction {
+    /// Nothing (kswapd stays as it is, or went to sleep).
+    Nothing,
+    /// Run one reclaim scan at `prio` on the CPU, then report it with
+    /// [`Kswapd::scan_started`].
+    Scan {
+        /// The scan's priority.
+        prio: i32,
+        /// Whether dirty pages may be written out.
+        may_writepage: bool,
+    },
+    /// `congestion_wait(cwait_class, HZ/10)`.
+    CongestionWait,
+    /// The 2.6.33 nap: schedule its HZ/10 end and keep the timer in `nap_timer`.
+    Nap,
+}
+
+/// kswapd: its state machine and counters, taking `&mut` of the zone's [`Mem`].
 #[derive(Debug)]
 pub(super) struct Kswapd {
     pub(super) state: KState,
@@ -38,6 +60,8 @@ pub(super) struct Kswapd {
     pub(super) last_scanned: u64,
     pub(super) awake_since: Option<SimTime>,
     pub(super) nap_timer: Option<EventId>,
+    /// The warm-up's end: awake time counts from it.
+    pub(super) warmup: SimTime,
 }
 
 impl Kswapd {
@@ -52,86 +76,222 @@ impl Kswapd {
             last_scanned: 0,
             awake_since: None,
             nap_timer: None,
+            warmup: SimTime::ZERO,
+        }
+    }
+
+    /// `wakeup_kswapd(order)` at `now`: only an asleep (or napping) kswapd wakes, starting a
+    /// pass (a napping one's timer comes back for the world to cancel); otherwise the order
+    /// is only remembered.
+    pub(super) fn wake(
+        &mut self,
+        mem: &mut Mem,
+        vm: &VmBehaviour,
+        order: u32,
+        now: SimTime,
+    ) -> (Option<EventId>, KAction) {
+        if mem.zone_ok(order, Mark::Low) {
+            return (None, KAction::Nothing);
+        }
+        self.target = Some(self.target.map_or(order, |t| t.max(order)));
+        match self.state {
+            KState::Sleep => {
+                self.awake_since = Some(now);
+                if mem.measuring() {
+                    mem.obs.kswapd_wakeups += 1;
+                }
+                let order = self.target.take().unwrap_or(0);
+                (None, self.pass(mem, vm, order, now))
+            }
+            KState::Nap => {
+                let timer = self.nap_timer.take();
+                if mem.measuring() {
+                    mem.obs.low_wmark_hit_quickly += 1;
+                }
+                let order = self.target.take().unwrap_or(0).max(self.order);
+                (timer, self.pass(mem, vm, order, now))
+            }
+            KState::Scan | KState::CongestionWait => (None, KAction::Nothing),
+        }
+    }
+
+    /// Whether the zone is balanced for `order`: passes high, or is all_unreclaimable.
+    fn balanced(mem: &Mem, order: u32) -> bool {
+        mem.zone_ok(order, Mark::High) || mem.all_unreclaimable()
+    }
+
+    /// `loop_again`: a new balance pass at `order`.
+    fn pass(&mut self, mem: &mut Mem, vm: &VmBehaviour, order: u32, now: SimTime) -> KAction {
+        self.order = order;
+        self.prio = DEF_PRIORITY;
+        self.reclaimed = 0;
+        self.scanned = 0;
+        if mem.measuring() {
+            mem.obs.kswapd_passes += 1;
+        }
+        self.step(mem, vm, now)
+    }
+
+    /// The top of one priority step: balanced ends the pass, else a scan.
+    fn step(&mut self, mem: &mut Mem, vm: &VmBehaviour, now: SimTime) -> KAction {
+        if Self::balanced(mem, self.order) {
+            return self.after(mem, vm, now);
+        }
+        let may_writepage =
+            self.scanned > 2 * SWAP_CLUSTER_MAX && self.scanned > self.reclaimed * 3 / 2;
+        KAction::Scan {
+            prio: self.prio,
+            may_writepage,
+        }
+    }
+
+    /// The scan the world ran for [`KAction::Scan`]: counted; kswapd is scanning.
+    pub(super) fn scan_started(&mut self, mem: &mut Mem, scan: Scan) {
+        self.scanned += scan.scanned;
+        self.reclaimed += scan.reclaimed;
+        self.last_scanned = scan.scanned;
+        self.state = KState::Scan;
+        if mem.measuring() {
+            mem.obs.kswapd_scanned += scan.scanned;
+            mem.obs.kswapd_reclaimed += scan.reclaimed;
+        }
+    }
+
+    /// The scan finished on the CPU: below priority 10 a scan that found pages waits (or, with
+    /// `skip_below_min` and the zone below min, skips the wait).
+    pub(super) fn scan_done(&mut self, mem: &mut Mem, vm: &VmBehaviour, now: SimTime) -> KAction {
+        let order = self.order;
+        if Self::balanced(mem, order) {
+            return self.after(mem, vm, now);
+        }
+        if self.last_scanned > 0 && self.prio < DEF_PRIORITY - 2 {
+            if vm.skip_below_min && !mem.zone_ok(order, Mark::Min) {
+                if mem.measuring() {
+                    mem.obs.kswapd_skips += 1;
+                }
+            } else {
+                self.state = KState::CongestionWait;
+                return KAction::CongestionWait;
+            }
+        }
+        self.go_on(mem, vm, now)
+    }
+
+    /// After the priority step's optional wait: a new pass once 32 pages are reclaimed or
+    /// the priorities run out (falling back to order 0 unless `force_highorder`).
+    fn go_on(&mut self, mem: &mut Mem, vm: &VmBehaviour, now: SimTime) -> KAction {
+        if self.reclaimed >= SWAP_CLUSTER_MAX {
+            return self.pass(mem, vm, self.order, now);
+        }
+        self.prio -= 1;
+        if self.prio < 0 {
+            let mut order = self.order;
+            if self.reclaimed < SWAP_CLUSTER_MAX && !vm.force_highorder && order > 0 {
+                order = 0;
+                if mem.measuring() {
+                    mem.obs.order0_fallbacks += 1;
+                }
+            }
+            return self.pass(mem, vm, order, now);
+        }
+        self.step(mem, vm, now)
+    }
+
+    /// The congestion wait ended.
+    pub(super) fn woken(&mut self, mem: &mut Mem, vm: &VmBehaviour, now: SimTime) -> KAction {
+        self.state = KState::Scan;
+        if Self::balanced(mem, self.order) {
+            self.after(mem, vm, now)
+        } else {
+            self.go_on(mem, vm, now)
+        }
+    }
+
+    /// `balance_pgdat` returned: go on at a higher order if a wake asked for one, else nap or
+    /// sleep.
+    fn after(&mut self, mem: &mut Mem, vm: &VmBehaviour, now: SimTime) -> KAction {
+        mem.zone_congested = false;
+        if let Some(t) = self.target.take()
+            && t > self.order
+        {
+            return self.pass(mem, vm, t, now);
+        }
+        if !vm.kswapd_nap {
+            self.sleep(mem, now);
+            return KAction::Nothing;
+        }
+        if !Self::balanced(mem, self.order) {
+            return self.high_hit(mem, vm, now);
+        }
+        self.state = KState::Nap;
+        KAction::Nap
+    }
+
+    fn high_hit(&mut self, mem: &mut Mem, vm: &VmBehaviour, now: SimTime) -> KAction {
+        if mem.measuring() {
+            mem.obs.high_wmark_hit_quickly += 1;
+        }
+        self.pass(mem, vm, self.order, now)
+    }
+
+    /// The 2.6.33 nap ended without a wake.
+    pub(super) fn nap_end(&mut self, mem: &mut Mem, vm: &VmBehaviour, now: SimTime) -> KAction {
+        self.nap_timer = None;
+        if !Self::balanced(mem, self.order) {
+            self.high_hit(mem, vm, now)
+        } else {
+            self.sleep(mem, now);
+            KAction::Nothing
+        }
+    }
+
+    /// kswapd sleeps at `now`; its awake time past the warm-up is counted.
+    fn sleep(&mut self, mem: &mut Mem, now: SimTime) {
+        self.state = KState::Sleep;
+        if let Some(since) = self.awake_since.take()
+            && mem.measuring()
+        {
+            mem.obs.kswapd_awake += now.saturating_since(since.max(self.warmup));
         }
     }
 }
 
 impl World {
-    // ----- kswapd ----------------------------------------------------------------------------
+    // ----- the world's adapter: kswapd's scans, waits and nap timer ---------------------------
 
-    /// `wakeup_kswapd(order)`: only an asleep (or napping) kswapd wakes; otherwise the order is
-    /// only remembered.
+    /// `wakeup_kswapd(order)`.
     pub(super) fn wake_kswapd(&mut self, order: u32, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let p = self.pr();
-        if p.mem.zone_ok(order, Mark::Low) {
-            return;
+        let (timer, act) = p.kswapd.wake(&mut p.mem, &p.vm, order, now);
+        if let Some(t) = timer {
+            sched.cancel(t);
         }
-        let k = &mut p.kswapd;
-        k.target = Some(k.target.map_or(order, |t| t.max(order)));
-        match k.state {
-            KState::Sleep => {
-                k.awake_since = Some(now);
-                if p.mem.measuring() {
-                    p.mem.obs.kswapd_wakeups += 1;
-                }
-                let order = k.target.take().unwrap_or(0);
-                self.kswapd_pass(order, sched);
+        self.kswapd_act(act, sched);
+    }
+
+    /// Does what kswapd's state machine asked for.
+    fn kswapd_act(&mut self, act: KAction, sched: &mut Scheduler<Event>) {
+        match act {
+            KAction::Nothing => {}
+            KAction::Scan {
+                prio,
+                may_writepage,
+            } => {
+                let scan = self.shrink(prio, may_writepage, None, TaskOwner::Kswapd, sched);
+                let p = self.pr();
+                p.kswapd.scan_started(&mut p.mem, scan);
             }
-            KState::Nap => {
-                if let Some(t) = k.nap_timer.take() {
-                    sched.cancel(t);
-                }
-                if p.mem.measuring() {
-                    p.mem.obs.low_wmark_hit_quickly += 1;
-                }
-                let order = k.target.take().unwrap_or(0).max(k.order);
-                self.kswapd_pass(order, sched);
+            KAction::CongestionWait => {
+                let class = self.cwait_class();
+                let t = self.sc.kernel.hz_div(10);
+                self.congestion_wait(CwWho::Kswapd, class, t, sched);
             }
-            KState::Scan | KState::CongestionWait => {}
-        }
-    }
-
-    /// Whether kswapd's zone is balanced for `order`: passes high, or is all_unreclaimable.
-    pub(super) fn kswapd_balanced(&self, order: u32) -> bool {
-        let m = &self.memory.zone().expect("memory model is off").mem;
-        m.zone_ok(order, Mark::High) || m.all_unreclaimable()
-    }
-
-    /// `loop_again`: a new balance pass at `order`.
-    pub(super) fn kswapd_pass(&mut self, order: u32, sched: &mut Scheduler<Event>) {
-        let p = self.pr();
-        let k = &mut p.kswapd;
-        k.order = order;
-        k.prio = DEF_PRIORITY;
-        k.reclaimed = 0;
-        k.scanned = 0;
-        if p.mem.measuring() {
-            p.mem.obs.kswapd_passes += 1;
-        }
-        self.kswapd_step(sched);
-    }
-
-    /// The top of one priority step.
-    pub(super) fn kswapd_step(&mut self, sched: &mut Scheduler<Event>) {
-        let order = self.pr().kswapd.order;
-        if self.kswapd_balanced(order) {
-            self.kswapd_after(sched);
-            return;
-        }
-        let k = &self.pr().kswapd;
-        let may_writepage = k.scanned > 2 * SWAP_CLUSTER_MAX && k.scanned > k.reclaimed * 3 / 2;
-        let prio = k.prio;
-        let scan = self.shrink(prio, may_writepage, None, TaskOwner::Kswapd, sched);
-        let p = self.pr();
-        let k = &mut p.kswapd;
-        k.scanned += scan.scanned;
-        k.reclaimed += scan.reclaimed;
-        k.last_scanned = scan.scanned;
-        k.state = KState::Scan;
-        if p.mem.measuring() {
-            p.mem.obs.kswapd_scanned += scan.scanned;
-            p.mem.obs.kswapd_reclaimed += scan.reclaimed;
+            KAction::Nap => {
+                let t = self.sc.kernel.hz_div(10);
+                let id = sched.schedule_in(t, Event::Memory(MemEvent::KswapdNapEnd));
+                self.pr().kswapd.nap_timer = Some(id);
+            }
         }
     }
 
@@ -145,7 +305,7 @@ impl World {
         stop: Option<u64>,
         tag: TaskOwner,
         sched: &mut Scheduler<Event>,
-    ) -> super::memory::Scan {
+    ) -> Scan {
         let congested = self.write_congested();
         let p = self.pr();
         let target = p.mem.scan_target(prio);
@@ -164,120 +324,26 @@ impl World {
 
     /// kswapd's scan finished on the CPU.
     pub(super) fn kswapd_scanned(&mut self, sched: &mut Scheduler<Event>) {
-        let order = self.pr().kswapd.order;
-        if self.kswapd_balanced(order) {
-            self.kswapd_after(sched);
-            return;
-        }
+        let now = sched.now();
         let p = self.pr();
-        let k = &p.kswapd;
-        if k.last_scanned > 0 && k.prio < DEF_PRIORITY - 2 {
-            if p.vm.skip_below_min && !p.mem.zone_ok(order, Mark::Min) {
-                if p.mem.measuring() {
-                    p.mem.obs.kswapd_skips += 1;
-                }
-            } else {
-                p.kswapd.state = KState::CongestionWait;
-                let class = self.cwait_class();
-                let t = self.sc.kernel.hz_div(10);
-                self.congestion_wait(CwWho::Kswapd, class, t, sched);
-                return;
-            }
-        }
-        self.kswapd_continue(sched);
-    }
-
-    /// After the priority step's optional wait.
-    pub(super) fn kswapd_continue(&mut self, sched: &mut Scheduler<Event>) {
-        let p = self.pr();
-        let k = &mut p.kswapd;
-        if k.reclaimed >= SWAP_CLUSTER_MAX {
-            let order = k.order;
-            self.kswapd_pass(order, sched);
-            return;
-        }
-        k.prio -= 1;
-        if k.prio < 0 {
-            let mut order = k.order;
-            if k.reclaimed < SWAP_CLUSTER_MAX && !p.vm.force_highorder && order > 0 {
-                order = 0;
-                if p.mem.measuring() {
-                    p.mem.obs.order0_fallbacks += 1;
-                }
-            }
-            self.kswapd_pass(order, sched);
-            return;
-        }
-        self.kswapd_step(sched);
+        let act = p.kswapd.scan_done(&mut p.mem, &p.vm, now);
+        self.kswapd_act(act, sched);
     }
 
     /// kswapd's congestion wait ended.
     pub(super) fn kswapd_woken(&mut self, sched: &mut Scheduler<Event>) {
-        self.pr().kswapd.state = KState::Scan;
-        let order = self.pr().kswapd.order;
-        if self.kswapd_balanced(order) {
-            self.kswapd_after(sched);
-        } else {
-            self.kswapd_continue(sched);
-        }
-    }
-
-    /// `balance_pgdat` returned: go on at a higher order if a wake asked for one, else nap or
-    /// sleep.
-    pub(super) fn kswapd_after(&mut self, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
         let p = self.pr();
-        p.mem.zone_congested = false;
-        let k = &mut p.kswapd;
-        if let Some(t) = k.target.take()
-            && t > k.order
-        {
-            self.kswapd_pass(t, sched);
-            return;
-        }
-        if !p.vm.kswapd_nap {
-            self.kswapd_sleep(sched.now());
-            return;
-        }
-        let order = k.order;
-        if !self.kswapd_balanced(order) {
-            self.kswapd_high_hit(order, sched);
-            return;
-        }
-        let p = self.pr();
-        p.kswapd.state = KState::Nap;
-        let t = self.sc.kernel.hz_div(10);
-        let id = sched.schedule_in(t, Event::Memory(MemEvent::KswapdNapEnd));
-        self.pr().kswapd.nap_timer = Some(id);
-    }
-
-    pub(super) fn kswapd_high_hit(&mut self, order: u32, sched: &mut Scheduler<Event>) {
-        let p = self.pr();
-        if p.mem.measuring() {
-            p.mem.obs.high_wmark_hit_quickly += 1;
-        }
-        self.kswapd_pass(order, sched);
+        let act = p.kswapd.woken(&mut p.mem, &p.vm, now);
+        self.kswapd_act(act, sched);
     }
 
     /// The 2.6.33 nap ended without a wake.
     pub(super) fn kswapd_nap_end(&mut self, sched: &mut Scheduler<Event>) {
-        self.pr().kswapd.nap_timer = None;
-        let order = self.pr().kswapd.order;
-        if !self.kswapd_balanced(order) {
-            self.kswapd_high_hit(order, sched);
-        } else {
-            self.kswapd_sleep(sched.now());
-        }
-    }
-
-    pub(super) fn kswapd_sleep(&mut self, now: SimTime) {
-        let warmup = self.rec.warmup();
+        let now = sched.now();
         let p = self.pr();
-        p.kswapd.state = KState::Sleep;
-        if let Some(since) = p.kswapd.awake_since.take()
-            && p.mem.measuring()
-        {
-            p.mem.obs.kswapd_awake += now.saturating_since(since.max(warmup));
-        }
+        let act = p.kswapd.nap_end(&mut p.mem, &p.vm, now);
+        self.kswapd_act(act, sched);
     }
 
     // ----- pageout ---------------------------------------------------------------------------
@@ -342,5 +408,65 @@ mod tests {
         let p = w.memory.zone().expect("a zone");
         assert_eq!(p.kswapd.state, KState::Sleep);
         assert_eq!(p.mem.obs.kswapd_wakeups, 0);
+    }
+
+    /// The state machine alone, scripted against a zone below low: a wake asks for a scan,
+    /// priorities fall, a productive scan below priority 10 waits, a balanced zone naps and
+    /// the nap's end sleeps, counting the awake time.
+    #[test]
+    fn the_state_machine_alone_scans_waits_naps_and_sleeps() {
+        let mut sched = Scheduler::new();
+        let mut w = quiet_world(&mut sched);
+        let now = sched.now();
+        fill(&mut w, now, |m| m.zone_ok(0, Mark::Low));
+        let p = w.memory.zone_mut().expect("a zone");
+        let mem = &mut p.mem;
+        let mut vm = p.vm;
+        vm.kswapd_nap = true;
+        vm.skip_below_min = false;
+        let scan = |scanned| Scan {
+            scanned,
+            ..Scan::default()
+        };
+        let at = |prio, may_writepage| KAction::Scan {
+            prio,
+            may_writepage,
+        };
+        let mut k = Kswapd::new();
+        assert_eq!(k.wake(mem, &vm, 0, now), (None, at(DEF_PRIORITY, false)));
+        assert_eq!(
+            k.state,
+            KState::Sleep,
+            "asleep until the world runs the scan"
+        );
+        k.scan_started(mem, scan(10));
+        assert_eq!(k.state, KState::Scan);
+        // A wake while scanning only remembers the order.
+        assert_eq!(k.wake(mem, &vm, 0, now), (None, KAction::Nothing));
+        assert_eq!(k.target, Some(0));
+        assert_eq!(k.scan_done(mem, &vm, now), at(11, false));
+        k.scan_started(mem, scan(10));
+        assert_eq!(k.scan_done(mem, &vm, now), at(10, false));
+        k.scan_started(mem, scan(10));
+        assert_eq!(k.scan_done(mem, &vm, now), at(9, false));
+        // Below priority 10 a scan that found pages waits; then pageout is allowed.
+        k.scan_started(mem, scan(100));
+        assert_eq!(k.scan_done(mem, &vm, now), KAction::CongestionWait);
+        assert_eq!(k.state, KState::CongestionWait);
+        assert_eq!(k.woken(mem, &vm, now), at(8, true));
+        k.scan_started(mem, scan(10));
+        // Balanced: the remembered order is not higher, so kswapd naps, then sleeps.
+        while !mem.zone_ok(0, Mark::High) {
+            mem.free(0, crate::model::memory::PageState::Clean);
+        }
+        assert_eq!(k.scan_done(mem, &vm, now), KAction::Nap);
+        assert_eq!((k.state, k.target), (KState::Nap, None));
+        let later = now + SimDuration::from_ms(9);
+        assert_eq!(k.nap_end(mem, &vm, later), KAction::Nothing);
+        assert_eq!(k.state, KState::Sleep);
+        assert!(mem.measuring());
+        assert_eq!((mem.obs.kswapd_wakeups, mem.obs.kswapd_passes), (1, 1));
+        assert_eq!(mem.obs.kswapd_scanned, 140);
+        assert_eq!(mem.obs.kswapd_awake, SimDuration::from_ms(9));
     }
 }

@@ -22,7 +22,7 @@
 //! | fio jobs, buffered writers and flushers | [`workload`] |
 //! | memory: unlimited or a zone | `mm.rs`, [`memory`], [`zone`] |
 //! | GFP_ATOMIC streams, shared memory-process state | [`pressure`] |
-//! | kswapd | `kswapd.rs` |
+//! | kswapd (the `Kswapd` state machine and the world's adapter), pageout | `kswapd.rs` |
 //! | direct reclaim (the `DirectReclaim` component and the world's adapter) | `reclaim.rs` |
 //! | dm-crypt's page_pool (the `Mempool` component and the world's adapter) | `mempool.rs` |
 //! | every statistic and the warm-up gate | [`recorder`] |

@@ -164,9 +164,11 @@ impl World {
 
     /// Starts the memory processes: the GFP_ATOMIC streams' first arrivals.
     pub(super) fn start_pressure(&mut self, sched: &mut Scheduler<Event>) {
+        let warmup = self.rec.warmup();
         let Some(p) = self.memory.zone_mut() else {
             return;
         };
+        p.kswapd.warmup = warmup;
         for i in 0..p.atomic.len() {
             let gap = p.gap(i);
             sched.schedule_in(
