@@ -324,6 +324,25 @@ impl Metrics {
             .map(|(m, &v)| (m, v))
     }
 
+    /// A test fixture: read percentiles scaled from `p99_ms`, fixed mean, IOPS and write rate;
+    /// every other metric NaN.
+    #[cfg(test)]
+    pub(crate) fn with_read_p99(p99_ms: f64) -> Metrics {
+        let mut x = Metrics::nan();
+        for (key, v) in [
+            ("read_p50_ms", 1.0),
+            ("read_p99_ms", p99_ms),
+            ("read_p999_ms", 2.0 * p99_ms),
+            ("read_p9999_ms", 3.0 * p99_ms),
+            ("read_mean_ms", 1.5),
+            ("read_iops", 100.0),
+            ("write_mib_s", 5.0),
+        ] {
+            x[MetricId::of(key)] = v;
+        }
+        x
+    }
+
     /// Every metric NaN ("not measured"): a starting point for tests.
     pub fn nan() -> Metrics {
         Metrics {

@@ -201,19 +201,7 @@ mod tests {
     use super::*;
 
     fn m(p99: f64) -> Metrics {
-        let mut x = Metrics::nan();
-        for (key, v) in [
-            ("read_p50_ms", 1.0),
-            ("read_p99_ms", p99),
-            ("read_p999_ms", 2.0 * p99),
-            ("read_p9999_ms", 3.0 * p99),
-            ("read_mean_ms", 1.5),
-            ("read_iops", 100.0),
-            ("write_mib_s", 5.0),
-        ] {
-            x[MetricId::of(key)] = v;
-        }
-        x
+        Metrics::with_read_p99(p99)
     }
 
     /// A replication of a finite run: `elapsed` s (NaN: unfinished) and `failures`.
