@@ -6,13 +6,14 @@
 //! to what the scheduler does, and it needs no event per sector.
 //!
 //! The implementation keeps a *virtual time* `V` that advances at the per-task rate; a task that
-//! arrives at `V_a` with work `w` finishes when `V` reaches `V_a + w`. Tasks are kept ordered by
-//! that finish tag, so each arrival and departure costs O(log n) and the next completion is one
-//! event. `V` is an integer in units of 2^-20 ns of work so everything stays exact and
+//! arrives at `V_a` with work `w` finishes when `V` reaches `V_a + w`. Tasks sit in a min-heap
+//! on that finish tag (ties broken by arrival order), so each arrival and departure costs
+//! O(log n) and the next completion is one event. `V` is an integer in units of 2^-20 ns of work so everything stays exact and
 //! reproducible.
 
 use crate::engine::{SimDuration, SimTime};
-use std::collections::BTreeSet;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
 
 /// Fixed-point scale of virtual time: units per ns of work.
 const SCALE: u128 = 1 << 20;
@@ -21,6 +22,35 @@ const SCALE: u128 = 1 << 20;
 /// [`TaskOwner`](super::ids::TaskOwner).
 pub type TaskTag = u64;
 
+/// A runnable task: its finish tag in virtual time, its arrival sequence (unique, so the order
+/// is total and never looks at the owner) and its owner.
+#[derive(Debug, Clone, Copy)]
+struct Task<T> {
+    finish: u128,
+    seq: u64,
+    tag: T,
+}
+
+impl<T> PartialEq for Task<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl<T> Eq for Task<T> {}
+
+impl<T> PartialOrd for Task<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<T> Ord for Task<T> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.finish, self.seq).cmp(&(other.finish, other.seq))
+    }
+}
+
 /// A pool of CPUs shared by processor sharing; `T` tells a finished task's owner.
 #[derive(Debug)]
 pub struct CpuPool<T = TaskTag> {
@@ -28,14 +58,14 @@ pub struct CpuPool<T = TaskTag> {
     /// Virtual time, in units of 1/SCALE ns of work.
     vtime: u128,
     last: SimTime,
-    /// (finish tag, arrival sequence, owner tag).
-    tasks: BTreeSet<(u128, u64, T)>,
+    /// Runnable tasks, earliest finish tag first.
+    tasks: BinaryHeap<Reverse<Task<T>>>,
     seq: u64,
     /// Integral of busy CPUs over time, in CPU-ns.
     busy_cpu_ns: u128,
 }
 
-impl<T: Copy + Ord> CpuPool<T> {
+impl<T: Copy> CpuPool<T> {
     /// `cpus` processors, idle.
     pub fn new(cpus: u32) -> Self {
         assert!(cpus >= 1);
@@ -43,7 +73,7 @@ impl<T: Copy + Ord> CpuPool<T> {
             cpus,
             vtime: 0,
             last: SimTime::ZERO,
-            tasks: BTreeSet::new(),
+            tasks: BinaryHeap::new(),
             seq: 0,
             busy_cpu_ns: 0,
         }
@@ -76,12 +106,16 @@ impl<T: Copy + Ord> CpuPool<T> {
         self.advance(now);
         let finish = self.vtime + u128::from(work.as_ns()) * SCALE;
         self.seq += 1;
-        self.tasks.insert((finish, self.seq, tag));
+        self.tasks.push(Reverse(Task {
+            finish,
+            seq: self.seq,
+            tag,
+        }));
     }
 
     /// When the earliest task will finish if nothing changes, or `None` when idle.
     pub fn next_completion(&self, now: SimTime) -> Option<SimTime> {
-        let &(finish, _, _) = self.tasks.first()?;
+        let finish = self.tasks.peek()?.0.finish;
         debug_assert_eq!(
             now, self.last,
             "call after add/finished at the same instant"
@@ -97,12 +131,12 @@ impl<T: Copy + Ord> CpuPool<T> {
     /// Removes and returns the tags of every task finished by `now`, in finish order.
     pub fn finished(&mut self, now: SimTime, out: &mut Vec<T>) {
         self.advance(now);
-        while let Some(&(finish, seq, tag)) = self.tasks.first() {
-            if finish > self.vtime {
+        while let Some(task) = self.tasks.peek() {
+            if task.0.finish > self.vtime {
                 break;
             }
-            self.tasks.remove(&(finish, seq, tag));
-            out.push(tag);
+            out.push(task.0.tag);
+            self.tasks.pop();
         }
     }
 
