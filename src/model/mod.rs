@@ -21,7 +21,8 @@
 //! | `congestion_wait` sleepers | [`cwait`] |
 //! | fio jobs, buffered writers and flushers | [`workload`] |
 //! | memory: unlimited or a zone | `mm.rs`, [`memory`], [`zone`] |
-//! | GFP_ATOMIC streams, shared memory-process state | [`pressure`] |
+//! | GFP_ATOMIC streams (the `AtomicSources` component) | `atomic.rs` |
+//! | the memory processes' shared state and events, their waits' accounting | [`pressure`] |
 //! | kswapd (the `Kswapd` state machine and the world's adapter), pageout | `kswapd.rs` |
 //! | direct reclaim (the `DirectReclaim` component and the world's adapter) | `reclaim.rs` |
 //! | dm-crypt's page_pool (the `Mempool` component and the world's adapter) | `mempool.rs` |
@@ -30,6 +31,7 @@
 //! | identities (queue class, actor, task owner) | [`ids`] |
 
 mod actors;
+mod atomic;
 pub mod bio;
 pub mod block;
 mod checks;

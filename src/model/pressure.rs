@@ -1,7 +1,9 @@
 //! The processes that press on memory and relieve it, as state machines driven by the world's
 //! events: kswapd, direct reclaimers, GFP_ATOMIC streams, and dm-crypt's bounce-page mempool.
 //! Each follows `docs/model/kswapd.md` (Linux 2.6.32 unless a [`VmBehaviour`] switch says
-//! otherwise); [`super::memory::Mem`] holds the pages they move.
+//! otherwise); [`super::memory::Mem`] holds the pages they move. Each is a component in its own
+//! file (`kswapd.rs`, `reclaim.rs`, `atomic.rs`, `mempool.rs`) that works on `&mut Mem`; this
+//! module holds their shared state ([`Pressure`]), their events and the GFP_ATOMIC adapter.
 //!
 //! **kswapd** (`balance_pgdat` and the `kswapd()` loop):
 //! ```text
@@ -41,17 +43,17 @@
 //! `congestion_wait(cwait_class, HZ/100)` before allocating the rest. Only writeback bios split;
 //! a fio job's write waits on the pool instead.
 
+use super::atomic::AtomicSources;
 use super::cwait::CwWho;
 use super::event::Event;
 use super::ids::{ActorId, QueueClass};
 use super::kswapd::Kswapd;
-use super::memory::{Gfp, Mem, PageState};
+use super::memory::Mem;
 use super::mempool::Mempool;
 use super::reclaim::DirectReclaim;
 use super::world::World;
-use crate::engine::{Scheduler, SimDuration, SimRng};
-use crate::model::config::{AtomicStream, VmBehaviour};
-use rand::RngExt;
+use crate::engine::{Scheduler, SimDuration};
+use crate::model::config::VmBehaviour;
 
 /// The memory processes' events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,17 +77,6 @@ pub enum MemEvent {
     },
 }
 
-/// A GFP_ATOMIC stream's state.
-#[derive(Debug)]
-pub(super) struct AtomicSource {
-    pub(super) cfg: AtomicStream,
-    /// Cumulative order probabilities.
-    pub(super) cdf: Vec<f64>,
-    pub(super) arrival: SimRng,
-    pub(super) order: SimRng,
-    pub(super) hold: SimRng,
-}
-
 /// Everything the memory processes keep, boxed into the world when there is a `memory:`
 /// section.
 #[derive(Debug)]
@@ -95,7 +86,8 @@ pub(super) struct Pressure {
     pub(super) kswapd: Kswapd,
     /// The direct reclaimers.
     pub(super) reclaim: DirectReclaim,
-    pub(super) atomic: Vec<AtomicSource>,
+    /// The GFP_ATOMIC streams.
+    pub(super) atomic: AtomicSources,
     /// dm-crypt's `page_pool`.
     pub(super) pool: Mempool,
     pub(super) scan_cost: SimDuration,
@@ -109,51 +101,15 @@ impl Pressure {
         measuring: bool,
     ) -> Option<Box<Pressure>> {
         let cfg = sc.memory.as_ref()?;
-        let atomic = cfg
-            .atomic
-            .iter()
-            .map(|a| {
-                let total: f64 = a.orders.iter().sum();
-                let mut acc = 0.0;
-                let cdf = a
-                    .orders
-                    .iter()
-                    .map(|w| {
-                        acc += w / total;
-                        acc
-                    })
-                    .collect();
-                let s = |what: &str| streams.stream(&format!("atomic.{}/{what}", a.name));
-                AtomicSource {
-                    cfg: a.clone(),
-                    cdf,
-                    arrival: s("arrival"),
-                    order: s("order"),
-                    hold: s("hold"),
-                }
-            })
-            .collect();
         Some(Box::new(Pressure {
             mem: Mem::new(cfg, streams, measuring),
             vm: sc.kernel.vm,
             kswapd: Kswapd::new(),
             reclaim: DirectReclaim::default(),
-            atomic,
+            atomic: AtomicSources::new(&cfg.atomic, streams),
             pool: Mempool::new(cfg.page_pool, cfg.min_bio_pages, actors),
             scan_cost: cfg.scan_cost,
         }))
-    }
-
-    pub(super) fn gap(&mut self, i: usize) -> SimDuration {
-        let a = &mut self.atomic[i];
-        let mean = 1.0 / a.cfg.rate;
-        let secs = if a.cfg.poisson {
-            let u: f64 = a.arrival.random();
-            -mean * (1.0 - u).ln()
-        } else {
-            mean
-        };
-        SimDuration::from_secs_f64(secs)
     }
 }
 
@@ -170,7 +126,7 @@ impl World {
         };
         p.kswapd.warmup = warmup;
         for i in 0..p.atomic.len() {
-            let gap = p.gap(i);
+            let gap = p.atomic.gap(i);
             sched.schedule_in(
                 gap,
                 Event::Memory(MemEvent::AtomicArrival { stream: i as u32 }),
@@ -195,35 +151,23 @@ impl World {
 
     // ----- GFP_ATOMIC ------------------------------------------------------------------------
 
+    /// A GFP_ATOMIC stream's arrival: the next one is scheduled first, then the burst's
+    /// granted buffers' frees, in allocation order.
     pub(super) fn atomic_arrival(&mut self, i: u32, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let p = self.pr();
-        let gap = p.gap(i as usize);
+        let gap = p.atomic.gap(i as usize);
         sched.schedule_in(gap, Event::Memory(MemEvent::AtomicArrival { stream: i }));
-        let src = &mut p.atomic[i as usize];
-        let u: f64 = src.order.random();
-        let order = src
-            .cdf
-            .iter()
-            .position(|&c| u < c)
-            .unwrap_or(src.cdf.len() - 1) as u32;
-        let burst = src.cfg.burst;
-        let mut wake = false;
-        for _ in 0..burst {
-            let hold = src.cfg.hold.quantile(src.hold.random());
-            let got = p.mem.alloc(order, Gfp::Atomic, PageState::Atomic, now);
-            wake |= got.wake_kswapd;
-            if got.granted {
-                sched.schedule_in(hold, Event::Memory(MemEvent::AtomicFree { order }));
-            }
-        }
-        if wake {
+        let wake = p.atomic.arrive(i as usize, &mut p.mem, now, |hold, order| {
+            sched.schedule_in(hold, Event::Memory(MemEvent::AtomicFree { order }));
+        });
+        if let Some(order) = wake {
             self.wake_kswapd(order, sched);
         }
     }
 
     pub(super) fn atomic_free(&mut self, order: u32) {
-        self.pr().mem.free(order, PageState::Atomic);
+        AtomicSources::free(&mut self.pr().mem, order);
     }
 
     /// Accounts a wait of `who` that ended after `slept`, per caller and class.
@@ -259,7 +203,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::engine::SimTime;
     use crate::model::config::{MemoryConfig, Scenario};
-    use crate::model::memory::PAGE_SIZE;
+    use crate::model::memory::{Gfp, PAGE_SIZE, PageState};
     use crate::model::{RunResult, policy, run_policy};
 
     pub(crate) fn laptop(unreclaimable_mib: u64, rate: f64, burst: u32) -> MemoryConfig {
