@@ -10,10 +10,8 @@
 //!   `unplug_threshold` queued requests, when the unplug timer fires (3·HZ/1000 with a one-jiffy
 //!   floor: 4 ms at HZ=250), when a bio flagged for unplug is added, when a submitter goes to sleep
 //!   on a full pool, or when a completion runs the queue;
-//! - the elevator: `fifo` (noop), or a CFQ-like scheduler with a sync and an async queue, time
-//!   slices (sync HZ/10, async HZ/25 or 16 requests), sync preempting async, idling for more sync
-//!   I/O (HZ/125) and `low_latency`'s async depth limit (one request in flight per sync slice
-//!   length since the last sync completion).
+//! - the elevator: `fifo` (noop), or CFQ with a sync and an async queue and the kernel
+//!   version's rules ([`super::cfq`]).
 //!
 //! blk-mq keeps one tag pool for both classes, never reports congestion, has no unplug timer and
 //! no elevator. Under dm-crypt every submitter is a kcryptd thread, so CFQ sees one context per
