@@ -11,7 +11,7 @@
 //!   floor: 4 ms at HZ=250), when a bio flagged for unplug is added, when a submitter goes to sleep
 //!   on a full pool, or when a completion runs the queue;
 //! - the elevator: `fifo` (noop), or CFQ with a sync and an async queue and the kernel
-//!   version's rules ([`super::cfq`]).
+//!   version's rules (`src/model/cfq.rs`).
 //!
 //! blk-mq keeps one tag pool for both classes, never reports congestion, has no unplug timer and
 //! no elevator. Under dm-crypt every submitter is a kcryptd thread, so CFQ sees one context per
