@@ -430,8 +430,11 @@ fn patches(
     )?;
     let mut out: Vec<(String, Location)> = Vec::new();
     let names = patch_names();
-    let valid = "valid patches: 1 to 6 as numbered in Mel Gorman's 2009 tables \
-                 (5 = kswapd-stay-awake-when-min, 6 = dm-crypt-unplug), and force-highorder";
+    let shown_all: Vec<String> = PATCHES.iter().map(|p| shown(p.label)).collect();
+    let valid = format!(
+        "valid patches: {}; numbered as in Mel Gorman's 2009 tables (docs/model/kernels.md §4)",
+        shown_all.join(", ")
+    );
     for (i, p) in list.value.iter().enumerate() {
         let path = format!("kernel.patches[{i}]");
         let written = &p.value.0;
@@ -440,7 +443,7 @@ fn patches(
             let normal = written.trim().to_ascii_lowercase().replace('_', "-");
             let hint = match suggestion(&normal, &names) {
                 Some(s) => format!("did you mean `{s}`? {valid}"),
-                None => valid.to_string(),
+                None => valid.clone(),
             };
             return Err(c
                 .at(&path, p)
@@ -764,7 +767,12 @@ mod tests {
         );
         let e = err(&format!("{BASE}kernel:\n  patches: [7]\n"));
         assert_eq!(e.kind(), ErrorKind::UnknownName);
-        assert!(e.hint().unwrap().contains("1 to 6"), "{e}");
+        assert!(
+            e.hint().unwrap().contains(
+                "1, 2, 3, 4, 5 (kswapd-stay-awake-when-min), 6 (dm-crypt-unplug), force-highorder"
+            ),
+            "{e}"
+        );
         // Patch 3 undone by its switch.
         let e = err(&format!(
             "{BASE}kernel:\n  patches: [3]\n  congestion_both: false\n"
