@@ -144,7 +144,7 @@ fn precision_target_adds_replications_or_says_the_cap_stopped_it() {
         "run",
         "two-queue",
         "--duration",
-        "3s",
+        "6s",
         "--precision",
         "0.01%",
         "--max-replications",

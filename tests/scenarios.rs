@@ -215,7 +215,10 @@ workloads:
 ";
 
 /// Without a `memory:` section results are what they were before the memory model: these
-/// figures are the output of commit 19754e1 (the last one without it) on the same file.
+/// figures were the output of commit 19754e1 (the last one without it) on the same file, and
+/// are re-pinned where the block layer changed since: CFQ's 2.6.32 dispatch rules (async held
+/// while sync I/O is in flight, the drain before sync I/O, no idling with requests in the
+/// driver, the ramp in jiffies).
 #[test]
 fn without_memory_results_are_unchanged_from_before_the_memory_model() {
     let dir = crate::util::TempDir::new();
@@ -228,37 +231,37 @@ fn without_memory_results_are_unchanged_from_before_the_memory_model() {
         (
             "fifo",
             (
-                561,
-                106,
-                55_574_528,
-                10_027_008,
-                42_205_184,
-                236_730_254,
-                5_179_545_292,
+                464,
+                170,
+                89_128_960,
+                12_124_160,
+                32_899_072,
+                236_347_660,
+                3_774_967_593,
             ),
         ),
         (
             "split",
             (
-                678,
-                10,
-                5_242_880,
-                8_716_288,
-                29_753_344,
-                33_795_246,
-                7_647_262_038,
+                628,
+                54,
+                28_311_552,
+                9_371_648,
+                30_539_776,
+                32_478_925,
+                6_532_331_336,
             ),
         ),
         (
             "prio",
             (
-                625,
-                33,
-                17_301_504,
-                9_633_792,
-                30_015_488,
-                33_447_529,
-                7_089_064_177,
+                493,
+                138,
+                72_351_744,
+                11_862_016,
+                32_899_072,
+                35_140_601,
+                4_359_723_629,
             ),
         ),
     ];
@@ -305,7 +308,9 @@ fn two_queue_policies_differ_in_atomic_failures_and_kswapd_waits() {
     assert!(figures.iter().all(|&(_, c)| c > 0.0), "{figures:?}");
     let (fifo, split) = (figures[0], figures[1]);
     assert_ne!(fifo.0, split.0, "{figures:?}");
-    assert!((fifo.1 - split.1).abs() > 0.1 * fifo.1, "{figures:?}");
+    // Since CFQ holds async dispatch while sync I/O is in flight (every version) the two
+    // policies' kswapd waits differ by a few percent rather than by more than a tenth.
+    assert!((fifo.1 - split.1).abs() > 0.02 * fifo.1, "{figures:?}");
 }
 
 /// Two identical variants, replicated with common random numbers: every metric of the second

@@ -10,16 +10,15 @@
 //!   `unplug_threshold` queued requests, when the unplug timer fires (3·HZ/1000 with a one-jiffy
 //!   floor: 4 ms at HZ=250), when a bio flagged for unplug is added, when a submitter goes to sleep
 //!   on a full pool, or when a completion runs the queue;
-//! - the elevator: `fifo` (noop), or a CFQ-like scheduler with a sync and an async queue, time
-//!   slices (sync HZ/10, async HZ/25 or 16 requests), sync preempting async, idling for more sync
-//!   I/O (HZ/125) and `low_latency`'s async depth limit (one request in flight per sync slice
-//!   length since the last sync completion).
+//! - the elevator: `fifo` (noop), or CFQ with a sync and an async queue and the kernel
+//!   version's rules (`src/model/cfq.rs`).
 //!
 //! blk-mq keeps one tag pool for both classes, never reports congestion, has no unplug timer and
 //! no elevator. Under dm-crypt every submitter is a kcryptd thread, so CFQ sees one context per
 //! class; qsim's CFQ therefore schedules classes rather than processes.
 
 use super::bio::BioId;
+use super::cfq::Cfq;
 use super::event::Event;
 use super::observe::BlockObs;
 use crate::engine::{EventId, Scheduler, SimDuration, SimTime};
@@ -34,8 +33,6 @@ const SYNC: usize = 0;
 const ASYNC: usize = 1;
 /// Requests a fresh batcher may allocate past a full pool (BLK_BATCH_REQ).
 const BATCH_REQUESTS: u32 = 32;
-/// CFQ async requests per slice: 2 × (2 + 2 × 3) for the default priority 4.
-const CFQ_ASYNC_RQ_PER_SLICE: u32 = 16;
 
 /// The request queue's events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,17 +79,6 @@ pub struct Freed {
 }
 
 #[derive(Debug)]
-struct Cfq {
-    queues: [VecDeque<BioId>; 2],
-    active: Option<usize>,
-    slice_end: SimTime,
-    dispatched_in_slice: u32,
-    inflight: [u32; 2],
-    idle_timer: Option<EventId>,
-    last_sync_done: SimTime,
-}
-
-#[derive(Debug)]
 enum ElevatorState {
     Fifo(VecDeque<BioId>),
     Cfq(Box<Cfq>),
@@ -123,15 +109,9 @@ impl RequestQueue {
     /// An empty, unplugged queue.
     pub fn new(cfg: &BlockConfig, kernel: &KernelConfig) -> Self {
         let elevator = match (cfg.mode, cfg.elevator) {
-            (QueueMode::Legacy, Elevator::Cfq) => ElevatorState::Cfq(Box::new(Cfq {
-                queues: [VecDeque::new(), VecDeque::new()],
-                active: None,
-                slice_end: SimTime::ZERO,
-                dispatched_in_slice: 0,
-                inflight: [0; 2],
-                idle_timer: None,
-                last_sync_done: SimTime::ZERO,
-            })),
+            (QueueMode::Legacy, Elevator::Cfq) => {
+                ElevatorState::Cfq(Box::new(Cfq::new(cfg, kernel)))
+            }
             _ => ElevatorState::Fifo(VecDeque::new()),
         };
         RequestQueue {
@@ -244,7 +224,15 @@ impl RequestQueue {
     }
 
     /// Adds an allocated request to the elevator, plugging or unplugging as the kernel does.
-    pub fn insert(&mut self, id: BioId, sync: bool, unplug: bool, sched: &mut Scheduler<Event>) {
+    /// `at` is the request's (byte offset, bytes) on the disk, for CFQ's seek statistics.
+    pub fn insert(
+        &mut self,
+        id: BioId,
+        sync: bool,
+        at: (u64, u32),
+        unplug: bool,
+        sched: &mut Scheduler<Event>,
+    ) {
         if self.legacy() && self.cfg.plug && self.queued == 0 && !self.plugged {
             self.plugged = true;
             self.plug_timer =
@@ -254,8 +242,14 @@ impl RequestQueue {
         match &mut self.elevator {
             ElevatorState::Fifo(q) => q.push_back(id),
             ElevatorState::Cfq(c) => {
-                let class = if sync { SYNC } else { ASYNC };
-                c.queues[class].push_back(id);
+                let (offset, bytes) = at;
+                c.insert(
+                    id,
+                    sync,
+                    offset / 512,
+                    u64::from(bytes).div_ceil(512),
+                    sched.now(),
+                );
             }
         }
         if self.plugged && self.queued >= self.cfg.unplug_threshold {
@@ -288,8 +282,7 @@ impl RequestQueue {
     /// CFQ's idle timer fired: the sync slice ends.
     pub fn idle_timer(&mut self) {
         if let ElevatorState::Cfq(c) = &mut self.elevator {
-            c.idle_timer = None;
-            c.active = None;
+            c.idle_timer();
         }
     }
 
@@ -302,7 +295,7 @@ impl RequestQueue {
         let now = sched.now();
         let got = match &mut self.elevator {
             ElevatorState::Fifo(q) => q.pop_front(),
-            ElevatorState::Cfq(c) => cfq_next(c, &self.cfg, sched, now),
+            ElevatorState::Cfq(c) => c.next(sched, now),
         };
         if got.is_some() {
             self.queued -= 1;
@@ -311,24 +304,10 @@ impl RequestQueue {
         got
     }
 
-    /// A dispatched request of class `sync` completed on the device.
-    pub fn completed(&mut self, sync: bool, sched: &mut Scheduler<Event>) {
-        let now = sched.now();
+    /// Dispatched request `id` of class `sync` completed on the device.
+    pub fn completed(&mut self, id: BioId, sync: bool, sched: &mut Scheduler<Event>) {
         if let ElevatorState::Cfq(c) = &mut self.elevator {
-            let class = if sync { SYNC } else { ASYNC };
-            c.inflight[class] -= 1;
-            if sync {
-                c.last_sync_done = now;
-                if c.active == Some(SYNC)
-                    && c.queues[SYNC].is_empty()
-                    && c.inflight[SYNC] == 0
-                    && !self.cfg.cfq_slice_idle.is_zero()
-                    && c.idle_timer.is_none()
-                {
-                    let at = (now + self.cfg.cfq_slice_idle).min(c.slice_end.max(now));
-                    c.idle_timer = Some(sched.schedule_at(at, Event::Block(BlockEvent::CfqIdle)));
-                }
-            }
+            c.completed(id, sync, sched, sched.now());
         }
         // A completion runs the queue, which removes the plug.
         self.unplug(sched);
@@ -347,82 +326,6 @@ impl RequestQueue {
     /// Submitters asleep on the pools.
     pub fn sleepers(&self) -> usize {
         self.sleepers[SYNC].len() + self.sleepers[ASYNC].len()
-    }
-}
-
-fn cfq_next(
-    c: &mut Cfq,
-    cfg: &BlockConfig,
-    sched: &mut Scheduler<Event>,
-    now: SimTime,
-) -> Option<BioId> {
-    // Each pass either dispatches, waits, or expires the active slice; a fresh slice always
-    // dispatches or waits, so this ends within three passes.
-    for _ in 0..4 {
-        let Some(a) = c.active else {
-            let pick = if !c.queues[SYNC].is_empty() {
-                SYNC
-            } else if !c.queues[ASYNC].is_empty() {
-                ASYNC
-            } else {
-                return None;
-            };
-            c.active = Some(pick);
-            c.dispatched_in_slice = 0;
-            let slice = if pick == SYNC {
-                cfg.cfq_slice_sync
-            } else {
-                cfg.cfq_slice_async
-            };
-            c.slice_end = now + slice;
-            continue;
-        };
-        // A sync request preempts an async slice.
-        let preempt = a == ASYNC && !c.queues[SYNC].is_empty();
-        let used_up =
-            now >= c.slice_end || (a == ASYNC && c.dispatched_in_slice >= CFQ_ASYNC_RQ_PER_SLICE);
-        if preempt || (used_up && c.inflight[a] == 0) || (used_up && !c.queues[1 - a].is_empty()) {
-            expire(c, sched);
-            continue;
-        }
-        if let Some(&id) = c.queues[a].front() {
-            let mut max = cfg.cfq_quantum.max(1);
-            if a == ASYNC && cfg.low_latency {
-                let since = now.saturating_since(c.last_sync_done).as_ns();
-                let mut depth = (since / cfg.cfq_slice_sync.as_ns().max(1)) as u32;
-                if depth == 0 && c.inflight[ASYNC] == 0 {
-                    depth = 1;
-                }
-                max = max.min(depth);
-            }
-            if c.inflight[a] >= max {
-                return None;
-            }
-            c.queues[a].pop_front();
-            if let Some(t) = c.idle_timer.take() {
-                sched.cancel(t);
-            }
-            c.inflight[a] += 1;
-            c.dispatched_in_slice += 1;
-            return Some(id);
-        }
-        // The active queue is empty.
-        if a == SYNC && !cfg.cfq_slice_idle.is_zero() && now < c.slice_end {
-            if c.inflight[SYNC] == 0 && c.idle_timer.is_none() {
-                let at = (now + cfg.cfq_slice_idle).min(c.slice_end);
-                c.idle_timer = Some(sched.schedule_at(at, Event::Block(BlockEvent::CfqIdle)));
-            }
-            return None;
-        }
-        expire(c, sched);
-    }
-    None
-}
-
-fn expire(c: &mut Cfq, sched: &mut Scheduler<Event>) {
-    c.active = None;
-    if let Some(t) = c.idle_timer.take() {
-        sched.cancel(t);
     }
 }
 
@@ -445,6 +348,8 @@ mod tests {
             cfq_slice_async: k.hz_div(25),
             cfq_slice_idle: k.hz_div(125),
             cfq_quantum: 4,
+            cfq: k.version.cfq(),
+            hw_tag: true,
         }
     }
 

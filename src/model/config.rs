@@ -81,11 +81,12 @@ pub enum KernelVersion {
     /// 2.6.32: a slow-path restart wakes kswapd again.
     #[serde(rename = "2.6.32")]
     V2_6_32,
-    /// 2.6.33: kswapd naps HZ/10 and checks for premature sleep.
+    /// 2.6.33: kswapd naps HZ/10 and checks for premature sleep, and skips its congestion wait
+    /// below min; CFQ ramps async depth from the last delayed sync request and scales slices
+    /// into a target latency.
     #[serde(rename = "2.6.33")]
     V2_6_33,
-    /// 2.6.37: kswapd skips its congestion wait below min; `wait_iff_congested` in the
-    /// allocator and direct reclaim.
+    /// 2.6.37: `wait_iff_congested` in the allocator and direct reclaim.
     #[serde(rename = "2.6.37")]
     V2_6_37,
 }
@@ -122,12 +123,50 @@ impl KernelVersion {
                 CwaitClass::Async
             },
             kswapd_nap: self >= V2_6_33,
-            skip_below_min: self >= V2_6_37,
+            skip_below_min: self >= V2_6_33,
             wait_iff_congested: self >= V2_6_37,
             force_highorder: false,
             restart_wakes_kswapd: self >= V2_6_32,
+            congestion_both: false,
         }
     }
+
+    /// The CFQ rules of the version's `block/cfq-iosched.c` (docs/model/block.md §5).
+    pub fn cfq(self) -> CfqRules {
+        use KernelVersion::*;
+        CfqRules {
+            has_low_latency: self >= V2_6_32,
+            drain_async_before_sync: self >= V2_6_32,
+            seeky_idle_with_latency: self >= V2_6_32,
+            ramp_from_delayed_sync: self >= V2_6_33,
+            target_latency: self >= V2_6_33,
+            lone_sync_queue_idles: self >= V2_6_33,
+        }
+    }
+}
+
+/// The version-derived rules of CFQ that differ between 2.6.31, 2.6.32 and 2.6.33
+/// (docs/model/block.md §5). Not settable: they follow `kernel.version`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CfqRules {
+    /// The `low_latency` tunable exists (2.6.32+); before it, `block.low_latency` is refused.
+    pub has_low_latency: bool,
+    /// `cfq_may_dispatch`: a sync queue with an idle window waits until no async request is in
+    /// the driver (2.6.32+).
+    pub drain_async_before_sync: bool,
+    /// `cfq_update_idle_window`: a seeky sync queue on an NCQ disk keeps its idle window when
+    /// `low_latency` is on (2.6.32); 2.6.31 drops it whenever the disk is NCQ.
+    pub seeky_idle_with_latency: bool,
+    /// The async ramp counts from the last sync request that took at least the sync FIFO expiry
+    /// (HZ/8) from allocation to completion (`last_delayed_sync`, 2.6.33), not from the last
+    /// sync completion (`last_end_sync_rq`, 2.6.32).
+    pub ramp_from_delayed_sync: bool,
+    /// With `low_latency`, a new slice is scaled so that every busy queue's slice fits into
+    /// `cfq_target_latency` = 300 ms (`cfq_set_prio_slice`, 2.6.33).
+    pub target_latency: bool,
+    /// `cfq_should_idle` (2.6.33): a sync queue that is the last of its service tree idles
+    /// whatever its seek pattern, for the full `slice_idle`; qsim's one sync queue always is.
+    pub lone_sync_queue_idles: bool,
 }
 
 /// Which global `congestion_wait` queue the mm and writeback call sites sleep on.
@@ -150,25 +189,30 @@ impl CwaitClass {
     }
 }
 
-/// The memory-management switches one run uses (docs/model/kernels.md). The 2009 patch names
-/// map onto them as hypotheses: `kswapd-stay-awake-when-min` sets `skip_below_min`, `force-highorder` sets
-/// `force_highorder`, `dm-crypt-unplug` sets `crypt.unplug_after_submit`.
+/// The memory-management switches one run uses (docs/model/kernels.md). Mel Gorman's 2009
+/// patches map onto them by number (`scenario::kernel::PATCHES`): 1 `restart_wakes_kswapd`,
+/// 3 `congestion_both`, 4 `kswapd_nap`, 5 `skip_below_min`, 6 `crypt.unplug_after_submit`;
+/// 2 has no switch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct VmBehaviour {
     /// Queue that kswapd, direct reclaim, the allocator's retry, balance_dirty_pages and
     /// dm-crypt's out-of-pages nap sleep on.
     pub cwait_class: CwaitClass,
-    /// After balancing, kswapd naps HZ/10 and rechecks before sleeping (2.6.33+).
+    /// After balancing, kswapd naps HZ/10 and rechecks before sleeping (2.6.33+, f50de2d3;
+    /// patch 4).
     pub kswapd_nap: bool,
-    /// kswapd skips its congestion wait while a zone is below min (2.6.37, or the
-    /// `kswapd-stay-awake-when-min` patch).
+    /// kswapd skips its congestion wait while a zone is below min (2.6.33, bb3ab596; patch 5).
     pub skip_below_min: bool,
     /// The allocator's and direct reclaim's waits are `wait_iff_congested` (2.6.37).
     pub wait_iff_congested: bool,
-    /// kswapd keeps the requested order after an unproductive sweep instead of dropping to 0.
+    /// kswapd keeps the requested order after an unproductive sweep instead of dropping to 0
+    /// (a what-if; Mel's `force-highorder` test hack was a driver change, not this).
     pub force_highorder: bool,
-    /// A slow-path restart wakes kswapd again (2.6.32+).
+    /// A slow-path restart wakes kswapd again (2.6.32+, patch 1).
     pub restart_wakes_kswapd: bool,
+    /// Patch 3, "congestion-both" (never merged): direct reclaim's and the allocator's waits
+    /// sleep on ASYNC, then on SYNC for what is left of the timeout; kswapd's are unchanged.
+    pub congestion_both: bool,
 }
 
 /// The `memory:` section: one lowmem zone and what presses on it.
@@ -367,7 +411,7 @@ pub struct BlockConfig {
     pub plug: bool,
     /// Queued requests that unplug a plugged queue.
     pub unplug_threshold: u32,
-    /// CFQ low_latency.
+    /// CFQ low_latency (2.6.32+; always off before).
     pub low_latency: bool,
     /// CFQ sync slice (HZ/10).
     pub cfq_slice_sync: SimDuration,
@@ -377,6 +421,11 @@ pub struct BlockConfig {
     pub cfq_slice_idle: SimDuration,
     /// CFQ requests in flight per queue (quantum).
     pub cfq_quantum: u32,
+    /// The version's CFQ rules (`KernelVersion::cfq`).
+    pub cfq: CfqRules,
+    /// The disk queues commands (CFQ's `hw_tag`): its queue depth reaches
+    /// `CFQ_HW_QUEUE_MIN` = 5.
+    pub hw_tag: bool,
 }
 
 impl BlockConfig {

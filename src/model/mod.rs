@@ -34,6 +34,7 @@ mod actors;
 mod atomic;
 pub mod bio;
 pub mod block;
+mod cfq;
 mod checks;
 pub mod config;
 pub mod cpu;
@@ -279,6 +280,8 @@ pub mod testing {
                 cfq_slice_async: kernel.hz_div(25),
                 cfq_slice_idle: kernel.hz_div(125),
                 cfq_quantum: 4,
+                cfq: kernel.version.cfq(),
+                hw_tag: false,
             },
             kernel,
             crypt: CryptConfig {

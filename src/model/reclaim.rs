@@ -9,7 +9,7 @@
 use super::bio::BioId;
 use super::cwait::CwWho;
 use super::event::Event;
-use super::ids::{ActorId, ReclaimSlot, TaskOwner};
+use super::ids::{ActorId, QueueClass, ReclaimSlot, TaskOwner};
 use super::memory::{DEF_PRIORITY, Gfp, Mem, PageState, SWAP_CLUSTER_MAX, Scan};
 use super::world::World;
 use crate::engine::{Scheduler, SimDuration, SimTime};
@@ -33,6 +33,9 @@ pub(super) struct Reclaimer {
     pub(super) prio: i32,
     pub(super) reclaimed: u64,
     pub(super) last_scanned: u64,
+    /// Patch 3 (congestion-both): the ASYNC half of a wait is under way; a wake before this
+    /// deadline sleeps on SYNC for the rest.
+    pub(super) both_until: Option<SimTime>,
 }
 
 /// What a reclaimer does next.
@@ -105,6 +108,7 @@ impl DirectReclaim {
             need,
             granted,
             started: now,
+            both_until: None,
             prio: DEF_PRIORITY,
             reclaimed: 0,
             last_scanned: 0,
@@ -281,7 +285,7 @@ impl World {
         t: SimDuration,
         sched: &mut Scheduler<Event>,
     ) {
-        let class = self.cwait_class();
+        let mut class = self.cwait_class();
         let iff = self.sc.kernel.vm.wait_iff_congested;
         let congested = self.sc.block.mode == crate::model::config::QueueMode::Legacy
             && self.queue.is_congested(class)
@@ -294,12 +298,26 @@ impl World {
             self.reclaim_woken(slot, sched);
             return;
         }
+        if self.sc.kernel.vm.congestion_both {
+            // Patch 3: ASYNC first, whatever the version's class; SYNC for the rest.
+            class = QueueClass::Async;
+            self.pr().reclaim.get(slot).both_until = Some(sched.now() + t);
+        }
         self.congestion_wait(CwWho::Reclaim(slot), class, t, sched);
     }
 
     /// A reclaimer's wait ended: after a HZ/10 wait the priority loop goes on; after the
-    /// allocator's HZ/50 wait a new attempt starts.
+    /// allocator's HZ/50 wait a new attempt starts. Under patch 3 an ASYNC wait that ended
+    /// early first sleeps on SYNC for what is left of its timeout.
     pub(super) fn reclaim_woken(&mut self, slot: ReclaimSlot, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        if let Some(until) = self.pr().reclaim.get(slot).both_until.take()
+            && now < until
+        {
+            let rest = until.since(now);
+            self.congestion_wait(CwWho::Reclaim(slot), QueueClass::Sync, rest, sched);
+            return;
+        }
         let next = self.pr().reclaim.woken(slot);
         self.reclaim_next(slot, next, sched);
     }

@@ -396,7 +396,9 @@ mod tests {
 
     #[test]
     fn every_atomic_failure_is_counted_once() {
-        let sc = pressed(20);
+        // Twice the atomic rate of `pressed`, so that allocations fail under 2.6.32's CFQ too.
+        let mut sc = pressed(20);
+        sc.memory = Some(testing::laptop_memory(1900, 40.0, 64));
         let (obs, tl) = recorded(&sc, "fifo");
         let m = obs.memory.as_ref().expect("memory obs");
         let failures: u64 = m.atomic_failures.iter().sum();

@@ -185,8 +185,11 @@ impl World {
             ActorKind::FlusherCtx(_) => false,
         };
         self.bios[bio].enter(Stage::BlockQueue, now);
-        let sync = self.bios[bio].sync;
-        self.queue.insert(bio, sync, unplug, sched);
+        let (sync, at) = (
+            self.bios[bio].sync,
+            (self.bios[bio].offset, self.bios[bio].bytes),
+        );
+        self.queue.insert(bio, sync, at, unplug, sched);
         self.dispatch(sched);
         true
     }
@@ -235,7 +238,7 @@ impl World {
             let b = &self.bios[bio];
             (b.sync, b.class(), b.dir)
         };
-        self.queue.completed(sync, sched);
+        self.queue.completed(bio, sync, sched);
         // End the clone: writes are done, reads still need decrypting.
         match (dir, self.info.topology) {
             (Dir::Write, _) | (Dir::Read, Topology::Plain) => self.complete_bio(bio, sched),

@@ -43,6 +43,8 @@ pub(crate) fn scenario() -> Scenario {
             cfq_slice_async: SimDuration::from_ms(40),
             cfq_slice_idle: SimDuration::from_ms(8),
             cfq_quantum: 8,
+            cfq: crate::model::config::KernelVersion::V2_6_32.cfq(),
+            hw_tag: true,
         },
         crypt: CryptConfig {
             cipher: "aes-ni".to_string(),

@@ -3,6 +3,11 @@
 //! Under blk-mq, `nr_requests` (the tag count) stays 128 unless given, rather than following the
 //! device's queue depth; `elevator` may only be `fifo`, and `plug`, `unplug_threshold` and the
 //! CFQ fields are refused rather than ignored. CFQ fields are refused under `elevator: fifo` too.
+//!
+//! `low_latency` follows `kernel.version`: off and refused when set to true before 2.6.32 (the
+//! tunable does not exist there), on by default from 2.6.32. The version's other CFQ rules
+//! ([`KernelVersion::cfq`]) are not settable; `hw_tag` (the disk queues commands) follows the
+//! device's queue depth.
 
 use super::Error;
 use super::check::{Checker, Zero, val};
@@ -73,11 +78,47 @@ pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
     ("block.quantum", 1, 1024),
 ];
 
+/// CFQ's `CFQ_HW_QUEUE_MIN`: a disk that takes at least this many requests at once counts as
+/// queueing commands (`hw_tag`).
+pub const CFQ_HW_QUEUE_MIN: u32 = 5;
+
+/// `hw_tag` for `device`: its queue depth reaches [`CFQ_HW_QUEUE_MIN`] (the kernel estimates
+/// it from the peak depth the driver reaches under load, which is the device's queue depth).
+fn hw_tag(device: &DeviceConfig) -> bool {
+    let depth = match device {
+        DeviceConfig::Hdd(h) => h.queue_depth,
+        DeviceConfig::Nvme(n) => n.queue_depth,
+        DeviceConfig::Generic(g) => g.queue_depth,
+    };
+    depth >= CFQ_HW_QUEUE_MIN
+}
+
+/// `block.low_latency`: the version's default (on from 2.6.32), refused when set to true on a
+/// version that has no such tunable.
+fn low_latency(c: &Checker, b: &RawBlock, kernel: &KernelConfig) -> Result<bool, Error> {
+    let has = kernel.version.cfq().has_low_latency;
+    match &b.low_latency {
+        Some(l) if l.value && !has => Err(c.at("block.low_latency", l).conflict(
+            format!(
+                "CFQ's low_latency does not exist in {} (it arrived in 2.6.32)",
+                kernel.version.name()
+            ),
+            format!(
+                "remove `low_latency` (it is off on {}), or use kernel.version 2.6.32 or later",
+                kernel.version.name()
+            ),
+        )),
+        Some(l) => Ok(l.value),
+        None => Ok(has),
+    }
+}
+
 /// `block:` (all defaults when absent); the CFQ slices default to the kernel's HZ fractions.
 pub(crate) fn block(
     c: &Checker,
     b: Option<&RawBlock>,
     kernel: &KernelConfig,
+    device: &DeviceConfig,
 ) -> Result<BlockConfig, Error> {
     let empty = RawBlock::default();
     let b = b.unwrap_or(&empty);
@@ -111,7 +152,7 @@ pub(crate) fn block(
         elevator,
         plug,
         unplug_threshold,
-        low_latency: val(&b.low_latency).unwrap_or(true),
+        low_latency: low_latency(c, b, kernel)?,
         cfq_slice_sync: c.dur(
             &b.slice_sync,
             "block.slice_sync",
@@ -131,6 +172,8 @@ pub(crate) fn block(
             Zero::Allowed,
         )?,
         cfq_quantum: c.int(&b.quantum, "block.quantum", 4)?,
+        cfq: kernel.version.cfq(),
+        hw_tag: hw_tag(device),
     })
 }
 
@@ -229,8 +272,54 @@ pub(crate) fn describe_block(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
                 ),
             );
             row(o, 4, "quantum", &b.cfq_quantum.to_string());
-            row(o, 4, "low_latency", on_off(b.low_latency));
+            describe_cfq(o, b, k);
         }
+    }
+}
+
+/// CFQ's version-dependent rows: `low_latency` with where it came from, and the rules the
+/// version runs (docs/model/block.md §5).
+fn describe_cfq(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
+    let v = k.version.name();
+    let r = b.cfq;
+    let ll = if !r.has_low_latency {
+        format!("off (no such tunable in {v}; it arrived in 2.6.32)")
+    } else {
+        let from = if b.low_latency { "default" } else { "set" };
+        format!("{} ({from})", on_off(b.low_latency))
+    };
+    row(o, 4, "low_latency", &ll);
+    let ramp = match (b.low_latency, r.ramp_from_delayed_sync) {
+        (false, _) => "none: async waits only while sync I/O is in flight".to_string(),
+        (true, false) => format!(
+            "one async request per {} since the last sync completion, at most quantum",
+            b.cfq_slice_sync
+        ),
+        (true, true) => format!(
+            "one async request per {} since the last sync request delayed {}+ (HZ/8)",
+            b.cfq_slice_sync,
+            k.hz_div(8)
+        ),
+    };
+    row(o, 4, "async ramp", &ramp);
+    let drain = if r.drain_async_before_sync {
+        "async requests drain before sync I/O starts"
+    } else {
+        "none"
+    };
+    row(o, 4, "async drain", drain);
+    let ncq = if b.hw_tag { "NCQ disk" } else { "no NCQ" };
+    let seeky = match (r.lone_sync_queue_idles, b.hw_tag) {
+        (true, _) => "the lone sync queue always idles (cfq_should_idle)".to_string(),
+        (false, false) => format!("seeky queues idle ({ncq})"),
+        (false, true) if r.seeky_idle_with_latency && b.low_latency => {
+            format!("seeky queues keep idling ({ncq}, low_latency on)")
+        }
+        (false, true) => format!("seeky queues do not idle ({ncq})"),
+    };
+    row(o, 4, "seeky idle", &seeky);
+    if r.target_latency && b.low_latency {
+        row(o, 4, "target latency", "slices scaled into 300ms (HZ*3/10)");
     }
 }
 
@@ -240,7 +329,16 @@ mod tests {
     use crate::scenario::testutil::*;
 
     fn blk(yaml: &str) -> Result<BlockConfig, Error> {
-        section::<RawBlock, _>(yaml, |c, r, _| block(c, Some(r), &KernelConfig::new(1000)))
+        let d = DeviceConfig::Generic(GenericDeviceConfig {
+            service: Distribution::Deterministic {
+                value: SimDuration::from_ms(1),
+            },
+            channels: 1,
+            queue_depth: 31,
+        });
+        section::<RawBlock, _>(yaml, |c, r, _| {
+            block(c, Some(r), &KernelConfig::new(1000), &d)
+        })
     }
 
     #[test]

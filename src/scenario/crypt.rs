@@ -114,14 +114,14 @@ pub(crate) fn crypt(
     let custom = r.encrypt_rate.is_some() || r.decrypt_rate.is_some();
     let unplug_patch = patches
         .iter()
-        .find(|(p, _)| p == "dm-crypt-unplug")
+        .find(|(p, _)| p == super::kernel::CRYPT_PATCH)
         .map(|(_, l)| *l);
     let unplug_after_submit = match (&r.unplug_after_submit, unplug_patch) {
         (Some(s), Some(pl)) if !s.value => {
             return Err(patch_conflict(
                 c,
                 patches,
-                "dm-crypt-unplug",
+                super::kernel::CRYPT_PATCH,
                 pl,
                 "crypt.unplug_after_submit",
                 s.referenced,
@@ -228,8 +228,14 @@ pub(crate) fn describe_crypt(o: &mut Rows, cr: &CryptConfig, k: &KernelConfig) {
             ),
         ),
     }
-    let unplug = if cr.unplug_after_submit && k.patches.iter().any(|p| p == "dm-crypt-unplug") {
-        "on (patch dm-crypt-unplug)".to_string()
+    let patch = k
+        .patches
+        .iter()
+        .find(|p| super::kernel::canonical(p) == Some(super::kernel::CRYPT_PATCH));
+    let unplug = if cr.unplug_after_submit
+        && let Some(p) = patch
+    {
+        format!("on (patch {p})")
     } else {
         on_off(cr.unplug_after_submit).to_string()
     };

@@ -30,14 +30,96 @@ use std::fmt;
 
 /// Allowed `kernel.hz` values.
 pub const HZ_VALUES: &[u32] = &[100, 250, 300, 1000];
-/// The 2009 test patches `kernel.patches` accepts (docs/model/kernels.md), each a hypothesis
-/// mapped onto one switch: `kswapd-stay-awake-when-min` → `skip_below_min`, `force-highorder`
-/// → `force_highorder` ([`SWITCHES`]), `dm-crypt-unplug` → `crypt.unplug_after_submit`.
-pub const PATCHES: &[&str] = &[
-    "kswapd-stay-awake-when-min",
-    "force-highorder",
-    "dm-crypt-unplug",
+/// One entry of `kernel.patches`: one of Mel Gorman's 2009 patches, numbered as in his tables,
+/// or the `force-highorder` test hack every kernel of those tables carried.
+pub struct Patch {
+    /// The canonical name: Mel's number (`"1"`..`"6"`), or `force-highorder`.
+    pub label: &'static str,
+    /// Other names accepted for it (today's names of patches 5 and 6).
+    pub aliases: &'static [&'static str],
+    /// What it was, for `qsim check`.
+    pub what: &'static str,
+}
+
+/// Every entry `kernel.patches` accepts (docs/model/kernels.md §4). Patch 1 sets
+/// `restart_wakes_kswapd`, 3 `congestion_both`, 4 `kswapd_nap`, 5 `skip_below_min`,
+/// `force-highorder` `force_highorder` ([`SWITCHES`]); 6 sets the crypt switch named by
+/// [`CRYPT_PATCH`]; 2 has nothing to act on in this model ([`NO_EFFECT`]).
+pub const PATCHES: &[Patch] = &[
+    Patch {
+        label: "1",
+        aliases: &[],
+        what: "a slow-path restart after failed direct reclaim wakes kswapd again (in 2.6.32)",
+    },
+    Patch {
+        label: "2",
+        aliases: &[],
+        what: "no ALLOC_HARDER for an rt task's allocations in interrupt context (in 2.6.32)",
+    },
+    Patch {
+        label: "3",
+        aliases: &[],
+        what: "congestion-both: direct reclaim waits on ASYNC, then SYNC (never merged)",
+    },
+    Patch {
+        label: "4",
+        aliases: &[],
+        what: "kswapd naps HZ/10 and checks for a premature sleep (2.6.33, f50de2d3)",
+    },
+    Patch {
+        label: "5",
+        aliases: &["kswapd-stay-awake-when-min"],
+        what: "kswapd skips its congestion wait below min (2.6.33, bb3ab596)",
+    },
+    Patch {
+        label: "6",
+        aliases: &["dm-crypt-unplug"],
+        what: "Chris Mason's dm-crypt unplug fix (never merged)",
+    },
+    Patch {
+        label: "force-highorder",
+        aliases: &[],
+        what: "Mel's test hack, on every kernel of his tables; not a fix",
+    },
 ];
+
+/// The patch whose switch lives in `crypt:` (`crypt.unplug_after_submit`): patch 6,
+/// dm-crypt-unplug. The one place that maps it; `scenario::crypt` reads it.
+pub(crate) const CRYPT_PATCH: &str = "6";
+
+/// Patches accepted with no switch, each with why it changes nothing in this model.
+pub(crate) const NO_EFFECT: &[(&str, &str)] = &[(
+    "2",
+    "no effect in this model: 2.6.31 gave ALLOC_HARDER to a __GFP_WAIT allocation in \
+     interrupt context when the interrupted task was real-time; qsim has no real-time tasks, \
+     and GFP_ATOMIC (no __GFP_WAIT) gets ALLOC_HARDER on both kernels",
+)];
+
+/// The canonical label of a `kernel.patches` entry as written (`5`, `"5"` or
+/// `kswapd-stay-awake-when-min` → `"5"`), if it names one.
+pub(crate) fn canonical(written: &str) -> Option<&'static str> {
+    let w = written.trim();
+    PATCHES
+        .iter()
+        .find(|p| p.label == w || p.aliases.contains(&w))
+        .map(|p| p.label)
+}
+
+/// A canonical label as messages show it: `5 (kswapd-stay-awake-when-min)`.
+pub(crate) fn shown(label: &str) -> String {
+    match PATCHES.iter().find(|p| p.label == label) {
+        Some(p) if !p.aliases.is_empty() => format!("{label} ({})", p.aliases[0]),
+        _ => label.to_string(),
+    }
+}
+
+/// Every name `kernel.patches` accepts, for a hint.
+fn patch_names() -> Vec<&'static str> {
+    PATCHES
+        .iter()
+        .flat_map(|p| std::iter::once(p.label).chain(p.aliases.iter().copied()))
+        .collect()
+}
 
 /// [`HZ_VALUES`] for a message: `100, 250, 300 or 1000`.
 fn hz_values() -> String {
@@ -56,7 +138,7 @@ raw_section! {
         /// Kernel version whose reclaim behaviour is simulated.
         [value] version: VersionName,
         /// 2009 test patches switched on.
-        [value] patches: Capped<Spanned<String>, MAX_LISTED_NAMES>,
+        [value] patches: Capped<Spanned<PatchName>, MAX_LISTED_NAMES>,
         /// Explicit switch: congestion-wait queue.
         [value] cwait_class: CwaitClassName,
         /// Explicit switch: kswapd naps before sleeping.
@@ -69,6 +151,34 @@ raw_section! {
         [value] force_highorder: bool,
         /// Explicit switch: a slow-path restart wakes kswapd again.
         [value] restart_wakes_kswapd: bool,
+        /// Explicit switch: direct reclaim waits on ASYNC then SYNC (patch 3).
+        [value] congestion_both: bool,
+    }
+}
+
+/// One `kernel.patches` entry as written: Mel's number as a YAML integer or string, or a name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchName(pub String);
+
+impl<'de> Deserialize<'de> for PatchName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = PatchName;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a patch number 1 to 6 or a patch name")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<PatchName, E> {
+                Ok(PatchName(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<PatchName, E> {
+                Ok(PatchName(v.to_string()))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<PatchName, E> {
+                Ok(PatchName(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -165,13 +275,13 @@ impl Switch {
 pub(crate) const SWITCHES: &[Switch] = &[
     Switch {
         name: "kswapd_nap",
-        patch: None,
+        patch: Some("4"),
         raw: |k| &k.kswapd_nap,
         slot: |vm| &mut vm.kswapd_nap,
     },
     Switch {
         name: "skip_below_min",
-        patch: Some("kswapd-stay-awake-when-min"),
+        patch: Some("5"),
         raw: |k| &k.skip_below_min,
         slot: |vm| &mut vm.skip_below_min,
     },
@@ -189,9 +299,15 @@ pub(crate) const SWITCHES: &[Switch] = &[
     },
     Switch {
         name: "restart_wakes_kswapd",
-        patch: None,
+        patch: Some("1"),
         raw: |k| &k.restart_wakes_kswapd,
         slot: |vm| &mut vm.restart_wakes_kswapd,
+    },
+    Switch {
+        name: "congestion_both",
+        patch: Some("3"),
+        raw: |k| &k.congestion_both,
+        slot: |vm| &mut vm.congestion_both,
     },
 ];
 
@@ -228,7 +344,16 @@ pub(crate) fn kernel(
     }
     let patches = patches(c, &k.patches)?;
     kernel.vm = switches(c, k, kernel.version.defaults(), &patches)?;
-    kernel.patches = patches.iter().map(|(p, _)| p.clone()).collect();
+    kernel.patches = k
+        .patches
+        .as_ref()
+        .map(|l| {
+            l.value
+                .iter()
+                .map(|p| p.value.0.trim().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
     Ok((kernel, patches))
 }
 
@@ -280,18 +405,19 @@ pub(crate) fn patch_conflict(
     c.at(&format!("kernel.patches[{index}]"), patch_loc)
         .conflict(
             format!(
-                "the patch `{patch}` turns `{field}` on, but line {} sets it to false",
+                "the patch `{}` turns `{field}` on, but line {} sets it to false",
+                shown(patch),
                 field_loc.line()
             ),
             format!("the patch is that switch turned on: remove the patch or the `{short}: false`"),
         )
 }
 
-/// `kernel.patches`: known names, each once. An empty list is allowed (a variant may clear the
-/// base's patches with `patches: []`).
+/// `kernel.patches`: known numbers or names, each patch once, returned by canonical label. An
+/// empty list is allowed (a variant may clear the base's patches with `patches: []`).
 fn patches(
     c: &Checker,
-    f: &Field<Capped<Spanned<String>, MAX_LISTED_NAMES>>,
+    f: &Field<Capped<Spanned<PatchName>, MAX_LISTED_NAMES>>,
 ) -> Result<Vec<(String, Location)>, Error> {
     let Some(list) = f else {
         return Ok(Vec::new());
@@ -303,27 +429,33 @@ fn patches(
         "each patch may be listed once",
     )?;
     let mut out: Vec<(String, Location)> = Vec::new();
+    let names = patch_names();
+    let shown_all: Vec<String> = PATCHES.iter().map(|p| shown(p.label)).collect();
+    let valid = format!(
+        "valid patches: {}; numbered as in Mel Gorman's 2009 tables (docs/model/kernels.md §4)",
+        shown_all.join(", ")
+    );
     for (i, p) in list.value.iter().enumerate() {
         let path = format!("kernel.patches[{i}]");
-        if !PATCHES.contains(&p.value.as_str()) {
+        let written = &p.value.0;
+        let Some(label) = canonical(written) else {
             // The model docs spell them with underscores; suggest the dashed name for those too.
-            let normal = p.value.trim().to_ascii_lowercase().replace('_', "-");
-            let hint = match suggestion(&normal, PATCHES) {
-                Some(s) => format!("did you mean `{s}`? valid patches: {}", PATCHES.join(", ")),
-                None => format!("valid patches: {}", PATCHES.join(", ")),
+            let normal = written.trim().to_ascii_lowercase().replace('_', "-");
+            let hint = match suggestion(&normal, &names) {
+                Some(s) => format!("did you mean `{s}`? {valid}"),
+                None => valid.clone(),
             };
-            return Err(c.at(&path, p).unknown(
-                format!("unknown patch `{}`", super::shorten(&p.value)),
-                hint,
-            ));
-        }
-        if out.iter().any(|(q, _)| *q == p.value) {
+            return Err(c
+                .at(&path, p)
+                .unknown(format!("unknown patch `{}`", super::shorten(written)), hint));
+        };
+        if out.iter().any(|(q, _)| *q == label) {
             return Err(c.at(&path, p).conflict(
-                format!("patch `{}` is listed twice", super::shorten(&p.value)),
-                "list each patch once",
+                format!("patch `{}` is listed twice", shown(label)),
+                "list each patch once (a number and its name are the same patch)",
             ));
         }
-        out.push((p.value.clone(), p.referenced));
+        out.push((label.to_string(), p.referenced));
     }
     Ok(out)
 }
@@ -343,6 +475,35 @@ pub(crate) fn describe_hz(o: &mut Rows, k: &KernelConfig) {
     );
 }
 
+/// One row per listed patch: Mel's number, what it was, and what it sets here (hints generated
+/// from [`PATCHES`], [`SWITCHES`] and [`NO_EFFECT`]).
+fn describe_patches(o: &mut Rows, k: &KernelConfig) {
+    for written in &k.patches {
+        let Some(label) = canonical(written) else {
+            continue;
+        };
+        let what = PATCHES
+            .iter()
+            .find(|p| p.label == label)
+            .map_or("", |p| p.what);
+        let sets = if let Some(s) = SWITCHES.iter().find(|s| s.patch == Some(label)) {
+            format!("sets kernel.{}", s.name)
+        } else if label == CRYPT_PATCH {
+            "sets crypt.unplug_after_submit".to_string()
+        } else if let Some((_, why)) = NO_EFFECT.iter().find(|(l, _)| *l == label) {
+            why.to_string()
+        } else {
+            String::new()
+        };
+        let name = if label == "force-highorder" {
+            label.to_string()
+        } else {
+            format!("patch {}", shown(label))
+        };
+        row(o, 4, &name, &format!("{what}: {sets}"));
+    }
+}
+
 /// The kernel version, patches and each resolved switch with where its value came from.
 pub(crate) fn describe_kernel(o: &mut Rows, k: &KernelConfig) {
     row(o, 2, "version", k.version.name());
@@ -356,6 +517,7 @@ pub(crate) fn describe_kernel(o: &mut Rows, k: &KernelConfig) {
             k.patches.join(", ")
         },
     );
+    describe_patches(o, k);
     let d = k.version.defaults();
     let vm = &k.vm;
     let class = |c: CwaitClass| match c {
@@ -377,8 +539,11 @@ pub(crate) fn describe_kernel(o: &mut Rows, k: &KernelConfig) {
         let (value, default) = (s.get(vm), s.get(&d));
         let from = if value == default {
             "default".to_string()
-        } else if value && s.patch.is_some_and(|p| k.patches.iter().any(|q| q == p)) {
-            format!("patch {}", s.patch.unwrap_or_default())
+        } else if value
+            && let Some(p) = s.patch
+            && let Some(q) = k.patches.iter().find(|q| canonical(q) == Some(p))
+        {
+            format!("patch {q}")
         } else {
             "set".to_string()
         };
@@ -436,7 +601,10 @@ mod tests {
         assert!(d(KernelVersion::V2_6_32).restart_wakes_kswapd);
         assert!(!d(KernelVersion::V2_6_32).kswapd_nap);
         assert!(d(KernelVersion::V2_6_33).kswapd_nap);
-        assert!(!d(KernelVersion::V2_6_33).skip_below_min);
+        // bb3ab596 (patch 5) is 2.6.33's, as is f50de2d3 (patch 4).
+        assert!(d(KernelVersion::V2_6_33).skip_below_min);
+        assert!(!d(KernelVersion::V2_6_32).skip_below_min);
+        assert!(!d(KernelVersion::V2_6_33).wait_iff_congested);
         let v37 = d(KernelVersion::V2_6_37);
         assert!(v37.skip_below_min && v37.wait_iff_congested && !v37.force_highorder);
         assert_eq!(version_names(), "2.6.30, 2.6.31, 2.6.32, 2.6.33, 2.6.37");
@@ -568,9 +736,82 @@ mod tests {
         // Every switch of the table is a field of the raw form, in the table's order.
         let names: Vec<&str> = SWITCHES.iter().map(|s| s.name).collect();
         let all = "kswapd_nap: true\nskip_below_min: true\nwait_iff_congested: true\n\
-                   force_highorder: true\nrestart_wakes_kswapd: true\n";
+                   force_highorder: true\nrestart_wakes_kswapd: true\ncongestion_both: true\n";
         let raw: RawKernel = serde_saphyr::from_str(all).unwrap();
         let present: Vec<&str> = raw.present().iter().map(|(n, _)| *n).collect();
         assert_eq!(present, names);
+    }
+
+    #[test]
+    fn patches_are_numbered_as_in_mel_gormans_tables() {
+        let s = ok(&format!(
+            "{BASE}kernel:\n  version: \"2.6.31\"\n  patches: [1, \"2\", 3, 4, 5, dm-crypt-unplug]\n"
+        ));
+        let vm = s.kernel.vm;
+        assert!(vm.restart_wakes_kswapd && vm.congestion_both && vm.kswapd_nap);
+        assert!(vm.skip_below_min && s.crypt.unplug_after_submit);
+        assert!(!vm.force_highorder && vm.cwait_class == CwaitClass::Async);
+        assert_eq!(
+            s.kernel.patches,
+            ["1", "2", "3", "4", "5", "dm-crypt-unplug"]
+        );
+        // A number and its old name are one patch.
+        let e = err(&format!(
+            "{BASE}kernel:\n  patches: [kswapd-stay-awake-when-min, 5]\n"
+        ));
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        assert_eq!(e.path(), Some("kernel.patches[1]"));
+        assert!(
+            e.message().contains("5 (kswapd-stay-awake-when-min)"),
+            "{e}"
+        );
+        let e = err(&format!("{BASE}kernel:\n  patches: [7]\n"));
+        assert_eq!(e.kind(), ErrorKind::UnknownName);
+        assert!(
+            e.hint().unwrap().contains(
+                "1, 2, 3, 4, 5 (kswapd-stay-awake-when-min), 6 (dm-crypt-unplug), force-highorder"
+            ),
+            "{e}"
+        );
+        // Patch 3 undone by its switch.
+        let e = err(&format!(
+            "{BASE}kernel:\n  patches: [3]\n  congestion_both: false\n"
+        ));
+        assert!(
+            e.message()
+                .contains("`3` turns `kernel.congestion_both` on"),
+            "{e}"
+        );
+        // Patch 2 is accepted and sets nothing; `qsim check` says why.
+        let s = ok(&format!("{BASE}kernel: {{ patches: [2] }}\n"));
+        assert_eq!(s.kernel.vm, KernelVersion::V2_6_32.defaults());
+        let text = super::super::describe(&s);
+        assert!(text.contains("no effect in this model"), "{text}");
+    }
+
+    #[test]
+    fn low_latency_exists_from_2_6_32() {
+        for (v, on) in [
+            ("2.6.30", false),
+            ("2.6.31", false),
+            ("2.6.32", true),
+            ("2.6.33", true),
+        ] {
+            let s = ok(&format!("{BASE}kernel: {{ version: \"{v}\" }}\n"));
+            assert_eq!(s.block.low_latency, on, "{v}");
+        }
+        let s = ok(&format!(
+            "{BASE}kernel: {{ version: \"2.6.31\" }}\nblock: {{ low_latency: false }}\n"
+        ));
+        assert!(!s.block.low_latency);
+        let s = ok(&format!("{BASE}block: {{ low_latency: false }}\n"));
+        assert!(!s.block.low_latency);
+        let e = err(&format!(
+            "{BASE}kernel: {{ version: \"2.6.31\" }}\nblock:\n  low_latency: true\n"
+        ));
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        assert_eq!((e.line(), e.path()), (Some(6), Some("block.low_latency")));
+        assert!(e.message().contains("does not exist in 2.6.31"), "{e}");
+        assert!(e.hint().unwrap().contains("2.6.32 or later"), "{e}");
     }
 }

@@ -312,7 +312,7 @@ pub(crate) fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Sce
         ));
     };
     let device = device(c, &raw_device.value, raw_device.referenced)?;
-    let block = block(c, raw.block.as_ref().map(|b| &b.value), &kernel)?;
+    let block = block(c, raw.block.as_ref().map(|b| &b.value), &kernel, &device)?;
     let crypt = crypt(c, raw.crypt.as_ref().map(|b| &b.value), &patch_locs)?;
     let policies = policies(c, &raw.policies)?;
     request_floor(

@@ -87,6 +87,12 @@ impl Sc {
         {
             return Some(p);
         }
+        if let Some(b) = &self.block
+            && b.low_latency == Some(true)
+            && self.kernel.as_ref().is_some_and(Kernel::before_2_6_32)
+        {
+            return Some("low_latency on a kernel before 2.6.32".into());
+        }
         if let Some(c) = &self.crypt
             && let Some(p) = c.problem(self.kernel.as_ref())
         {
@@ -253,11 +259,11 @@ pub(super) fn base_draw(g: &mut G) -> Sc {
         c.unplug_after_submit = Some(true);
     }
     if let Some(k) = &mut sc.kernel {
-        if k.patched("kswapd-stay-awake-when-min") && k.skip_below_min == Some(false) {
-            k.skip_below_min = Some(true);
-        }
-        if k.patched("force-highorder") && k.force_highorder == Some(false) {
-            k.force_highorder = Some(true);
+        let patched: Vec<bool> = Kernel::SWITCH_PATCH.iter().map(|p| k.patched(p)).collect();
+        for ((_, switch), on) in k.switch_patches().into_iter().zip(patched) {
+            if on && *switch == Some(false) {
+                *switch = Some(true);
+            }
         }
     }
     let cap = sc.device.as_ref().and_then(Device::capacity);
