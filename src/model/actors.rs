@@ -635,6 +635,35 @@ workloads:
     }
 
     #[test]
+    fn mason_v3_async_thread_unplugs_only_with_no_sync_bio_queued() {
+        let mut sched = Scheduler::new();
+        let mut w = quiet(IDLE, "mason-v3", &mut sched);
+        let asy = w.async_io_actor.expect("kcryptd_async_io");
+        let io = w.io_actor;
+        let now = sched.now();
+        let b = w.admit(Bio::new(Dir::Read, true, 4096, 0, Origin::Job(0), now));
+        // Its queue emptied when it took the bio: it unplugs, unless a sync bio waits.
+        w.actors[asy.index()].emptied = true;
+        assert!(w.submit_unplugs(asy));
+        w.actors[io.index()].queue.push_back(b);
+        assert!(!w.submit_unplugs(asy));
+        // kcryptd_io unplugs when its own queue emptied, whatever the async queue holds.
+        w.actors[io.index()].queue.clear();
+        w.actors[io.index()].emptied = true;
+        w.actors[asy.index()].queue.push_back(b);
+        assert!(w.submit_unplugs(io));
+        w.actors[io.index()].emptied = false;
+        assert!(!w.submit_unplugs(io));
+        // Without Mason's queues kcryptd_io never unplugs on its own (fifo).
+        let mut sched = Scheduler::new();
+        let mut f = quiet(IDLE, "fifo", &mut sched);
+        let fio = f.io_actor;
+        f.actors[fio.index()].emptied = true;
+        assert!(!f.submit_unplugs(fio));
+        assert!(f.async_io_actor.is_none() && f.write_actor.is_none());
+    }
+
+    #[test]
     fn mason_v3_unplugs_when_an_io_queue_empties() {
         // fifo: kcryptd_io submits after the reader's unplug, so each read waits for the
         // unplug timer (one jiffy, 4 ms at HZ=250). mason-v3: the read is alone in the async
