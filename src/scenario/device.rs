@@ -597,7 +597,7 @@ mod tests {
 
     #[test]
     fn the_ramdisk_is_an_nvme_without_latency_and_takes_its_overrides() {
-        let dev = |yaml: &str| section::<RawDevice, _>(yaml, |c, r, l| device(c, r, l));
+        let dev = |yaml: &str| section::<RawDevice, _>(yaml, device);
         let DeviceConfig::Nvme(n) = dev("kind: ramdisk
 ")
         .unwrap() else {
