@@ -1,6 +1,8 @@
 //! The threads of the world and what they do with a bio: crypt threads pulling from the policy
-//! (with the async crypto engine behind them), kcryptd_io's hop, and the submitting contexts of
-//! jobs and flushers (which encrypt inline under `inline`).
+//! (with the async crypto engine behind them), kcryptd_io's hop (and, under Mason's io queues,
+//! kcryptd_async_io's, with their unplug-when-empty rule), 5.8's `dmcrypt_write` thread and its
+//! sector-sorted tree, and the submitting contexts of jobs and flushers (which encrypt inline
+//! under `inline`).
 //!
 //! Each actor is idle, running on a CPU, asleep on a request pool, blocked on the crypto
 //! backlog, or waiting for memory. [`World::kick`] lets an idle actor take its next piece of
@@ -19,8 +21,8 @@ use super::workload::{Job, Writer};
 use super::world::World;
 use crate::engine::RngStreams;
 use crate::engine::{Scheduler, SimDuration, SimTime};
-use crate::model::config::{Scenario, WorkloadKind};
-use std::collections::VecDeque;
+use crate::model::config::{IoQueues, Scenario, WorkloadKind};
+use std::collections::{BTreeMap, VecDeque};
 
 /// What an actor is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +35,10 @@ pub enum ActorKind {
     JobCtx(u32),
     /// The submitting context of writer `w`'s flusher.
     FlusherCtx(u32),
+    /// Mason's kcryptd_async_io: the io thread of bios without `BIO_RW_SYNCIO`.
+    AsyncIo,
+    /// 5.8's `dmcrypt_write`: submits encrypted writes in sector order.
+    DmcryptWrite,
 }
 
 /// What step a CPU task finishes.
@@ -41,6 +47,8 @@ pub(super) enum Step {
     Crypt(CryptOp),
     IoHop,
     InlineEncrypt,
+    /// `dmcrypt_write` woke and took the tree.
+    WriteWake,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +84,14 @@ pub(super) struct Actor {
     pub(super) queue: VecDeque<BioId>,
     /// A write it is gathering bounce pages for (memory model only).
     pub(super) held: Option<Held>,
+    /// Mason's io threads: the queue was empty when this bio was taken (its counter hit zero),
+    /// so the disk is unplugged after the bio is submitted.
+    pub(super) emptied: bool,
+    /// `dmcrypt_write`'s rb-tree: encrypted writes keyed by (byte offset, arrival seq); the
+    /// thread takes it whole into `queue`, in key order.
+    pub(super) tree: BTreeMap<(u64, u64), BioId>,
+    /// Arrival counter for `tree`'s keys (equal sectors keep arrival order).
+    pub(super) tree_seq: u64,
 }
 
 impl Actor {
@@ -86,6 +102,9 @@ impl Actor {
             batch: BatchState::default(),
             queue: VecDeque::new(),
             held: None,
+            emptied: false,
+            tree: BTreeMap::new(),
+            tree_seq: 0,
         }
     }
 }
@@ -97,13 +116,29 @@ pub(super) struct Cast {
     pub(super) io: ActorId,
     pub(super) jobs: Vec<Job>,
     pub(super) writers: Vec<Writer>,
+    /// Mason's kcryptd_async_io, if the io queues are `mason-v3` (appended after the contexts).
+    pub(super) async_io: Option<ActorId>,
+    /// 5.8's `dmcrypt_write`, under the `Workqueue` topology (appended last).
+    pub(super) write: Option<ActorId>,
+}
+
+/// Whether a world of policy `info` runs Mason's two io queues: the policy's own choice, else
+/// the scenario's `crypt.io_queues`; only the queued (2.6.32) layout has io threads.
+pub(super) fn mason_io(sc: &Scenario, info: &PolicyInfo) -> bool {
+    info.topology == Topology::Queued
+        && info.io_queues.unwrap_or(sc.crypt.io_queues) == IoQueues::MasonV3
 }
 
 pub(super) fn cast(sc: &Scenario, info: &PolicyInfo, streams: &RngStreams) -> Cast {
     let mut actors = Vec::new();
     let next = |actors: &Vec<Actor>| ActorId(actors.len() as u32);
     let mut crypt = Vec::new();
-    for i in 0..info.threads {
+    // An unbound kcryptd runs up to num_online_cpus() work items at once.
+    let threads = match info.topology {
+        Topology::Workqueue => sc.cpus as usize,
+        _ => info.threads,
+    };
+    for i in 0..threads {
         crypt.push(next(&actors));
         actors.push(Actor::new(ActorKind::Crypt(i)));
     }
@@ -126,12 +161,22 @@ pub(super) fn cast(sc: &Scenario, info: &PolicyInfo, streams: &RngStreams) -> Ca
             }
         }
     }
+    let async_io = mason_io(sc, info).then(|| {
+        actors.push(Actor::new(ActorKind::AsyncIo));
+        ActorId(actors.len() as u32 - 1)
+    });
+    let write = (info.topology == Topology::Workqueue).then(|| {
+        actors.push(Actor::new(ActorKind::DmcryptWrite));
+        ActorId(actors.len() as u32 - 1)
+    });
     Cast {
         actors,
         crypt,
         io,
         jobs,
         writers,
+        async_io,
+        write,
     }
 }
 
@@ -159,17 +204,21 @@ impl World {
         }
         match self.actor(a).kind {
             ActorKind::Crypt(t) => self.kick_crypt(a, t, sched),
-            ActorKind::Io => {
-                let Some(bio) = self.actor(a).queue.pop_front() else {
+            ActorKind::Io | ActorKind::AsyncIo => {
+                let actor = self.actor(a);
+                let Some(bio) = actor.queue.pop_front() else {
                     return;
                 };
-                self.actor(a).state = ActorState::Cpu {
+                // Mason's atomic_dec_and_test on the queue's counter as the work starts.
+                actor.emptied = actor.queue.is_empty();
+                actor.state = ActorState::Cpu {
                     bio,
                     step: Step::IoHop,
                 };
                 self.start_cpu(TaskOwner::Actor(a), self.sc.crypt.hop_cost, sched);
             }
             ActorKind::JobCtx(_) | ActorKind::FlusherCtx(_) => self.kick_context(a, sched),
+            ActorKind::DmcryptWrite => self.kick_write_thread(a, sched),
         }
     }
 
@@ -286,10 +335,15 @@ impl World {
                     if let Some(unblock) = self.engine_submit(bio, now, sched) {
                         self.block_on_backlog(a, unblock, sched);
                     }
+                } else if self.async_io_actor.is_some() || self.write_actor.is_some() {
+                    // Mason V3 and 5.8: kcryptd never submits; an io thread does.
+                    self.bios[bio].enter(Stage::IoQueue, now);
+                    self.queue_for_io_thread(bio, sched);
                 } else {
                     self.try_submit(a, bio, sched);
                 }
             }
+            Step::WriteWake => {}
             Step::IoHop => {
                 self.try_submit(a, bio, sched);
             }
@@ -341,11 +395,67 @@ impl World {
         }
     }
 
-    /// Queues `bio` for kcryptd_io.
+    /// Queues `bio` for the thread that submits it: kcryptd_io; under Mason's io queues
+    /// kcryptd_async_io unless the bio carries `BIO_RW_SYNCIO`; under 5.8, a write for
+    /// `dmcrypt_write`'s tree.
     pub(super) fn queue_for_io_thread(&mut self, bio: BioId, sched: &mut Scheduler<Event>) {
-        let io = self.io_actor;
+        if let Some(w) = self.write_actor {
+            let offset = self.bios[bio].offset;
+            let actor = self.actor(w);
+            actor.tree_seq += 1;
+            let key = (offset, actor.tree_seq);
+            actor.tree.insert(key, bio);
+            self.kick(w, sched);
+            return;
+        }
+        let io = match self.async_io_actor {
+            Some(x) if !self.bios[bio].syncio => x,
+            _ => self.io_actor,
+        };
         self.actor(io).queue.push_back(bio);
         self.kick(io, sched);
+    }
+
+    /// Whether actor `a`'s submission unplugs the disk: a job's context always (it waits next),
+    /// a flusher never; kcryptd and kcryptd_io under `crypt.unplug_after_submit`; Mason's io
+    /// threads when their queue emptied (the async one only with no sync bio queued);
+    /// `dmcrypt_write` at the end of its batch (`blk_finish_plug`).
+    pub(super) fn submit_unplugs(&self, a: ActorId) -> bool {
+        let actor = &self.actors[a.index()];
+        let after = self.sc.crypt.unplug_after_submit;
+        let mason = self.async_io_actor.is_some();
+        match actor.kind {
+            ActorKind::Crypt(_) => after,
+            ActorKind::Io => after || (mason && actor.emptied),
+            ActorKind::AsyncIo => {
+                after || (actor.emptied && self.actors[self.io_actor.index()].queue.is_empty())
+            }
+            ActorKind::DmcryptWrite => actor.queue.is_empty(),
+            ActorKind::JobCtx(_) => true,
+            ActorKind::FlusherCtx(_) => false,
+        }
+    }
+
+    /// `dmcrypt_write`: submits its batch in order until the pool puts it to sleep; with none
+    /// left, wakes for the tree if kcryptd filled it (one hop) and takes it whole.
+    fn kick_write_thread(&mut self, a: ActorId, sched: &mut Scheduler<Event>) {
+        while self.actor(a).state == ActorState::Idle {
+            if let Some(bio) = self.actor(a).queue.pop_front() {
+                self.try_submit(a, bio, sched);
+                continue;
+            }
+            let actor = self.actor(a);
+            let Some((_, &first)) = actor.tree.first_key_value() else {
+                return;
+            };
+            let tree = std::mem::take(&mut actor.tree);
+            actor.queue.extend(tree.into_values());
+            actor.state = ActorState::Cpu {
+                bio: first,
+                step: Step::WriteWake,
+            };
+            self.start_cpu(TaskOwner::Actor(a), self.sc.crypt.hop_cost, sched);
+        }
     }
 
     // ----- the policy's crypt queue ---------------------------------------------------------
@@ -384,5 +494,275 @@ impl World {
         debug_assert_eq!(self.actor(a).state, ActorState::MemWait);
         self.actor(a).state = ActorState::Idle;
         self.kick(a, sched);
+    }
+}
+
+impl World {
+    /// Bios held by the io threads other than kcryptd_io (Mason's kcryptd_async_io, 5.8's
+    /// `dmcrypt_write`), queued or in their hop: the rest of [`Stage::IoQueue`]'s occupancy.
+    pub(super) fn io_thread_occupancy(&self) -> u64 {
+        let mut n = 0;
+        for a in [self.async_io_actor, self.write_actor]
+            .into_iter()
+            .flatten()
+        {
+            let actor = &self.actors[a.index()];
+            let hop = matches!(
+                actor.state,
+                ActorState::Cpu {
+                    step: Step::IoHop,
+                    ..
+                }
+            );
+            n += (actor.queue.len() + actor.tree.len()) as u64 + u64::from(hop);
+        }
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Limits, run};
+    use crate::model::bio::Bio;
+    use crate::model::observe::RunObs;
+    use crate::model::policy;
+
+    /// A world of `policy` for `yaml` with its workloads removed, for scripting bios by hand.
+    fn quiet(yaml: &str, policy: &str, sched: &mut Scheduler<Event>) -> World {
+        let mut sc = crate::scenario::load_str("test.yaml", yaml).expect("valid test scenario");
+        sc.workloads.clear();
+        World::new(&sc, policy::find(policy).expect("registered"), 0, sched)
+    }
+
+    fn runs(yaml: &str) -> Vec<RunObs> {
+        let sc = crate::scenario::load_str("test.yaml", yaml).expect("valid test scenario");
+        sc.policies
+            .iter()
+            .map(|p| {
+                let r = crate::model::run_policy(&sc, policy::find(p).expect("registered"));
+                assert!(r.violations.is_empty(), "{p}: {:?}", r.violations);
+                r.obs
+            })
+            .collect()
+    }
+
+    const IDLE: &str = "
+duration: 10s
+cpus: 4
+device: { kind: generic, service: 1ms }
+block: { elevator: fifo }
+crypt: { cipher: null, hop_cost: 2us }
+policies: [fifo]
+workloads:
+  - { kind: fio, rw: randread, iodepth: 1 }
+";
+
+    fn in_hop(w: &World, a: ActorId) -> Option<BioId> {
+        match w.actors[a.index()].state {
+            ActorState::Cpu {
+                bio,
+                step: Step::IoHop,
+            } => Some(bio),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn mason_v3_routes_on_syncio_and_never_submits_from_kcryptd() {
+        let mut sched = Scheduler::new();
+        let mut w = quiet(IDLE, "mason-v3", &mut sched);
+        let asy = w.async_io_actor.expect("mason-v3 starts kcryptd_async_io");
+        let (io, now) = (w.io_actor, sched.now());
+        // A plain READ (sync for the request pool, no BIO_RW_SYNCIO) takes the async queue.
+        let read = w.admit(Bio::new(Dir::Read, true, 4096, 0, Origin::Job(0), now));
+        assert!(!w.bios[read].syncio);
+        w.route(read, io, &mut sched);
+        assert_eq!(in_hop(&w, asy), Some(read));
+        assert_eq!(in_hop(&w, io), None);
+        // A sync write (WRITE_ODIRECT / WRITE_SYNC) is encrypted by kcryptd, then submitted by
+        // kcryptd_io; an async write by kcryptd_async_io (queued behind the read's hop).
+        let sync_w = w.admit(Bio::new(Dir::Write, true, 4096, 8192, Origin::Job(0), now));
+        let async_w = w.admit(Bio::new(
+            Dir::Write,
+            false,
+            4096,
+            1 << 20,
+            Origin::Job(0),
+            now,
+        ));
+        w.route(sync_w, io, &mut sched);
+        w.route(async_w, io, &mut sched);
+        let crypt = w.crypt_actors[0];
+        let horizon = now + SimDuration::from_ns(1);
+        run(
+            &mut w,
+            &mut sched,
+            Limits {
+                horizon,
+                max_work: 100,
+            },
+        );
+        // kcryptd encrypted the first write (null cipher: only the 2 µs hop), not yet the second.
+        assert_eq!(w.bios[sync_w].stage, Stage::CryptService);
+        let horizon = now + SimDuration::from_us(3);
+        run(
+            &mut w,
+            &mut sched,
+            Limits {
+                horizon,
+                max_work: 100,
+            },
+        );
+        assert_eq!(in_hop(&w, io), Some(sync_w), "sync write to kcryptd_io");
+        assert!(
+            matches!(w.actors[crypt.index()].state, ActorState::Cpu { bio, .. } if bio == async_w)
+        );
+        let horizon = now + SimDuration::from_us(5);
+        run(
+            &mut w,
+            &mut sched,
+            Limits {
+                horizon,
+                max_work: 100,
+            },
+        );
+        assert_eq!(
+            in_hop(&w, asy),
+            Some(async_w),
+            "async write to kcryptd_async_io"
+        );
+    }
+
+    #[test]
+    fn mason_v3_async_thread_unplugs_only_with_no_sync_bio_queued() {
+        let mut sched = Scheduler::new();
+        let mut w = quiet(IDLE, "mason-v3", &mut sched);
+        let asy = w.async_io_actor.expect("kcryptd_async_io");
+        let io = w.io_actor;
+        let now = sched.now();
+        let b = w.admit(Bio::new(Dir::Read, true, 4096, 0, Origin::Job(0), now));
+        // Its queue emptied when it took the bio: it unplugs, unless a sync bio waits.
+        w.actors[asy.index()].emptied = true;
+        assert!(w.submit_unplugs(asy));
+        w.actors[io.index()].queue.push_back(b);
+        assert!(!w.submit_unplugs(asy));
+        // kcryptd_io unplugs when its own queue emptied, whatever the async queue holds.
+        w.actors[io.index()].queue.clear();
+        w.actors[io.index()].emptied = true;
+        w.actors[asy.index()].queue.push_back(b);
+        assert!(w.submit_unplugs(io));
+        w.actors[io.index()].emptied = false;
+        assert!(!w.submit_unplugs(io));
+        // Without Mason's queues kcryptd_io never unplugs on its own (fifo).
+        let mut sched = Scheduler::new();
+        let mut f = quiet(IDLE, "fifo", &mut sched);
+        let fio = f.io_actor;
+        f.actors[fio.index()].emptied = true;
+        assert!(!f.submit_unplugs(fio));
+        assert!(f.async_io_actor.is_none() && f.write_actor.is_none());
+    }
+
+    #[test]
+    fn mason_v3_unplugs_when_an_io_queue_empties() {
+        // fifo: kcryptd_io submits after the reader's unplug, so each read waits for the
+        // unplug timer (one jiffy, 4 ms at HZ=250). mason-v3: the read is alone in the async
+        // queue with no sync bio queued, so kcryptd_async_io unplugs after submitting it.
+        let obs = runs(&IDLE.replace("[fifo]", "[fifo, mason-v3, split]"));
+        let mean_ms = |o: &RunObs| o.dirs[0].lat.mean() / 1e6;
+        assert!(
+            (mean_ms(&obs[0]) - 5.0).abs() < 0.02,
+            "{}",
+            mean_ms(&obs[0])
+        );
+        assert!(
+            (mean_ms(&obs[1]) - 1.0).abs() < 0.02,
+            "{}",
+            mean_ms(&obs[1])
+        );
+        assert_eq!(obs[1].block.timer_unplugs, 0);
+        // The idealised split has no unplug rule: its reads still wait for the timer.
+        assert!(obs[2].block.timer_unplugs > 1000);
+    }
+
+    const STOCK: &str = "
+duration: 10s
+cpus: 4
+device: { kind: generic, service: 1ms, channels: 8 }
+block: { mode: blk-mq }
+crypt: { cipher: null, hop_cost: 30us }
+policies: [stock-5.8, inline, fifo]
+workloads:
+  - { kind: fio, rw: randread, iodepth: 1 }
+  - { kind: fio, rw: randwrite, iodepth: 1, think: 1ms }
+";
+
+    #[test]
+    fn stock_5_8_reads_hop_once_after_the_device_and_writes_pass_dmcrypt_write() {
+        let obs = runs(STOCK);
+        let us = |o: &RunObs, d: usize, s: Stage| o.dirs[d].stages[s.index()].mean() / 1e3;
+        let lat = |o: &RunObs, d: usize| o.dirs[d].lat.mean() / 1e3;
+        // Stock: no io hop before submission; one 30 µs kcryptd hop to decrypt.
+        assert_eq!(us(&obs[0], 0, Stage::IoQueue), 0.0);
+        assert!(
+            (lat(&obs[0], 0) - 1030.0).abs() < 1.0,
+            "{}",
+            lat(&obs[0], 0)
+        );
+        // Inline: no hop at all. fifo (2.6.32): kcryptd_io's hop, then kcryptd's.
+        assert!(
+            (lat(&obs[1], 0) - 1000.0).abs() < 1.0,
+            "{}",
+            lat(&obs[1], 0)
+        );
+        assert!(
+            (lat(&obs[2], 0) - 1060.0).abs() < 1.0,
+            "{}",
+            lat(&obs[2], 0)
+        );
+        // Stock writes: kcryptd's hop to encrypt, dmcrypt_write's wake to submit.
+        assert!((us(&obs[0], 1, Stage::IoQueue) - 30.0).abs() < 0.5);
+        assert!(
+            (lat(&obs[0], 1) - 1060.0).abs() < 1.0,
+            "{}",
+            lat(&obs[0], 1)
+        );
+    }
+
+    #[test]
+    fn dmcrypt_write_takes_its_tree_whole_and_submits_in_sector_order() {
+        let mut sched = Scheduler::new();
+        let mut w = quiet(STOCK, "stock-5.8", &mut sched);
+        assert_eq!(w.crypt_actors.len(), 4, "one kcryptd worker per CPU");
+        let wr = w.write_actor.expect("stock-5.8 starts dmcrypt_write");
+        let now = sched.now();
+        // The thread is busy: encrypted writes gather in its tree in arrival order.
+        w.actors[wr.index()].state = ActorState::MemWait;
+        let mut ids = Vec::new();
+        for sector in [300u64, 100, 200, 100] {
+            let b = Bio::new(Dir::Write, false, 4096, sector * 512, Origin::Job(0), now);
+            let id = w.admit(b);
+            w.queue_for_io_thread(id, &mut sched);
+            ids.push(id);
+        }
+        assert_eq!(w.actors[wr.index()].tree.len(), 4);
+        w.actors[wr.index()].state = ActorState::Idle;
+        w.kick(wr, &mut sched);
+        // It takes the whole tree at its wake: sector order, equal sectors by arrival.
+        let batch: Vec<BioId> = w.actors[wr.index()].queue.iter().copied().collect();
+        assert_eq!(batch, vec![ids[1], ids[3], ids[2], ids[0]]);
+        assert!(w.actors[wr.index()].tree.is_empty());
+        // After the wake's 30 µs hop it has submitted them all, in that order, to the device.
+        let horizon = now + SimDuration::from_us(31);
+        run(
+            &mut w,
+            &mut sched,
+            Limits {
+                horizon,
+                max_work: 100,
+            },
+        );
+        assert!(w.actors[wr.index()].queue.is_empty());
+        assert!(ids.iter().all(|&b| w.bios[b].stage == Stage::Device));
     }
 }

@@ -65,6 +65,11 @@ pub struct Bio {
     pub stage_since: SimTime,
     /// Time spent in each stage so far, ns, indexed by [`Stage::index`].
     pub stage_ns: [u64; Stage::COUNT],
+    /// 2.6.32's `BIO_RW_SYNCIO` flag, distinct from [`Bio::sync`] (which every read has): set
+    /// by READ_SYNC, WRITE_SYNC and O_DIRECT's WRITE_ODIRECT, never by a plain READ (page-cache
+    /// reads, readahead, swap-in, O_DIRECT reads). [`Bio::new`] sets it on sync writes only;
+    /// Mason's io queues route on it (docs/model/crypt.md).
+    pub syncio: bool,
 }
 
 impl Bio {
@@ -87,6 +92,7 @@ impl Bio {
             stage: Stage::Other,
             stage_since: now,
             stage_ns: [0; Stage::COUNT],
+            syncio: dir == Dir::Write && sync,
         }
     }
 

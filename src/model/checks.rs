@@ -77,7 +77,8 @@ impl World {
         );
         let mut n = [0; QUEUES];
         n[Queue::CryptQueue.index()] = self.policy.len() as u64;
-        n[Queue::IoHop.index()] = io.queue.len() as u64 + u64::from(io_hop);
+        n[Queue::IoHop.index()] =
+            io.queue.len() as u64 + u64::from(io_hop) + self.io_thread_occupancy();
         n[Queue::PoolSleep.index()] = self.queue.sleepers() as u64;
         n[Queue::BlockQueue.index()] = u64::from(self.queue.queued());
         n[Queue::Device.index()] = u64::from(self.device.inflight());

@@ -477,6 +477,23 @@ pub struct CryptConfig {
     pub engine: CryptoEngine,
     /// Unplug the disk right after kcryptd / kcryptd_io submit (hypothesis `dm-crypt-unplug`).
     pub unplug_after_submit: bool,
+    /// The io threads of 2.6.32's queued layout: kcryptd_io alone, or Chris Mason's sync and
+    /// async io queues (docs/model/crypt.md).
+    pub io_queues: IoQueues,
+}
+
+/// `crypt.io_queues`: which io threads submit the clones of the queued (2.6.32) layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IoQueues {
+    /// 2.6.32: kcryptd_io takes every read; kcryptd submits the writes it encrypted.
+    #[default]
+    One,
+    /// "dm-crypt: make crypto unplug fix V3" (Mason, Nov 2009, never merged): bios flagged
+    /// `BIO_RW_SYNCIO` go to kcryptd_io, the rest to a second single thread, kcryptd_async_io;
+    /// encrypted writes go through them too; the disk is unplugged when the sync queue
+    /// empties, or when the async one empties with no sync bio queued.
+    MasonV3,
 }
 
 /// Direction mix of a fio job.

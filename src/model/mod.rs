@@ -293,6 +293,7 @@ pub mod testing {
                 cost: None,
                 engine: CryptoEngine::Sync,
                 unplug_after_submit: false,
+                io_queues: crate::model::config::IoQueues::One,
             },
             policies: vec!["none".into()],
             workloads: vec![WorkloadConfig {

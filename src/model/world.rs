@@ -51,6 +51,10 @@ pub struct World {
     pub(super) actors: Vec<Actor>,
     pub(super) io_actor: ActorId,
     pub(super) crypt_actors: Vec<ActorId>,
+    /// Mason's kcryptd_async_io, when the io queues are `mason-v3`.
+    pub(super) async_io_actor: Option<ActorId>,
+    /// 5.8's `dmcrypt_write` thread, under the `Workqueue` topology.
+    pub(super) write_actor: Option<ActorId>,
     pub(super) engine: Option<AsyncEngine>,
     /// The memory model: unlimited, or a zone.
     pub(super) memory: Memory,
@@ -106,6 +110,8 @@ impl World {
             actors: c.actors,
             io_actor: c.io,
             crypt_actors: c.crypt,
+            async_io_actor: c.async_io,
+            write_actor: c.write,
             engine,
             memory: pressure.map_or(Memory::Unlimited(Allocator::default()), Memory::Zone),
             jobs: c.jobs,
@@ -179,11 +185,7 @@ impl World {
             self.dispatch(sched);
             return false;
         }
-        let unplug = match actor.kind {
-            ActorKind::Crypt(_) | ActorKind::Io => self.sc.crypt.unplug_after_submit,
-            ActorKind::JobCtx(_) => true,
-            ActorKind::FlusherCtx(_) => false,
-        };
+        let unplug = self.submit_unplugs(a);
         self.bios[bio].enter(Stage::BlockQueue, now);
         let (sync, at) = (
             self.bios[bio].sync,
@@ -242,7 +244,7 @@ impl World {
         // End the clone: writes are done, reads still need decrypting.
         match (dir, self.info.topology) {
             (Dir::Write, _) | (Dir::Read, Topology::Plain) => self.complete_bio(bio, sched),
-            (Dir::Read, Topology::Queued) => {
+            (Dir::Read, Topology::Queued | Topology::Workqueue) => {
                 self.bios[bio].enter(Stage::CryptQueue, now);
                 let op = CryptOp::Decrypt;
                 self.policy_enqueue(Work { bio, op, sync }, sched);
@@ -293,7 +295,13 @@ impl World {
         let (dir, sync) = (self.bios[id].dir, self.bios[id].sync);
         let waiter = matches!(self.bios[id].origin, Origin::Job(_)) && sync;
         self.bios[id].enter(Stage::Other, now);
-        if self.info.topology != Topology::Queued {
+        let direct = match self.info.topology {
+            Topology::Queued => false,
+            // 5.8 submits a read's clone from the caller; only writes queue to kcryptd.
+            Topology::Workqueue => dir == Dir::Read,
+            Topology::Plain | Topology::Inline => true,
+        };
+        if direct {
             self.actors[ctx.index()].queue.push_back(id);
             self.kick(ctx, sched);
             return;

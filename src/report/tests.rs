@@ -55,6 +55,7 @@ pub(crate) fn scenario() -> Scenario {
             cost: None,
             engine: CryptoEngine::Sync,
             unplug_after_submit: false,
+            io_queues: crate::model::config::IoQueues::One,
         },
         policies: vec!["fifo".to_string(), "split".to_string()],
         workloads: vec![WorkloadConfig {

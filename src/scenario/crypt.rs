@@ -20,7 +20,7 @@ use super::types::*;
 use super::units::{Duration, Rate, format_bandwidth, format_bytes};
 use super::workload::MAX_REQUEST_BYTES;
 use crate::engine::SimDuration;
-use crate::model::physics::{Cipher, crypto_cost, moments};
+use crate::model::physics::{Cipher, HOP_COST, VM2020_HOP_COST, crypto_cost, moments};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use serde_saphyr::{Location, Spanned};
@@ -89,6 +89,30 @@ raw_section! {
         [value] async_rate: Rate,
         /// Unplug after kcryptd submits.
         [value] unplug_after_submit: bool,
+        /// one | mason-v3.
+        [value] io_queues: IoQueuesName,
+        /// The machine whose workqueue hop `hop_cost` defaults to.
+        [value] host: HostName,
+    }
+}
+
+names! {
+    /// `crypt.io_queues`.
+    pub enum IoQueuesName {
+        /// 2.6.32: kcryptd_io alone.
+        One = "one",
+        /// Chris Mason's sync and async io queues (patch 6 as posted).
+        MasonV3 = "mason-v3",
+    }
+}
+
+names! {
+    /// `crypt.host`: a machine preset for the cost of a workqueue hop.
+    pub enum HostName {
+        /// The default: 10 µs a hop (assumed).
+        BareMetal = "bare-metal",
+        /// Cloudflare's 2020 4-vCPU VirtualBox VM (calibrated, docs/model/crypt.md).
+        Vm2020 = "vm-2020",
     }
 }
 
@@ -145,19 +169,39 @@ pub(crate) fn crypt(
             SimDuration::ZERO,
             Zero::Allowed,
         )?,
-        hop_cost: c.dur(
-            &r.hop_cost,
-            "crypt.hop_cost",
-            SimDuration::from_us(10),
-            Zero::Allowed,
-        )?,
+        hop_cost: hop_cost(c, r)?,
         cost: match &r.cost {
             Some(d) => Some(distribution(c, d, "crypt.cost")?),
             None => None,
         },
         engine,
         unplug_after_submit,
+        io_queues: match val(&r.io_queues).unwrap_or(IoQueuesName::One) {
+            IoQueuesName::One => IoQueues::One,
+            IoQueuesName::MasonV3 => IoQueues::MasonV3,
+        },
     })
+}
+
+/// `crypt.hop_cost`, defaulting to the `host`'s ([`HOP_COST`] bare metal,
+/// [`VM2020_HOP_COST`] for `vm-2020`); giving both is refused.
+fn hop_cost(c: &Checker, r: &RawCrypt) -> Result<SimDuration, Error> {
+    let host = val(&r.host).unwrap_or(HostName::BareMetal);
+    if let (Some(h), Some(_)) = (&r.host, &r.hop_cost) {
+        return Err(c.at("crypt.hop_cost", loc(&r.hop_cost)).conflict(
+            format!(
+                "`hop_cost` overrides the hop cost that `host: {}` (line {}) sets",
+                host.name(),
+                h.referenced.line()
+            ),
+            "give either `host` or `hop_cost`",
+        ));
+    }
+    let preset = match host {
+        HostName::BareMetal => HOP_COST,
+        HostName::Vm2020 => VM2020_HOP_COST,
+    };
+    c.dur(&r.hop_cost, "crypt.hop_cost", preset, Zero::Allowed)
 }
 
 /// `crypt.engine` and the fields only the async engine takes (its rate defaults to the
@@ -240,6 +284,9 @@ pub(crate) fn describe_crypt(o: &mut Rows, cr: &CryptConfig, k: &KernelConfig) {
         on_off(cr.unplug_after_submit).to_string()
     };
     row(o, 2, "unplug_after_submit", &unplug);
+    if cr.io_queues == IoQueues::MasonV3 {
+        row(o, 2, "io_queues", "mason-v3 (sync and async io threads)");
+    }
     for bytes in [4096u64, MAX_REQUEST_BYTES] {
         row(
             o,
@@ -307,6 +354,16 @@ mod tests {
         );
         let e = cr("async_rate: 1GB/s\n").unwrap_err();
         assert_eq!((e.line(), e.path()), (Some(1), Some("crypt.async_rate")));
+        let x = cr("io_queues: mason-v3\nhost: vm-2020\n").unwrap();
+        assert_eq!(x.io_queues, IoQueues::MasonV3);
+        assert_eq!(x.hop_cost, VM2020_HOP_COST);
+        assert_eq!(cr("{}\n").unwrap().hop_cost, HOP_COST);
+        assert_eq!(cr("{}\n").unwrap().io_queues, IoQueues::One);
+        let e = cr("host: vm-2020\nhop_cost: 1us\n").unwrap_err();
+        assert_eq!((e.line(), e.path()), (Some(2), Some("crypt.hop_cost")));
+        assert!(e.message().contains("line 1"), "{e}");
+        let e = cr("io_queues: two\n").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::UnknownName);
         let e = cr("cipher: rot13\n").unwrap_err();
         assert_eq!(e.kind(), ErrorKind::UnknownName);
         assert!(

@@ -8,6 +8,7 @@
 //! | `hdd5400` | seek 2 ms track-to-track, 12 ms mean; one revolution at 5400 rpm; 60 MB/s; 320 GB; depth 1 |
 //! | `hdd7200` | seek 2 ms track-to-track, 8.5 ms mean; one revolution at 7200 rpm; 105 MB/s; 1 TB; depth 31 |
 //! | `nvme` | latency 45 µs; 1 channel; 3.5 GB/s; overhead 5.18 µs − 4096 B / rate (≈ 193k IOPS at 4 KiB); depth 1023 |
+//! | `ramdisk` | brd: no latency, no seek; overhead 1 µs; memcpy at 10 GB/s; 64 channels; depth 1000000 (all assumed) |
 //!
 //! An HDD's seek time over distance d is `min + (full − min)·√(d / capacity)`. Over uniform random
 //! positions E[√|U₁ − U₂|] = 8/15, so the mean seek is `min + (full − min)·8/15`, and a preset's
@@ -27,9 +28,9 @@ use super::units::{Duration, Rate, Size, format_bandwidth, format_bytes, trim_fl
 use super::workload::MAX_REQUEST_BYTES;
 use crate::engine::SimDuration;
 use crate::model::physics::{
-    HDD5400, HDD7200, HddPreset, NVME_LATENCY, NVME_QUEUE_DEPTH, NVME_RATE, mean_random_seek,
-    mean_service, nvme_bottleneck_secs, nvme_overhead, revolution, sector_crypto_secs,
-    sector_device_secs,
+    HDD5400, HDD7200, HddPreset, NVME_LATENCY, NVME_QUEUE_DEPTH, NVME_RATE, RAMDISK,
+    mean_random_seek, mean_service, nvme_bottleneck_secs, nvme_overhead, revolution,
+    sector_crypto_secs, sector_device_secs,
 };
 use serde_saphyr::Location;
 
@@ -51,6 +52,8 @@ names! {
         Nvme = "nvme",
         /// Any service distribution.
         Generic = "generic",
+        /// A RAM disk (brd): a memory copy per request.
+        Ramdisk = "ramdisk",
     }
 }
 
@@ -75,6 +78,7 @@ impl DeviceKind {
                 "queue_depth",
             ],
             DeviceKind::Generic => &["service", "channels", "queue_depth"],
+            DeviceKind::Ramdisk => &["channels", "overhead", "transfer_rate", "queue_depth"],
         }
     }
 
@@ -84,7 +88,7 @@ impl DeviceKind {
         match self {
             DeviceKind::Hdd5400 => Some(&HDD5400),
             DeviceKind::Hdd7200 => Some(&HDD7200),
-            DeviceKind::Nvme | DeviceKind::Generic => None,
+            DeviceKind::Nvme | DeviceKind::Generic | DeviceKind::Ramdisk => None,
         }
     }
 }
@@ -137,6 +141,7 @@ pub(crate) fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<Devic
     match kind.hdd_preset() {
         Some(p) => hdd(c, d, kind, p),
         None if kind == DeviceKind::Nvme => nvme(c, d),
+        None if kind == DeviceKind::Ramdisk => ramdisk(c, d),
         None => generic(c, d, here),
     }
 }
@@ -230,6 +235,28 @@ fn nvme(c: &Checker, d: &RawDevice) -> Result<DeviceConfig, Error> {
         overhead,
         transfer_rate,
         queue_depth: c.int(&d.queue_depth, "device.queue_depth", NVME_QUEUE_DEPTH)?,
+    }))
+}
+
+/// A RAM disk (brd): the NVMe model with no fixed latency, a per-request overhead and a
+/// memory-copy transfer rate, and enough channels and depth that only the CPUs queue (the
+/// preset's numbers are [`RAMDISK`]).
+fn ramdisk(c: &Checker, d: &RawDevice) -> Result<DeviceConfig, Error> {
+    let transfer_rate = match &d.transfer_rate {
+        Some(s) => c.bandwidth(s, "device.transfer_rate")?,
+        None => RAMDISK.transfer_rate,
+    };
+    Ok(DeviceConfig::Nvme(NvmeConfig {
+        latency: SimDuration::ZERO,
+        channels: c.int(&d.channels, "device.channels", RAMDISK.channels)?,
+        overhead: c.dur(
+            &d.overhead,
+            "device.overhead",
+            RAMDISK.overhead,
+            Zero::Allowed,
+        )?,
+        transfer_rate,
+        queue_depth: c.int(&d.queue_depth, "device.queue_depth", RAMDISK.queue_depth)?,
     }))
 }
 
@@ -564,7 +591,38 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::Missing);
         assert_eq!(
             e.hint(),
-            Some("add `kind:` with one of hdd5400, hdd7200, nvme, generic")
+            Some("add `kind:` with one of hdd5400, hdd7200, nvme, generic, ramdisk")
         );
+    }
+
+    #[test]
+    fn the_ramdisk_is_an_nvme_without_latency_and_takes_its_overrides() {
+        let dev = |yaml: &str| section::<RawDevice, _>(yaml, device);
+        let DeviceConfig::Nvme(n) = dev("kind: ramdisk
+")
+        .unwrap() else {
+            panic!("ramdisk")
+        };
+        assert_eq!(n.latency, SimDuration::ZERO);
+        assert_eq!((n.overhead, n.transfer_rate), (RAMDISK.overhead, 10e9));
+        assert_eq!((n.channels, n.queue_depth), (64, 1_000_000));
+        // 1 µs + 4096 B at 10 GB/s.
+        assert_eq!(
+            mean_service(&DeviceConfig::Nvme(n), 4096, true),
+            SimDuration::from_ns(1_410)
+        );
+        let DeviceConfig::Nvme(n) = dev("kind: ramdisk
+transfer_rate: 5GB/s
+channels: 4
+")
+        .unwrap() else {
+            panic!("ramdisk")
+        };
+        assert_eq!((n.transfer_rate, n.channels), (5e9, 4));
+        let e = dev("kind: ramdisk
+latency: 1us
+")
+        .unwrap_err();
+        assert_eq!((e.line(), e.path()), (Some(2), Some("device.latency")));
     }
 }

@@ -11,6 +11,10 @@ use std::path::Path;
 /// The embedded files: (file name, text). Adding a scenario means adding a line here.
 const FILES: &[(&str, &str)] = &[
     (
+        "cloudflare-2020.yaml",
+        include_str!("../../scenarios/cloudflare-2020.yaml"),
+    ),
+    (
         "gfp-atomic-storm.yaml",
         include_str!("../../scenarios/gfp-atomic-storm.yaml"),
     ),

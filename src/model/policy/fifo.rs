@@ -11,6 +11,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     topology: Topology::Queued,
     threads: 1,
     build: || Box::new(Fifo::default()),
+    io_queues: None,
 };
 
 /// The slow reference `policy::tests` checks this policy against.

@@ -11,6 +11,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     topology: Topology::Inline,
     threads: 0,
     build: || Box::new(NoQueue),
+    io_queues: None,
 };
 
 /// The slow reference `policy::tests` checks this policy against.

@@ -9,6 +9,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     topology: Topology::Plain,
     threads: 0,
     build: || Box::new(NoQueue),
+    io_queues: None,
 };
 
 /// The slow reference `policy::tests` checks this policy against.

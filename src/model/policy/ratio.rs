@@ -21,6 +21,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     topology: Topology::Queued,
     threads: 1,
     build: || Box::new(Ratio::new()),
+    io_queues: None,
 };
 
 /// The slow reference `policy::tests` checks this policy against: the batch rule spelled out

@@ -12,6 +12,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     topology: Topology::Queued,
     threads: 2,
     build: || Box::new(Split::default()),
+    io_queues: None,
 };
 
 /// The slow reference `policy::tests` checks this policy against.

@@ -1,4 +1,5 @@
-//! The `crypt:` section: cipher and costs, sync or async engine, and the unplug switch.
+//! The `crypt:` section: cipher and costs, sync or async engine, the unplug switch, the io
+//! queues and the host preset.
 
 use super::*;
 
@@ -14,6 +15,8 @@ pub(super) struct Crypt {
     pub(super) async_queue_limit: Option<u32>,
     pub(super) async_rate: Option<Q<RateV>>,
     pub(super) unplug_after_submit: Option<bool>,
+    pub(super) io_queues: Option<&'static str>,
+    pub(super) host: Option<&'static str>,
 }
 
 pub(super) fn crypt(g: &mut G, p: f64) -> Crypt {
@@ -43,6 +46,8 @@ pub(super) fn crypt(g: &mut G, p: f64) -> Crypt {
             None
         },
         unplug_after_submit: g.maybe(p * 0.5, |g| g.chance(0.5)),
+        io_queues: g.maybe(p * 0.5, |g| g.pick(&["one", "mason-v3"])),
+        host: g.maybe(p * 0.3, |g| g.pick(&["bare-metal", "vm-2020"])),
     }
 }
 
@@ -54,7 +59,7 @@ impl Crypt {
             (a, b) => set(a, b),
         }
         merge_struct!(self, o; cipher, encrypt_rate, decrypt_rate, per_sector_cost, hop_cost,
-            engine, async_queue_limit, async_rate, unplug_after_submit);
+            engine, async_queue_limit, async_rate, unplug_after_submit, io_queues, host);
     }
     pub(super) fn problem(&self, k: Option<&Kernel>) -> Option<String> {
         if self.unplug_after_submit == Some(false)
@@ -66,6 +71,9 @@ impl Crypt {
             && (self.async_queue_limit.is_some() || self.async_rate.is_some())
         {
             return Some("async fields without engine: async".into());
+        }
+        if self.host.is_some() && self.hop_cost.is_some() {
+            return Some("host and hop_cost together".into());
         }
         self.cost.as_ref().and_then(|c| c.problem(false))
     }
@@ -83,6 +91,8 @@ impl Crypt {
         put(&mut e, "async_queue_limit", &self.async_queue_limit);
         put(&mut e, "async_rate", &self.async_rate);
         put(&mut e, "unplug_after_submit", &self.unplug_after_submit);
+        put(&mut e, "io_queues", &self.io_queues);
+        put(&mut e, "host", &self.host);
         Y::map(e)
     }
 }

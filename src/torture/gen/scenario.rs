@@ -25,7 +25,16 @@ pub(super) struct Sc {
     pub(super) variants: Vec<(String, Sc)>,
 }
 
-pub(super) const POLICIES: [&str; 6] = ["none", "fifo", "split", "prio", "ratio", "inline"];
+pub(super) const POLICIES: [&str; 8] = [
+    "none",
+    "fifo",
+    "split",
+    "prio",
+    "ratio",
+    "inline",
+    "mason-v3",
+    "stock-5.8",
+];
 pub(super) const DEFAULT_DURATION_NS: u64 = 60_000_000_000;
 
 /// Merges `o` into `a` where both are nested mappings.

@@ -64,6 +64,8 @@ fn the_generator_reaches_every_knob() {
         "async_queue_limit:",
         "async_rate:",
         "unplug_after_submit:",
+        "io_queues: mason-v3",
+        "host: vm-2020",
         "ram:",
         "min_free_kbytes:",
         "unreclaimable:",
