@@ -191,7 +191,7 @@ impl CwaitClass {
 
 /// The memory-management switches one run uses (docs/model/kernels.md). Mel Gorman's 2009
 /// patches map onto them by number (`scenario::kernel::PATCHES`): 1 `restart_wakes_kswapd`,
-/// 3 `congestion_both`, 4 `kswapd_nap`, 5 `skip_below_min`, 6 `crypt.unplug_after_submit`;
+/// 3 `congestion_both`, 4 `kswapd_nap`, 5 `skip_below_min`, 6 `crypt.io_queues: mason-v3`;
 /// 2 has no switch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct VmBehaviour {
@@ -475,7 +475,8 @@ pub struct CryptConfig {
     pub cost: Option<Distribution>,
     /// Sync CPU cipher or an async engine.
     pub engine: CryptoEngine,
-    /// Unplug the disk right after kcryptd / kcryptd_io submit (hypothesis `dm-crypt-unplug`).
+    /// Unplug the disk right after kcryptd / kcryptd_io submit: an idealised unplug hypothesis,
+    /// independent of patch 6 (which sets [`CryptConfig::io_queues`]).
     pub unplug_after_submit: bool,
     /// The io threads of 2.6.32's queued layout: kcryptd_io alone, or Chris Mason's sync and
     /// async io queues (docs/model/crypt.md).

@@ -119,7 +119,8 @@ names! {
 /// The accepted range of each whole-number field of `crypt:` ([`super::check::int_range`]).
 pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[("crypt.async_queue_limit", 1, 1_000_000)];
 
-/// `crypt:` (all defaults when absent); `patches` are the kernel's, for `dm-crypt-unplug`.
+/// `crypt:` (all defaults when absent); `patches` are the kernel's, for `dm-crypt-unplug`
+/// (patch 6), which sets `io_queues: mason-v3`.
 pub(crate) fn crypt(
     c: &Checker,
     r: Option<&RawCrypt>,
@@ -140,20 +141,24 @@ pub(crate) fn crypt(
         .iter()
         .find(|(p, _)| p == super::kernel::CRYPT_PATCH)
         .map(|(_, l)| *l);
-    let unplug_after_submit = match (&r.unplug_after_submit, unplug_patch) {
-        (Some(s), Some(pl)) if !s.value => {
+    let io_queues = match (&r.io_queues, unplug_patch) {
+        (Some(s), Some(pl)) if s.value == IoQueuesName::One => {
             return Err(patch_conflict(
                 c,
                 patches,
                 super::kernel::CRYPT_PATCH,
                 pl,
-                "crypt.unplug_after_submit",
+                "crypt.io_queues",
                 s.referenced,
             ));
         }
-        (_, Some(_)) => true,
-        (s, None) => val(s).unwrap_or(false),
+        (_, Some(_)) => IoQueues::MasonV3,
+        (s, None) => match val(s).unwrap_or(IoQueuesName::One) {
+            IoQueuesName::One => IoQueues::One,
+            IoQueuesName::MasonV3 => IoQueues::MasonV3,
+        },
     };
+    let unplug_after_submit = val(&r.unplug_after_submit).unwrap_or(false);
     let engine = engine(c, r, encrypt_rate)?;
     Ok(CryptConfig {
         cipher: if custom {
@@ -176,10 +181,7 @@ pub(crate) fn crypt(
         },
         engine,
         unplug_after_submit,
-        io_queues: match val(&r.io_queues).unwrap_or(IoQueuesName::One) {
-            IoQueuesName::One => IoQueues::One,
-            IoQueuesName::MasonV3 => IoQueues::MasonV3,
-        },
+        io_queues,
     })
 }
 
@@ -272,20 +274,17 @@ pub(crate) fn describe_crypt(o: &mut Rows, cr: &CryptConfig, k: &KernelConfig) {
             ),
         ),
     }
-    let patch = k
-        .patches
-        .iter()
-        .find(|p| super::kernel::canonical(p) == Some(super::kernel::CRYPT_PATCH));
-    let unplug = if cr.unplug_after_submit
-        && let Some(p) = patch
-    {
-        format!("on (patch {p})")
-    } else {
-        on_off(cr.unplug_after_submit).to_string()
-    };
-    row(o, 2, "unplug_after_submit", &unplug);
+    row(o, 2, "unplug_after_submit", on_off(cr.unplug_after_submit));
     if cr.io_queues == IoQueues::MasonV3 {
-        row(o, 2, "io_queues", "mason-v3 (sync and async io threads)");
+        let patch = k
+            .patches
+            .iter()
+            .find(|p| super::kernel::canonical(p) == Some(super::kernel::CRYPT_PATCH));
+        let how = match patch {
+            Some(p) => format!("mason-v3: sync and async io threads (patch {p})"),
+            None => "mason-v3: sync and async io threads".to_string(),
+        };
+        row(o, 2, "io_queues", &how);
     }
     for bytes in [4096u64, MAX_REQUEST_BYTES] {
         row(

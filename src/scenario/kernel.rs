@@ -11,8 +11,8 @@
 //! | `kernel.patches` | none | the 2009 patches are hypotheses to sweep, not facts (docs/model/kernels.md §3) |
 //! | `kernel.<switch>` | the version's (`KernelVersion::defaults`), then the patches | an explicit switch wins over both |
 //!
-//! A patch and an explicit `false` for the switch it sets (`skip_below_min: false` with
-//! `kswapd-stay-awake-when-min`, `crypt.unplug_after_submit: false` with `dm-crypt-unplug`) are a
+//! A patch and an explicit setting that undoes it (`skip_below_min: false` with
+//! `kswapd-stay-awake-when-min`, `crypt.io_queues: one` with `dm-crypt-unplug`) are a
 //! conflict, reported at the patch: otherwise a variant adding the patch over such a base would
 //! silently change nothing.
 
@@ -83,8 +83,8 @@ pub const PATCHES: &[Patch] = &[
     },
 ];
 
-/// The patch whose switch lives in `crypt:` (`crypt.unplug_after_submit`): patch 6,
-/// dm-crypt-unplug. The one place that maps it; `scenario::crypt` reads it.
+/// The patch whose switch lives in `crypt:` (`crypt.io_queues: mason-v3`, Chris Mason's sync
+/// and async io threads as posted): patch 6, dm-crypt-unplug. The one place that maps it; `scenario::crypt` reads it.
 pub(crate) const CRYPT_PATCH: &str = "6";
 
 /// Patches accepted with no switch, each with why it changes nothing in this model.
@@ -489,7 +489,7 @@ fn describe_patches(o: &mut Rows, k: &KernelConfig) {
         let sets = if let Some(s) = SWITCHES.iter().find(|s| s.patch == Some(label)) {
             format!("sets kernel.{}", s.name)
         } else if label == CRYPT_PATCH {
-            "sets crypt.unplug_after_submit".to_string()
+            "sets crypt.io_queues: mason-v3".to_string()
         } else if let Some((_, why)) = NO_EFFECT.iter().find(|(l, _)| *l == label) {
             why.to_string()
         } else {
@@ -644,7 +644,11 @@ mod tests {
             ]
         );
         assert!(s.kernel.vm.skip_below_min && s.kernel.vm.force_highorder);
-        assert!(s.crypt.unplug_after_submit);
+        assert_eq!(s.crypt.io_queues, IoQueues::MasonV3);
+        assert!(
+            !s.crypt.unplug_after_submit,
+            "patch 6 is Mason's io queues, not this"
+        );
         // Everything else stays 2.6.32's.
         let d = KernelVersion::V2_6_32.defaults();
         assert_eq!(
@@ -683,10 +687,10 @@ mod tests {
         assert!(e.message().contains("line 6 sets it to false"), "{e}");
         assert!(e.hint().unwrap().contains("skip_below_min: false"), "{e}");
         let e = err(&format!(
-            "{BASE}kernel:\n  patches: [force-highorder, dm-crypt-unplug]\ncrypt:\n  unplug_after_submit: false\n"
+            "{BASE}kernel:\n  patches: [force-highorder, dm-crypt-unplug]\ncrypt:\n  io_queues: one\n"
         ));
         assert_eq!(place(&e), (Some(5), Some(30), Some("kernel.patches[1]")));
-        assert!(e.message().contains("crypt.unplug_after_submit"), "{e}");
+        assert!(e.message().contains("crypt.io_queues"), "{e}");
         assert!(e.message().contains("line 7"), "{e}");
     }
 
@@ -749,7 +753,7 @@ mod tests {
         ));
         let vm = s.kernel.vm;
         assert!(vm.restart_wakes_kswapd && vm.congestion_both && vm.kswapd_nap);
-        assert!(vm.skip_below_min && s.crypt.unplug_after_submit);
+        assert!(vm.skip_below_min && s.crypt.io_queues == IoQueues::MasonV3);
         assert!(!vm.force_highorder && vm.cwait_class == CwaitClass::Async);
         assert_eq!(
             s.kernel.patches,

@@ -235,7 +235,7 @@ fn sets_merge_over_the_file_in_order() {
     );
     assert_eq!(s.kernel.version, KernelVersion::V2_6_30);
     assert_eq!(s.kernel.patches, ["dm-crypt-unplug"]);
-    assert!(s.crypt.unplug_after_submit);
+    assert_eq!(s.crypt.io_queues, IoQueues::MasonV3);
     assert_eq!(s.memory.map(|m| m.ram), Some(1 << 30));
     assert_eq!((s.replications, s.name.as_str()), (4, "my run"));
     // A device of another kind replaces the file's whole.

@@ -239,7 +239,7 @@ mod tests {
         let e = err(&format!(
             "{VBASE}  - name: p\n    set: {{ kernel: {{ patches: [dm-crypt-unplug] }} }}\n"
         )
-        .replace("memory:", "crypt: { unplug_after_submit: false }\nmemory:"));
+        .replace("memory:", "crypt: { io_queues: one }\nmemory:"));
         assert_eq!(
             place(&e),
             (

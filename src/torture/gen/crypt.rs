@@ -62,10 +62,8 @@ impl Crypt {
             engine, async_queue_limit, async_rate, unplug_after_submit, io_queues, host);
     }
     pub(super) fn problem(&self, k: Option<&Kernel>) -> Option<String> {
-        if self.unplug_after_submit == Some(false)
-            && k.is_some_and(|k| k.patched("dm-crypt-unplug"))
-        {
-            return Some("unplug_after_submit: false with its patch".into());
+        if self.io_queues == Some("one") && k.is_some_and(|k| k.patched("dm-crypt-unplug")) {
+            return Some("io_queues: one with patch 6".into());
         }
         if self.engine != Some("async")
             && (self.async_queue_limit.is_some() || self.async_rate.is_some())

@@ -263,9 +263,9 @@ pub(super) fn base_draw(g: &mut G) -> Sc {
     // draws below are retried instead).
     if let (Some(k), Some(c)) = (&mut sc.kernel, &mut sc.crypt)
         && k.patched("dm-crypt-unplug")
-        && c.unplug_after_submit == Some(false)
+        && c.io_queues == Some("one")
     {
-        c.unplug_after_submit = Some(true);
+        c.io_queues = Some("mason-v3");
     }
     if let Some(k) = &mut sc.kernel {
         let patched: Vec<bool> = Kernel::SWITCH_PATCH.iter().map(|p| k.patched(p)).collect();
