@@ -27,8 +27,9 @@
 //! over replications; `within: 5%` means |sim / published − 1| ≤ 5 %, `factor: 2` means the
 //! ratio lies in [1/2, 2], `range` is inclusive. Runs are named as the report names them; a
 //! name that matches no run is refused at its line, with the runs listed. The scenario layer
-//! sits below the report, so metric keys are checked against the list the caller passes
-//! ([`published`]'s `metrics`); `qsim check` and `qsim run` check everything else.
+//! sits below the report, so metric keys are checked against the list the caller passes (the
+//! `metrics` argument of [`super::resolve_published`]); `qsim check` and `qsim run` check
+//! everything else.
 
 use super::Error;
 use super::check::{Checker, at, loc};
@@ -315,7 +316,7 @@ fn metric(
     let Some(m) = m else {
         return Err(c.at(&at(path, "metric"), here).missing(
             "the entry has no `metric`",
-            "name a metric key, e.g. `metric: read_iops` (`qsim reproduce --metrics` lists them)",
+            "name a key of the metrics registry (`src/report/metrics.rs`), e.g. `metric: read_iops`",
         ));
     };
     if let Some(keys) = metrics
@@ -687,6 +688,61 @@ fn long_label(sc: &Scenario, label: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::ErrorKind;
+    use crate::scenario::testutil::*;
+
+    /// Two policies, two variants.
+    const TWO: &str = "device: { kind: hdd5400 }\nworkloads:\n  - kind: fio\n\
+                       policies: [fifo, none]\n\
+                       variants:\n  - { name: a, set: {} }\n  - { name: b, set: {} }\n";
+
+    #[test]
+    fn rows_must_name_their_run_when_there_are_several() {
+        let row = |extra: &str| {
+            format!(
+                "{TWO}published:\n  source: s\n  rows:\n    - {{ name: r, metric: read_iops, \
+                 value: 1, within: 5%{extra} }}\n"
+            )
+        };
+        let e = err(&row(""));
+        assert_eq!(
+            (e.kind(), e.path()),
+            (ErrorKind::Missing, Some("published.rows[0].variant"))
+        );
+        assert!(e.hint().unwrap().contains("`a`, `b`"), "{e}");
+        let e = err(&row(", variant: a"));
+        assert_eq!(e.path(), Some("published.rows[0].policy"));
+        let e = err(&row(", variant: a, policy: prio"));
+        assert_eq!((e.kind(), e.line()), (ErrorKind::UnknownName, Some(11)));
+        ok(&row(", variant: a, policy: none"));
+        let e = err(&format!("{TWO}published:\n  source: s\n"));
+        assert_eq!(e.path(), Some("published"));
+        let e = err(&format!(
+            "{TWO}published:\n  rows:\n    - {{ name: r, metric: m, value: 1, within: 5% }}\n"
+        ));
+        assert_eq!(e.path(), Some("published.source"));
+        let e = err(&format!(
+            "{TWO}published:\n  source: s\n  claims:\n    - {{ name: c, metric: m, \
+             noise: [a/fifo, b/none], within: 5% }}\n"
+        ));
+        assert_eq!(
+            (e.kind(), e.path()),
+            (ErrorKind::Conflict, Some("published.claims[0]"))
+        );
+        ok(&format!(
+            "{TWO}published:\n  source: s\n  claims:\n    - {{ name: c, metric: m, \
+             ratio: [a/fifo, b/none], factor: 2 }}\n"
+        ));
+    }
+
+    #[test]
+    fn a_variant_cannot_set_published_figures() {
+        let e = err(&format!(
+            "{BASE}variants:\n  - name: v\n    set: {{ published: {{ source: s }} }}\n"
+        ));
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        assert_eq!(e.path(), Some("variants[0].set.published"));
+    }
 
     #[test]
     fn rules_judge_values() {
