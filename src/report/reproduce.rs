@@ -422,10 +422,16 @@ pub fn render_summary(all: &[Reproduction], out: &mut String) {
         cr += c;
         cn += d;
     }
+    let n = all.len();
+    let scenarios = if n == 1 { "scenario" } else { "scenarios" };
+    let claims = if cn > 0 {
+        format!(" and {cr} of {cn} claims")
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "Summary: {} scenarios; {rr} of {rn} published figures and {cr} of {cn} claims reproduced",
-        all.len()
+        "Summary: {n} {scenarios}; {rr} of {rn} published figures{claims} reproduced"
     );
 }
 
