@@ -211,9 +211,25 @@ fn check_shows_both_shipped_scenarios_with_derived_thresholds() {
 #[test]
 fn list_shows_every_shipped_scenario_with_its_purpose() {
     let run = Run::of(&["list"]);
-    run.assert_ok()
-        .stdout_has(&["two-queue", "nvme-fio", "gfp-atomic-storm", "mel-2009"]);
-    assert_eq!(run.stdout.lines().count(), 4, "{}", run.stdout);
+    run.assert_ok().stdout_has(&[
+        "two-queue",
+        "nvme-fio",
+        "gfp-atomic-storm",
+        "mel-2009",
+        "hubbard-2019",
+    ]);
+    // One line per file of scenarios/.
+    let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "yaml")
+        })
+        .count();
+    assert_eq!(run.stdout.lines().count(), files, "{}", run.stdout);
 }
 
 #[test]
