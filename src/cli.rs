@@ -1,5 +1,5 @@
-//! The command line: `qsim run`, `qsim check`, `qsim list`, `qsim validate` (clap derive; the
-//! doc comments below are the help text). This is the only module that adds `anyhow` context.
+//! The command line: `qsim run`, `qsim check`, `qsim list`, `qsim validate`, `qsim reproduce`
+//! (clap derive; the doc comments below are the help text). This is the only module that adds `anyhow` context.
 //!
 //! Every command writes to the `out` it is given (a locked stdout in the binary, a buffer in
 //! tests) and never prints on its own, so a closed pipe surfaces as an `io::Error` that `main`
@@ -44,6 +44,26 @@ pub enum Command {
     /// Run the textbook queues (M/M/1, M/M/c, M/D/1, M/G/1, priority, closed loop) through the
     /// model and compare them with queueing theory; exits 1 if any metric fails.
     Validate(ValidateArgs),
+    /// Run a scenario that carries published figures (`published:`) and print each figure
+    /// beside the simulated one (mean ± sd over replications), their ratio and a verdict; with
+    /// no scenario, every shipped one that has them. Exits 0 whether or not they are
+    /// reproduced.
+    Reproduce(ReproduceArgs),
+}
+
+/// Arguments of `qsim reproduce`.
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// A scenario file or the name of a shipped scenario; without one, every shipped scenario
+    /// with a `published:` section, one after another.
+    pub scenario: Option<String>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Normal)]
+    pub format: Format,
+    /// Worker threads running replications in parallel (0 = all cores); the output is the same
+    /// whatever the number.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
 }
 
 /// Arguments of `qsim plot`.
@@ -285,6 +305,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::List => list_cmd(out),
         Command::Plot(args) => plot_cmd(&args, out),
         Command::Validate(args) => validate_cmd(&args, out),
+        Command::Reproduce(args) => reproduce_cmd(&args, out),
     }
 }
 
@@ -439,6 +460,58 @@ fn list_cmd(out: &mut dyn Write) -> anyhow::Result<()> {
     for s in &all {
         writeln!(out, "{:width$}  {}", s.name, s.purpose)?;
     }
+    out.flush()?;
+    Ok(())
+}
+
+fn reproduce_cmd(args: &ReproduceArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    use crate::report::reproduce::{metric_keys, render_json, render_summary, render_text};
+    let keys = metric_keys();
+    let mut todo = Vec::new();
+    match &args.scenario {
+        Some(arg) => match scenario::resolve_published(arg, &keys)? {
+            (sc, Some(p)) => todo.push((sc, p)),
+            (sc, None) => {
+                return Err(UsageError {
+                    message: format!("the scenario `{}` has no `published:` section", sc.name),
+                    hint: "give a scenario that carries published figures; `qsim reproduce` \
+                           without a name runs every shipped one that does"
+                        .to_string(),
+                }
+                .into());
+            }
+        },
+        None => {
+            for s in scenario::shipped() {
+                if let (sc, Some(p)) = scenario::resolve_published(s.name, &keys)? {
+                    todo.push((sc, p));
+                }
+            }
+        }
+    }
+    let json = args.format == Format::Json;
+    let mut all = Vec::new();
+    for (i, (sc, p)) in todo.iter().enumerate() {
+        let r = experiment::reproduce(sc, p, args.jobs)?;
+        if !json {
+            let mut text = String::new();
+            if i > 0 {
+                text.push('\n');
+            }
+            render_text(&r, &mut text);
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+        }
+        all.push(r);
+    }
+    let mut text = String::new();
+    if json {
+        text = render_json(&all);
+    } else if args.scenario.is_none() {
+        text.push('\n');
+        render_summary(&all, &mut text);
+    }
+    out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(())
 }

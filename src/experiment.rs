@@ -139,6 +139,37 @@ pub fn run_unchecked(sc: &Scenario, jobs: usize) -> Result<Vec<RunResult>, Error
     Ok(results)
 }
 
+/// `qsim reproduce`: runs every run of `sc` with the published section's replications (the
+/// scenario's when it gives none) and compares the published figures with the simulated ones.
+pub fn reproduce(
+    sc: &Scenario,
+    published: &crate::scenario::published::Published,
+    jobs: usize,
+) -> Result<crate::report::reproduce::Reproduction, Error> {
+    use crate::report::reproduce::{RunMetrics, reproduce};
+    let mut sc = sc.clone();
+    let reps = published.replications.unwrap_or(sc.replications);
+    sc.replications = reps;
+    for v in &mut sc.variants {
+        v.scenario.replications = reps;
+    }
+    let rep = run_replicated(&sc, jobs, None, false, None, &|_, _| {})?;
+    first_violation(&rep.first)?;
+    let runs: Vec<RunMetrics> = plan(&sc)
+        .iter()
+        .zip(&rep.samples)
+        .map(|(p, s)| RunMetrics {
+            run: crate::scenario::published::RunRef {
+                variant: p.variant.map(str::to_string),
+                policy: p.policy.to_string(),
+            },
+            label: p.label.clone(),
+            reps: s.iter().map(|x| x.metrics).collect(),
+        })
+        .collect();
+    Ok(reproduce(&sc.name, published, reps, &runs))
+}
+
 /// Every run of the plan replicated: replication 0's whole result per run (its invariants and
 /// timeline), every replication's observations pooled, and each replication's small sample.
 #[derive(Debug)]

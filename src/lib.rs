@@ -11,7 +11,7 @@
 //! # The layers
 //!
 //! ```text
-//!   cli ─────────── qsim run / check / plot / validate / list; exit codes
+//!   cli ─────────── qsim run / check / plot / validate / list / reproduce; exit codes
 //!    │
 //!   experiment ──── Scenario → planned runs × replications, in parallel, collected by index
 //!    │        ╲
@@ -87,6 +87,7 @@
 //! | the per-run metrics (key, label, unit, direction, reader) | [`report::metrics`] |
 //! | the result of a whole scenario | [`report::Report`] |
 //! | running the plan in parallel, `--precision` | [`experiment`] |
+//! | published figures (`published:`) and `qsim reproduce`'s verdicts | [`scenario::published`], [`report::reproduce`] |
 //!
 //! # How to add …
 //!
@@ -108,7 +109,8 @@
 //!   [`report::metrics::METRICS`]. That row puts it in the replication summary, the CSV and
 //!   Markdown exports and the `--json` summary; `in_block` also shows it in each run's text block
 //!   and fio-JSON job, `headline` makes it a `--precision-metric`, and `plot` gives it a bar
-//!   chart of its own.
+//!   chart of its own. A `published:` row of a scenario may then compare it with a published
+//!   figure (`metric: <key>`).
 //!
 //! Every change must keep `tests/golden/` (every shipped scenario and `qsim validate`, in every
 //! format) byte-identical unless the output is meant to change; `QSIM_BLESS=1 cargo test golden`

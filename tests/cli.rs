@@ -217,8 +217,20 @@ fn list_shows_every_shipped_scenario_with_its_purpose() {
         "gfp-atomic-storm",
         "mel-2009",
         "cloudflare-2020",
+        "hubbard-2019",
     ]);
-    assert_eq!(run.stdout.lines().count(), 5, "{}", run.stdout);
+    // One line per file of scenarios/.
+    let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "yaml")
+        })
+        .count();
+    assert_eq!(run.stdout.lines().count(), files, "{}", run.stdout);
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod golden;
 mod invariants;
 mod outputs;
 mod plots;
+mod reproduce;
 mod scenarios;
 mod theory;
 mod tidy;

@@ -365,6 +365,32 @@ pub struct NvmeConfig {
     pub transfer_rate: f64,
     /// Requests the device accepts at once.
     pub queue_depth: u32,
+    /// Controller pauses during which no command completes ([`NvmeStall::NONE`]: never).
+    pub stall: NvmeStall,
+}
+
+/// An NVMe controller's occasional pause (firmware housekeeping): pauses start at Poisson times
+/// with mean gap `interval` (counted outside pauses) and last `length`; the bottleneck stage does
+/// no work during one, so no command completes (docs/model/device.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct NvmeStall {
+    /// Mean time between the end of one pause and the start of the next.
+    pub interval: SimDuration,
+    /// Length of one pause; zero means the device never pauses.
+    pub length: SimDuration,
+}
+
+impl NvmeStall {
+    /// A device that never pauses.
+    pub const NONE: NvmeStall = NvmeStall {
+        interval: SimDuration::ZERO,
+        length: SimDuration::ZERO,
+    };
+
+    /// Whether the device ever pauses.
+    pub fn is_on(&self) -> bool {
+        !self.length.is_zero() && !self.interval.is_zero()
+    }
 }
 
 /// A device whose service time is any distribution; used by textbook validation.

@@ -14,10 +14,17 @@
 //!
 //! The randomness is the bio's own uniform draw ([`Bio::service_u`]), so a given bio costs the
 //! same under every policy.
+//!
+//! An NVMe controller may also **pause** ([`NvmeStall`]): pauses start at Poisson times drawn
+//! from the device's own stream (`device.stall`) and last a fixed length; during one the
+//! bottleneck stage does no work, so a command in service finishes that much later and none
+//! completes. The schedule of pauses depends on time alone, so every policy sees the same
+//! pauses.
 
 use super::bio::{Bio, BioId, BioSlab};
-use crate::engine::{SimDuration, SimTime};
-use crate::model::config::DeviceConfig;
+use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
+use crate::model::config::{DeviceConfig, NvmeStall};
+use rand::RngExt;
 use std::collections::VecDeque;
 
 /// What the caller must schedule after a device call.
@@ -67,10 +74,83 @@ pub struct Device {
     head: u64,
     busy_since: SimTime,
     busy_total: SimDuration,
+    /// The controller's pauses, when it has any.
+    pauses: Option<Pauses>,
+}
+
+/// The controller's pause schedule, drawn lazily: the pauses that may still matter, in time
+/// order (`(start, end)`), and the stream the next gaps come from.
+#[derive(Debug)]
+struct Pauses {
+    cfg: NvmeStall,
+    rng: SimRng,
+    /// Pauses not yet over at the last query, oldest first; the last one is the latest drawn.
+    ahead: VecDeque<(SimTime, SimTime)>,
+    /// End of the latest pause drawn (the next gap starts there).
+    drawn_to: SimTime,
+}
+
+impl Pauses {
+    fn new(cfg: NvmeStall, streams: &RngStreams) -> Pauses {
+        Pauses {
+            cfg,
+            rng: streams.stream("device.stall"),
+            ahead: VecDeque::new(),
+            drawn_to: SimTime::ZERO,
+        }
+    }
+
+    /// Draws the next pause: an exponential gap after the last one, then its length.
+    fn draw(&mut self) {
+        let u: f64 = self.rng.random();
+        let gap = SimDuration::from_secs_f64(-self.cfg.interval.as_secs_f64() * (1.0 - u).ln());
+        let start = self.drawn_to + gap;
+        let end = start + self.cfg.length;
+        self.ahead.push_back((start, end));
+        self.drawn_to = end;
+    }
+
+    /// When work of `work` that starts at `start` is done, the pauses on the way excluded:
+    /// it waits out a pause it starts in and stops for every pause that begins before it ends.
+    /// `start` never decreases from one call to the next (it is the simulated clock).
+    fn finish(&mut self, start: SimTime, work: SimDuration) -> SimTime {
+        while self.ahead.front().is_some_and(|&(_, end)| end <= start) {
+            self.ahead.pop_front();
+        }
+        let (mut t, mut left) = (start, work);
+        let mut i = 0;
+        loop {
+            if i == self.ahead.len() {
+                self.draw();
+            }
+            let (a, b) = self.ahead[i];
+            if a <= t {
+                t = t.max(b);
+            } else if t + left <= a {
+                return t + left;
+            } else {
+                left = left.saturating_sub(a.since(t));
+                t = b;
+            }
+            i += 1;
+        }
+    }
 }
 
 impl Device {
-    /// An idle device.
+    /// An idle device whose pauses, if its configuration has any, come from `streams`.
+    pub fn seeded(config: &DeviceConfig, streams: &RngStreams) -> Self {
+        let mut d = Device::new(config);
+        if let DeviceConfig::Nvme(n) = config
+            && n.stall.is_on()
+        {
+            d.pauses = Some(Pauses::new(n.stall, streams));
+        }
+        d
+    }
+
+    /// An idle device; an NVMe's pauses, if any, are those of seed 0, replication 0 (the model
+    /// uses [`Device::seeded`]).
     pub fn new(config: &DeviceConfig) -> Self {
         let (channels, queue_depth) = match config {
             DeviceConfig::Hdd(h) => (1, h.queue_depth),
@@ -86,6 +166,7 @@ impl Device {
             head: 0,
             busy_since: SimTime::ZERO,
             busy_total: SimDuration::ZERO,
+            pauses: None,
         }
     }
 
@@ -140,7 +221,11 @@ impl Device {
     fn start(&mut self, chan: usize, id: BioId, bio: &Bio, now: SimTime) -> DeviceWake {
         self.channels[chan] = Some(id);
         let service = self.service_time(bio);
-        DeviceWake::ChannelDone(now + service, chan as u32)
+        let done = match &mut self.pauses {
+            Some(p) => p.finish(now, service),
+            None => now + service,
+        };
+        DeviceWake::ChannelDone(done, chan as u32)
     }
 
     /// Service time of `bio` given the current head position.
@@ -236,6 +321,60 @@ mod tests {
             d.accept(id, &bios, t),
             Some(DeviceWake::ChannelDone(SimTime::from_ns(26_000_000), 0))
         );
+    }
+
+    /// A scripted pause schedule: pauses at [10, 22) µs and [50, 62) µs.
+    fn paused() -> Pauses {
+        let mut p = Pauses::new(
+            NvmeStall {
+                interval: SimDuration::from_secs(1000),
+                length: SimDuration::from_us(12),
+            },
+            &RngStreams::new(1, 0),
+        );
+        let us = |x| SimTime::ZERO + SimDuration::from_us(x);
+        p.ahead = VecDeque::from([(us(10), us(22)), (us(50), us(62))]);
+        p.drawn_to = us(62);
+        p
+    }
+
+    #[test]
+    fn a_pause_stops_the_work_in_service_and_delays_what_starts_in_it() {
+        let us = |x| SimTime::ZERO + SimDuration::from_us(x);
+        let mut p = paused();
+        // Done before the pause: untouched; ending exactly at its start: untouched.
+        assert_eq!(p.finish(us(0), SimDuration::from_us(5)), us(5));
+        assert_eq!(p.finish(us(5), SimDuration::from_us(5)), us(10));
+        // Spanning it: 4 µs before, 12 µs paused, 3 µs after.
+        assert_eq!(p.finish(us(6), SimDuration::from_us(7)), us(25));
+        // Starting inside it: waits for its end.
+        assert_eq!(p.finish(us(15), SimDuration::from_us(5)), us(27));
+        // Spanning both pauses: 28 µs of work from 22 µs ends after the second.
+        assert_eq!(p.finish(us(22), SimDuration::from_us(30)), us(64));
+        // Past pauses are dropped; later ones are drawn from the stream.
+        assert!(p.finish(us(70), SimDuration::from_us(1)) >= us(71));
+        assert!(p.ahead.front().is_some_and(|&(a, _)| a > us(62)));
+    }
+
+    #[test]
+    fn pauses_come_at_the_configured_rate_and_length() {
+        let stall = NvmeStall {
+            interval: SimDuration::from_ms(100),
+            length: SimDuration::from_ms(5),
+        };
+        let mut p = Pauses::new(stall, &RngStreams::new(7, 3));
+        for _ in 0..2000 {
+            p.draw();
+        }
+        let (first, last) = (p.ahead[0], p.ahead[1999]);
+        assert!(p.ahead.iter().all(|&(a, b)| b.since(a) == stall.length));
+        // 1999 gaps of 100 ms mean (plus 5 ms pauses): within 10 %.
+        let mean = last.0.since(first.0).as_secs_f64() / 1999.0;
+        assert!((mean - 0.105).abs() < 0.0105, "{mean}");
+        // The device draws its schedule from its own stream: same seed, same pauses.
+        let mut q = Pauses::new(stall, &RngStreams::new(7, 3));
+        q.draw();
+        assert_eq!(q.ahead[0], first);
     }
 
     #[test]

@@ -123,6 +123,12 @@ pub const NVME_LATENCY: SimDuration = SimDuration::from_us(45);
 pub const NVME_RATE: f64 = 3.5e9;
 /// The NVMe preset's queue depth.
 pub const NVME_QUEUE_DEPTH: u32 = 1023;
+/// The NVMe preset's mean time between controller pauses: the 2019 fio run saw one ~12 ms stall
+/// in each of its two runs of 1381 ms and 1359 ms (docs/model/device.md §3).
+pub const NVME_STALL_INTERVAL: SimDuration = SimDuration::from_ms(1370);
+/// The NVMe preset's pause length: the same run's "~12 ms" stall (p99.99 12.1–12.3 ms, less
+/// the up to ~0.33 ms a caught I/O had already waited).
+pub const NVME_STALL_LENGTH: SimDuration = SimDuration::from_ms(12);
 
 /// NVMe overhead that makes a 4 KiB request cost [`NVME_COST_4K`] in the bottleneck at `rate`
 /// (never negative).

@@ -547,6 +547,7 @@ mod tests {
             overhead,
             transfer_rate: 3.5e9,
             queue_depth: 1,
+            stall: crate::model::config::NvmeStall::NONE,
         });
         let bytes = 4096u32;
         let transfer = f64::from(bytes) / 3.5e9;

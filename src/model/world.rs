@@ -104,7 +104,7 @@ impl World {
             bios: BioSlab::default(),
             cpu: CpuPool::new(sc.cpus),
             cpu_event: None,
-            device: Device::new(&sc.device),
+            device: Device::seeded(&sc.device, &streams),
             queue: RequestQueue::new(&sc.block, &sc.kernel),
             rec: Recorder::new(sc.warmup, sched.now(), c.jobs.len(), trace_issues),
             actors: c.actors,

@@ -42,6 +42,11 @@ pub struct Metric {
     /// per run, mean and 95 % CI over replications). The figures that already have a chart of
     /// their own (percentiles, stages, failures) say no.
     pub plot: bool,
+    /// Whether `qsim run`'s text replication summary lists it. The detail rows added for
+    /// `qsim reproduce` (clat mean and stdev, p1, p95, p99.5, MiB/s, slat, the 20 ms bucket,
+    /// device utilisation) say no, to keep the summary to the headline figures; the CSV,
+    /// Markdown and JSON exports and `qsim reproduce` carry every row.
+    pub summary: bool,
     /// Its value in one run; NaN when the run did not measure it (no reads, no memory model,
     /// an unfinished finite job).
     pub read: fn(&Run) -> f64,
@@ -71,6 +76,16 @@ fn read_clat_ms(p: &PolicyReport, want: f64) -> f64 {
         .map_or(f64::NAN, |&ns| ns as f64 / 1e6)
 }
 
+/// The read clat mean (or, with `stddev`, its standard deviation) in ms; NaN without reads.
+fn read_clat_moment_ms(p: &PolicyReport, stddev: bool) -> f64 {
+    let read = p.direction(Direction::Read);
+    match (read.ios, stddev) {
+        (0, _) => f64::NAN,
+        (_, false) => read.clat.mean_ns / 1e6,
+        (_, true) => read.clat.stddev_ns / 1e6,
+    }
+}
+
 /// kswapd's congestion-wait time on queue `class` (0 SYNC, 1 ASYNC), s; NaN without memory.
 fn kswapd_cwait_s(p: &PolicyReport, class: usize) -> f64 {
     p.memory.as_ref().map_or(f64::NAN, |m| {
@@ -88,6 +103,7 @@ pub const METRICS: &[Metric] = &[
         headline: None,
         in_block: false,
         plot: false,
+        summary: true,
         read: |r| r.block.elapsed_ns().map_or(f64::NAN, |ns| ns as f64 / 1e9),
     },
     Metric {
@@ -98,6 +114,7 @@ pub const METRICS: &[Metric] = &[
         headline: None,
         in_block: false,
         plot: false,
+        summary: true,
         read: |r| read_clat_ms(r.block, 50.0),
     },
     Metric {
@@ -111,6 +128,7 @@ pub const METRICS: &[Metric] = &[
         }),
         in_block: false,
         plot: false,
+        summary: true,
         read: |r| read_clat_ms(r.block, 99.0),
     },
     Metric {
@@ -124,6 +142,7 @@ pub const METRICS: &[Metric] = &[
         }),
         in_block: false,
         plot: false,
+        summary: true,
         read: |r| read_clat_ms(r.block, 99.9),
     },
     Metric {
@@ -134,6 +153,7 @@ pub const METRICS: &[Metric] = &[
         headline: None,
         in_block: false,
         plot: false,
+        summary: true,
         read: |r| read_clat_ms(r.block, 99.99),
     },
     Metric {
@@ -147,6 +167,7 @@ pub const METRICS: &[Metric] = &[
         }),
         in_block: false,
         plot: false,
+        summary: true,
         read: |r| r.block.direction(Direction::Read).lat.mean_ns / 1e6,
     },
     Metric {
@@ -157,6 +178,7 @@ pub const METRICS: &[Metric] = &[
         headline: None,
         in_block: false,
         plot: false,
+        summary: true,
         read: |r| r.block.direction(Direction::Read).iops,
     },
     Metric {
@@ -167,6 +189,7 @@ pub const METRICS: &[Metric] = &[
         headline: None,
         in_block: false,
         plot: false,
+        summary: true,
         read: |r| r.block.direction(Direction::Write).bw_bytes_per_s as f64 / (1024.0 * 1024.0),
     },
     Metric {
@@ -180,6 +203,7 @@ pub const METRICS: &[Metric] = &[
         }),
         in_block: false,
         plot: false,
+        summary: true,
         read: |r| {
             r.block
                 .memory
@@ -195,6 +219,7 @@ pub const METRICS: &[Metric] = &[
         headline: None,
         in_block: false,
         plot: false,
+        summary: true,
         read: |r| kswapd_cwait_s(r.block, 0),
     },
     Metric {
@@ -205,7 +230,114 @@ pub const METRICS: &[Metric] = &[
         headline: None,
         in_block: false,
         plot: false,
+        summary: true,
         read: |r| kswapd_cwait_s(r.block, 1),
+    },
+    Metric {
+        key: "read_clat_mean_ms",
+        label: "read clat mean",
+        unit: "ms",
+        lower_is_better: true,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: false,
+        read: |r| read_clat_moment_ms(r.block, false),
+    },
+    Metric {
+        key: "read_clat_stddev_ms",
+        label: "read clat stdev",
+        unit: "ms",
+        lower_is_better: true,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: false,
+        read: |r| read_clat_moment_ms(r.block, true),
+    },
+    Metric {
+        key: "read_p1_ms",
+        label: "read p1",
+        unit: "ms",
+        lower_is_better: true,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: false,
+        read: |r| read_clat_ms(r.block, 1.0),
+    },
+    Metric {
+        key: "read_p95_ms",
+        label: "read p95",
+        unit: "ms",
+        lower_is_better: true,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: false,
+        read: |r| read_clat_ms(r.block, 95.0),
+    },
+    Metric {
+        key: "read_p995_ms",
+        label: "read p99.5",
+        unit: "ms",
+        lower_is_better: true,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: false,
+        read: |r| read_clat_ms(r.block, 99.5),
+    },
+    Metric {
+        key: "read_mib_s",
+        label: "read MiB/s",
+        unit: "",
+        lower_is_better: false,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: false,
+        read: |r| r.block.direction(Direction::Read).bw_bytes_per_s as f64 / (1024.0 * 1024.0),
+    },
+    Metric {
+        key: "read_slat_mean_ms",
+        label: "read slat mean",
+        unit: "ms",
+        lower_is_better: true,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: false,
+        read: |r| {
+            let read = r.block.direction(Direction::Read);
+            if read.ios == 0 {
+                f64::NAN
+            } else {
+                read.slat.mean_ns / 1e6
+            }
+        },
+    },
+    Metric {
+        key: "lat_20ms_pct",
+        label: "lat 20ms bucket",
+        unit: "%",
+        lower_is_better: true,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: false,
+        read: |r| r.block.latency_pct.msec_pct[3],
+    },
+    Metric {
+        key: "device_util_pct",
+        label: "device util",
+        unit: "%",
+        lower_is_better: false,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: false,
+        read: |r| r.block.block.device_util_pct,
     },
 ];
 

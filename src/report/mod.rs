@@ -34,6 +34,7 @@ pub mod plan;
 pub mod plots;
 pub mod precision;
 pub mod replications;
+pub mod reproduce;
 pub mod spread;
 pub mod text;
 pub mod warning;

@@ -73,7 +73,7 @@ pub fn render(runs: &[(String, Vec<Metrics>)], out: &mut String) {
     );
     for (label, reps) in runs {
         let _ = writeln!(out, "  {label}:");
-        for (id, m) in MetricId::all() {
+        for (id, m) in MetricId::all().filter(|(_, m)| m.summary) {
             let xs = values(reps, id);
             // Not measured (no memory model), or zero in every replication of every run.
             if xs.iter().any(|x| x.is_nan()) || zero_everywhere(id, runs) {

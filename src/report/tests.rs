@@ -31,6 +31,7 @@ pub(crate) fn scenario() -> Scenario {
             overhead: SimDuration::from_us(5),
             transfer_rate: 1e9,
             queue_depth: 32,
+            stall: crate::model::config::NvmeStall::NONE,
         }),
         block: BlockConfig {
             mode: QueueMode::Legacy,

@@ -7,8 +7,8 @@
 //! |---|---|
 //! | `hdd5400` | seek 2 ms track-to-track, 12 ms mean; one revolution at 5400 rpm; 60 MB/s; 320 GB; depth 1 |
 //! | `hdd7200` | seek 2 ms track-to-track, 8.5 ms mean; one revolution at 7200 rpm; 105 MB/s; 1 TB; depth 31 |
-//! | `nvme` | latency 45 µs; 1 channel; 3.5 GB/s; overhead 5.18 µs − 4096 B / rate (≈ 193k IOPS at 4 KiB); depth 1023 |
-//! | `ramdisk` | brd: no latency, no seek; overhead 1 µs; memcpy at 10 GB/s; 64 channels; depth 1000000 (all assumed) |
+//! | `nvme` | latency 45 µs; 1 channel; 3.5 GB/s; overhead 5.18 µs − 4096 B / rate (≈ 193k IOPS at 4 KiB); depth 1023; a 12 ms controller pause every 1.37 s on average (`stall_length: 0` turns them off) |
+//! | `ramdisk` | brd: no latency, no seek; overhead 1 µs; memcpy at 10 GB/s; 64 channels; depth 1000000 (all assumed); no pauses |
 //!
 //! An HDD's seek time over distance d is `min + (full − min)·√(d / capacity)`. Over uniform random
 //! positions E[√|U₁ − U₂|] = 8/15, so the mean seek is `min + (full − min)·8/15`, and a preset's
@@ -28,9 +28,9 @@ use super::units::{Duration, Rate, Size, format_bandwidth, format_bytes, trim_fl
 use super::workload::MAX_REQUEST_BYTES;
 use crate::engine::SimDuration;
 use crate::model::physics::{
-    HDD5400, HDD7200, HddPreset, NVME_LATENCY, NVME_QUEUE_DEPTH, NVME_RATE, RAMDISK,
-    mean_random_seek, mean_service, nvme_bottleneck_secs, nvme_overhead, revolution,
-    sector_crypto_secs, sector_device_secs,
+    HDD5400, HDD7200, HddPreset, NVME_LATENCY, NVME_QUEUE_DEPTH, NVME_RATE, NVME_STALL_INTERVAL,
+    NVME_STALL_LENGTH, RAMDISK, mean_random_seek, mean_service, nvme_bottleneck_secs,
+    nvme_overhead, revolution, sector_crypto_secs, sector_device_secs,
 };
 use serde_saphyr::Location;
 
@@ -76,6 +76,8 @@ impl DeviceKind {
                 "overhead",
                 "transfer_rate",
                 "queue_depth",
+                "stall_interval",
+                "stall_length",
             ],
             DeviceKind::Generic => &["service", "channels", "queue_depth"],
             DeviceKind::Ramdisk => &["channels", "overhead", "transfer_rate", "queue_depth"],
@@ -118,6 +120,10 @@ raw_section! {
         [value] overhead: Duration,
         /// Generic: service-time distribution.
         [map] service: RawDistribution,
+        /// NVMe: mean time between controller pauses.
+        [value] stall_interval: Duration,
+        /// NVMe: length of one controller pause (0: none).
+        [value] stall_length: Duration,
     }
 }
 
@@ -235,6 +241,20 @@ fn nvme(c: &Checker, d: &RawDevice) -> Result<DeviceConfig, Error> {
         overhead,
         transfer_rate,
         queue_depth: c.int(&d.queue_depth, "device.queue_depth", NVME_QUEUE_DEPTH)?,
+        stall: NvmeStall {
+            interval: c.dur(
+                &d.stall_interval,
+                "device.stall_interval",
+                NVME_STALL_INTERVAL,
+                Zero::Refused,
+            )?,
+            length: c.dur(
+                &d.stall_length,
+                "device.stall_length",
+                NVME_STALL_LENGTH,
+                Zero::Allowed,
+            )?,
+        },
     }))
 }
 
@@ -257,6 +277,7 @@ fn ramdisk(c: &Checker, d: &RawDevice) -> Result<DeviceConfig, Error> {
         )?,
         transfer_rate,
         queue_depth: c.int(&d.queue_depth, "device.queue_depth", RAMDISK.queue_depth)?,
+        stall: NvmeStall::NONE,
     }))
 }
 
@@ -402,6 +423,15 @@ pub(crate) fn describe_device(o: &mut Rows, dev: &DeviceConfig) {
             row(o, 2, "overhead", &n.overhead.to_string());
             row(o, 2, "transfer_rate", &format_bandwidth(n.transfer_rate));
             row(o, 2, "queue_depth", &n.queue_depth.to_string());
+            let stall = if n.stall.is_on() {
+                format!(
+                    "{} pauses of the controller, one every {} on average (Poisson)",
+                    n.stall.length, n.stall.interval
+                )
+            } else {
+                "none".to_string()
+            };
+            row(o, 2, "stalls", &stall);
             let bottleneck = nvme_bottleneck_secs(n.overhead, n.transfer_rate, 4096);
             row(
                 o,
@@ -469,6 +499,19 @@ mod tests {
         let per = n.overhead.as_secs_f64() + 4096.0 / n.transfer_rate;
         assert!((1.0 / per - 193_000.0).abs() < 100.0, "{}", 1.0 / per);
         assert_eq!(n.queue_depth, 1023);
+        assert_eq!(
+            (n.stall.interval, n.stall.length),
+            (SimDuration::from_ms(1370), SimDuration::from_ms(12))
+        );
+        let s = ok("device: { kind: nvme, stall_length: 0 }\nworkloads:\n  - kind: fio\n");
+        let DeviceConfig::Nvme(n) = &s.device else {
+            panic!("nvme")
+        };
+        assert!(!n.stall.is_on());
+        let e = err("device: { kind: nvme, stall_interval: 0s }\nworkloads:\n  - kind: fio\n");
+        assert_eq!(e.path(), Some("device.stall_interval"));
+        let e = err("device: { kind: hdd5400, stall_length: 1ms }\nworkloads:\n  - kind: fio\n");
+        assert_eq!(e.path(), Some("device.stall_length"));
     }
 
     #[test]

@@ -48,6 +48,7 @@ mod error;
 mod kernel;
 mod memory;
 mod outline;
+pub mod published;
 mod schema;
 mod shipped;
 #[cfg(test)]
@@ -208,6 +209,16 @@ pub fn load_str_with_overrides(
     text: &str,
     sets: &[String],
 ) -> Result<Scenario, Error> {
+    load_parts(source_name, text, sets, None).map(|(sc, _)| sc)
+}
+
+/// [`load_str_with_overrides`], and with `metrics` the `published:` section resolved too.
+fn load_parts(
+    source_name: &str,
+    text: &str,
+    sets: &[String],
+    metrics: Option<&[&str]>,
+) -> Result<(Scenario, Option<published::Published>), Error> {
     let mut source = Source::new(source_name, text);
     if source.outline.empty {
         return Err(Error::whole_file(
@@ -254,7 +265,36 @@ pub fn load_str_with_overrides(
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("scenario");
-    top::validate(raw, &source, stem, &overrides)
+    let published = raw.value.published.clone();
+    let sc = top::validate(raw, &source, stem, &overrides)?;
+    let Some(keys) = metrics else {
+        return Ok((sc, None));
+    };
+    let c = check::Checker { src: &source };
+    let published = match &published {
+        Some(p) => Some(published::published(&c, p, &sc, Some(keys))?),
+        None => None,
+    };
+    Ok((sc, published))
+}
+
+/// Loads the scenario a command-line argument names ([`resolve`]: a file, else a shipped
+/// scenario) with its `published:` section resolved, every metric key checked against
+/// `metrics` (the report's registry, which lives above this layer).
+pub fn resolve_published(
+    arg: &str,
+    metrics: &[&str],
+) -> Result<(Scenario, Option<published::Published>), Error> {
+    let path = Path::new(arg);
+    let (name, text) = match shipped::find_text(arg) {
+        Some((file, yaml)) if !path.exists() => (format!("<shipped>/{file}"), yaml.to_string()),
+        _ => {
+            let shown = path.display().to_string();
+            let text = read(path, &shown)?;
+            (shown, text)
+        }
+    };
+    load_parts(&name, &text, &[], Some(metrics))
 }
 
 /// How errors name a `--set` argument: `--set ARG`, the argument shortened to

@@ -19,6 +19,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../scenarios/gfp-atomic-storm.yaml"),
     ),
     (
+        "hubbard-2019.yaml",
+        include_str!("../../scenarios/hubbard-2019.yaml"),
+    ),
+    (
         "mel-2009.yaml",
         include_str!("../../scenarios/mel-2009.yaml"),
     ),
@@ -103,6 +107,11 @@ fn find(arg: &str) -> Option<(&'static str, &'static str)> {
         .iter()
         .find(|(f, _)| f.trim_end_matches(".yaml") == stem)
         .copied()
+}
+
+/// The shipped scenario `arg` names, as [`find`] reads it: (file name, text).
+pub(crate) fn find_text(arg: &str) -> Option<(&'static str, &'static str)> {
+    find(arg)
 }
 
 /// Loads the scenario that a command-line argument names: an existing file first, else a shipped

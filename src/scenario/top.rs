@@ -106,6 +106,8 @@ raw_section! {
         [map] memory: RawMemory,
         /// Named variants: partial scenarios merged over this file.
         [value] variants: Capped<Spanned<RawVariant>, MAX_VARIANTS>,
+        /// Published figures `qsim reproduce` compares with ([`super::published`]).
+        [value] published: super::published::RawPublished,
     }
 }
 
@@ -151,6 +153,9 @@ pub(crate) fn validate(
     base.variants =
         variants(&c, &file, &raw, stem, overrides).map_err(|e| with_overrides(src, e))?;
     work_in_bounds(&c, &raw, &base).map_err(|e| with_overrides(src, e))?;
+    if let Some(p) = &raw.published {
+        super::published::published(&c, p, &base, None).map_err(|e| with_overrides(src, e))?;
+    }
     Ok(base)
 }
 

@@ -94,13 +94,14 @@ pub(crate) fn variants(
 }
 
 /// Refuses the fields a variant shares with the base: `name`, `description`, `seed`,
-/// `variants`.
+/// `variants`, `published`.
 fn fixed_fields(c: &Checker, set: &Spanned<RawScenario>, set_path: &str) -> Result<(), Error> {
     let fixed = [
         ("name", loc(&set.value.name)),
         ("description", loc(&set.value.description)),
         ("seed", loc(&set.value.seed)),
         ("variants", loc(&set.value.variants)),
+        ("published", loc(&set.value.published)),
     ];
     let Some(&(field, l)) = fixed.iter().find(|(_, l)| l.is_some()) else {
         return Ok(());
@@ -111,6 +112,10 @@ fn fixed_fields(c: &Checker, set: &Spanned<RawScenario>, set_path: &str) -> Resu
              numbers; change `seed` at the top level"
         }
         "variants" => "variants do not nest: list every variant at the top level",
+        "published" => {
+            "the published figures belong to the whole scenario: name the variant in each \
+             row (`variant:`) at the top level"
+        }
         _ => {
             "a variant is labelled by the `name:` beside its `set:`; the scenario's name \
              and description are shared"

@@ -324,6 +324,7 @@ fn block_metrics_are_key_value_items_with_a_dash_when_unmeasured() {
         headline: None,
         in_block: true,
         plot: false,
+        summary: true,
         read: |_| 0.0,
     };
     let items = metric_items([(&row, 12.345_6), (&row, f64::NAN)].into_iter());

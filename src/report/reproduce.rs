@@ -1,0 +1,551 @@
+//! `qsim reproduce`'s report: each published figure of a scenario's `published:` section beside
+//! the simulated one (mean ± sd over replications, as Mel Gorman reported his), their ratio and
+//! a plain verdict; each published claim (a ratio of two runs, or a difference within noise)
+//! with both values and its verdict. Text for people, JSON for machines.
+//!
+//! A reproduction report is not a test: a row the model misses says "not reproduced: the model
+//! shows …", with the simulated value, and the command still succeeds.
+
+use super::metrics::{METRICS, Metric, Metrics};
+use crate::scenario::published::{Claim, ClaimKind, Published, Row, Rule, RunRef};
+use crate::stats::compare::{Summary, Verdict, paired_diff, verdict};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// One run's per-replication metrics, named as the scenario names it.
+#[derive(Debug, Clone)]
+pub struct RunMetrics {
+    /// The run's variant and policy.
+    pub run: RunRef,
+    /// The report's label for it.
+    pub label: String,
+    /// One entry per replication.
+    pub reps: Vec<Metrics>,
+}
+
+/// A value over replications: mean and sample standard deviation of the finite ones.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Spread {
+    /// Mean (NaN when no replication measured it; JSON null).
+    pub mean: f64,
+    /// Sample standard deviation (0 for one replication).
+    pub stddev: f64,
+    /// Replications that measured it.
+    pub n: usize,
+}
+
+/// One published figure against the model.
+#[derive(Debug, Clone, Serialize)]
+pub struct RowResult {
+    /// What the figure is.
+    pub name: String,
+    /// The run compared.
+    pub run: String,
+    /// The metric key.
+    pub metric: String,
+    /// The metric's unit.
+    pub unit: String,
+    /// The published value.
+    pub published: f64,
+    /// The published standard deviation, when given.
+    pub published_stddev: Option<f64>,
+    /// The simulated value over replications.
+    pub simulated: Spread,
+    /// simulated mean / published.
+    pub ratio: f64,
+    /// The verdict rule, in words.
+    pub rule: String,
+    /// Whether the simulated mean satisfies the rule.
+    pub reproduced: bool,
+    /// "reproduced", or "not reproduced: the model shows …".
+    pub verdict: String,
+}
+
+/// One published claim against the model.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimResult {
+    /// What the claim says.
+    pub name: String,
+    /// The metric key.
+    pub metric: String,
+    /// The metric's unit.
+    pub unit: String,
+    /// The first run.
+    pub a: String,
+    /// The second run.
+    pub b: String,
+    /// The first run's value.
+    pub a_value: Spread,
+    /// The second run's value.
+    pub b_value: Spread,
+    /// mean(a) / mean(b).
+    pub ratio: f64,
+    /// `ratio` with its rule, or `noise`.
+    pub test: String,
+    /// For `noise`: the paired verdict (`within noise`, `lower`, `higher`).
+    pub noise: Option<String>,
+    /// Whether the claim holds in the model.
+    pub reproduced: bool,
+    /// "reproduced", or "not reproduced: the model shows …".
+    pub verdict: String,
+}
+
+/// The reproduction of one scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reproduction {
+    /// The scenario's name.
+    pub scenario: String,
+    /// Where the published figures come from.
+    pub source: String,
+    /// Replications per run.
+    pub replications: u32,
+    /// The rows, in file order.
+    pub rows: Vec<RowResult>,
+    /// The claims, in file order.
+    pub claims: Vec<ClaimResult>,
+}
+
+impl Reproduction {
+    /// (rows reproduced, rows, claims reproduced, claims).
+    pub fn counts(&self) -> (usize, usize, usize, usize) {
+        (
+            self.rows.iter().filter(|r| r.reproduced).count(),
+            self.rows.len(),
+            self.claims.iter().filter(|c| c.reproduced).count(),
+            self.claims.len(),
+        )
+    }
+}
+
+/// The registry's keys, for the scenario loader to check `metric:` fields against.
+pub fn metric_keys() -> Vec<&'static str> {
+    METRICS.iter().map(|m| m.key).collect()
+}
+
+/// The registry row and position of `key` (the loader checked it exists).
+fn metric_of(key: &str) -> (usize, &'static Metric) {
+    METRICS
+        .iter()
+        .enumerate()
+        .find(|(_, m)| m.key == key)
+        .expect("the loader checked the metric key")
+}
+
+/// The finite values of metric `i` over a run's replications.
+fn values(run: &RunMetrics, i: usize) -> Vec<f64> {
+    run.reps
+        .iter()
+        .map(|m| m.values[i])
+        .filter(|v| v.is_finite())
+        .collect()
+}
+
+fn spread(xs: &[f64]) -> Spread {
+    let s = Summary::of(xs);
+    Spread {
+        mean: s.mean,
+        stddev: if xs.len() > 1 { s.stddev } else { 0.0 },
+        n: xs.len(),
+    }
+}
+
+/// The run `r` names among `runs` (the loader resolved it against the same scenario).
+fn find<'a>(runs: &'a [RunMetrics], r: &RunRef) -> &'a RunMetrics {
+    runs.iter()
+        .find(|x| x.run == *r)
+        .expect("the loader resolved the run against this scenario")
+}
+
+/// Compares `published` with the simulated `runs`.
+pub fn reproduce(
+    scenario: &str,
+    published: &Published,
+    replications: u32,
+    runs: &[RunMetrics],
+) -> Reproduction {
+    Reproduction {
+        scenario: scenario.to_string(),
+        source: published.source.clone(),
+        replications,
+        rows: published.rows.iter().map(|r| row_result(r, runs)).collect(),
+        claims: published
+            .claims
+            .iter()
+            .map(|c| claim_result(c, runs))
+            .collect(),
+    }
+}
+
+/// One published figure against its run.
+fn row_result(row: &Row, runs: &[RunMetrics]) -> RowResult {
+    let (i, m) = metric_of(&row.metric);
+    let run = find(runs, &row.run);
+    let sim = spread(&values(run, i));
+    let reproduced = row.rule.holds(sim.mean, row.value);
+    let verdict = if reproduced {
+        "reproduced".to_string()
+    } else {
+        format!(
+            "not reproduced: the model shows {}",
+            value(sim.mean, m.unit)
+        )
+    };
+    RowResult {
+        name: row.name.clone(),
+        run: run.label.clone(),
+        metric: row.metric.clone(),
+        unit: m.unit.to_string(),
+        published: row.value,
+        published_stddev: row.stddev,
+        simulated: sim,
+        ratio: sim.mean / row.value,
+        rule: rule_text(row.rule, m.unit),
+        reproduced,
+        verdict,
+    }
+}
+
+/// The paired verdict on `a − b` in words: `within noise`, `lower` or `higher`.
+fn noise_word(a: &[f64], b: &[f64], lower_is_better: bool) -> &'static str {
+    match paired_diff(a, b) {
+        Ok(d) => match verdict(&d, lower_is_better) {
+            Verdict::WithinNoise => "within noise",
+            Verdict::Better if lower_is_better => "lower",
+            Verdict::Better => "higher",
+            Verdict::Worse if lower_is_better => "higher",
+            Verdict::Worse => "lower",
+        },
+        Err(_) => "not comparable",
+    }
+}
+
+/// One published claim against its two runs.
+fn claim_result(c: &Claim, runs: &[RunMetrics]) -> ClaimResult {
+    let (i, m) = metric_of(&c.metric);
+    let (ra, rb) = (find(runs, &c.a), find(runs, &c.b));
+    let (xa, xb) = (values(ra, i), values(rb, i));
+    let (sa, sb) = (spread(&xa), spread(&xb));
+    let ratio = sa.mean / sb.mean;
+    let (test, noise, reproduced, shows) = match &c.kind {
+        ClaimKind::Ratio(rule) => {
+            let ok = rule.holds(ratio, 1.0);
+            let test = format!("ratio {}", rule.describe());
+            (test, None, ok, format!("a ratio of {ratio:.2}"))
+        }
+        ClaimKind::Noise => {
+            let word = noise_word(&xa, &xb, m.lower_is_better);
+            let shows = format!("a difference {word} (ratio {ratio:.2})");
+            let ok = word == "within noise";
+            (
+                "within noise".to_string(),
+                Some(word.to_string()),
+                ok,
+                shows,
+            )
+        }
+    };
+    ClaimResult {
+        name: c.name.clone(),
+        metric: c.metric.clone(),
+        unit: m.unit.to_string(),
+        a: ra.label.clone(),
+        b: rb.label.clone(),
+        a_value: sa,
+        b_value: sb,
+        ratio,
+        test,
+        noise,
+        reproduced,
+        verdict: if reproduced {
+            "reproduced".to_string()
+        } else {
+            format!("not reproduced: the model shows {shows}")
+        },
+    }
+}
+
+/// A value in its metric's unit, a ms value below 1 ms shown in µs.
+pub fn value(x: f64, unit: &str) -> String {
+    if !x.is_finite() {
+        return "n/a".to_string();
+    }
+    match unit {
+        "ms" if x.abs() < 1.0 => format!("{} us", sig(x * 1000.0)),
+        "ms" => format!("{} ms", sig(x)),
+        "s" => format!("{x:.3} s"),
+        "%" => format!("{}%", sig(x)),
+        _ => sig(x),
+    }
+}
+
+/// Decimals that give about four significant figures for `x`; whole numbers from 1000 up.
+fn decimals(x: f64) -> usize {
+    let a = x.abs();
+    if a >= 1000.0 || a == 0.0 {
+        0
+    } else if a >= 100.0 {
+        1
+    } else if a >= 10.0 {
+        2
+    } else if a >= 1.0 {
+        3
+    } else {
+        // One more decimal per decade below 1, keeping four significant figures.
+        (3.0 - a.log10().floor()).clamp(3.0, 12.0) as usize
+    }
+}
+
+/// About four significant figures.
+fn sig(x: f64) -> String {
+    format!("{x:.*}", decimals(x))
+}
+
+/// `mean ± sd` in the unit, the sd with the mean's decimals.
+fn with_sd(mean: f64, sd: Option<f64>, unit: &str) -> String {
+    match sd {
+        Some(sd) if mean.is_finite() => {
+            // The sd in the mean's display unit.
+            let scale = if unit == "ms" && mean.abs() < 1.0 {
+                1000.0
+            } else {
+                1.0
+            };
+            let m = value(mean, unit);
+            let dec = if unit == "s" {
+                3
+            } else {
+                decimals(mean * scale)
+            };
+            let s = format!("{:.*}", dec, sd * scale);
+            match m.split_once(' ') {
+                Some((n, u)) => format!("{n} ± {s} {u}"),
+                None => match m.strip_suffix('%') {
+                    Some(n) => format!("{n} ± {s}%"),
+                    None => format!("{m} ± {s}"),
+                },
+            }
+        }
+        _ => value(mean, unit),
+    }
+}
+
+/// A rule in words, its bounds in the metric's display unit.
+fn rule_text(rule: Rule, unit: &str) -> String {
+    match rule {
+        Rule::Range(lo, hi) => format!("in [{}, {}]", value(lo, unit), value(hi, unit)),
+        Rule::AtLeast(v) => format!(">= {}", value(v, unit)),
+        Rule::AtMost(v) => format!("<= {}", value(v, unit)),
+        Rule::Within(_) | Rule::Factor(_) => rule.describe(),
+    }
+}
+
+/// The text report of one scenario.
+pub fn render_text(r: &Reproduction, out: &mut String) {
+    let _ = writeln!(out, "{}: {}", r.scenario, r.source);
+    let _ = writeln!(
+        out,
+        "  simulated: mean ± sd over {} replications; ratio = simulated / published",
+        r.replications
+    );
+    if !r.rows.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n  {:<26} {:<18} {:<24} {:>6}  {:<24} verdict",
+            "figure", "published", "simulated", "ratio", "rule"
+        );
+        for row in &r.rows {
+            let _ = writeln!(
+                out,
+                "  {:<26} {:<18} {:<24} {:>6}  {:<24} {}",
+                label(&row.name, &row.run, r),
+                with_sd(row.published, row.published_stddev, &row.unit),
+                with_sd(row.simulated.mean, Some(row.simulated.stddev), &row.unit),
+                ratio(row.ratio),
+                row.rule,
+                row.verdict
+            );
+        }
+    }
+    for c in &r.claims {
+        let _ = writeln!(out, "\n  claim: {}", c.name);
+        let _ = writeln!(
+            out,
+            "    {:<24} {}\n    {:<24} {}",
+            c.a,
+            with_sd(c.a_value.mean, Some(c.a_value.stddev), &c.unit),
+            c.b,
+            with_sd(c.b_value.mean, Some(c.b_value.stddev), &c.unit)
+        );
+        let _ = writeln!(
+            out,
+            "    {} ({}): ratio {}: {}",
+            c.metric,
+            c.test,
+            ratio(c.ratio),
+            c.verdict
+        );
+    }
+    let (rr, rn, cr, cn) = r.counts();
+    let claims = if cn > 0 {
+        format!(" and {cr} of {cn} claims")
+    } else {
+        String::new()
+    };
+    let _ = writeln!(out, "\n  {rr} of {rn} figures{claims} reproduced");
+}
+
+/// The row's label: its name, with the run when the scenario has several.
+fn label(name: &str, run: &str, r: &Reproduction) -> String {
+    let several = r.rows.iter().any(|x| x.run != r.rows[0].run);
+    if several {
+        format!("{name} [{run}]")
+    } else {
+        name.to_string()
+    }
+}
+
+fn ratio(q: f64) -> String {
+    if q.is_finite() {
+        format!("{q:.2}")
+    } else {
+        "n/a".to_string()
+    }
+}
+
+/// The closing summary of several scenarios.
+pub fn render_summary(all: &[Reproduction], out: &mut String) {
+    let (mut rr, mut rn, mut cr, mut cn) = (0, 0, 0, 0);
+    for r in all {
+        let (a, b, c, d) = r.counts();
+        rr += a;
+        rn += b;
+        cr += c;
+        cn += d;
+    }
+    let n = all.len();
+    let scenarios = if n == 1 { "scenario" } else { "scenarios" };
+    let claims = if cn > 0 {
+        format!(" and {cr} of {cn} claims")
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "Summary: {n} {scenarios}; {rr} of {rn} published figures{claims} reproduced"
+    );
+}
+
+/// The JSON document of one or several reproductions.
+pub fn render_json(all: &[Reproduction]) -> String {
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        scenarios: &'a [Reproduction],
+        figures_reproduced: usize,
+        figures: usize,
+        claims_reproduced: usize,
+        claims: usize,
+    }
+    let mut t = (0, 0, 0, 0);
+    for r in all {
+        let c = r.counts();
+        t = (t.0 + c.0, t.1 + c.1, t.2 + c.2, t.3 + c.3);
+    }
+    let doc = Doc {
+        scenarios: all,
+        figures_reproduced: t.0,
+        figures: t.1,
+        claims_reproduced: t.2,
+        claims: t.3,
+    };
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(variant: &str, iops: &[f64]) -> RunMetrics {
+        let key = METRICS.iter().position(|m| m.key == "read_iops").unwrap();
+        RunMetrics {
+            run: RunRef {
+                variant: Some(variant.to_string()),
+                policy: "fifo".to_string(),
+            },
+            label: variant.to_string(),
+            reps: iops
+                .iter()
+                .map(|&x| {
+                    let mut m = Metrics::with_read_p99(1.0);
+                    m.values[key] = x;
+                    m
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn rows_and_claims_get_verdicts_both_ways() {
+        let runs = [
+            run("a", &[100.0, 102.0, 98.0]),
+            run("b", &[50.0, 51.0, 49.0]),
+        ];
+        let row = |value, rule| Row {
+            name: "iops".into(),
+            run: runs[0].run.clone(),
+            metric: "read_iops".into(),
+            value,
+            stddev: None,
+            rule,
+        };
+        let claim = |kind| Claim {
+            name: "a over b".into(),
+            metric: "read_iops".into(),
+            a: runs[0].run.clone(),
+            b: runs[1].run.clone(),
+            kind,
+        };
+        let p = Published {
+            source: "test".into(),
+            replications: None,
+            rows: vec![
+                row(101.0, Rule::Within(0.05)),
+                row(200.0, Rule::Within(0.05)),
+            ],
+            claims: vec![
+                claim(ClaimKind::Ratio(Rule::AtLeast(1.8))),
+                claim(ClaimKind::Ratio(Rule::AtLeast(2.5))),
+                claim(ClaimKind::Noise),
+            ],
+        };
+        let r = reproduce("t", &p, 3, &runs);
+        assert!(r.rows[0].reproduced && !r.rows[1].reproduced);
+        assert_eq!(r.rows[1].verdict, "not reproduced: the model shows 100.0");
+        assert_eq!(r.rows[1].rule, "within 5%");
+        assert!((r.rows[0].simulated.stddev - 2.0).abs() < 1e-9);
+        assert!(r.claims[0].reproduced && !r.claims[1].reproduced);
+        assert!(!r.claims[2].reproduced, "{}", r.claims[2].verdict);
+        assert_eq!(r.counts(), (1, 2, 1, 3));
+        let mut s = String::new();
+        render_text(&r, &mut s);
+        assert!(
+            s.contains("1 of 2 figures and 1 of 3 claims reproduced"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn values_take_their_units() {
+        assert_eq!(value(0.3315, "ms"), "331.5 us");
+        assert_eq!(value(12.19, "ms"), "12.19 ms");
+        assert_eq!(value(191500.0, ""), "191500");
+        assert_eq!(with_sd(0.3315, Some(0.002), "ms"), "331.5 ± 2.0 us");
+        assert_eq!(with_sd(0.02, Some(0.01), "%"), "0.02000 ± 0.01000%");
+        assert_eq!(with_sd(0.3297, Some(5.8e-17), "ms"), "329.7 ± 0.0 us");
+        assert_eq!(
+            rule_text(Rule::Range(0.322, 0.33), "ms"),
+            "in [322.0 us, 330.0 us]"
+        );
+    }
+}

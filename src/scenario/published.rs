@@ -1,0 +1,758 @@
+//! `published:`: the figures a measurement published, their source, and the rule that says
+//! whether a simulated value reproduces each, for `qsim reproduce`.
+//!
+//! ```yaml
+//! published:
+//!   source: "Hubbard, 2019 fio run (docs/model/measurements.md §7)"
+//!   replications: 10            # what `qsim reproduce` runs (default: the scenario's)
+//!   rows:                       # one published figure each
+//!     - name: "read IOPS"
+//!       variant: baseline       # optional when the scenario has no variants
+//!       policy: none            # optional when the run has one policy
+//!       metric: read_iops       # a key of the metrics registry (`qsim reproduce` checks it)
+//!       value: 191500           # the published mean, or the centre of a published range
+//!       stddev: 1500            # optional
+//!       within: 5%              # or factor: 2, range: [lo, hi], at_least: x, at_most: x
+//!   claims:                     # relations between two runs
+//!     - name: "2.6.32-rc6 at least 1.8x slower than 2.6.30"
+//!       metric: elapsed_s
+//!       ratio: ["2.6.32-rc6", "2.6.30"]   # run a over run b ("variant" or "variant/policy")
+//!       at_least: 1.8                      # the same rules as a row, on the ratio
+//!     - name: "patch 6 within noise"
+//!       metric: elapsed_s
+//!       noise: ["2.6.32-rc6 + 1..6", "2.6.32-rc6"]  # the paired 95 % interval holds zero
+//! ```
+//!
+//! Every row and ratio claim has exactly one rule. A row's rule applies to the simulated mean
+//! over replications; `within: 5%` means |sim / published − 1| ≤ 5 %, `factor: 2` means the
+//! ratio lies in [1/2, 2], `range` is inclusive. Runs are named as the report names them; a
+//! name that matches no run is refused at its line, with the runs listed. The scenario layer
+//! sits below the report, so metric keys are checked against the list the caller passes (the
+//! `metrics` argument of [`super::resolve_published`]); `qsim check` and `qsim run` check
+//! everything else.
+
+use super::Error;
+use super::check::{Checker, at, loc};
+use super::schema::{Capped, raw_section};
+use super::types::Scenario;
+use serde_saphyr::{Location, Spanned};
+
+/// Most rows or claims one `published:` may list.
+pub const MAX_PUBLISHED_ROWS: usize = 256;
+
+raw_section! {
+    /// `published:`: the source, the replications to run, the rows and the claims.
+    pub struct RawPublished {
+        /// Where the figures come from.
+        [value] source: String,
+        /// Replications `qsim reproduce` runs.
+        [value] replications: u32,
+        /// One published figure each.
+        [value] rows: Capped<Spanned<RawRow>, MAX_PUBLISHED_ROWS>,
+        /// Relations between two runs.
+        [value] claims: Capped<Spanned<RawClaim>, MAX_PUBLISHED_ROWS>,
+    }
+}
+
+raw_section! {
+    /// One row of `published.rows`.
+    pub struct RawRow {
+        /// What the figure is.
+        [value] name: String,
+        /// The variant it belongs to.
+        [value] variant: String,
+        /// The policy it belongs to.
+        [value] policy: String,
+        /// The metrics-registry key.
+        [value] metric: String,
+        /// The published value.
+        [value] value: f64,
+        /// The published standard deviation.
+        [value] stddev: f64,
+        /// Rule: relative tolerance, `5%`.
+        [value] within: String,
+        /// Rule: at most this factor either way.
+        [value] factor: f64,
+        /// Rule: inside `[lo, hi]`.
+        [value] range: Vec<f64>,
+        /// Rule: at least this.
+        [value] at_least: f64,
+        /// Rule: at most this.
+        [value] at_most: f64,
+    }
+}
+
+raw_section! {
+    /// One claim of `published.claims`.
+    pub struct RawClaim {
+        /// What the claim says.
+        [value] name: String,
+        /// The metrics-registry key.
+        [value] metric: String,
+        /// Two runs whose mean ratio the rule judges.
+        [value] ratio: Vec<Spanned<String>>,
+        /// Two runs whose paired difference should be within noise.
+        [value] noise: Vec<Spanned<String>>,
+        /// Rule on the ratio: relative tolerance around 1, `5%`.
+        [value] within: String,
+        /// Rule on the ratio: at most this factor either way of 1.
+        [value] factor: f64,
+        /// Rule on the ratio: inside `[lo, hi]`.
+        [value] range: Vec<f64>,
+        /// Rule on the ratio: at least this.
+        [value] at_least: f64,
+        /// Rule on the ratio: at most this.
+        [value] at_most: f64,
+    }
+}
+
+/// A run of the scenario as the report names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunRef {
+    /// The variant (`None` without variants).
+    pub variant: Option<String>,
+    /// The policy.
+    pub policy: String,
+}
+
+/// What a simulated value (or a ratio of two) must satisfy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Rule {
+    /// |x / target − 1| ≤ this fraction.
+    Within(f64),
+    /// x / target in [1 / f, f].
+    Factor(f64),
+    /// lo ≤ x ≤ hi.
+    Range(f64, f64),
+    /// x ≥ this.
+    AtLeast(f64),
+    /// x ≤ this.
+    AtMost(f64),
+}
+
+impl Rule {
+    /// Whether `x` satisfies the rule against `target` (the published value; 1 for a ratio).
+    pub fn holds(self, x: f64, target: f64) -> bool {
+        if !x.is_finite() {
+            return false;
+        }
+        match self {
+            Rule::Within(f) => target != 0.0 && (x / target - 1.0).abs() <= f + 1e-12,
+            Rule::Factor(f) => {
+                target != 0.0 && {
+                    let q = x / target;
+                    q >= 1.0 / f - 1e-12 && q <= f + 1e-12
+                }
+            }
+            Rule::Range(lo, hi) => x >= lo && x <= hi,
+            Rule::AtLeast(v) => x >= v,
+            Rule::AtMost(v) => x <= v,
+        }
+    }
+
+    /// The rule in words: `within 5%`, `factor 2`, `in [347, 478]`, `>= 1.8`, `<= 0.1`.
+    pub fn describe(self) -> String {
+        match self {
+            Rule::Within(f) => format!("within {}%", trim(f * 100.0)),
+            Rule::Factor(f) => format!("factor {}", trim(f)),
+            Rule::Range(lo, hi) => format!("in [{}, {}]", trim(lo), trim(hi)),
+            Rule::AtLeast(v) => format!(">= {}", trim(v)),
+            Rule::AtMost(v) => format!("<= {}", trim(v)),
+        }
+    }
+}
+
+/// A number without trailing zeros.
+fn trim(x: f64) -> String {
+    let s = format!("{x:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+/// One published figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// What the figure is.
+    pub name: String,
+    /// The run it is compared with.
+    pub run: RunRef,
+    /// The metrics-registry key.
+    pub metric: String,
+    /// The published value.
+    pub value: f64,
+    /// The published standard deviation, when given.
+    pub stddev: Option<f64>,
+    /// The verdict rule on the simulated mean.
+    pub rule: Rule,
+}
+
+/// What a claim compares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClaimKind {
+    /// mean(a) / mean(b) must satisfy the rule (against 1).
+    Ratio(Rule),
+    /// The paired 95 % interval of a − b must hold zero.
+    Noise,
+}
+
+/// A published relation between two runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claim {
+    /// What the claim says.
+    pub name: String,
+    /// The metrics-registry key.
+    pub metric: String,
+    /// The first run.
+    pub a: RunRef,
+    /// The second run.
+    pub b: RunRef,
+    /// Ratio or noise.
+    pub kind: ClaimKind,
+}
+
+/// A resolved `published:` section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Published {
+    /// Where the figures come from.
+    pub source: String,
+    /// Replications `qsim reproduce` runs (the scenario's when absent).
+    pub replications: Option<u32>,
+    /// The rows, in file order.
+    pub rows: Vec<Row>,
+    /// The claims, in file order.
+    pub claims: Vec<Claim>,
+}
+
+/// How to write a rule.
+const RULE_HINT: &str = "give exactly one rule: `within: 5%`, `factor: 2`, `range: [lo, hi]`, \
+                         `at_least: x` or `at_most: x`";
+
+/// Resolves `published:` against the resolved scenario `sc`; with `metrics`, every metric key
+/// must be one of them (the caller's registry).
+pub(crate) fn published(
+    c: &Checker,
+    raw: &Spanned<RawPublished>,
+    sc: &Scenario,
+    metrics: Option<&[&str]>,
+) -> Result<Published, Error> {
+    let p = &raw.value;
+    let Some(source) = &p.source else {
+        return Err(c.at("published.source", raw.referenced).missing(
+            "the published figures have no `source`",
+            "say where they come from, e.g. `source: \"Hubbard, 2019 fio run\"`",
+        ));
+    };
+    let replications = match &p.replications {
+        Some(r) if !(1..=1000).contains(&r.value) => {
+            return Err(c.at("published.replications", r).bad_value(
+                format!("{} replications", r.value),
+                "give 1 to 1000 replications",
+            ));
+        }
+        r => r.as_ref().map(|r| r.value),
+    };
+    let mut rows = Vec::new();
+    if let Some(list) = &p.rows {
+        c.too_long(
+            list,
+            "published.rows",
+            "rows",
+            "split the figures over scenarios",
+        )?;
+        for (i, r) in list.value.iter().enumerate() {
+            rows.push(row(c, r, &format!("published.rows[{i}]"), sc, metrics)?);
+        }
+    }
+    let mut claims = Vec::new();
+    if let Some(list) = &p.claims {
+        c.too_long(
+            list,
+            "published.claims",
+            "claims",
+            "split the claims over scenarios",
+        )?;
+        for (i, r) in list.value.iter().enumerate() {
+            claims.push(claim(c, r, &format!("published.claims[{i}]"), sc, metrics)?);
+        }
+    }
+    if rows.is_empty() && claims.is_empty() {
+        return Err(c.at("published", raw.referenced).missing(
+            "the published section has no rows and no claims",
+            "add `rows:` with one published figure each, or `claims:`",
+        ));
+    }
+    Ok(Published {
+        source: source.value.clone(),
+        replications,
+        rows,
+        claims,
+    })
+}
+
+/// The name, or an error at the item.
+fn name(
+    c: &Checker,
+    n: &Option<Spanned<String>>,
+    here: Location,
+    path: &str,
+) -> Result<String, Error> {
+    match n {
+        Some(s) if !s.value.trim().is_empty() => Ok(s.value.clone()),
+        _ => Err(c.at(&at(path, "name"), loc(n).or(Some(here))).missing(
+            "the entry has no `name`",
+            "name the published figure, e.g. `name: \"read IOPS\"`",
+        )),
+    }
+}
+
+/// The metric key, checked against `metrics` when given.
+fn metric(
+    c: &Checker,
+    m: &Option<Spanned<String>>,
+    here: Location,
+    path: &str,
+    metrics: Option<&[&str]>,
+) -> Result<String, Error> {
+    let Some(m) = m else {
+        return Err(c.at(&at(path, "metric"), here).missing(
+            "the entry has no `metric`",
+            "name a key of the metrics registry (`src/report/metrics.rs`), e.g. `metric: read_iops`",
+        ));
+    };
+    if let Some(keys) = metrics
+        && !keys.contains(&m.value.as_str())
+    {
+        let hint = match super::suggestion(&m.value, keys) {
+            Some(s) => format!("did you mean `{s}`? metrics: {}", keys.join(", ")),
+            None => format!("metrics: {}", keys.join(", ")),
+        };
+        return Err(c.at(&at(path, "metric"), m).unknown(
+            format!("unknown metric `{}`", super::shorten(&m.value)),
+            hint,
+        ));
+    }
+    Ok(m.value.clone())
+}
+
+/// The one rule among the given fields.
+#[allow(clippy::too_many_arguments)]
+fn rule(
+    c: &Checker,
+    within: &Option<Spanned<String>>,
+    factor: &Option<Spanned<f64>>,
+    range: &Option<Spanned<Vec<f64>>>,
+    at_least: &Option<Spanned<f64>>,
+    at_most: &Option<Spanned<f64>>,
+    here: Location,
+    path: &str,
+) -> Result<Rule, Error> {
+    let given = [
+        ("within", loc(within)),
+        ("factor", loc(factor)),
+        ("range", loc(range)),
+        ("at_least", loc(at_least)),
+        ("at_most", loc(at_most)),
+    ];
+    let mut present = given.iter().filter(|(_, l)| l.is_some());
+    let Some(&(first, _)) = present.next() else {
+        return Err(c
+            .at(&at(path, "within"), here)
+            .missing("the entry has no verdict rule", RULE_HINT));
+    };
+    if let Some(&(second, l)) = present.next() {
+        return Err(c.at(&at(path, second), l).conflict(
+            format!("`{second}` and `{first}` are two verdict rules"),
+            RULE_HINT,
+        ));
+    }
+    let finite = |v: &Spanned<f64>, field: &str, positive: bool| {
+        if !v.value.is_finite() || (positive && v.value <= 0.0) {
+            Err(c.at(&at(path, field), v).bad_value(
+                format!("`{field}` is {}", v.value),
+                "give a finite number (a factor or tolerance above zero)",
+            ))
+        } else {
+            Ok(v.value)
+        }
+    };
+    match first {
+        "within" => within_rule(c, within.as_ref().expect("present"), path),
+        "factor" => {
+            let f = factor.as_ref().expect("present");
+            let x = finite(f, "factor", true)?;
+            if x < 1.0 {
+                return Err(c.at(&at(path, "factor"), f).bad_value(
+                    format!("`factor: {x}` is below 1"),
+                    "a factor bounds the ratio either way: give 1 or more, e.g. `factor: 2`",
+                ));
+            }
+            Ok(Rule::Factor(x))
+        }
+        "range" => range_rule(c, range.as_ref().expect("present"), path),
+        "at_least" => Ok(Rule::AtLeast(finite(
+            at_least.as_ref().expect("present"),
+            "at_least",
+            false,
+        )?)),
+        _ => Ok(Rule::AtMost(finite(
+            at_most.as_ref().expect("present"),
+            "at_most",
+            false,
+        )?)),
+    }
+}
+
+/// `within: 5%`.
+fn within_rule(c: &Checker, w: &Spanned<String>, path: &str) -> Result<Rule, Error> {
+    let pct = w
+        .value
+        .trim()
+        .strip_suffix('%')
+        .and_then(|n| n.trim().parse::<f64>().ok())
+        .filter(|x| x.is_finite() && *x >= 0.0);
+    match pct {
+        Some(x) => Ok(Rule::Within(x / 100.0)),
+        None => Err(c.at(&at(path, "within"), w).bad_value(
+            format!("`within: {}` is not a percentage", super::shorten(&w.value)),
+            "write the tolerance as a percentage, e.g. `within: 5%`",
+        )),
+    }
+}
+
+/// `range: [lo, hi]`.
+fn range_rule(c: &Checker, r: &Spanned<Vec<f64>>, path: &str) -> Result<Rule, Error> {
+    match r.value.as_slice() {
+        [lo, hi] if lo.is_finite() && hi.is_finite() && lo <= hi => Ok(Rule::Range(*lo, *hi)),
+        _ => Err(c.at(&at(path, "range"), r).bad_value(
+            "a range is two finite numbers, the lower first",
+            "write e.g. `range: [347, 478]`",
+        )),
+    }
+}
+
+/// One row.
+fn row(
+    c: &Checker,
+    r: &Spanned<RawRow>,
+    path: &str,
+    sc: &Scenario,
+    metrics: Option<&[&str]>,
+) -> Result<Row, Error> {
+    let here = r.referenced;
+    let v = &r.value;
+    let name = name(c, &v.name, here, path)?;
+    let metric = metric(c, &v.metric, here, path, metrics)?;
+    let Some(value) = &v.value else {
+        return Err(c.at(&at(path, "value"), here).missing(
+            "the row has no published `value`",
+            "give the published mean, or the centre of a published range",
+        ));
+    };
+    if !value.value.is_finite() {
+        return Err(c.at(&at(path, "value"), value).bad_value(
+            "the value is not a finite number",
+            "give the published mean",
+        ));
+    }
+    let stddev = match &v.stddev {
+        Some(s) if !s.value.is_finite() || s.value < 0.0 => {
+            return Err(c.at(&at(path, "stddev"), s).bad_value(
+                "a standard deviation is a finite number, at least 0",
+                "e.g. `stddev: 8`",
+            ));
+        }
+        s => s.as_ref().map(|s| s.value),
+    };
+    let rule = rule(
+        c,
+        &v.within,
+        &v.factor,
+        &v.range,
+        &v.at_least,
+        &v.at_most,
+        here,
+        path,
+    )?;
+    let run = run_of(c, sc, v.variant.as_ref(), v.policy.as_ref(), here, path)?;
+    Ok(Row {
+        name,
+        run,
+        metric,
+        value: value.value,
+        stddev,
+        rule,
+    })
+}
+
+/// The run a row names by `variant` and `policy`, either optional when there is only one.
+fn run_of(
+    c: &Checker,
+    sc: &Scenario,
+    variant: Option<&Spanned<String>>,
+    policy: Option<&Spanned<String>>,
+    here: Location,
+    path: &str,
+) -> Result<RunRef, Error> {
+    let (vname, scen) = match variant {
+        None if sc.variants.len() > 1 => {
+            return Err(c.at(&at(path, "variant"), here).missing(
+                "the scenario has several variants: say which one",
+                format!("add `variant:` with one of {}", variant_names(sc)),
+            ));
+        }
+        None => (
+            sc.variants.first().map(|v| v.name.clone()),
+            sc.variants.first().map_or(sc, |v| &*v.scenario),
+        ),
+        Some(v) => match sc.variants.iter().find(|x| x.name == v.value) {
+            Some(x) => (Some(x.name.clone()), &*x.scenario),
+            None => {
+                return Err(c.at(&at(path, "variant"), v).unknown(
+                    format!("no variant `{}`", super::shorten(&v.value)),
+                    format!("variants: {}", variant_names(sc)),
+                ));
+            }
+        },
+    };
+    let policy = match policy {
+        None if scen.policies.len() == 1 => scen.policies[0].clone(),
+        None => {
+            return Err(c.at(&at(path, "policy"), here).missing(
+                "the run has several policies: say which one",
+                format!("add `policy:` with one of {}", scen.policies.join(", ")),
+            ));
+        }
+        Some(p) if scen.policies.contains(&p.value) => p.value.clone(),
+        Some(p) => {
+            return Err(c.at(&at(path, "policy"), p).unknown(
+                format!("the run does not use policy `{}`", super::shorten(&p.value)),
+                format!("its policies: {}", scen.policies.join(", ")),
+            ));
+        }
+    };
+    Ok(RunRef {
+        variant: vname,
+        policy,
+    })
+}
+
+/// The variants' names, for hints.
+fn variant_names(sc: &Scenario) -> String {
+    if sc.variants.is_empty() {
+        return "(the scenario has none: leave `variant` out)".to_string();
+    }
+    sc.variants
+        .iter()
+        .map(|v| format!("`{}`", v.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One claim.
+fn claim(
+    c: &Checker,
+    r: &Spanned<RawClaim>,
+    path: &str,
+    sc: &Scenario,
+    metrics: Option<&[&str]>,
+) -> Result<Claim, Error> {
+    let here = r.referenced;
+    let v = &r.value;
+    let name = name(c, &v.name, here, path)?;
+    let metric = metric(c, &v.metric, here, path, metrics)?;
+    let (field, pair, kind) = match (&v.ratio, &v.noise) {
+        (Some(_), Some(n)) => {
+            return Err(c.at(&at(path, "noise"), n).conflict(
+                "a claim is a `ratio` or a `noise` comparison, not both",
+                "split it into two claims",
+            ));
+        }
+        (Some(p), None) => {
+            let rule = rule(
+                c,
+                &v.within,
+                &v.factor,
+                &v.range,
+                &v.at_least,
+                &v.at_most,
+                here,
+                path,
+            )?;
+            ("ratio", p, ClaimKind::Ratio(rule))
+        }
+        (None, Some(p)) => {
+            let rules = [
+                loc(&v.within),
+                loc(&v.factor),
+                loc(&v.range),
+                loc(&v.at_least),
+                loc(&v.at_most),
+            ];
+            if let Some(l) = rules.into_iter().flatten().next() {
+                return Err(c.at(path, l).conflict(
+                    "a `noise` claim takes no rule",
+                    "it holds when the paired 95% interval of the difference holds zero",
+                ));
+            }
+            ("noise", p, ClaimKind::Noise)
+        }
+        (None, None) => {
+            return Err(c.at(&at(path, "ratio"), here).missing(
+                "the claim compares nothing",
+                "add `ratio: [a, b]` with a rule, or `noise: [a, b]`; a and b are runs as the \
+                 report names them (`variant` or `variant/policy`)",
+            ));
+        }
+    };
+    let fpath = at(path, field);
+    let [a, b] = pair.value.as_slice() else {
+        return Err(c.at(&fpath, pair).bad_value(
+            format!("`{field}` lists {} runs", pair.value.len()),
+            "list two runs: `[a, b]`",
+        ));
+    };
+    Ok(Claim {
+        name,
+        metric,
+        a: named_run(c, sc, a, &fpath)?,
+        b: named_run(c, sc, b, &fpath)?,
+        kind,
+    })
+}
+
+/// A run written as the report labels it: `variant`, `variant/policy`, or a policy without
+/// variants.
+fn named_run(c: &Checker, sc: &Scenario, s: &Spanned<String>, path: &str) -> Result<RunRef, Error> {
+    let runs = run_labels(sc);
+    match runs
+        .iter()
+        .find(|(label, _)| *label == s.value || long_label(sc, label) == s.value)
+    {
+        Some((_, r)) => Ok(r.clone()),
+        None => Err(c.at(path, s).unknown(
+            format!("no run `{}`", super::shorten(&s.value)),
+            format!(
+                "runs: {}",
+                runs.iter()
+                    .map(|(l, _)| format!("`{l}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+/// Every run of `sc` with its label as the report gives it: the policy without variants; with
+/// them `<variant>` when every variant runs one policy, else `<variant>/<policy>`.
+fn run_labels(sc: &Scenario) -> Vec<(String, RunRef)> {
+    if sc.variants.is_empty() {
+        return sc
+            .policies
+            .iter()
+            .map(|p| {
+                let r = RunRef {
+                    variant: None,
+                    policy: p.clone(),
+                };
+                (p.clone(), r)
+            })
+            .collect();
+    }
+    let one_each = sc.variants.iter().all(|v| v.scenario.policies.len() == 1);
+    let mut out = Vec::new();
+    for v in &sc.variants {
+        for p in &v.scenario.policies {
+            let label = if one_each {
+                v.name.clone()
+            } else {
+                format!("{}/{p}", v.name)
+            };
+            let r = RunRef {
+                variant: Some(v.name.clone()),
+                policy: p.clone(),
+            };
+            out.push((label, r));
+        }
+    }
+    out
+}
+
+/// `variant/policy` for a short label, so either spelling names the run.
+fn long_label(sc: &Scenario, label: &str) -> String {
+    match sc.variants.iter().find(|v| v.name == label) {
+        Some(v) if v.scenario.policies.len() == 1 => format!("{label}/{}", v.scenario.policies[0]),
+        _ => label.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::ErrorKind;
+    use crate::scenario::testutil::*;
+
+    /// Two policies, two variants.
+    const TWO: &str = "device: { kind: hdd5400 }\nworkloads:\n  - kind: fio\n\
+                       policies: [fifo, none]\n\
+                       variants:\n  - { name: a, set: {} }\n  - { name: b, set: {} }\n";
+
+    #[test]
+    fn rows_must_name_their_run_when_there_are_several() {
+        let row = |extra: &str| {
+            format!(
+                "{TWO}published:\n  source: s\n  rows:\n    - {{ name: r, metric: read_iops, \
+                 value: 1, within: 5%{extra} }}\n"
+            )
+        };
+        let e = err(&row(""));
+        assert_eq!(
+            (e.kind(), e.path()),
+            (ErrorKind::Missing, Some("published.rows[0].variant"))
+        );
+        assert!(e.hint().unwrap().contains("`a`, `b`"), "{e}");
+        let e = err(&row(", variant: a"));
+        assert_eq!(e.path(), Some("published.rows[0].policy"));
+        let e = err(&row(", variant: a, policy: prio"));
+        assert_eq!((e.kind(), e.line()), (ErrorKind::UnknownName, Some(11)));
+        ok(&row(", variant: a, policy: none"));
+        let e = err(&format!("{TWO}published:\n  source: s\n"));
+        assert_eq!(e.path(), Some("published"));
+        let e = err(&format!(
+            "{TWO}published:\n  rows:\n    - {{ name: r, metric: m, value: 1, within: 5% }}\n"
+        ));
+        assert_eq!(e.path(), Some("published.source"));
+        let e = err(&format!(
+            "{TWO}published:\n  source: s\n  claims:\n    - {{ name: c, metric: m, \
+             noise: [a/fifo, b/none], within: 5% }}\n"
+        ));
+        assert_eq!(
+            (e.kind(), e.path()),
+            (ErrorKind::Conflict, Some("published.claims[0]"))
+        );
+        ok(&format!(
+            "{TWO}published:\n  source: s\n  claims:\n    - {{ name: c, metric: m, \
+             ratio: [a/fifo, b/none], factor: 2 }}\n"
+        ));
+    }
+
+    #[test]
+    fn a_variant_cannot_set_published_figures() {
+        let e = err(&format!(
+            "{BASE}variants:\n  - name: v\n    set: {{ published: {{ source: s }} }}\n"
+        ));
+        assert_eq!(e.kind(), ErrorKind::Conflict);
+        assert_eq!(e.path(), Some("variants[0].set.published"));
+    }
+
+    #[test]
+    fn rules_judge_values() {
+        assert!(Rule::Within(0.05).holds(1.04, 1.0));
+        assert!(!Rule::Within(0.05).holds(0.94, 1.0));
+        assert!(Rule::Factor(2.0).holds(6.1, 12.2) && !Rule::Factor(2.0).holds(6.0, 12.2));
+        assert!(Rule::Range(347.0, 478.0).holds(400.0, 0.0));
+        assert!(Rule::AtLeast(1.8).holds(1.8, 1.0) && !Rule::AtMost(0.1).holds(0.2, 1.0));
+        assert!(!Rule::AtLeast(0.0).holds(f64::NAN, 1.0));
+        assert_eq!(Rule::Within(0.05).describe(), "within 5%");
+        assert_eq!(Rule::Range(347.0, 478.5).describe(), "in [347, 478.5]");
+    }
+}

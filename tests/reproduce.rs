@@ -1,0 +1,137 @@
+//! `qsim reproduce` through the real binary: a scenario's `published:` figures beside the
+//! simulated ones with verdicts both ways, claims between variants (ratio and noise), JSON for
+//! machines, exit 0 whatever the verdicts, and located errors for a bad `published:` section.
+
+use crate::util::{Run, TempDir};
+use serde_json::Value;
+
+/// A 1 ms (2 ms for `slow`) constant device without dm-crypt: 100 reads at depth 1 take
+/// 100 ms (200 ms), 1000 IOPS (500).
+const FIXTURE: &str = "\
+duration: 10s
+replications: 3
+device: { kind: generic, service: 1ms }
+policies: [none]
+workloads:
+  - { name: reader, kind: fio, rw: randread, number_ios: 100 }
+variants:
+  - { name: fast, set: {} }
+  - { name: twin, set: {} }
+  - { name: slow, set: { device: { kind: generic, service: 2ms } } }
+published:
+  source: \"a test\"
+  replications: 2
+  rows:
+    - { name: \"fast IOPS\", variant: fast, metric: read_iops, value: 1000, stddev: 10, within: 5% }
+    - { name: \"slow IOPS\", variant: slow, metric: read_iops, value: 1000, within: 5% }
+    - { name: \"slow p50\", variant: slow, metric: read_p50_ms, value: 2, range: [1.9, 2.1] }
+  claims:
+    - { name: \"slow twice as long\", metric: elapsed_s, ratio: [slow, fast], at_least: 1.8 }
+    - { name: \"slow 3x as long\", metric: elapsed_s, ratio: [slow/none, fast], at_least: 3 }
+    - { name: \"twin within noise\", metric: elapsed_s, noise: [twin, fast] }
+    - { name: \"slow within noise\", metric: elapsed_s, noise: [slow, fast] }
+";
+
+#[test]
+fn figures_and_claims_get_verdicts_both_ways_and_the_command_succeeds() {
+    let dir = TempDir::new();
+    let file = dir.file("fixture.yaml", FIXTURE);
+    let run = Run::of(&["reproduce", &file]);
+    run.assert_ok().stdout_has(&[
+        "fixture: a test",
+        "mean ± sd over 2 replications",
+        "fast IOPS [fast]",
+        "1000 ± 10",
+        "not reproduced: the model shows 500",
+        "in [1.900 ms, 2.100 ms]",
+        "claim: slow twice as long",
+        "ratio 2.00: reproduced",
+        "ratio 2.00: not reproduced: the model shows a ratio of 2.00",
+        "claim: twin within noise",
+        "not reproduced: the model shows a difference higher (ratio 2.00)",
+        "2 of 3 figures and 2 of 4 claims reproduced",
+    ]);
+    let json = Run::of(&["reproduce", &file, "--format", "json"]);
+    json.assert_ok();
+    let v: Value = serde_json::from_str(&json.stdout).expect("JSON");
+    assert_eq!(v["figures_reproduced"], 2);
+    assert_eq!(v["claims"], 4);
+    let rows = &v["scenarios"][0]["rows"];
+    assert_eq!(rows[0]["reproduced"], true);
+    assert_eq!(rows[1]["reproduced"], false);
+    assert_eq!(rows[1]["simulated"]["n"], 2);
+    assert_eq!(v["scenarios"][0]["claims"][2]["noise"], "within noise");
+}
+
+#[test]
+fn a_bad_published_section_is_a_located_error() {
+    let dir = TempDir::new();
+    let cases: [(&str, &str, &[&str]); 6] = [
+        (
+            "metric: read_iops,",
+            "metric: read_iosp,",
+            &[
+                "fixture.yaml:15:",
+                "published.rows[0].metric: unknown metric `read_iosp`",
+                "did you mean `read_iops`?",
+            ],
+        ),
+        (
+            "variant: slow, metric: read_iops",
+            "variant: slower, metric: read_iops",
+            &[
+                "fixture.yaml:16:",
+                "published.rows[1].variant: no variant `slower`",
+                "`fast`, `twin`, `slow`",
+            ],
+        ),
+        (
+            "value: 2, range: [1.9, 2.1]",
+            "value: 2, range: [2.1, 1.9]",
+            &["published.rows[2].range", "the lower first"],
+        ),
+        (
+            "value: 1000, stddev: 10, within: 5%",
+            "value: 1000, stddev: 10, within: 5%, factor: 2",
+            &["published.rows[0].factor", "two verdict rules"],
+        ),
+        (
+            "noise: [twin, fast]",
+            "noise: [twin, quick]",
+            &[
+                "published.claims[2].noise: no run `quick`",
+                "runs: `fast`, `twin`, `slow`",
+            ],
+        ),
+        (
+            "within: 5% }\n    - { name: \"slow IOPS\"",
+            "within: 5 }\n    - { name: \"slow IOPS\"",
+            &[
+                "published.rows[0].within",
+                "`within: 5` is not a percentage",
+            ],
+        ),
+    ];
+    for (from, to, needles) in cases {
+        assert!(FIXTURE.contains(from), "{from}");
+        let file = dir.file("fixture.yaml", &FIXTURE.replacen(from, to, 1));
+        Run::of(&["reproduce", &file])
+            .assert_bad_input()
+            .stderr_has(needles);
+    }
+    // `qsim check` refuses what the scenario layer can check (not the metric keys, which the
+    // report owns).
+    let file = dir.file(
+        "fixture.yaml",
+        &FIXTURE.replacen("variant: slow,", "variant: slower,", 1),
+    );
+    Run::of(&["check", &file])
+        .assert_bad_input()
+        .stderr_has(&["published.rows[1].variant"]);
+    // A scenario without published figures.
+    let plain = FIXTURE.split("published:").next().unwrap();
+    let file = dir.file("plain.yaml", plain);
+    Run::of(&["reproduce", &file])
+        .assert_bad_input()
+        .stderr_has(&["has no `published:` section"]);
+}
