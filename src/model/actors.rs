@@ -33,6 +33,10 @@ pub enum ActorKind {
     JobCtx(u32),
     /// The submitting context of writer `w`'s flusher.
     FlusherCtx(u32),
+    /// The submitting context of fake-gitk process `p` (its reads and its faults).
+    ProcCtx(u32),
+    /// The submitting context of reclaim's swap-out writes.
+    SwapWriter,
 }
 
 /// What step a CPU task finishes.
@@ -124,8 +128,11 @@ pub(super) fn cast(sc: &Scenario, info: &PolicyInfo, streams: &RngStreams) -> Ca
                 actors.push(Actor::new(ActorKind::FlusherCtx(writers.len() as u32)));
                 writers.push(Writer::new(&wl.name, b, ctx, streams));
             }
+            WorkloadKind::FakeGitk(_) => {}
         }
     }
+    // fake-gitk processes and the swap writer: the memory model finds their contexts by kind.
+    super::gitk::cast_contexts(sc, &mut actors);
     Cast {
         actors,
         crypt,
@@ -169,7 +176,10 @@ impl World {
                 };
                 self.start_cpu(TaskOwner::Actor(a), self.sc.crypt.hop_cost, sched);
             }
-            ActorKind::JobCtx(_) | ActorKind::FlusherCtx(_) => self.kick_context(a, sched),
+            ActorKind::JobCtx(_)
+            | ActorKind::FlusherCtx(_)
+            | ActorKind::ProcCtx(_)
+            | ActorKind::SwapWriter => self.kick_context(a, sched),
         }
     }
 

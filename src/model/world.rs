@@ -153,6 +153,7 @@ impl World {
                 TaskOwner::Kswapd => self.kswapd_scanned(sched),
                 TaskOwner::Reclaim(slot) => self.reclaim_scanned(slot, sched),
                 TaskOwner::Actor(a) => self.actor_cpu_done(a, sched),
+                TaskOwner::Proc(p) => self.gitk_cpu_done(p, sched),
             }
         }
         self.scratch = done;
@@ -181,8 +182,8 @@ impl World {
         }
         let unplug = match actor.kind {
             ActorKind::Crypt(_) | ActorKind::Io => self.sc.crypt.unplug_after_submit,
-            ActorKind::JobCtx(_) => true,
-            ActorKind::FlusherCtx(_) => false,
+            ActorKind::JobCtx(_) | ActorKind::ProcCtx(_) => true,
+            ActorKind::FlusherCtx(_) | ActorKind::SwapWriter => false,
         };
         self.bios[bio].enter(Stage::BlockQueue, now);
         let sync = self.bios[bio].sync;
@@ -203,7 +204,10 @@ impl World {
         if self.try_submit(a, bio, sched) {
             if matches!(
                 self.actors[a.index()].kind,
-                ActorKind::JobCtx(_) | ActorKind::FlusherCtx(_)
+                ActorKind::JobCtx(_)
+                    | ActorKind::FlusherCtx(_)
+                    | ActorKind::ProcCtx(_)
+                    | ActorKind::SwapWriter
             ) {
                 self.bios[bio].accepted = now;
             }
@@ -288,7 +292,10 @@ impl World {
     pub(super) fn route(&mut self, id: BioId, ctx: ActorId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let (dir, sync) = (self.bios[id].dir, self.bios[id].sync);
-        let waiter = matches!(self.bios[id].origin, Origin::Job(_)) && sync;
+        let waiter = matches!(
+            self.bios[id].origin,
+            Origin::Job(_) | Origin::Proc(_) | Origin::SwapIn(_)
+        ) && sync;
         self.bios[id].enter(Stage::Other, now);
         if self.info.topology != Topology::Queued {
             self.actors[ctx.index()].queue.push_back(id);
@@ -328,6 +335,9 @@ impl World {
         match bio.origin {
             Origin::Job(j) => self.job_completed(j, bio.bytes, sched),
             Origin::Writeback(w) => self.writeback_completed(w, bio.bytes, sched),
+            Origin::Proc(p) => self.gitk_read_done(p, sched),
+            Origin::SwapIn(p) => self.swapin_done(p, sched),
+            Origin::SwapOut => self.swapout_done(&bio),
         }
     }
 

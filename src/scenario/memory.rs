@@ -62,6 +62,12 @@ raw_section! {
         [value] min_bio_pages: u32,
         /// GFP_ATOMIC streams.
         [value] atomic: Capped<Spanned<RawAtomic>, MAX_ATOMIC_STREAMS>,
+        /// Swap space inside dm-crypt.
+        [value] swap: Size,
+        /// Where the swap volume starts on the device.
+        [value] swap_offset: Size,
+        /// `vm.swappiness`.
+        [value] swappiness: u32,
     }
 }
 
@@ -69,7 +75,15 @@ raw_section! {
 pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
     ("memory.page_pool", 1, 1_000_000),
     ("memory.min_bio_pages", 1, 1_000_000),
+    ("memory.swappiness", 0, 100),
 ];
+
+/// Largest swap volume: 64 GiB, a 2009 swap partition many times over.
+pub const MAX_SWAP: u64 = 64 << 30;
+
+/// Where the swap volume starts when `swap_offset` is not given: after a 5 GiB filesystem
+/// volume, as in Mel Gorman's LVM-on-dm-crypt layout [assumed position].
+pub const DEFAULT_SWAP_OFFSET: u64 = 5 << 30;
 
 /// The zone's starting layout, bytes, as the section resolves it.
 struct Layout {
@@ -101,7 +115,12 @@ pub(crate) fn memory(c: &Checker, m: &RawMemory, here: Location) -> Result<Memor
     )?;
     let page_pool = c.int(&m.page_pool, "memory.page_pool", 32)?;
     let min_bio_pages = c.int(&m.min_bio_pages, "memory.min_bio_pages", 8)?;
+    let (swap, swap_offset) = swap(c, m)?;
+    let swappiness = c.int(&m.swappiness, "memory.swappiness", 60)?;
     Ok(MemoryConfig {
+        swap,
+        swap_offset,
+        swappiness,
         ram,
         min_free_kbytes: mfk,
         unreclaimable: layout.unreclaimable,
@@ -113,6 +132,32 @@ pub(crate) fn memory(c: &Checker, m: &RawMemory, here: Location) -> Result<Memor
         min_bio_pages,
         atomic: atomic_streams(c, m)?,
     })
+}
+
+/// `memory.swap` (whole pages, at most [`MAX_SWAP`]; default none) and `memory.swap_offset`
+/// (whole pages; default [`DEFAULT_SWAP_OFFSET`]).
+fn swap(c: &Checker, m: &RawMemory) -> Result<(u64, u64), Error> {
+    let swap = val(&m.swap).map_or(0, |s| s.0);
+    pages_only(c, swap, &m.swap, "memory.swap")?;
+    if swap > MAX_SWAP {
+        return Err(c.at("memory.swap", &m.swap).bad_value(
+            format!(
+                "at most {}, got {}",
+                format_bytes(MAX_SWAP),
+                format_bytes(swap)
+            ),
+            "Mel Gorman's machines had a 2GiB swap volume",
+        ));
+    }
+    let offset = val(&m.swap_offset).map_or(DEFAULT_SWAP_OFFSET, |s| s.0);
+    pages_only(c, offset, &m.swap_offset, "memory.swap_offset")?;
+    if m.swap_offset.is_some() && swap == 0 {
+        return Err(c.at("memory.swap_offset", &m.swap_offset).conflict(
+            "a swap offset without swap",
+            "give `swap:` its size (e.g. `swap: 2GiB`), or drop `swap_offset`",
+        ));
+    }
+    Ok((swap, offset))
 }
 
 /// `memory.ram`: required, whole pages, inside [`RAM_RANGE`].
@@ -376,6 +421,19 @@ pub(crate) fn describe_memory(o: &mut Rows, m: &MemoryConfig) {
     );
     for a in &m.atomic {
         describe_atomic(o, a);
+    }
+    if m.swap > 0 {
+        row(
+            o,
+            2,
+            "swap",
+            &format!(
+                "{} inside dm-crypt at {}, swappiness {}",
+                format_bytes(m.swap),
+                format_bytes(m.swap_offset),
+                m.swappiness
+            ),
+        );
     }
 }
 

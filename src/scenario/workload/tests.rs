@@ -118,7 +118,7 @@ fn fio_direct_is_fios_option() {
 fn finite_jobs_take_fios_io_size_number_ios_and_startdelay() {
     let fio = |s: &Scenario, i: usize| match &s.workloads[i].kind {
         WorkloadKind::Fio(f) => f.clone(),
-        WorkloadKind::BufferedWriter(_) => panic!("fio"),
+        WorkloadKind::BufferedWriter(_) | WorkloadKind::FakeGitk(_) => panic!("fio"),
     };
     // Defaults: unlimited, starting at once; gitk too.
     let s = ok("device: { kind: nvme }\nworkloads:\n  - kind: fio\n  - kind: gitk\n");
