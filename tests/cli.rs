@@ -211,9 +211,14 @@ fn check_shows_both_shipped_scenarios_with_derived_thresholds() {
 #[test]
 fn list_shows_every_shipped_scenario_with_its_purpose() {
     let run = Run::of(&["list"]);
-    run.assert_ok()
-        .stdout_has(&["two-queue", "nvme-fio", "gfp-atomic-storm", "mel-2009"]);
-    assert_eq!(run.stdout.lines().count(), 4, "{}", run.stdout);
+    run.assert_ok().stdout_has(&[
+        "two-queue",
+        "nvme-fio",
+        "gfp-atomic-storm",
+        "mel-2009",
+        "mel-2009-swap",
+    ]);
+    assert_eq!(run.stdout.lines().count(), 5, "{}", run.stdout);
 }
 
 #[test]

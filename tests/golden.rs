@@ -11,7 +11,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The shipped scenarios, by the names `qsim list` gives them.
-const SCENARIOS: &[&str] = &["gfp-atomic-storm", "mel-2009", "nvme-fio", "two-queue"];
+const SCENARIOS: &[&str] = &[
+    "gfp-atomic-storm",
+    "mel-2009",
+    "mel-2009-swap",
+    "nvme-fio",
+    "two-queue",
+];
 
 /// Long enough to pass every shipped warm-up (at most 4 s), short enough to run in seconds.
 const DURATION: &str = "5s";
