@@ -523,3 +523,63 @@ mod tests {
         assert_eq!(o.elapsed_ns, None);
     }
 }
+
+/// fake-gitk through the whole model: swap storms, faults block, pages are conserved.
+#[cfg(test)]
+mod world_tests {
+    use crate::model::{policy, run_policy};
+
+    /// 128 MiB of RAM, 256 MiB of swap inside dm-crypt, two copies of a fake-gitk whose
+    /// buffers together exceed the RAM.
+    const SMALL: &str = "
+duration: 600s
+cpus: 1
+device: { kind: hdd7200 }
+crypt: { cipher: aes-2009 }
+policies: [fifo]
+memory: { ram: 128MiB, unreclaimable: 16MiB, mapped: 8MiB, swap: SWAP, swap_offset: 1GiB }
+workloads:
+  - { kind: fake-gitk, numjobs: 2, size: 64MiB, loops: 2, hash_cost: 1ms }
+";
+
+    #[test]
+    fn a_swap_storm_faults_pages_back_blocks_the_processes_and_conserves_pages() {
+        let sc = crate::scenario::load_str("gitk.yaml", &SMALL.replace("SWAP", "256MiB"))
+            .expect("valid scenario");
+        let r = run_policy(&sc, policy::find("fifo").unwrap());
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.obs.end, crate::model::observe::RunEnd::Finished);
+        let m = r.obs.memory.as_ref().expect("a zone");
+        let s = &m.swap;
+        assert!(s.swap_outs > 1000 && s.swap_ins > 1000, "{s:?}");
+        assert_eq!(s.major_faults, s.swap_ins);
+        // Each fault waited for a read through dm-crypt: several ms on a disk.
+        assert!(s.fault_time.as_ns() / s.major_faults > 1_000_000, "{s:?}");
+        assert_eq!(s.procs.len(), 2);
+        for p in &s.procs {
+            assert_eq!(p.loops, 2);
+            assert_eq!(p.progress_lines, 2 * 2 * 64);
+            assert!(p.max_gap_ns > 0 && p.elapsed_ns.is_some());
+        }
+        // Everything was given back: no anon page, no slot.
+        assert_eq!(
+            (s.used_end, m.end_pages.anon, m.end_pages.anon_writeback),
+            (0, 0, 0)
+        );
+        assert_eq!(r.obs.finite_jobs.len(), 2);
+        assert!(r.obs.elapsed_ns().is_some());
+    }
+
+    #[test]
+    fn out_of_swap_is_reported_and_the_run_goes_on() {
+        let sc = crate::scenario::load_str("gitk.yaml", &SMALL.replace("SWAP", "4MiB"))
+            .expect("valid scenario");
+        let mut sc = sc;
+        sc.duration = crate::engine::SimDuration::from_secs(60);
+        let r = run_policy(&sc, policy::find("fifo").unwrap());
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        let s = &r.obs.memory.as_ref().expect("a zone").swap;
+        assert!(s.out_of_swap > 0, "{s:?}");
+        assert_eq!(s.used_peak, 1024);
+    }
+}

@@ -3,7 +3,7 @@
 //! Each follows `docs/model/kswapd.md` (Linux 2.6.32 unless a [`VmBehaviour`] switch says
 //! otherwise); [`super::memory::Mem`] holds the pages they move. Each is a component in its own
 //! file (`kswapd.rs`, `reclaim.rs`, `atomic.rs`, `mempool.rs`) that works on `&mut Mem`; this
-//! module holds their shared state ([`Pressure`]), their events and the GFP_ATOMIC adapter.
+//! module holds their shared state (`Pressure`), their events and the GFP_ATOMIC adapter.
 //!
 //! **kswapd** (`balance_pgdat` and the `kswapd()` loop):
 //! ```text
