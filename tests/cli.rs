@@ -218,6 +218,7 @@ fn list_shows_every_shipped_scenario_with_its_purpose() {
         "mel-2009",
         "cloudflare-2020",
         "hubbard-2019",
+        "mel-2009-swap",
     ]);
     // One line per file of scenarios/.
     let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))

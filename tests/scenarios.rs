@@ -34,6 +34,7 @@ fn every_shipped_scenario_runs_briefly_and_completes_io() {
         ("nvme-fio", "3s"),
         ("gfp-atomic-storm", "3s"),
         ("mel-2009", "6s"),
+        ("mel-2009-swap", "3s"),
     ] {
         let v = json_run(&[name, "--duration", duration]);
         for j in v["jobs"].as_array().unwrap() {

@@ -39,6 +39,10 @@ pub enum ActorKind {
     AsyncIo,
     /// 5.8's `dmcrypt_write`: submits encrypted writes in sector order.
     DmcryptWrite,
+    /// The submitting context of fake-gitk process `p` (its reads and its faults).
+    ProcCtx(u32),
+    /// The submitting context of reclaim's swap-out writes.
+    SwapWriter,
 }
 
 /// What step a CPU task finishes.
@@ -159,6 +163,7 @@ pub(super) fn cast(sc: &Scenario, info: &PolicyInfo, streams: &RngStreams) -> Ca
                 actors.push(Actor::new(ActorKind::FlusherCtx(writers.len() as u32)));
                 writers.push(Writer::new(&wl.name, b, ctx, streams));
             }
+            WorkloadKind::FakeGitk(_) => {}
         }
     }
     let async_io = mason_io(sc, info).then(|| {
@@ -169,6 +174,8 @@ pub(super) fn cast(sc: &Scenario, info: &PolicyInfo, streams: &RngStreams) -> Ca
         actors.push(Actor::new(ActorKind::DmcryptWrite));
         ActorId(actors.len() as u32 - 1)
     });
+    // fake-gitk processes and the swap writer: the memory model finds their contexts by kind.
+    super::gitk::cast_contexts(sc, &mut actors);
     Cast {
         actors,
         crypt,
@@ -217,7 +224,10 @@ impl World {
                 };
                 self.start_cpu(TaskOwner::Actor(a), self.sc.crypt.hop_cost, sched);
             }
-            ActorKind::JobCtx(_) | ActorKind::FlusherCtx(_) => self.kick_context(a, sched),
+            ActorKind::JobCtx(_)
+            | ActorKind::FlusherCtx(_)
+            | ActorKind::ProcCtx(_)
+            | ActorKind::SwapWriter => self.kick_context(a, sched),
             ActorKind::DmcryptWrite => self.kick_write_thread(a, sched),
         }
     }
@@ -431,8 +441,8 @@ impl World {
                 after || (actor.emptied && self.actors[self.io_actor.index()].queue.is_empty())
             }
             ActorKind::DmcryptWrite => actor.queue.is_empty(),
-            ActorKind::JobCtx(_) => true,
-            ActorKind::FlusherCtx(_) => false,
+            ActorKind::JobCtx(_) | ActorKind::ProcCtx(_) => true,
+            ActorKind::FlusherCtx(_) | ActorKind::SwapWriter => false,
         }
     }
 

@@ -26,6 +26,12 @@ pub enum Origin {
     Job(u32),
     /// A buffered writer's flusher (index into the world's writers).
     Writeback(u32),
+    /// A fake-gitk process's file read (index into the memory model's processes).
+    Proc(u32),
+    /// A fake-gitk process's major fault: a plain READ of its page from swap (not READ_SYNC).
+    SwapIn(u32),
+    /// Reclaim's swap-out of anonymous pages (async write of contiguous swap slots).
+    SwapOut,
 }
 
 /// One I/O.

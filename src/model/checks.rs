@@ -51,6 +51,7 @@ impl World {
             match b.origin {
                 Origin::Job(j) => job_bios[j as usize] += 1,
                 Origin::Writeback(w) => writer_bytes[w as usize] += u64::from(b.bytes),
+                Origin::Proc(_) | Origin::SwapIn(_) | Origin::SwapOut => {}
             }
         }
         for (j, found) in job_bios.into_iter().enumerate() {
@@ -116,62 +117,92 @@ impl World {
         let writer_dirty: u64 = self.writers.iter().map(|w| w.dirty_bytes()).sum();
         let writer_wb: u64 = self.writers.iter().map(|w| w.under_writeback()).sum();
         let filling = self.filling_in_bios() + p.reclaim.pages();
-        vec![
-            C {
-                law: "zone pages",
-                detail: match &zone {
-                    Ok(()) => format!(
-                        "free {} + by state {} = total {}",
-                        m.zone.free_pages(),
-                        pages.total(),
-                        m.zone.total_pages()
-                    ),
-                    Err(e) => e.clone(),
+        let mut checks = self.anon_checks();
+        checks.splice(
+            0..0,
+            [
+                C {
+                    law: "zone pages",
+                    detail: match &zone {
+                        Ok(()) => format!(
+                            "free {} + by state {} = total {}",
+                            m.zone.free_pages(),
+                            pages.total(),
+                            m.zone.total_pages()
+                        ),
+                        Err(e) => e.clone(),
+                    },
+                    holds: zone.is_ok(),
                 },
-                holds: zone.is_ok(),
-            },
-            C {
-                law: "bounce pages (zone)",
-                detail: format!(
-                    "{} = page_pool reserve {} + held by bios {}",
-                    pages.bounce,
-                    p.pool.reserve(),
-                    bounce_held
+                C {
+                    law: "bounce pages (zone)",
+                    detail: format!(
+                        "{} = page_pool reserve {} + held by bios {}",
+                        pages.bounce,
+                        p.pool.reserve(),
+                        bounce_held
+                    ),
+                    holds: pages.bounce == u64::from(p.pool.reserve()) + bounce_held,
+                },
+                C {
+                    law: "dirty pages",
+                    detail: format!(
+                        "{} = writers' dirty {} B / 4 KiB",
+                        pages.dirty, writer_dirty
+                    ),
+                    holds: pages.dirty * PAGE_SIZE == writer_dirty,
+                },
+                C {
+                    law: "writeback pages",
+                    detail: format!(
+                        "{} = writers' writeback {} B / 4 KiB",
+                        pages.writeback, writer_wb
+                    ),
+                    holds: pages.writeback * PAGE_SIZE == writer_wb,
+                },
+                C {
+                    law: "filling pages",
+                    detail: format!(
+                        "{} = reads and reclaimers holding {}",
+                        pages.filling, filling
+                    ),
+                    holds: pages.filling == filling,
+                },
+            ],
+        );
+        checks
+    }
+
+    /// Anonymous pages and swap slots against the processes that hold them (only when swap
+    /// or a fake-gitk process is modelled).
+    fn anon_checks(&self) -> Vec<ConservationCheck> {
+        let Some(p) = self.memory.zone() else {
+            return Vec::new();
+        };
+        if !p.swap.enabled() && p.procs.is_empty() {
+            return Vec::new();
+        }
+        let r = p.swap.check(&p.mem);
+        vec![ConservationCheck {
+            law: "anonymous pages and swap slots",
+            detail: match &r {
+                Ok(()) => format!(
+                    "anon {} + under swap-out {}; swap slots {}",
+                    p.mem.pages.anon,
+                    p.mem.pages.anon_writeback,
+                    p.swap.used()
                 ),
-                holds: pages.bounce == u64::from(p.pool.reserve()) + bounce_held,
+                Err(e) => e.clone(),
             },
-            C {
-                law: "dirty pages",
-                detail: format!(
-                    "{} = writers' dirty {} B / 4 KiB",
-                    pages.dirty, writer_dirty
-                ),
-                holds: pages.dirty * PAGE_SIZE == writer_dirty,
-            },
-            C {
-                law: "writeback pages",
-                detail: format!(
-                    "{} = writers' writeback {} B / 4 KiB",
-                    pages.writeback, writer_wb
-                ),
-                holds: pages.writeback * PAGE_SIZE == writer_wb,
-            },
-            C {
-                law: "filling pages",
-                detail: format!(
-                    "{} = reads and reclaimers holding {}",
-                    pages.filling, filling
-                ),
-                holds: pages.filling == filling,
-            },
-        ]
+            holds: r.is_ok(),
+        }]
     }
 
     /// Pages that readers' live bios hold as cache being filled.
     pub(super) fn filling_in_bios(&self) -> u64 {
         self.bios
             .iter()
-            .filter(|b| b.dir == Dir::Read && matches!(b.origin, Origin::Job(_)))
+            .filter(|b| b.dir == Dir::Read && matches!(b.origin, Origin::Job(_) | Origin::Proc(_)))
             .map(|b| u64::from(b.cache_pages))
             .sum()
     }

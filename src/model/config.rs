@@ -240,6 +240,12 @@ pub struct MemoryConfig {
     pub min_bio_pages: u32,
     /// GFP_ATOMIC allocation streams (drivers' receive buffers).
     pub atomic: Vec<AtomicStream>,
+    /// Swap space, bytes (0: no swap; anonymous memory is then never reclaimed).
+    pub swap: u64,
+    /// Byte offset of the swap volume on the device (inside dm-crypt, beside the files).
+    pub swap_offset: u64,
+    /// `vm.swappiness` (0..=100): the anon side's weight in `get_scan_ratio`.
+    pub swappiness: u32,
 }
 
 /// A stream of GFP_ATOMIC allocations, each freed after a holding time.
@@ -607,9 +613,11 @@ impl Scenario {
     /// Whether any fio workload is finite ([`FioJob::is_finite`]): then the run ends when all
     /// of them have completed their I/O, or at `duration`, whichever comes first.
     pub fn has_finite_jobs(&self) -> bool {
-        self.workloads
-            .iter()
-            .any(|w| matches!(&w.kind, WorkloadKind::Fio(f) if f.is_finite()))
+        self.workloads.iter().any(|w| match &w.kind {
+            WorkloadKind::Fio(f) => f.is_finite(),
+            WorkloadKind::FakeGitk(_) => true,
+            WorkloadKind::BufferedWriter(_) => false,
+        })
     }
 }
 
@@ -638,6 +646,32 @@ pub enum WorkloadKind {
     Fio(FioJob),
     /// Buffered writes written back by the flusher.
     BufferedWriter(BufferedWriter),
+    /// Mel Gorman's fake-gitk: reads logs into a growing anonymous buffer, walks it, frees it.
+    FakeGitk(FakeGitk),
+}
+
+/// `kind: fake-gitk`: each copy reads `size` bytes of commit logs (sync buffered reads of `bs`,
+/// sequential over its region), appending each read to an anonymous buffer; then walks the
+/// buffer page by page building its hash map (CPU at `hash_cost` per MiB; a swapped page faults
+/// back); then frees the buffer, `loops` times.
+#[derive(Debug, Clone, Serialize)]
+pub struct FakeGitk {
+    /// Bytes of commit logs read per loop (and the buffer's size).
+    pub size: u64,
+    /// Byte offset of the logs on the device.
+    pub offset: u64,
+    /// Read size, bytes (whole pages).
+    pub bs: u64,
+    /// Loops (read, walk, free) before the copy is done.
+    pub loops: u32,
+    /// A progress line every this many bytes processed (read or walked).
+    pub progress_every: u64,
+    /// CPU time to hash one MiB of the buffer while walking it.
+    pub hash_cost: SimDuration,
+    /// Copies running at once.
+    pub numjobs: u32,
+    /// When each copy starts.
+    pub startdelay: SimDuration,
 }
 
 /// One workload.

@@ -81,6 +81,8 @@ pub enum TaskOwner {
     Kswapd,
     /// A direct reclaimer's scan.
     Reclaim(ReclaimSlot),
+    /// A fake-gitk process's CPU work (hashing its buffer).
+    Proc(u32),
 }
 
 #[cfg(test)]

@@ -307,6 +307,16 @@ impl World {
         sched: &mut Scheduler<Event>,
     ) -> Scan {
         let congested = self.write_congested();
+        if self.pr().swap.enabled() {
+            let scan = self.shrink_lists(prio, may_writepage, stop, sched);
+            let p = self.pr();
+            if scan.dirty > 0 && congested {
+                p.mem.zone_congested = true;
+            }
+            let cost = p.scan_cost * scan.scanned.max(1);
+            self.start_cpu(tag, cost, sched);
+            return scan;
+        }
         let p = self.pr();
         let target = p.mem.scan_target(prio);
         let scan = p.mem.scan(target, may_writepage, stop);

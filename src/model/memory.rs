@@ -132,6 +132,10 @@ pub enum PageState {
     Atomic,
     /// Allocated by a reader or writer, not yet in the cache.
     Filling,
+    /// Anonymous memory of a process (on the anon LRU, or being read back from swap).
+    Anon,
+    /// Anonymous memory under swap-out writeback.
+    AnonWriteback,
 }
 
 /// What one reclaim scan found.
@@ -216,6 +220,7 @@ fn initial_obs(total: u64, marks: Watermarks, zone: &Zone) -> MemoryObs {
         free_avg: 0.0,
         below_min: SimDuration::ZERO,
         end_pages: PageStates::default(),
+        swap: Default::default(),
     }
 }
 
@@ -366,6 +371,8 @@ impl Mem {
             PageState::Bounce => &mut p.bounce,
             PageState::Atomic => &mut p.atomic,
             PageState::Filling => &mut p.filling,
+            PageState::Anon => &mut p.anon,
+            PageState::AnonWriteback => &mut p.anon_writeback,
         }
     }
 
@@ -413,15 +420,26 @@ impl Mem {
         self.pages_scanned >= 6 * self.lru_pages()
     }
 
-    /// Pages on the file LRU (clean, dirty, under writeback).
+    /// Reclaimable pages (`zone_reclaimable_pages`): the file LRU, and the anonymous pages
+    /// (none without swap or processes).
     pub fn lru_pages(&self) -> u64 {
+        let anon = if self.cfg.swap > 0 {
+            self.pages.anon + self.pages.anon_writeback
+        } else {
+            0
+        };
+        self.file_lru_pages() + anon
+    }
+
+    /// Pages on the file LRU (clean, dirty, under writeback, mapped).
+    pub fn file_lru_pages(&self) -> u64 {
         self.pages.clean + self.pages.dirty + self.pages.writeback + self.mapped
     }
 
     /// Pages a reclaim pass at `priority` scans: the LRU shifted by the priority, at least one
     /// batch (or the whole LRU if smaller).
     pub fn scan_target(&self, priority: i32) -> u64 {
-        let lru = self.lru_pages();
+        let lru = self.file_lru_pages();
         (lru >> priority.clamp(0, 63)).max(SWAP_CLUSTER_MAX.min(lru))
     }
 

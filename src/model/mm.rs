@@ -131,7 +131,11 @@ impl Memory {
         {
             p.mem.obs.kswapd_awake += now.saturating_since(since.max(warmup));
         }
-        Some(Box::new(p.mem.finish(now)))
+        let mut swap = p.swap.finish();
+        swap.procs = p.procs.iter().map(super::gitk::Gitk::obs).collect();
+        let mut obs = p.mem.finish(now);
+        obs.swap = swap;
+        Some(Box::new(obs))
     }
 }
 

@@ -25,6 +25,8 @@
 //! | the memory processes' shared state and events, their waits' accounting | [`pressure`] |
 //! | kswapd (the `Kswapd` state machine and the world's adapter), pageout | `kswapd.rs` |
 //! | direct reclaim (the `DirectReclaim` component and the world's adapter) | `reclaim.rs` |
+//! | anonymous memory, the anon LRU and swap through dm-crypt (the `Swap` component) | `swap.rs` |
+//! | fake-gitk processes (the `Gitk` state machine and the world's adapter) | `gitk.rs` |
 //! | dm-crypt's page_pool (the `Mempool` component and the world's adapter) | `mempool.rs` |
 //! | every statistic and the warm-up gate | [`recorder`] |
 //! | invariant books | `checks.rs`, [`invariants`] |
@@ -42,6 +44,7 @@ pub mod crypt;
 pub mod cwait;
 pub mod device;
 pub mod event;
+mod gitk;
 pub mod ids;
 pub mod invariants;
 mod kswapd;
@@ -55,6 +58,7 @@ pub mod pressure;
 mod reclaim;
 pub mod recorder;
 pub mod sampler;
+mod swap;
 pub mod timeline;
 pub mod workload;
 pub mod world;
@@ -229,6 +233,9 @@ pub mod testing {
             scan_cost: SimDuration::from_ns(200),
             page_pool: 32,
             min_bio_pages: 8,
+            swap: 0,
+            swap_offset: 0,
+            swappiness: 60,
             atomic: vec![AtomicStream {
                 name: "wifi".into(),
                 preset: "iwlagn".into(),

@@ -272,6 +272,82 @@ pub struct MemoryObs {
     pub below_min: SimDuration,
     /// Page states at the end: clean cache, dirty, under writeback, bounce, atomic buffers.
     pub end_pages: PageStates,
+    /// Anonymous memory and swap (all zero without swap or fake-gitk processes).
+    pub swap: SwapObs,
+}
+
+/// What anonymous memory and swap did (docs/model/memory.md, "Anonymous memory and swap").
+/// Counters start at the warm-up's end; the levels (`used_end`, `used_peak`) cover the run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SwapObs {
+    /// Swap slots (4 KiB pages) of the swap volume; 0 without swap.
+    pub total_slots: u64,
+    /// Anonymous pages written to swap.
+    pub swap_outs: u64,
+    /// Swap-out write bios (runs of contiguous slots).
+    pub swap_out_bios: u64,
+    /// Pages read back from swap (major faults).
+    pub swap_ins: u64,
+    /// Major faults (each a sync read through dm-crypt that blocks its process).
+    pub major_faults: u64,
+    /// Touches of a page under swap-out: mapped again from the swap cache, no I/O.
+    pub minor_faults: u64,
+    /// Time processes were blocked in major faults (page allocation and read).
+    pub fault_time: SimDuration,
+    /// Anonymous pages reclaim found with no free swap slot (out of swap).
+    pub out_of_swap: u64,
+    /// Anonymous pages reclaim scanned.
+    pub anon_scanned: u64,
+    /// Clean swap-cache pages reclaim freed without a write.
+    pub anon_dropped: u64,
+    /// Swap slots in use at the end.
+    pub used_end: u64,
+    /// Most swap slots in use at once.
+    pub used_peak: u64,
+    /// Each fake-gitk process, in workload order.
+    pub procs: Vec<ProcObs>,
+}
+
+/// One fake-gitk process.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ProcObs {
+    /// The workload's name, with `.<copy>` when it has several copies.
+    pub name: String,
+    /// From its start to its last loop's end, ns (`None`: unfinished at the run's end).
+    pub elapsed_ns: Option<u64>,
+    /// Loops completed.
+    pub loops: u32,
+    /// Progress lines printed.
+    pub progress_lines: u64,
+    /// Longest gap between consecutive progress lines (from the start for the first), ns.
+    pub max_gap_ns: u64,
+    /// Major faults it took.
+    pub major_faults: u64,
+    /// Time it was blocked in major faults, ns.
+    pub fault_ns: u64,
+}
+
+impl SwapObs {
+    /// Whether anything anonymous was modelled (swap or a fake-gitk process).
+    pub fn is_active(&self) -> bool {
+        self.total_slots > 0 || !self.procs.is_empty()
+    }
+
+    /// Pools another replication's counters into these (levels take the larger; the
+    /// processes stay `self`'s, one replication's, as finite jobs do).
+    pub fn merge(&mut self, o: &SwapObs) {
+        self.swap_outs += o.swap_outs;
+        self.swap_out_bios += o.swap_out_bios;
+        self.swap_ins += o.swap_ins;
+        self.major_faults += o.major_faults;
+        self.minor_faults += o.minor_faults;
+        self.fault_time += o.fault_time;
+        self.out_of_swap += o.out_of_swap;
+        self.anon_scanned += o.anon_scanned;
+        self.anon_dropped += o.anon_dropped;
+        self.used_end = self.used_end.max(o.used_end);
+        self.used_peak = self.used_peak.max(o.used_peak);
+    }
 }
 
 impl MemoryObs {
@@ -296,6 +372,16 @@ pub struct PageStates {
     pub atomic: u64,
     /// Pages being filled by readers and writers (allocated, not yet in the cache).
     pub filling: u64,
+    /// Anonymous pages in memory (mapped, or being read back from swap).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub anon: u64,
+    /// Anonymous pages under swap-out writeback (freed when the write completes).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub anon_writeback: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl PageStates {
@@ -308,6 +394,8 @@ impl PageStates {
             + self.bounce
             + self.atomic
             + self.filling
+            + self.anon
+            + self.anon_writeback
     }
 }
 
@@ -565,6 +653,7 @@ impl MemoryObs {
             other_span.as_ns(),
         );
         self.below_min += other.below_min;
+        self.swap.merge(&other.swap);
     }
 }
 

@@ -75,6 +75,11 @@ pub enum MemEvent {
         /// The thread.
         actor: ActorId,
     },
+    /// A fake-gitk process starts.
+    ProcStart {
+        /// The process.
+        proc: u32,
+    },
 }
 
 /// Everything the memory processes keep, boxed into the world when there is a `memory:`
@@ -91,6 +96,12 @@ pub(super) struct Pressure {
     /// dm-crypt's `page_pool`.
     pub(super) pool: Mempool,
     pub(super) scan_cost: SimDuration,
+    /// Anonymous memory and swap.
+    pub(super) swap: super::swap::Swap,
+    /// Draws for swap bios.
+    pub(super) swap_rng: crate::engine::SimRng,
+    /// The fake-gitk processes.
+    pub(super) procs: Vec<super::gitk::Gitk>,
 }
 
 impl Pressure {
@@ -101,7 +112,12 @@ impl Pressure {
         measuring: bool,
     ) -> Option<Box<Pressure>> {
         let cfg = sc.memory.as_ref()?;
+        let procs = super::gitk::processes(sc, streams);
+        let pages: Vec<u32> = procs.iter().map(super::gitk::Gitk::buffer_pages).collect();
         Some(Box::new(Pressure {
+            swap: super::swap::Swap::new(cfg, &pages),
+            swap_rng: super::swap::swap_rng(streams),
+            procs,
             mem: Mem::new(cfg, streams, measuring),
             vm: sc.kernel.vm,
             kswapd: Kswapd::new(),
@@ -121,6 +137,7 @@ impl World {
     /// Starts the memory processes: the GFP_ATOMIC streams' first arrivals.
     pub(super) fn start_pressure(&mut self, sched: &mut Scheduler<Event>) {
         let warmup = self.rec.warmup();
+        self.start_processes(sched);
         let Some(p) = self.memory.zone_mut() else {
             return;
         };
@@ -141,6 +158,7 @@ impl World {
             MemEvent::AtomicFree { order } => self.atomic_free(order),
             MemEvent::KswapdNapEnd => self.kswapd_nap_end(sched),
             MemEvent::MempoolTimeout { actor } => self.mempool_timeout(actor, sched),
+            MemEvent::ProcStart { proc } => self.gitk_start(proc, sched),
         }
     }
 

@@ -21,6 +21,10 @@ pub(super) enum ReclaimWho {
     Read { bio: BioId, ctx: ActorId },
     /// A buffered writer dirtying its next step.
     Writer(u32),
+    /// A fake-gitk process growing its anonymous buffer.
+    Anon { proc: u32 },
+    /// A fake-gitk process's major fault allocating the page to read into.
+    Fault { proc: u32 },
 }
 
 /// One allocation in the slow path: pages still to get, and its reclaim attempt's counters.
@@ -359,6 +363,8 @@ impl World {
                     .transition(u64::from(pages), PageState::Filling, PageState::Dirty);
                 self.writer_dirtied(w, sched);
             }
+            ReclaimWho::Anon { proc } => self.gitk_grown(proc, pages, sched),
+            ReclaimWho::Fault { proc } => self.gitk_fault_page(proc, sched),
         }
     }
 }

@@ -369,7 +369,7 @@ impl World {
 
     /// A finite job has just completed its last I/O: when no finite job is left running, the
     /// run ends here.
-    fn finite_job_done(&mut self, sched: &mut Scheduler<Event>) {
+    pub(super) fn finite_job_done(&mut self, sched: &mut Scheduler<Event>) {
         if self.all_finite_jobs_done() {
             sched.request_stop();
         }
@@ -377,16 +377,22 @@ impl World {
 
     /// Whether the world has finite jobs and every one of them is done.
     pub(super) fn all_finite_jobs_done(&self) -> bool {
-        self.jobs.iter().any(Job::is_finite)
+        let procs = self.memory.zone().map_or(0, |p| p.procs.len());
+        (procs > 0 || self.jobs.iter().any(Job::is_finite))
             && self
                 .jobs
                 .iter()
                 .all(|job| !job.is_finite() || job.finished.is_some())
+            && self.all_processes_done()
     }
 
-    /// Every finite job's observations, in job order.
+    /// Every finite job's observations, in job order, then the fake-gitk processes'.
     pub(super) fn finite_observations(&self) -> Vec<FiniteJobObs> {
-        self.jobs.iter().filter_map(Job::finite_obs).collect()
+        let mut out: Vec<FiniteJobObs> = self.jobs.iter().filter_map(Job::finite_obs).collect();
+        if let Some(p) = self.memory.zone() {
+            out.extend(p.procs.iter().map(super::gitk::Gitk::finite_obs));
+        }
+        out
     }
 
     /// The writer's next step: throttle in balance_dirty_pages, or dirty another 64 KiB.

@@ -159,6 +159,7 @@ impl World {
                 TaskOwner::Kswapd => self.kswapd_scanned(sched),
                 TaskOwner::Reclaim(slot) => self.reclaim_scanned(slot, sched),
                 TaskOwner::Actor(a) => self.actor_cpu_done(a, sched),
+                TaskOwner::Proc(p) => self.gitk_cpu_done(p, sched),
             }
         }
         self.scratch = done;
@@ -208,7 +209,10 @@ impl World {
         if self.try_submit(a, bio, sched) {
             if matches!(
                 self.actors[a.index()].kind,
-                ActorKind::JobCtx(_) | ActorKind::FlusherCtx(_)
+                ActorKind::JobCtx(_)
+                    | ActorKind::FlusherCtx(_)
+                    | ActorKind::ProcCtx(_)
+                    | ActorKind::SwapWriter
             ) {
                 self.bios[bio].accepted = now;
             }
@@ -293,7 +297,10 @@ impl World {
     pub(super) fn route(&mut self, id: BioId, ctx: ActorId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let (dir, sync) = (self.bios[id].dir, self.bios[id].sync);
-        let waiter = matches!(self.bios[id].origin, Origin::Job(_)) && sync;
+        let waiter = matches!(
+            self.bios[id].origin,
+            Origin::Job(_) | Origin::Proc(_) | Origin::SwapIn(_)
+        ) && sync;
         self.bios[id].enter(Stage::Other, now);
         let direct = match self.info.topology {
             Topology::Queued => false,
@@ -339,6 +346,9 @@ impl World {
         match bio.origin {
             Origin::Job(j) => self.job_completed(j, bio.bytes, sched),
             Origin::Writeback(w) => self.writeback_completed(w, bio.bytes, sched),
+            Origin::Proc(p) => self.gitk_read_done(p, sched),
+            Origin::SwapIn(p) => self.swapin_done(p, sched),
+            Origin::SwapOut => self.swapout_done(&bio),
         }
     }
 

@@ -227,6 +227,11 @@ impl Serialize for MemoryReport {
         s.serialize_field("below_min_pct", &self.below_min_pct)?;
         s.serialize_field("end_pages", &m.end_pages)?;
         s.serialize_field("end_free", &self.end_free)?;
+        if m.swap.is_active() {
+            s.serialize_field("swap", &m.swap)?;
+        } else {
+            s.skip_field("swap")?;
+        }
         s.end()
     }
 }

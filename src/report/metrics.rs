@@ -339,7 +339,66 @@ pub const METRICS: &[Metric] = &[
         summary: false,
         read: |r| r.block.block.device_util_pct,
     },
+    Metric {
+        key: "swap_ins",
+        label: "swap-ins",
+        unit: "",
+        lower_is_better: true,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: true,
+        read: |r| swap_figure(r.obs, |s| s.swap_ins as f64),
+    },
+    Metric {
+        key: "major_fault_s",
+        label: "major-fault time",
+        unit: "s",
+        lower_is_better: true,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: true,
+        read: |r| swap_figure(r.obs, |s| s.fault_time.as_ns() as f64 / 1e9),
+    },
+    Metric {
+        key: "swap_outs",
+        label: "swap-outs",
+        unit: "",
+        lower_is_better: true,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: true,
+        read: |r| swap_figure(r.obs, |s| s.swap_outs as f64),
+    },
+    Metric {
+        key: "progress_gap_max_s",
+        label: "longest progress gap",
+        unit: "s",
+        lower_is_better: true,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: true,
+        read: |r| {
+            swap_figure(r.obs, |s| {
+                s.procs
+                    .iter()
+                    .map(|p| p.max_gap_ns as f64 / 1e9)
+                    .fold(f64::NAN, f64::max)
+            })
+        },
+    },
 ];
+
+/// A figure of the run's anonymous memory and swap; NaN when the run modelled none.
+fn swap_figure(obs: &RunObs, f: impl Fn(&crate::model::observe::SwapObs) -> f64) -> f64 {
+    obs.memory
+        .as_ref()
+        .filter(|m| m.swap.is_active())
+        .map_or(f64::NAN, |m| f(&m.swap))
+}
 
 /// Number of metrics in the registry.
 pub const COUNT: usize = METRICS.len();

@@ -566,7 +566,7 @@ fn rw_name(rw: RwKind) -> &'static str {
 fn job_options(scenario: &Scenario) -> JobOptions {
     let fio = scenario.workloads.iter().find_map(|w| match &w.kind {
         WorkloadKind::Fio(job) => Some(job),
-        WorkloadKind::BufferedWriter(_) => None,
+        WorkloadKind::BufferedWriter(_) | WorkloadKind::FakeGitk(_) => None,
     });
     if let Some(job) = fio {
         let iodepth = match job.arrivals {
@@ -581,7 +581,7 @@ fn job_options(scenario: &Scenario) -> JobOptions {
     }
     let writer = scenario.workloads.iter().find_map(|w| match &w.kind {
         WorkloadKind::BufferedWriter(b) => Some(b),
-        WorkloadKind::Fio(_) => None,
+        WorkloadKind::Fio(_) | WorkloadKind::FakeGitk(_) => None,
     });
     match writer {
         Some(b) => JobOptions {
@@ -607,6 +607,7 @@ fn job_count(scenario: &Scenario) -> u32 {
         .map(|w| match &w.kind {
             WorkloadKind::Fio(job) => job.numjobs,
             WorkloadKind::BufferedWriter(_) => 1,
+            WorkloadKind::FakeGitk(g) => g.numjobs,
         })
         .sum();
     n.max(1)

@@ -258,7 +258,9 @@ pub(crate) fn memory_obs() -> MemoryObs {
             bounce: 40,
             atomic: 96,
             filling: 12,
+            ..PageStates::default()
         },
+        swap: Default::default(),
     }
 }
 

@@ -14,6 +14,11 @@
 //! The `iwlagn` preset: orders {2: 1.0}, buffer 8 KiB: an 8 KiB A-MSDU needs 8448 B plus the skb
 //! tail, a 16 KiB order-2 block; the file still gives `rate` or `bandwidth`.
 //!
+//! The `rsync` preset: orders {2: 1.0}, buffer 1500 B: a TCP receive of one Ethernet frame,
+//! forced to order 2 by the force-highorder test hack that every kernel of Mel Gorman's 2009
+//! tables carried; a bandwidth-limited rsync gives `bandwidth` (the stream's bandwidth is
+//! the file's, e.g. 1MB/s [assumed]).
+//!
 //! A stream gives exactly one of `rate` (allocations per second: `500/s`, or a plain number) and
 //! `bandwidth` (divided by `buffer`); `buffer` without `bandwidth` is refused. `orders` weights
 //! are normalised to sum 1 and stored by order, trailing zero orders dropped; an `iwlagn` stream
@@ -42,6 +47,8 @@ const DEFAULT_ORDERS: &[f64] = &[0.5, 0.3, 0.2];
 const IWLAGN_ORDERS: &[f64] = &[0.0, 0.0, 1.0];
 /// Bytes per allocation when a stream gives `bandwidth` (one 8 KiB A-MSDU buffer).
 const DEFAULT_BUFFER: u64 = 8 << 10;
+/// The `rsync` preset's bytes per allocation: one 1500-byte Ethernet frame per skb.
+const RSYNC_BUFFER: u64 = 1500;
 
 names! {
     /// `memory.atomic[*].preset`.
@@ -50,6 +57,8 @@ names! {
         Iwlagn = "iwlagn",
         /// Everything from the fields (and their defaults).
         Custom = "custom",
+        /// A bandwidth-limited rsync's TCP receive at the forced order 2.
+        Rsync = "rsync",
     }
 }
 
@@ -125,9 +134,13 @@ pub(crate) fn atomic_stream(
         None => format!("atomic{index}"),
     };
     let preset = val(&a.preset).unwrap_or(AtomicPresetName::Custom);
-    let rate = stream_rate(c, a, here, path)?;
+    let buffer = match preset {
+        AtomicPresetName::Rsync => RSYNC_BUFFER,
+        _ => DEFAULT_BUFFER,
+    };
+    let rate = stream_rate(c, a, here, path, buffer)?;
     let preset_orders = match preset {
-        AtomicPresetName::Iwlagn => IWLAGN_ORDERS,
+        AtomicPresetName::Iwlagn | AtomicPresetName::Rsync => IWLAGN_ORDERS,
         AtomicPresetName::Custom => DEFAULT_ORDERS,
     };
     let orders = match &a.orders {
@@ -143,7 +156,7 @@ pub(crate) fn atomic_stream(
     let overridden = a.orders.is_some() || a.buffer.is_some();
     Ok(AtomicStream {
         name,
-        preset: if preset == AtomicPresetName::Iwlagn && overridden {
+        preset: if preset != AtomicPresetName::Custom && overridden {
             format!("{} (custom)", preset.name())
         } else {
             preset.name().to_string()
@@ -157,7 +170,13 @@ pub(crate) fn atomic_stream(
 }
 
 /// Allocations per second: `rate`, or `bandwidth` over `buffer`; exactly one of the two.
-fn stream_rate(c: &Checker, a: &RawAtomic, here: Location, path: &str) -> Result<f64, Error> {
+fn stream_rate(
+    c: &Checker,
+    a: &RawAtomic,
+    here: Location,
+    path: &str,
+    default_buffer: u64,
+) -> Result<f64, Error> {
     let p = |f: &str| at(path, f);
     match (&a.rate, &a.bandwidth) {
         (Some(_), Some(b)) => Err(c.at(&p("bandwidth"), b).conflict(
@@ -201,7 +220,7 @@ fn stream_rate(c: &Checker, a: &RawAtomic, here: Location, path: &str) -> Result
                     ));
                 }
                 Some(s) => s.value.0,
-                None => DEFAULT_BUFFER,
+                None => default_buffer,
             };
             c.arrival_rate(
                 bytes / buffer as f64,

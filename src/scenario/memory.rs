@@ -6,6 +6,10 @@
 //! | field | default | why |
 //! |---|---|---|
 //! | `memory` | absent: unlimited memory | every scenario written before the memory model runs unchanged |
+//! | `memory.preset` | none | `mel-512mb`: ram 512 MiB, unreclaimable 64 MiB (32 MiB mapped), swap 2 GiB at 5 GiB: Mel Gorman's 2009 machines [layout assumed] |
+//! | `memory.swap` | 0: no swap | anonymous memory is then never reclaimed |
+//! | `memory.swap_offset` | 5 GiB | after a 5 GiB filesystem volume [assumed] |
+//! | `memory.swappiness` | 60 | the kernel's `vm_swappiness` |
 //! | `memory.min_free_kbytes` | `int_sqrt(16·ram_kB)` clamped to [128, 65536] (5792 for 2 GiB) | the kernel's own boot-time value, 2.6.32 |
 //! | `memory.mapped` | half of `unreclaimable` | mapped, referenced pages sit on the file LRU: reclaim scans and rotates them [assumed] |
 //! | `memory.unreclaimable` | half of `ram`, rounded down to 4 KiB | kernel + anonymous memory of a busy desktop without swap [assumed] |
@@ -24,7 +28,7 @@ use super::Error;
 use super::atomic::{MAX_ATOMIC_STREAMS, RawAtomic, atomic_stream, describe_atomic};
 use super::check::{Checker, Zero, at, loc, val};
 use super::describe::{Rows, row};
-use super::schema::{Capped, Field, raw_section};
+use super::schema::{Capped, Field, names, raw_section};
 use super::types::*;
 use super::units::{Duration, Size, format_bytes, trim_float};
 use crate::engine::SimDuration;
@@ -39,10 +43,26 @@ pub const RAM_RANGE: (u64, u64) = (64 << 20, 64 << 30);
 /// Free memory at the start when `page_cache` is not given, in multiples of the min watermark.
 pub const DEFAULT_FREE_MINS: u64 = 16;
 
+names! {
+    /// `memory.preset`.
+    pub enum MemoryPresetName {
+        /// Mel Gorman's 2009 test machines booted with mem=512MB, 2 GiB swap inside dm-crypt.
+        Mel512 = "mel-512mb",
+    }
+}
+
+/// The `mel-512mb` preset's defaults: ram, unreclaimable, mapped, swap, bytes. The machine
+/// booted with `mem=512MB`; its LVM on dm-crypt held a 2 GiB swap volume (Message-ID
+/// 1258054235-3208-1-git-send-email-mel@csn.ul.ie); the kernel, daemons and desktop hold
+/// 64 MiB, half of it mapped [assumed]; the swap volume follows a 5 GiB ext3 volume.
+pub const MEL_512MB: [u64; 4] = [512 << 20, 64 << 20, 32 << 20, 2 << 30];
+
 raw_section! {
     /// `memory:`.
     pub struct RawMemory {
-        /// Size of the zone (required).
+        /// A machine preset whose values the other fields override.
+        [value] preset: MemoryPresetName,
+        /// Size of the zone (required without a preset).
         [value] ram: Size,
         /// `min_free_kbytes`, in kB.
         [value] min_free_kbytes: u64,
@@ -62,6 +82,12 @@ raw_section! {
         [value] min_bio_pages: u32,
         /// GFP_ATOMIC streams.
         [value] atomic: Capped<Spanned<RawAtomic>, MAX_ATOMIC_STREAMS>,
+        /// Swap space inside dm-crypt.
+        [value] swap: Size,
+        /// Where the swap volume starts on the device.
+        [value] swap_offset: Size,
+        /// `vm.swappiness`.
+        [value] swappiness: u32,
     }
 }
 
@@ -69,7 +95,15 @@ raw_section! {
 pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
     ("memory.page_pool", 1, 1_000_000),
     ("memory.min_bio_pages", 1, 1_000_000),
+    ("memory.swappiness", 0, 100),
 ];
+
+/// Largest swap volume: 64 GiB, a 2009 swap partition many times over.
+pub const MAX_SWAP: u64 = 64 << 30;
+
+/// Where the swap volume starts when `swap_offset` is not given: after a 5 GiB filesystem
+/// volume, as in Mel Gorman's LVM-on-dm-crypt layout [assumed position].
+pub const DEFAULT_SWAP_OFFSET: u64 = 5 << 30;
 
 /// The zone's starting layout, bytes, as the section resolves it.
 struct Layout {
@@ -101,7 +135,12 @@ pub(crate) fn memory(c: &Checker, m: &RawMemory, here: Location) -> Result<Memor
     )?;
     let page_pool = c.int(&m.page_pool, "memory.page_pool", 32)?;
     let min_bio_pages = c.int(&m.min_bio_pages, "memory.min_bio_pages", 8)?;
+    let (swap, swap_offset) = swap(c, m)?;
+    let swappiness = c.int(&m.swappiness, "memory.swappiness", 60)?;
     Ok(MemoryConfig {
+        swap,
+        swap_offset,
+        swappiness,
         ram,
         min_free_kbytes: mfk,
         unreclaimable: layout.unreclaimable,
@@ -115,9 +154,39 @@ pub(crate) fn memory(c: &Checker, m: &RawMemory, here: Location) -> Result<Memor
     })
 }
 
+/// `memory.swap` (whole pages, at most [`MAX_SWAP`]; default none) and `memory.swap_offset`
+/// (whole pages; default [`DEFAULT_SWAP_OFFSET`]).
+fn swap(c: &Checker, m: &RawMemory) -> Result<(u64, u64), Error> {
+    let preset_swap = if m.preset.is_some() { MEL_512MB[3] } else { 0 };
+    let swap = val(&m.swap).map_or(preset_swap, |s| s.0);
+    pages_only(c, swap, &m.swap, "memory.swap")?;
+    if swap > MAX_SWAP {
+        return Err(c.at("memory.swap", &m.swap).bad_value(
+            format!(
+                "at most {}, got {}",
+                format_bytes(MAX_SWAP),
+                format_bytes(swap)
+            ),
+            "Mel Gorman's machines had a 2GiB swap volume",
+        ));
+    }
+    let offset = val(&m.swap_offset).map_or(DEFAULT_SWAP_OFFSET, |s| s.0);
+    pages_only(c, offset, &m.swap_offset, "memory.swap_offset")?;
+    if m.swap_offset.is_some() && swap == 0 {
+        return Err(c.at("memory.swap_offset", &m.swap_offset).conflict(
+            "a swap offset without swap",
+            "give `swap:` its size (e.g. `swap: 2GiB`), or drop `swap_offset`",
+        ));
+    }
+    Ok((swap, offset))
+}
+
 /// `memory.ram`: required, whole pages, inside [`RAM_RANGE`].
 fn ram(c: &Checker, m: &RawMemory, here: Location) -> Result<u64, Error> {
     let Some(ram_f) = &m.ram else {
+        if m.preset.is_some() {
+            return Ok(MEL_512MB[0]);
+        }
         return Err(c.at("memory.ram", here).missing(
             "the memory section has no `ram`",
             "give the size of the machine's low memory, e.g. `ram: 2GiB`",
@@ -174,6 +243,7 @@ fn layout(c: &Checker, m: &RawMemory, ram: u64, marks: Watermarks) -> Result<Lay
             pages_only(c, s.value.0, &m.unreclaimable, "memory.unreclaimable")?;
             s.value.0
         }
+        None if m.preset.is_some() => MEL_512MB[1],
         None => ram / 2 / PAGE * PAGE,
     };
     let pool_bytes = val(&m.page_pool).map_or(32, u64::from).saturating_mul(PAGE);
@@ -270,7 +340,12 @@ fn page_cache(
 /// `memory.mapped`: whole pages, part of `unreclaimable`; half of it unless given.
 fn mapped(c: &Checker, m: &RawMemory, unreclaimable: u64) -> Result<u64, Error> {
     let Some(s) = &m.mapped else {
-        return Ok(unreclaimable / 2 / PAGE * PAGE);
+        let preset = m.preset.is_some() && m.unreclaimable.is_none();
+        return Ok(if preset {
+            MEL_512MB[2]
+        } else {
+            unreclaimable / 2 / PAGE * PAGE
+        });
     };
     pages_only(c, s.value.0, &m.mapped, "memory.mapped")?;
     if s.value.0 > unreclaimable {
@@ -376,6 +451,19 @@ pub(crate) fn describe_memory(o: &mut Rows, m: &MemoryConfig) {
     );
     for a in &m.atomic {
         describe_atomic(o, a);
+    }
+    if m.swap > 0 {
+        row(
+            o,
+            2,
+            "swap",
+            &format!(
+                "{} inside dm-crypt at {}, swappiness {}",
+                format_bytes(m.swap),
+                format_bytes(m.swap_offset),
+                m.swappiness
+            ),
+        );
     }
 }
 

@@ -337,6 +337,7 @@ pub(crate) fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Sce
         _ => None,
     };
     let workloads = workloads(c, &raw.workloads, capacity)?;
+    super::workload::need_memory(c, &raw.workloads, &workloads, memory.is_some())?;
     Ok(Scenario {
         name,
         description,

@@ -53,6 +53,8 @@ names! {
         Gitk = "gitk",
         /// A buffered writer.
         BufferedWriter = "buffered-writer",
+        /// Mel Gorman's fake-gitk process.
+        FakeGitk = "fake-gitk",
     }
 }
 
@@ -126,6 +128,12 @@ raw_section! {
         [value] background: Size,
         /// buffered-writer: dirty limit.
         [value] dirty_limit: Size,
+        /// fake-gitk: loops (read, walk, free).
+        [value] loops: u32,
+        /// fake-gitk: bytes processed per progress line.
+        [value] progress_every: Size,
+        /// fake-gitk: CPU time to hash one MiB of its buffer.
+        [value] hash_cost: Duration,
     }
 }
 
@@ -159,6 +167,16 @@ impl WorkloadKindName {
                 "size",
                 "offset",
             ],
+            WorkloadKindName::FakeGitk => &[
+                "size",
+                "offset",
+                "bs",
+                "loops",
+                "progress_every",
+                "hash_cost",
+                "numjobs",
+                "startdelay",
+            ],
         }
     }
 }
@@ -170,6 +188,7 @@ pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
     ("workloads[].iodepth", 1, 65_536),
     ("workloads[].numjobs", 1, 1024),
     ("workloads[].number_ios", 1, u64::MAX),
+    ("workloads[].loops", 1, 1000),
 ];
 
 /// `workloads:`: at least one, each resolved in order (a region without `offset` starts where
@@ -313,6 +332,7 @@ fn workload(
         WorkloadKindName::BufferedWriter => {
             WorkloadKind::BufferedWriter(writer(c, w, here, &mut place)?)
         }
+        WorkloadKindName::FakeGitk => WorkloadKind::FakeGitk(gitk::fake_gitk(c, w, &mut place)?),
     };
     Ok(WorkloadConfig {
         name,
@@ -673,6 +693,7 @@ pub(crate) fn describe_workload(o: &mut Rows, w: &WorkloadConfig) {
             );
             row(o, 4, "region", &region_text(b.offset, b.size));
         }
+        WorkloadKind::FakeGitk(g) => gitk::describe(o, &w.name, g),
     }
 }
 
@@ -754,5 +775,26 @@ fn region_text(offset: u64, size: u64) -> String {
     )
 }
 
+mod gitk;
 #[cfg(test)]
 mod tests;
+
+/// Refuses fake-gitk workloads without a `memory:` section (their buffers are anonymous
+/// memory in the zone).
+pub(crate) fn need_memory(
+    c: &Checker,
+    list: &Field<Capped<Spanned<RawWorkload>, MAX_WORKLOADS>>,
+    workloads: &[WorkloadConfig],
+    memory: bool,
+) -> Result<(), Error> {
+    let Some(raw) = list else { return Ok(()) };
+    for (i, (w, r)) in workloads.iter().zip(raw.value.iter()).enumerate() {
+        if matches!(w.kind, WorkloadKind::FakeGitk(_)) && !memory {
+            return Err(c.at(&format!("workloads[{i}].kind"), loc(&r.value.kind).or(Some(r.referenced))).conflict(
+                "a fake-gitk workload needs a `memory:` section",
+                "its buffer is anonymous memory in the zone: add e.g. `memory: { ram: 512MiB, swap: 2GiB }`",
+            ));
+        }
+    }
+    Ok(())
+}

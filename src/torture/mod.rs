@@ -368,8 +368,11 @@ fn precision_of(seed: u64) -> Option<Precision> {
 }
 
 fn temp_path(seed: u64, tag: &str) -> PathBuf {
+    // Unique per call: two tests of one process may run the same seed at once.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     std::env::temp_dir().join(format!(
-        "qsim-torture-{}-{seed}-{tag}.json",
+        "qsim-torture-{}-{seed}-{tag}-{n}.json",
         std::process::id()
     ))
 }

@@ -35,7 +35,58 @@ pub(super) fn memory_lines(m: &MemoryReport, s: &mut String) {
     kswapd_lines(m, s);
     direct_lines(m, s);
     bounce_and_pages_lines(m, s);
+    swap_lines(m, s);
     failure_log(m, s);
+}
+
+/// Anonymous memory and swap, and each fake-gitk process (only when the run modelled them).
+fn swap_lines(m: &MemoryReport, s: &mut String) {
+    let w = &m.obs.swap;
+    if !w.is_active() {
+        return;
+    }
+    let e = &m.obs.end_pages;
+    kv_lines(
+        "swap",
+        &[
+            format!("outs={} ({} bios)", w.swap_outs, w.swap_out_bios),
+            format!("ins={}", w.swap_ins),
+            format!("major_faults={}", w.major_faults),
+            format!("fault_time={}ms", ms_rounded(w.fault_time.as_ns())),
+            format!("minor={}", w.minor_faults),
+            format!("dropped_clean={}", w.anon_dropped),
+            format!("used_end={}", w.used_end),
+            format!("used_peak={}", w.used_peak),
+            format!("slots={}", w.total_slots),
+            format!("anon_at_end={}", e.anon),
+            format!("anon_writeback={}", e.anon_writeback),
+        ],
+        s,
+    );
+    if w.out_of_swap > 0 {
+        let _ = writeln!(
+            s,
+            "  out of swap  : {} anonymous pages found no free swap slot",
+            w.out_of_swap
+        );
+    }
+    for p in &w.procs {
+        let elapsed = p
+            .elapsed_ns
+            .map_or("unfinished".to_string(), |ns| compact_ns(ns as f64));
+        kv_lines(
+            "fake-gitk",
+            &[
+                format!("{}: elapsed={elapsed}", p.name),
+                format!("loops={}", p.loops),
+                format!("progress_lines={}", p.progress_lines),
+                format!("longest_gap={}", compact_ns(p.max_gap_ns as f64)),
+                format!("faults={}", p.major_faults),
+                format!("fault_time={}ms", ms_rounded(p.fault_ns)),
+            ],
+            s,
+        );
+    }
 }
 
 /// The zone's marks and its free pages over the run.

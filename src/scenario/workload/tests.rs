@@ -118,7 +118,7 @@ fn fio_direct_is_fios_option() {
 fn finite_jobs_take_fios_io_size_number_ios_and_startdelay() {
     let fio = |s: &Scenario, i: usize| match &s.workloads[i].kind {
         WorkloadKind::Fio(f) => f.clone(),
-        WorkloadKind::BufferedWriter(_) => panic!("fio"),
+        WorkloadKind::BufferedWriter(_) | WorkloadKind::FakeGitk(_) => panic!("fio"),
     };
     // Defaults: unlimited, starting at once; gitk too.
     let s = ok("device: { kind: nvme }\nworkloads:\n  - kind: fio\n  - kind: gitk\n");
@@ -314,4 +314,49 @@ fn one_workload_alone_takes_its_kinds_fields_and_moves_the_cursor() {
              offset"
         )
     );
+}
+
+#[test]
+fn fake_gitk_takes_its_fields_and_needs_memory() {
+    let s = ok(
+        "device: { kind: hdd7200 }\nmemory: { preset: mel-512mb }\nworkloads:\n  \
+                - { kind: fake-gitk, numjobs: 4, size: 108MiB, loops: 2 }\n",
+    );
+    let WorkloadKind::FakeGitk(g) = &s.workloads[0].kind else {
+        panic!("fake-gitk")
+    };
+    assert_eq!(
+        (g.size, g.bs, g.loops, g.numjobs),
+        (108 << 20, 64 << 10, 2, 4)
+    );
+    assert_eq!(
+        (g.progress_every, g.hash_cost.as_ns()),
+        (1 << 20, 5_000_000)
+    );
+    assert!(s.has_finite_jobs());
+    let m = s.memory.as_ref().unwrap();
+    assert_eq!(
+        (m.ram, m.swap, m.swap_offset, m.min_free_kbytes),
+        (512 << 20, 2 << 30, 5 << 30, 2896)
+    );
+    // Without memory: refused at the workload's kind.
+    let e = err("device: { kind: hdd7200 }\nworkloads:\n  - { kind: fake-gitk }\n");
+    assert_eq!(e.path(), Some("workloads[0].kind"));
+    // Fields of other kinds are refused; pages only.
+    let e = err(
+        "device: { kind: hdd7200 }\nmemory: { ram: 1GiB }\nworkloads:\n  \
+                 - { kind: fake-gitk, iodepth: 2 }\n",
+    );
+    assert_eq!(e.path(), Some("workloads[0].iodepth"));
+    let e = err(
+        "device: { kind: hdd7200 }\nmemory: { ram: 1GiB }\nworkloads:\n  \
+                 - { kind: fake-gitk, size: 1000 }\n",
+    );
+    assert_eq!(e.path(), Some("workloads[0].size"));
+    // A swap offset without swap.
+    let e = err(
+        "device: { kind: hdd7200 }\nmemory: { ram: 1GiB, swap_offset: 1GiB }\n\
+                 workloads:\n  - { kind: fio }\n",
+    );
+    assert_eq!(e.path(), Some("memory.swap_offset"));
 }

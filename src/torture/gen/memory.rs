@@ -126,6 +126,9 @@ pub(super) struct Memory {
     pub(super) page_pool: Option<u32>,
     pub(super) min_bio_pages: Option<u32>,
     pub(super) atomic: Option<Vec<Atomic>>,
+    pub(super) swap: Option<Q<u64>>,
+    pub(super) swap_offset: Option<Q<u64>>,
+    pub(super) swappiness: Option<u32>,
 }
 
 /// The zone's layout as the loader resolves it: (ram, high watermark pages, unreclaimable).
@@ -202,13 +205,33 @@ pub(super) fn memory(g: &mut G, full: bool, p: f64) -> Memory {
         let n = g.int(0, 3) as usize;
         (0..n).map(|_| atomic(g)).collect()
     });
+    swap(g, &mut m, p);
     m
+}
+
+/// `swap`, `swap_offset` (mostly with swap: without it the loader refuses the offset) and
+/// `swappiness`.
+fn swap(g: &mut G, m: &mut Memory, p: f64) {
+    m.swap = g.maybe(p * 0.3, |g| {
+        let b = if g.chance(0.05) {
+            crate::scenario::MAX_SWAP
+        } else {
+            g.int(0, 1 << 20) * PAGE
+        };
+        size(g, b)
+    });
+    m.swap_offset = g.maybe(if m.swap.is_some() { p * 0.4 } else { p * 0.02 }, |g| {
+        let b = g.int(0, 4 << 20) * PAGE;
+        size(g, b)
+    });
+    m.swappiness = g.maybe(p * 0.3, |g| g.int(0, 100) as u32);
 }
 
 impl Memory {
     pub(super) fn merge(&mut self, o: Memory) {
         merge_struct!(self, o; ram, min_free_kbytes, unreclaimable, mapped, page_cache,
-            coalesce, scan_cost, page_pool, min_bio_pages, atomic);
+            coalesce, scan_cost, page_pool, min_bio_pages, atomic, swap, swap_offset,
+            swappiness);
     }
     pub(super) fn problem(&self) -> Option<String> {
         let Some(ram) = self.ram.as_ref().map(|r| r.v) else {
@@ -243,6 +266,10 @@ impl Memory {
         {
             return Some("page_cache above the high watermark".into());
         }
+        let swap = self.swap.as_ref().map_or(0, |s| s.v);
+        if self.swap_offset.is_some() && swap == 0 {
+            return Some("swap_offset without swap".into());
+        }
         let mut names: Vec<String> = Vec::new();
         for (i, a) in self.atomic.iter().flatten().enumerate() {
             let name = a.name.clone().unwrap_or_else(|| format!("atomic{i}"));
@@ -273,6 +300,9 @@ impl Memory {
             let items = a.iter().map(|a| a.yaml(g)).collect();
             e.push(("atomic".into(), Y::L { items, flow: false }));
         }
+        put(&mut e, "swap", &self.swap);
+        put(&mut e, "swap_offset", &self.swap_offset);
+        put(&mut e, "swappiness", &self.swappiness);
         Y::map(e)
     }
 }
