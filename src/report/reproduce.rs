@@ -230,7 +230,12 @@ fn claim_result(c: &Claim, runs: &[RunMetrics]) -> ClaimResult {
         ClaimKind::Ratio(rule) => {
             let ok = rule.holds(ratio, 1.0);
             let test = format!("ratio {}", rule.describe());
-            (test, None, ok, format!("a ratio of {ratio:.2}"))
+            let shows = if sb.mean == 0.0 {
+                format!("{} of zero in the second run: no ratio", c.metric)
+            } else {
+                format!("a ratio of {ratio:.2}")
+            };
+            (test, None, ok, shows)
         }
         ClaimKind::Noise => {
             let word = noise_word(&xa, &xb, m.lower_is_better);
