@@ -353,21 +353,55 @@ pub fn render_text(r: &Reproduction, out: &mut String) {
         r.replications
     );
     if !r.rows.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n  {:<26} {:<18} {:<24} {:>6}  {:<24} verdict",
-            "figure", "published", "simulated", "ratio", "rule"
-        );
-        for row in &r.rows {
+        // Each column as wide as its widest cell, so long names and spreads stay aligned.
+        let cells: Vec<[String; 6]> = r
+            .rows
+            .iter()
+            .map(|row| {
+                [
+                    label(&row.name, &row.run, r),
+                    with_sd(row.published, row.published_stddev, &row.unit),
+                    with_sd(row.simulated.mean, Some(row.simulated.stddev), &row.unit),
+                    ratio(row.ratio),
+                    row.rule.clone(),
+                    row.verdict.clone(),
+                ]
+            })
+            .collect();
+        let head = [
+            "figure",
+            "published",
+            "simulated",
+            "ratio",
+            "rule",
+            "verdict",
+        ];
+        let w: Vec<usize> = (0..6)
+            .map(|i| {
+                cells
+                    .iter()
+                    .map(|c| c[i].chars().count())
+                    .chain([head[i].len()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let _ = writeln!(out);
+        for c in std::iter::once(head.map(str::to_string)).chain(cells) {
             let _ = writeln!(
                 out,
-                "  {:<26} {:<18} {:<24} {:>6}  {:<24} {}",
-                label(&row.name, &row.run, r),
-                with_sd(row.published, row.published_stddev, &row.unit),
-                with_sd(row.simulated.mean, Some(row.simulated.stddev), &row.unit),
-                ratio(row.ratio),
-                row.rule,
-                row.verdict
+                "  {:<w0$}  {:<w1$}  {:<w2$}  {:>w3$}  {:<w4$}  {}",
+                c[0],
+                c[1],
+                c[2],
+                c[3],
+                c[4],
+                c[5],
+                w0 = w[0],
+                w1 = w[1],
+                w2 = w[2],
+                w3 = w[3],
+                w4 = w[4],
             );
         }
     }
