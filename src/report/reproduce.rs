@@ -344,6 +344,65 @@ fn rule_text(rule: Rule, unit: &str) -> String {
     }
 }
 
+/// The published rows as a table whose columns are as wide as their widest cell (nothing when
+/// the scenario publishes only claims).
+fn rows_table(r: &Reproduction, out: &mut String) {
+    if r.rows.is_empty() {
+        return;
+    }
+    // Each column as wide as its widest cell, so long names and spreads stay aligned.
+    let cells: Vec<[String; 6]> = r
+        .rows
+        .iter()
+        .map(|row| {
+            [
+                label(&row.name, &row.run, r),
+                with_sd(row.published, row.published_stddev, &row.unit),
+                with_sd(row.simulated.mean, Some(row.simulated.stddev), &row.unit),
+                ratio(row.ratio),
+                row.rule.clone(),
+                row.verdict.clone(),
+            ]
+        })
+        .collect();
+    let head = [
+        "figure",
+        "published",
+        "simulated",
+        "ratio",
+        "rule",
+        "verdict",
+    ];
+    let w: Vec<usize> = (0..6)
+        .map(|i| {
+            cells
+                .iter()
+                .map(|c| c[i].chars().count())
+                .chain([head[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let _ = writeln!(out);
+    for c in std::iter::once(head.map(str::to_string)).chain(cells) {
+        let _ = writeln!(
+            out,
+            "  {:<w0$}  {:<w1$}  {:<w2$}  {:>w3$}  {:<w4$}  {}",
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            c[4],
+            c[5],
+            w0 = w[0],
+            w1 = w[1],
+            w2 = w[2],
+            w3 = w[3],
+            w4 = w[4],
+        );
+    }
+}
+
 /// The text report of one scenario.
 pub fn render_text(r: &Reproduction, out: &mut String) {
     let _ = writeln!(out, "{}: {}", r.scenario, r.source);
@@ -352,59 +411,7 @@ pub fn render_text(r: &Reproduction, out: &mut String) {
         "  simulated: mean ± sd over {} replications; ratio = simulated / published",
         r.replications
     );
-    if !r.rows.is_empty() {
-        // Each column as wide as its widest cell, so long names and spreads stay aligned.
-        let cells: Vec<[String; 6]> = r
-            .rows
-            .iter()
-            .map(|row| {
-                [
-                    label(&row.name, &row.run, r),
-                    with_sd(row.published, row.published_stddev, &row.unit),
-                    with_sd(row.simulated.mean, Some(row.simulated.stddev), &row.unit),
-                    ratio(row.ratio),
-                    row.rule.clone(),
-                    row.verdict.clone(),
-                ]
-            })
-            .collect();
-        let head = [
-            "figure",
-            "published",
-            "simulated",
-            "ratio",
-            "rule",
-            "verdict",
-        ];
-        let w: Vec<usize> = (0..6)
-            .map(|i| {
-                cells
-                    .iter()
-                    .map(|c| c[i].chars().count())
-                    .chain([head[i].len()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let _ = writeln!(out);
-        for c in std::iter::once(head.map(str::to_string)).chain(cells) {
-            let _ = writeln!(
-                out,
-                "  {:<w0$}  {:<w1$}  {:<w2$}  {:>w3$}  {:<w4$}  {}",
-                c[0],
-                c[1],
-                c[2],
-                c[3],
-                c[4],
-                c[5],
-                w0 = w[0],
-                w1 = w[1],
-                w2 = w[2],
-                w3 = w[3],
-                w4 = w[4],
-            );
-        }
-    }
+    rows_table(r, out);
     for c in &r.claims {
         let _ = writeln!(out, "\n  claim: {}", c.name);
         let _ = writeln!(
