@@ -373,6 +373,8 @@ pub struct NvmeConfig {
     pub queue_depth: u32,
     /// Controller pauses during which no command completes ([`NvmeStall::NONE`]: never).
     pub stall: NvmeStall,
+    /// Preset it came from (`nvme` or `ramdisk`; `custom` in tests), for `qsim check`.
+    pub preset: String,
 }
 
 /// An NVMe controller's occasional pause (firmware housekeeping): pauses start at Poisson times

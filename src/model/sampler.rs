@@ -548,6 +548,7 @@ mod tests {
             transfer_rate: 3.5e9,
             queue_depth: 1,
             stall: crate::model::config::NvmeStall::NONE,
+            preset: "custom".into(),
         });
         let bytes = 4096u32;
         let transfer = f64::from(bytes) / 3.5e9;

@@ -32,6 +32,7 @@ pub(crate) fn scenario() -> Scenario {
             transfer_rate: 1e9,
             queue_depth: 32,
             stall: crate::model::config::NvmeStall::NONE,
+            preset: "custom".into(),
         }),
         block: BlockConfig {
             mode: QueueMode::Legacy,

@@ -255,6 +255,7 @@ fn nvme(c: &Checker, d: &RawDevice) -> Result<DeviceConfig, Error> {
                 Zero::Allowed,
             )?,
         },
+        preset: "nvme".into(),
     }))
 }
 
@@ -278,6 +279,7 @@ fn ramdisk(c: &Checker, d: &RawDevice) -> Result<DeviceConfig, Error> {
         transfer_rate,
         queue_depth: c.int(&d.queue_depth, "device.queue_depth", RAMDISK.queue_depth)?,
         stall: NvmeStall::NONE,
+        preset: "ramdisk".into(),
     }))
 }
 
@@ -417,7 +419,7 @@ pub(crate) fn describe_device(o: &mut Rows, dev: &DeviceConfig) {
             row(o, 2, "queue_depth", &h.queue_depth.to_string());
         }
         DeviceConfig::Nvme(n) => {
-            row(o, 0, "device", "nvme");
+            row(o, 0, "device", &n.preset);
             row(o, 2, "latency", &n.latency.to_string());
             row(o, 2, "channels", &n.channels.to_string());
             row(o, 2, "overhead", &n.overhead.to_string());
