@@ -1,5 +1,5 @@
-//! The `device:` section: the kind (two HDD presets, NVMe, a generic device with a service
-//! distribution) and the overrides each kind allows.
+//! The `device:` section: the kind (two HDD presets, NVMe, a ramdisk, a generic device with a
+//! service distribution) and the overrides each kind allows.
 
 use super::*;
 
@@ -8,6 +8,7 @@ pub(super) enum DevKind {
     Hdd5400,
     Hdd7200,
     Nvme,
+    Ramdisk,
     Generic,
 }
 
@@ -17,6 +18,7 @@ impl DevKind {
             DevKind::Hdd5400 => "hdd5400",
             DevKind::Hdd7200 => "hdd7200",
             DevKind::Nvme => "nvme",
+            DevKind::Ramdisk => "ramdisk",
             DevKind::Generic => "generic",
         }
     }
@@ -39,6 +41,8 @@ pub(super) struct Device {
     pub(super) channels: Option<u32>,
     pub(super) overhead: Option<Q<u64>>,
     pub(super) service: Option<Dist>,
+    pub(super) stall_interval: Option<Q<u64>>,
+    pub(super) stall_length: Option<Q<u64>>,
 }
 
 /// A device of `kind` with a random subset of its overrides (each with probability `p`).
@@ -72,6 +76,15 @@ pub(super) fn device(g: &mut G, kind: DevKind, p: f64) -> Device {
             d.overhead = g.maybe(p, |g| dur_in(g, 1_000, 20_000));
             d.transfer_rate = g.maybe(p, |g| bandwidth(g, 0.5e9, 8e9));
             d.queue_depth = g.maybe(p, |g| g.log(1, 1023) as u32);
+            d.stall_interval = g.maybe(p, |g| dur_in(g, 10_000_000, 10_000_000_000));
+            // Zero (no pauses) now and then: dur_in's floor of 0 draws it.
+            d.stall_length = g.maybe(p, |g| dur_in(g, 0, 50_000_000));
+        }
+        DevKind::Ramdisk => {
+            d.channels = g.maybe(p, |g| g.log(1, 64) as u32);
+            d.overhead = g.maybe(p, |g| dur_in(g, 1_000, 20_000));
+            d.transfer_rate = g.maybe(p, |g| bandwidth(g, 1e9, 20e9));
+            d.queue_depth = g.maybe(p, |g| g.log(1, 1023) as u32);
         }
         DevKind::Generic => {
             d.service = Some(dist(g, MIN_SERVICE_NS, 20_000_000));
@@ -94,7 +107,7 @@ impl Device {
             (a, b) => set(a, b),
         }
         merge_struct!(self, o; kind, seek_min, seek_full, revolution, transfer_rate, capacity,
-            queue_depth, latency, channels, overhead);
+            queue_depth, latency, channels, overhead, stall_interval, stall_length);
     }
     pub(super) fn capacity(&self) -> Option<u64> {
         match self.kind? {
@@ -115,12 +128,26 @@ impl Device {
             (
                 "transfer_rate",
                 self.transfer_rate.is_some(),
-                hdd || kind == DevKind::Nvme,
+                hdd || matches!(kind, DevKind::Nvme | DevKind::Ramdisk),
             ),
             ("capacity", self.capacity.is_some(), hdd),
             ("latency", self.latency.is_some(), kind == DevKind::Nvme),
             ("channels", self.channels.is_some(), !hdd),
-            ("overhead", self.overhead.is_some(), kind == DevKind::Nvme),
+            (
+                "overhead",
+                self.overhead.is_some(),
+                matches!(kind, DevKind::Nvme | DevKind::Ramdisk),
+            ),
+            (
+                "stall_interval",
+                self.stall_interval.is_some(),
+                kind == DevKind::Nvme,
+            ),
+            (
+                "stall_length",
+                self.stall_length.is_some(),
+                kind == DevKind::Nvme,
+            ),
             ("service", self.service.is_some(), kind == DevKind::Generic),
         ];
         if let Some((f, ..)) = fields.iter().find(|(_, here, ok)| *here && !ok) {
@@ -155,6 +182,8 @@ impl Device {
         put(&mut e, "latency", &self.latency);
         put(&mut e, "channels", &self.channels);
         put(&mut e, "overhead", &self.overhead);
+        put(&mut e, "stall_interval", &self.stall_interval);
+        put(&mut e, "stall_length", &self.stall_length);
         if let Some(s) = &self.service {
             e.push(("service".into(), s.yaml()));
         }
@@ -170,6 +199,7 @@ pub(super) fn any_device(g: &mut G, p: f64) -> Device {
         DevKind::Hdd5400,
         DevKind::Hdd7200,
         DevKind::Nvme,
+        DevKind::Ramdisk,
         DevKind::Generic,
     ]);
     device(g, kind, p)

@@ -182,11 +182,14 @@ pub(super) fn memory(g: &mut G, full: bool, p: f64) -> Memory {
         let b = g.int(0, unrec / PAGE) * PAGE;
         size(g, b)
     });
+    // The default unreclaimable (half the ram) may not fit beside a pool that took most of
+    // the room: then there is no room for cache either.
+    let left = room.saturating_sub(unrec);
     m.page_cache = g.maybe(p * 0.4, |g| {
         let b = if g.chance(0.1) {
-            room - unrec
+            left
         } else {
-            g.int(0, (room - unrec) / PAGE) * PAGE
+            g.int(0, left / PAGE) * PAGE
         };
         size(g, b)
     });
