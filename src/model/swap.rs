@@ -896,6 +896,25 @@ mod tests {
     }
 
     #[test]
+    fn the_window_stops_at_a_free_slot_and_at_the_volume_end() {
+        // 10 of 12 slots used: swap is more than half full, so a fault frees its slot.
+        let (mut mem, mut swap) = swapped(12, 10);
+        swap.touch(0, 3);
+        alloc(&mut mem, 1);
+        assert_eq!(swap.fault_start(&mut mem, 0, 3, 1), Some(vec![(3, 1)]));
+        assert_eq!(swap.read_done(&mut mem, 3), Some(0));
+        assert!(matches!(
+            swap.page(0, 3),
+            AnonPage::Resident { slot: None, .. }
+        ));
+        // Slot 3 is free: a fault on slot 5 reads slots 4..8 only.
+        assert_eq!(swap.fault_pages(0, 5), 4);
+        // Slot 9's cluster is 8..16, cut to the volume's 12 slots, whose 10 and 11 are free.
+        assert_eq!(swap.fault_pages(0, 9), 2);
+        assert_eq!(swap.check(&mem), Ok(()));
+    }
+
+    #[test]
     fn a_page_under_readahead_is_waited_for_and_a_freed_buffer_orphans_the_read() {
         let (mut mem, mut swap) = swapped(100, 4);
         let free0 = mem.zone.free_pages();
