@@ -286,11 +286,11 @@ pub struct SwapObs {
     pub swap_outs: u64,
     /// Swap-out write bios (runs of contiguous slots).
     pub swap_out_bios: u64,
-    /// Pages read back from swap (major faults).
+    /// Pages read back from swap (by major faults and their readahead).
     pub swap_ins: u64,
     /// Major faults (each a sync read through dm-crypt that blocks its process).
     pub major_faults: u64,
-    /// Touches of a page under swap-out: mapped again from the swap cache, no I/O.
+    /// Touches of a page under swap-out or read ahead: mapped from the swap cache, no I/O.
     pub minor_faults: u64,
     /// Time processes were blocked in major faults (page allocation and read).
     pub fault_time: SimDuration,
@@ -306,6 +306,8 @@ pub struct SwapObs {
     pub used_peak: u64,
     /// Each fake-gitk process, in workload order.
     pub procs: Vec<ProcObs>,
+    /// Pages swap readahead read beside the faulting ones (counted in `swap_ins` too).
+    pub readahead_pages: u64,
 }
 
 /// One fake-gitk process.
@@ -345,6 +347,7 @@ impl SwapObs {
         self.out_of_swap += o.out_of_swap;
         self.anon_scanned += o.anon_scanned;
         self.anon_dropped += o.anon_dropped;
+        self.readahead_pages += o.readahead_pages;
         self.used_end = self.used_end.max(o.used_end);
         self.used_peak = self.used_peak.max(o.used_peak);
     }

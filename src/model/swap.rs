@@ -15,10 +15,16 @@
 //!   other gets a swap slot (next-fit from a cursor, as `scan_swap_map`), is unmapped and written
 //!   as an async WRITE bio; it stays allocated (`AnonWriteback`) until the write completes, then
 //!   is freed. No slot left: the page stays, counted out of swap (`activate_locked`).
-//! - **Swap-in.** Touching a swapped page is a major fault: a page is allocated (may direct
-//!   reclaim), then read from its slot with a plain READ (sync for the request pools, without
-//!   `BIO_RW_SYNCIO`), the process blocked until the read completes; the slot is kept as the
-//!   page's swap-cache copy unless swap is more than half full (`vm_swap_full`). Touching a page
+//! - **Swap-in with readahead** (2.6.32 `do_swap_page` → `swapin_readahead`,
+//!   `valid_swaphandles`). Touching a swapped page is a major fault: the window is the run of
+//!   allocated slots around the faulting one inside its aligned cluster of
+//!   `1 << PAGE_CLUSTER` slots; a page is allocated for every slot of the window whose page is
+//!   only in swap (may direct reclaim), each run of contiguous slots is read with one plain
+//!   READ (sync for the request pools, without `BIO_RW_SYNCIO`), and the process blocks until
+//!   its own page's read completes. The pages read ahead land in the swap cache, on the LRU,
+//!   unmapped and unreferenced; touching one later is a minor fault (no I/O), touching one
+//!   whose read is still in flight waits for that read. A faulted page keeps its slot as its
+//!   swap-cache copy unless swap is more than half full (`vm_swap_full`). Touching a page
 //!   still under swap-out maps it again from the swap cache (a minor fault, no I/O).
 //! - **Scan balance** (`get_scan_ratio`, 2.6.32 mm/vmscan.c): no free swap → file only; file +
 //!   free ≤ high → anon only; else `ap = (swappiness+1)·(scanned_anon+1)/(rotated_anon+1)`,
@@ -42,6 +48,10 @@ use std::collections::VecDeque;
 /// (the elevator's back-merge of swap_writepage's one-page bios, capped at 128 KiB).
 pub const SWAP_WRITE_PAGES: u32 = 32;
 
+/// Swap readahead's cluster: `1 << PAGE_CLUSTER` slots (2.6.32 `page_cluster`, set to 3 by
+/// `swap_setup()` in mm/swap.c on machines with more than 16 MiB of RAM).
+pub const PAGE_CLUSTER: u32 = 3;
+
 /// One page of a process's anonymous buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnonPage {
@@ -55,6 +65,9 @@ pub enum AnonPage {
         referenced: bool,
         /// Swap-cache copy.
         slot: Option<u32>,
+        /// In the process's page table; false for a page swap readahead brought into the
+        /// swap cache that the process has not touched yet (touching it is a minor fault).
+        mapped: bool,
     },
     /// Unmapped and being written to `slot`; `rescued`: touched meanwhile.
     SwapOut {
@@ -68,10 +81,13 @@ pub enum AnonPage {
         /// Its slot.
         slot: u32,
     },
-    /// A major fault is reading it back (its page is allocated).
+    /// A read of its slot is in flight (its page is allocated): its own major fault's, or
+    /// another fault's readahead.
     SwapIn {
         /// Its slot.
         slot: u32,
+        /// Its process is blocked until the read completes.
+        wanted: bool,
     },
 }
 
@@ -80,8 +96,10 @@ pub enum AnonPage {
 pub enum Touch {
     /// In memory.
     Hit,
-    /// Under swap-out: mapped again from the swap cache.
+    /// Under swap-out or read ahead into the swap cache: mapped from the swap cache.
     Minor,
+    /// Its read is in flight (readahead): the process waits for it.
+    Wait,
     /// Swapped: a major fault must read `slot`.
     Major {
         /// The page's slot.
@@ -89,12 +107,14 @@ pub enum Touch {
     },
 }
 
-/// A slot's user: a process's page, a page whose buffer was freed while its write ran, or none.
+/// A slot's user: a process's page, a page whose buffer was freed while its write (`Orphan`)
+/// or its readahead read (`OrphanIn`) ran, or none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum SlotUse {
     Free,
     Page { proc: u32, page: u32 },
     Orphan,
+    OrphanIn,
 }
 
 /// What one anon scan batch did.
@@ -125,6 +145,8 @@ pub struct Swap {
     resident: u64,
     /// Pages whose write is in flight after their buffer was freed.
     orphans: u64,
+    /// Pages whose readahead read is in flight after their buffer was freed.
+    orphans_in: u64,
     /// `recent_scanned` and `recent_rotated`, [anon, file].
     recent_scanned: [u64; 2],
     recent_rotated: [u64; 2],
@@ -153,6 +175,7 @@ impl Swap {
             next_gen: 0,
             resident: 0,
             orphans: 0,
+            orphans_in: 0,
             recent_scanned: [0; 2],
             recent_rotated: [0; 2],
             saved: [0; 2],
@@ -196,12 +219,17 @@ impl Swap {
     }
 
     fn push_lru(&mut self, proc: u32, page: u32, slot: Option<u32>) {
+        self.push_lru_as(proc, page, slot, true, true);
+    }
+
+    fn push_lru_as(&mut self, proc: u32, page: u32, slot: Option<u32>, mapped: bool, refd: bool) {
         let stamp = self.next_gen;
         self.next_gen = self.next_gen.wrapping_add(1);
         self.procs[proc as usize][page as usize] = AnonPage::Resident {
             stamp,
-            referenced: true,
+            referenced: refd,
             slot,
+            mapped,
         };
         self.lru.push_back((proc, page, stamp));
         self.resident += 1;
@@ -220,11 +248,26 @@ impl Swap {
 
     /// Process `proc` touches `page`.
     pub fn touch(&mut self, proc: u32, page: u32) -> Touch {
+        let full = self.swap_full();
         let p = &mut self.procs[proc as usize][page as usize];
         match p {
-            AnonPage::Resident { referenced, .. } => {
+            AnonPage::Resident {
+                referenced,
+                mapped,
+                slot,
+                ..
+            } => {
                 *referenced = true;
-                Touch::Hit
+                if *mapped {
+                    return Touch::Hit;
+                }
+                // Read ahead: do_swap_page finds it in the swap cache and maps it.
+                *mapped = true;
+                self.obs.minor_faults += 1;
+                if full && let Some(s) = slot.take() {
+                    self.free_slot(s);
+                }
+                Touch::Minor
             }
             AnonPage::SwapOut { rescued, .. } => {
                 if !*rescued {
@@ -234,36 +277,141 @@ impl Swap {
                 Touch::Minor
             }
             AnonPage::Swapped { slot } => Touch::Major { slot: *slot },
-            AnonPage::Absent | AnonPage::SwapIn { .. } => {
-                unreachable!("touching page {page} in state {p:?}")
+            AnonPage::SwapIn { wanted, .. } => {
+                *wanted = true;
+                Touch::Wait
             }
+            AnonPage::Absent => unreachable!("touching page {page} in state {p:?}"),
         }
     }
 
-    /// A major fault on `page` has its page (counted `Anon`): the read of its slot starts.
-    pub fn fault_start(&mut self, proc: u32, page: u32) -> u32 {
+    /// `vm_swap_full()`: more than half the slots in use.
+    fn swap_full(&self) -> bool {
+        self.used * 2 > self.slots.len() as u64
+    }
+
+    /// `valid_swaphandles`: the readahead window of a fault on `slot`, the run of allocated
+    /// slots around it inside its aligned cluster of `1 << PAGE_CLUSTER` (the first slot of
+    /// the volume, the swap header in the kernel, is a data slot here).
+    fn window(&self, slot: u32) -> std::ops::Range<u32> {
+        let base = (slot >> PAGE_CLUSTER) << PAGE_CLUSTER;
+        let end = (base + (1 << PAGE_CLUSTER)).min(self.slots.len() as u32);
+        let used = |s: u32| self.slots[s as usize] != SlotUse::Free;
+        let mut hi = slot + 1;
+        while hi < end && used(hi) {
+            hi += 1;
+        }
+        let mut lo = slot;
+        while lo > base && used(lo - 1) {
+            lo -= 1;
+        }
+        lo..hi
+    }
+
+    /// The page of `slot` when it is only in swap (a read must bring it in).
+    fn swapped_page(&self, slot: u32) -> Option<(u32, u32)> {
+        match self.slots[slot as usize] {
+            SlotUse::Page { proc, page } => {
+                matches!(self.page(proc, page), AnonPage::Swapped { .. }).then_some((proc, page))
+            }
+            _ => None,
+        }
+    }
+
+    /// Pages a major fault on `page` must allocate: one per slot of its readahead window whose
+    /// page is only in swap (the faulting page included; pages already in the swap cache need
+    /// no read).
+    pub fn fault_pages(&self, proc: u32, page: u32) -> u32 {
         let AnonPage::Swapped { slot } = self.page(proc, page) else {
             unreachable!("fault on a page that is not swapped")
         };
-        self.procs[proc as usize][page as usize] = AnonPage::SwapIn { slot };
-        slot
+        let w = self.window(slot);
+        w.filter(|&s| self.swapped_page(s).is_some()).count() as u32
     }
 
-    /// The read of a major fault on `page` completed: the page is resident again; its slot
-    /// stays as the swap-cache copy unless swap is more than half full.
-    pub fn fault_done(&mut self, proc: u32, page: u32) {
-        let AnonPage::SwapIn { slot } = self.page(proc, page) else {
-            unreachable!("fault completion for a page not being read")
+    /// A major fault on `page` has `budget` pages (counted `Anon`): the faulting page and the
+    /// window's other swapped pages (in slot order, while the budget lasts) go under read,
+    /// unused pages are freed. Returns the runs of contiguous slots to read, `(first, count)`,
+    /// or `None` when the page is no longer only in swap (its pages all freed: the process
+    /// touches it again).
+    pub fn fault_start(
+        &mut self,
+        mem: &mut Mem,
+        proc: u32,
+        page: u32,
+        budget: u32,
+    ) -> Option<Vec<(u32, u32)>> {
+        let target = match self.page(proc, page) {
+            AnonPage::Swapped { slot } if budget > 0 => Some(slot),
+            _ => None,
+        };
+        let mut read = Vec::new();
+        if let Some(t) = target {
+            self.procs[proc as usize][page as usize] = AnonPage::SwapIn {
+                slot: t,
+                wanted: true,
+            };
+            read.push(t);
+            for s in self.window(t) {
+                if read.len() as u32 >= budget {
+                    break;
+                }
+                if let Some((q, pg)) = self.swapped_page(s) {
+                    self.procs[q as usize][pg as usize] = AnonPage::SwapIn {
+                        slot: s,
+                        wanted: false,
+                    };
+                    read.push(s);
+                }
+            }
+        }
+        for _ in read.len() as u32..budget {
+            mem.free(0, PageState::Anon);
+        }
+        target?;
+        self.obs.readahead_pages += read.len() as u64 - 1;
+        read.sort_unstable();
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        for s in read {
+            match runs.last_mut() {
+                Some((first, n)) if *first + *n == s => *n += 1,
+                _ => runs.push((s, 1)),
+            }
+        }
+        Some(runs)
+    }
+
+    /// The read of `slot` completed. A page its process waits for is mapped and resident
+    /// again (its slot kept as the swap-cache copy unless swap is more than half full) and
+    /// the process is returned; a page read ahead joins the LRU unmapped and unreferenced,
+    /// in the swap cache; a page whose buffer was freed meanwhile is freed with its slot.
+    pub fn read_done(&mut self, mem: &mut Mem, slot: u32) -> Option<u32> {
+        let (proc, page) = match self.slots[slot as usize] {
+            SlotUse::OrphanIn => {
+                mem.free(0, PageState::Anon);
+                self.orphans_in -= 1;
+                self.free_slot(slot);
+                return None;
+            }
+            SlotUse::Page { proc, page } => (proc, page),
+            other => unreachable!("read completion for slot {slot} in use {other:?}"),
+        };
+        let AnonPage::SwapIn { wanted, .. } = self.page(proc, page) else {
+            unreachable!("read completion for a page not being read")
         };
         self.obs.swap_ins += 1;
-        let keep = self.used * 2 <= self.slots.len() as u64;
-        let slot = if keep {
-            Some(slot)
-        } else {
+        if !wanted {
+            self.push_lru_as(proc, page, Some(slot), false, false);
+            return None;
+        }
+        let slot = if self.swap_full() {
             self.free_slot(slot);
             None
+        } else {
+            Some(slot)
         };
         self.push_lru(proc, page, slot);
+        Some(proc)
     }
 
     fn alloc_slot(&mut self, proc: u32, page: u32) -> Option<u32> {
@@ -301,6 +449,7 @@ impl Swap {
                 stamp: g,
                 referenced,
                 slot,
+                mapped,
             } = self.page(proc, page)
             else {
                 continue;
@@ -312,7 +461,7 @@ impl Swap {
             self.resident -= 1;
             if referenced {
                 out.rotated += 1;
-                self.push_lru_unreferenced(proc, page, slot);
+                self.push_lru_as(proc, page, slot, mapped, false);
             } else if let Some(slot) = slot {
                 // Clean in the swap cache: freed with no write.
                 self.procs[proc as usize][page as usize] = AnonPage::Swapped { slot };
@@ -381,7 +530,9 @@ impl Swap {
                     self.procs[proc as usize][page as usize] = AnonPage::Swapped { slot };
                 }
             }
-            SlotUse::Free => unreachable!("write completion for a free slot"),
+            SlotUse::Free | SlotUse::OrphanIn => {
+                unreachable!("write completion for slot {slot} without a write")
+            }
         }
     }
 
@@ -403,7 +554,12 @@ impl Swap {
                     self.slots[slot as usize] = SlotUse::Orphan;
                     self.orphans += 1;
                 }
-                AnonPage::SwapIn { .. } => unreachable!("a blocked process freed its buffer"),
+                AnonPage::SwapIn { slot, wanted } => {
+                    // Another fault's readahead: the page is freed when the read completes.
+                    assert!(!wanted, "a blocked process freed its buffer");
+                    self.slots[slot as usize] = SlotUse::OrphanIn;
+                    self.orphans_in += 1;
+                }
             }
             self.procs[proc as usize][page] = AnonPage::Absent;
         }
@@ -459,7 +615,8 @@ impl Swap {
     /// Anonymous page conservation: resident and faulting pages against the zone's `Anon`,
     /// pages under swap-out against `AnonWriteback`, slots in use against their users.
     pub fn check(&self, mem: &Mem) -> Result<(), String> {
-        let (mut anon, mut wb, mut slots) = (0u64, self.orphans, self.orphans);
+        let (mut anon, mut wb) = (self.orphans_in, self.orphans);
+        let mut slots = self.orphans + self.orphans_in;
         for pages in &self.procs {
             for p in pages {
                 match p {
@@ -685,30 +842,104 @@ mod tests {
         assert_eq!(swap.check(&mem), Ok(()));
     }
 
-    #[test]
-    fn a_fault_reads_the_page_back_and_keeps_its_slot_as_swap_cache() {
-        let (mut mem, mut swap) = setup(100, 2);
-        grow(&mut mem, &mut swap, 2);
-        swap.scan(&mut mem, 2, true);
-        swap.scan(&mut mem, 2, true);
+    /// `pages` pages grown, written to slots `0..pages` and freed from memory.
+    fn swapped(swap_pages: u64, pages: u32) -> (Mem, Swap) {
+        let (mut mem, mut swap) = setup(swap_pages, pages);
+        grow(&mut mem, &mut swap, pages);
+        swap.scan(&mut mem, u64::from(pages), true);
+        swap.scan(&mut mem, u64::from(pages), true);
         for s in swap.take_writes() {
             swap.write_done(&mut mem, s);
         }
-        assert_eq!(swap.touch(0, 0), Touch::Major { slot: 0 });
-        assert!(
-            mem.alloc(0, Gfp::User, PageState::Anon, SimTime::ZERO)
-                .granted
-        );
-        assert_eq!(swap.fault_start(0, 0), 0);
+        (mem, swap)
+    }
+
+    fn alloc(mem: &mut Mem, n: u32) {
+        for _ in 0..n {
+            assert!(
+                mem.alloc(0, Gfp::User, PageState::Anon, SimTime::ZERO)
+                    .granted
+            );
+        }
+    }
+
+    #[test]
+    fn a_fault_reads_its_aligned_cluster_ahead_into_the_swap_cache() {
+        let (mut mem, mut swap) = swapped(100, 10);
+        assert_eq!(swap.touch(0, 2), Touch::Major { slot: 2 });
+        // valid_swaphandles: the allocated run around slot 2 inside slots 0..8.
+        assert_eq!(swap.fault_pages(0, 2), 8);
+        alloc(&mut mem, 8);
+        assert_eq!(swap.fault_start(&mut mem, 0, 2, 8), Some(vec![(0, 8)]));
         assert_eq!(swap.check(&mem), Ok(()));
-        swap.fault_done(0, 0);
-        assert_eq!(swap.touch(0, 0), Touch::Hit);
-        assert_eq!(swap.obs.swap_ins, 1);
-        // Referenced once more, then clean in the swap cache: dropped without a write.
-        swap.scan(&mut mem, 1, true);
-        let a = swap.scan(&mut mem, 1, true);
-        assert_eq!((a.reclaimed, a.written), (1, 0));
-        assert_eq!(swap.page(0, 0), AnonPage::Swapped { slot: 0 });
+        let woken: Vec<_> = (0..8).filter_map(|s| swap.read_done(&mut mem, s)).collect();
+        assert_eq!(woken, vec![0], "only the faulting page's process waited");
+        assert_eq!((swap.obs.swap_ins, swap.obs.readahead_pages), (8, 7));
+        assert!(matches!(
+            swap.page(0, 2),
+            AnonPage::Resident {
+                slot: Some(2),
+                mapped: true,
+                ..
+            }
+        ));
+        // A page read ahead: a minor fault maps it, then it is an ordinary hit.
+        assert_eq!(swap.touch(0, 3), Touch::Minor);
+        assert_eq!(swap.touch(0, 3), Touch::Hit);
+        assert_eq!(swap.obs.minor_faults, 1);
+        // Untouched pages read ahead are clean in the swap cache: dropped with no write.
+        let a = swap.scan(&mut mem, 8, true);
+        assert_eq!((a.reclaimed, a.written, a.rotated), (6, 0, 2));
+        // Slots 8 and 9: the next cluster holds only them.
+        assert_eq!(swap.fault_pages(0, 9), 2);
+        assert_eq!(swap.check(&mem), Ok(()));
+    }
+
+    #[test]
+    fn the_window_stops_at_a_free_slot_and_at_the_volume_end() {
+        // 10 of 12 slots used: swap is more than half full, so a fault frees its slot.
+        let (mut mem, mut swap) = swapped(12, 10);
+        swap.touch(0, 3);
+        alloc(&mut mem, 1);
+        assert_eq!(swap.fault_start(&mut mem, 0, 3, 1), Some(vec![(3, 1)]));
+        assert_eq!(swap.read_done(&mut mem, 3), Some(0));
+        assert!(matches!(
+            swap.page(0, 3),
+            AnonPage::Resident { slot: None, .. }
+        ));
+        // Slot 3 is free: a fault on slot 5 reads slots 4..8 only.
+        assert_eq!(swap.fault_pages(0, 5), 4);
+        // Slot 9's cluster is 8..16, cut to the volume's 12 slots, whose 10 and 11 are free.
+        assert_eq!(swap.fault_pages(0, 9), 2);
+        assert_eq!(swap.check(&mem), Ok(()));
+    }
+
+    #[test]
+    fn a_page_under_readahead_is_waited_for_and_a_freed_buffer_orphans_the_read() {
+        let (mut mem, mut swap) = swapped(100, 4);
+        let free0 = mem.zone.free_pages();
+        swap.touch(0, 0);
+        // The budget ran short (two pages): the faulting page and the next one.
+        alloc(&mut mem, 2);
+        assert_eq!(swap.fault_start(&mut mem, 0, 0, 2), Some(vec![(0, 2)]));
+        assert_eq!(swap.read_done(&mut mem, 0), Some(0));
+        assert_eq!(swap.touch(0, 1), Touch::Wait);
+        assert_eq!(swap.read_done(&mut mem, 1), Some(0));
+        // A fault whose page left swap meanwhile gives its pages back.
+        alloc(&mut mem, 3);
+        assert_eq!(swap.fault_start(&mut mem, 0, 1, 3), None);
+        assert_eq!(mem.zone.free_pages(), free0 - 2);
+        // Page 2 faults with page 3 read ahead; the buffer is freed before page 3 arrives.
+        swap.touch(0, 2);
+        alloc(&mut mem, 2);
+        assert_eq!(swap.fault_start(&mut mem, 0, 2, 2), Some(vec![(2, 2)]));
+        assert_eq!(swap.read_done(&mut mem, 2), Some(0));
+        swap.free_all(&mut mem, 0);
+        assert_eq!(swap.check(&mem), Ok(()));
+        assert_eq!((mem.pages.anon, swap.used()), (1, 1));
+        assert_eq!(swap.read_done(&mut mem, 3), None);
+        assert_eq!((mem.pages.anon, swap.used()), (0, 0));
+        assert_eq!(mem.zone.free_pages(), free0);
         assert_eq!(swap.check(&mem), Ok(()));
     }
 

@@ -347,7 +347,7 @@ impl World {
             Origin::Job(j) => self.job_completed(j, bio.bytes, sched),
             Origin::Writeback(w) => self.writeback_completed(w, bio.bytes, sched),
             Origin::Proc(p) => self.gitk_read_done(p, sched),
-            Origin::SwapIn(p) => self.swapin_done(p, sched),
+            Origin::SwapIn(_) => self.swapin_done(&bio, sched),
             Origin::SwapOut => self.swapout_done(&bio),
         }
     }

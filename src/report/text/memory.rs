@@ -51,6 +51,7 @@ fn swap_lines(m: &MemoryReport, s: &mut String) {
         &[
             format!("outs={} ({} bios)", w.swap_outs, w.swap_out_bios),
             format!("ins={}", w.swap_ins),
+            format!("readahead={}", w.readahead_pages),
             format!("major_faults={}", w.major_faults),
             format!("fault_time={}ms", ms_rounded(w.fault_time.as_ns())),
             format!("minor={}", w.minor_faults),
