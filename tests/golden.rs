@@ -16,6 +16,7 @@ const SCENARIOS: &[&str] = &[
     "hubbard-2019",
     "mel-2009",
     "mel-2009-swap",
+    "mel-2009-nocrypt",
     "nvme-fio",
     "two-queue",
 ];

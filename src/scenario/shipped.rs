@@ -31,6 +31,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../scenarios/mel-2009-swap.yaml"),
     ),
     (
+        "mel-2009-nocrypt.yaml",
+        include_str!("../../scenarios/mel-2009-nocrypt.yaml"),
+    ),
+    (
         "nvme-fio.yaml",
         include_str!("../../scenarios/nvme-fio.yaml"),
     ),
