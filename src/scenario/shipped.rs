@@ -27,12 +27,12 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../scenarios/mel-2009.yaml"),
     ),
     (
-        "mel-2009-swap.yaml",
-        include_str!("../../scenarios/mel-2009-swap.yaml"),
-    ),
-    (
         "mel-2009-nocrypt.yaml",
         include_str!("../../scenarios/mel-2009-nocrypt.yaml"),
+    ),
+    (
+        "mel-2009-swap.yaml",
+        include_str!("../../scenarios/mel-2009-swap.yaml"),
     ),
     (
         "nvme-fio.yaml",
