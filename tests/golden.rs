@@ -15,6 +15,7 @@ const SCENARIOS: &[&str] = &[
     "gfp-atomic-storm",
     "hubbard-2019",
     "mel-2009",
+    "mel-2009-nocrypt",
     "mel-2009-swap",
     "nvme-fio",
     "two-queue",

@@ -1,7 +1,7 @@
 //! `qsim reproduce`'s report: each published figure of a scenario's `published:` section beside
 //! the simulated one (mean ± sd over replications, as Mel Gorman reported his), their ratio and
-//! a plain verdict; each published claim (a ratio of two runs, or a difference within noise)
-//! with both values and its verdict. Text for people, JSON for machines.
+//! a plain verdict; each published claim (a ratio of two runs' means or of their spreads, or a
+//! difference within noise) with both values and its verdict. Text for people, JSON for machines.
 //!
 //! A reproduction report is not a test: a row the model misses says "not reproduced: the model
 //! shows …", with the simulated value, and the command still succeeds.
@@ -78,9 +78,9 @@ pub struct ClaimResult {
     pub a_value: Spread,
     /// The second run's value.
     pub b_value: Spread,
-    /// mean(a) / mean(b).
+    /// mean(a) / mean(b); for a spread claim stddev(a) / stddev(b).
     pub ratio: f64,
-    /// `ratio` with its rule, or `noise`.
+    /// `ratio` or `spread ratio` with its rule, or `within noise`.
     pub test: String,
     /// For `noise`: the paired verdict (`within noise`, `lower`, `higher`).
     pub noise: Option<String>,
@@ -225,7 +225,7 @@ fn claim_result(c: &Claim, runs: &[RunMetrics]) -> ClaimResult {
     let (ra, rb) = (find(runs, &c.a), find(runs, &c.b));
     let (xa, xb) = (values(ra, i), values(rb, i));
     let (sa, sb) = (spread(&xa), spread(&xb));
-    let ratio = sa.mean / sb.mean;
+    let mut ratio = sa.mean / sb.mean;
     let (test, noise, reproduced, shows) = match &c.kind {
         ClaimKind::Ratio(rule) => {
             let ok = rule.holds(ratio, 1.0);
@@ -235,6 +235,13 @@ fn claim_result(c: &Claim, runs: &[RunMetrics]) -> ClaimResult {
             } else {
                 format!("a ratio of {ratio:.2}")
             };
+            (test, None, ok, shows)
+        }
+        ClaimKind::Spread(rule) => {
+            ratio = sa.stddev / sb.stddev;
+            let ok = sa.n > 1 && sb.n > 1 && rule.holds(ratio, 1.0);
+            let test = format!("spread ratio {}", rule.describe());
+            let shows = spread_shows(c, sa, sb, ratio);
             (test, None, ok, shows)
         }
         ClaimKind::Noise => {
@@ -266,6 +273,23 @@ fn claim_result(c: &Claim, runs: &[RunMetrics]) -> ClaimResult {
         } else {
             format!("not reproduced: the model shows {shows}")
         },
+    }
+}
+
+/// What the model shows for a spread claim that does not hold.
+fn spread_shows(c: &Claim, sa: Spread, sb: Spread, ratio: f64) -> String {
+    if sa.n < 2 || sb.n < 2 {
+        format!(
+            "{} measured in {} and {} replications: a spread needs two",
+            c.metric, sa.n, sb.n
+        )
+    } else if sb.stddev == 0.0 {
+        format!(
+            "no spread in the second run, {} in the first: no ratio",
+            if sa.stddev == 0.0 { "none" } else { "some" }
+        )
+    } else {
+        format!("a spread ratio of {ratio:.2}")
     }
 }
 
@@ -577,6 +601,65 @@ mod tests {
         render_text(&r, &mut s);
         assert!(
             s.contains("1 of 2 figures and 1 of 3 claims reproduced"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn spread_claims_compare_stddevs_over_replications() {
+        // a: sd 2; b: sd 1; c: no spread; d: one replication; z: zero mean.
+        let runs = [
+            run("a", &[100.0, 102.0, 98.0]),
+            run("b", &[50.0, 51.0, 49.0]),
+            run("c", &[50.0, 50.0, 50.0]),
+            run("d", &[50.0]),
+            run("z", &[0.0, 0.0, 0.0]),
+        ];
+        let claim = |a: usize, b: usize, kind| Claim {
+            name: "c".into(),
+            metric: "read_iops".into(),
+            a: runs[a].run.clone(),
+            b: runs[b].run.clone(),
+            kind,
+        };
+        let p = Published {
+            source: "test".into(),
+            replications: None,
+            rows: vec![],
+            claims: vec![
+                claim(0, 1, ClaimKind::Spread(Rule::AtLeast(1.5))),
+                claim(1, 0, ClaimKind::Spread(Rule::AtLeast(1.5))),
+                claim(0, 2, ClaimKind::Spread(Rule::AtLeast(1.5))),
+                claim(2, 2, ClaimKind::Spread(Rule::AtLeast(1.5))),
+                claim(0, 3, ClaimKind::Spread(Rule::AtMost(100.0))),
+                claim(0, 4, ClaimKind::Ratio(Rule::AtLeast(1.01))),
+            ],
+        };
+        let r = reproduce("t", &p, 3, &runs);
+        let c = &r.claims;
+        assert!(c[0].reproduced, "{}", c[0].verdict);
+        assert!((c[0].ratio - 2.0).abs() < 1e-9);
+        assert_eq!(c[0].test, "spread ratio >= 1.5");
+        assert_eq!(
+            c[1].verdict,
+            "not reproduced: the model shows a spread ratio of 0.50"
+        );
+        assert!(c[2].reproduced, "some spread over none is more");
+        assert_eq!(
+            c[3].verdict,
+            "not reproduced: the model shows no spread in the second run, none in the first: \
+             no ratio"
+        );
+        assert_eq!(
+            c[4].verdict,
+            "not reproduced: the model shows read_iops measured in 3 and 1 replications: a \
+             spread needs two"
+        );
+        assert!(c[5].reproduced, "something over zero is more than zero");
+        let mut s = String::new();
+        render_text(&r, &mut s);
+        assert!(
+            s.contains("(spread ratio >= 1.5): ratio 2.00: reproduced"),
             "{s}"
         );
     }

@@ -178,7 +178,7 @@ fn body(s: &Scenario) -> Rows {
     row(o, 0, "replications", &s.replications.to_string());
     row(o, 0, "cpus", &s.cpus.to_string());
     describe_hz(o, &s.kernel);
-    describe_kernel(o, &s.kernel);
+    describe_kernel(o, &s.kernel, &s.policies);
     o.blank();
     describe_device(o, &s.device);
     o.blank();

@@ -475,9 +475,24 @@ pub(crate) fn describe_hz(o: &mut Rows, k: &KernelConfig) {
     );
 }
 
+/// Why patch 6 changes nothing when no policy of the run goes through dm-crypt.
+pub(crate) const CRYPT_PATCH_WITHOUT_CRYPT: &str = "no effect in this run: no policy goes through dm-crypt (`none` is the plain disk), so \
+     there are no io threads to split";
+
+/// Whether every policy of `policies` is the plain disk (no dm-crypt, so no io threads for
+/// patch 6 to split).
+fn without_crypt(policies: &[String]) -> bool {
+    use crate::model::policy::{Topology, find};
+    !policies.is_empty()
+        && policies
+            .iter()
+            .all(|p| find(p).is_some_and(|i| i.topology == Topology::Plain))
+}
+
 /// One row per listed patch: Mel's number, what it was, and what it sets here (hints generated
-/// from [`PATCHES`], [`SWITCHES`] and [`NO_EFFECT`]).
-fn describe_patches(o: &mut Rows, k: &KernelConfig) {
+/// from [`PATCHES`], [`SWITCHES`] and [`NO_EFFECT`]); patch 6 says when the run has no
+/// dm-crypt for it to act on.
+fn describe_patches(o: &mut Rows, k: &KernelConfig, policies: &[String]) {
     for written in &k.patches {
         let Some(label) = canonical(written) else {
             continue;
@@ -488,6 +503,8 @@ fn describe_patches(o: &mut Rows, k: &KernelConfig) {
             .map_or("", |p| p.what);
         let sets = if let Some(s) = SWITCHES.iter().find(|s| s.patch == Some(label)) {
             format!("sets kernel.{}", s.name)
+        } else if label == CRYPT_PATCH && without_crypt(policies) {
+            format!("sets crypt.io_queues: mason-v3; {CRYPT_PATCH_WITHOUT_CRYPT}")
         } else if label == CRYPT_PATCH {
             "sets crypt.io_queues: mason-v3".to_string()
         } else if let Some((_, why)) = NO_EFFECT.iter().find(|(l, _)| *l == label) {
@@ -504,8 +521,9 @@ fn describe_patches(o: &mut Rows, k: &KernelConfig) {
     }
 }
 
-/// The kernel version, patches and each resolved switch with where its value came from.
-pub(crate) fn describe_kernel(o: &mut Rows, k: &KernelConfig) {
+/// The kernel version, patches and each resolved switch with where its value came from; the
+/// run's `policies` tell whether patch 6 has dm-crypt to act on.
+pub(crate) fn describe_kernel(o: &mut Rows, k: &KernelConfig, policies: &[String]) {
     row(o, 2, "version", k.version.name());
     row(
         o,
@@ -517,7 +535,7 @@ pub(crate) fn describe_kernel(o: &mut Rows, k: &KernelConfig) {
             k.patches.join(", ")
         },
     );
-    describe_patches(o, k);
+    describe_patches(o, k, policies);
     let d = k.version.defaults();
     let vm = &k.vm;
     let class = |c: CwaitClass| match c {
@@ -791,6 +809,23 @@ mod tests {
         assert_eq!(s.kernel.vm, KernelVersion::V2_6_32.defaults());
         let text = super::super::describe(&s);
         assert!(text.contains("no effect in this model"), "{text}");
+    }
+
+    /// Patch 6 splits dm-crypt's io threads: a run whose every policy is the plain disk has
+    /// none, and `qsim check` says so at the patch; with a crypt policy beside it, it does not.
+    #[test]
+    fn patch_6_without_dm_crypt_says_it_has_no_effect() {
+        let s = ok(&format!(
+            "{BASE}policies: [none]\nkernel: {{ patches: [6] }}\n"
+        ));
+        let text = super::super::describe(&s);
+        assert!(text.contains(CRYPT_PATCH_WITHOUT_CRYPT), "{text}");
+        let s = ok(&format!(
+            "{BASE}policies: [none, fifo]\nkernel: {{ patches: [6] }}\n"
+        ));
+        let text = super::super::describe(&s);
+        assert!(!text.contains(CRYPT_PATCH_WITHOUT_CRYPT), "{text}");
+        assert!(text.contains("sets crypt.io_queues: mason-v3"), "{text}");
     }
 
     #[test]

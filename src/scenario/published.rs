@@ -21,11 +21,18 @@
 //!     - name: "patch 6 within noise"
 //!       metric: elapsed_s
 //!       noise: ["2.6.32-rc6 + 1..6", "2.6.32-rc6"]  # the paired 95 % interval holds zero
+//!     - name: "low_latency on varies more than off"
+//!       metric: elapsed_s
+//!       spread: ["ll=1", "ll=0"]  # stddev(a) / stddev(b) over replications
+//!       at_least: 1.01            # the same rules, on the ratio of the two spreads
 //! ```
 //!
 //! Every row and ratio claim has exactly one rule. A row's rule applies to the simulated mean
 //! over replications; `within: 5%` means |sim / published − 1| ≤ 5 %, `factor: 2` means the
-//! ratio lies in [1/2, 2], `range` is inclusive. Runs are named as the report names them; a
+//! ratio lies in [1/2, 2], `range` is inclusive. A ratio whose second run is zero and first is
+//! not is infinite: only `at_least` can hold for it. A `spread` claim needs at least two
+//! replications (`published.replications`, else the scenario's); its stddevs are the sample
+//! standard deviations over replications, as the report prints them. Runs are named as the report names them; a
 //! name that matches no run is refused at its line, with the runs listed. The scenario layer
 //! sits below the report, so metric keys are checked against the list the caller passes (the
 //! `metrics` argument of [`super::resolve_published`]); `qsim check` and `qsim run` check
@@ -93,6 +100,8 @@ raw_section! {
         [value] ratio: Vec<Spanned<String>>,
         /// Two runs whose paired difference should be within noise.
         [value] noise: Vec<Spanned<String>>,
+        /// Two runs whose ratio of standard deviations over replications the rule judges.
+        [value] spread: Vec<Spanned<String>>,
         /// Rule on the ratio: relative tolerance around 1, `5%`.
         [value] within: String,
         /// Rule on the ratio: at most this factor either way of 1.
@@ -132,7 +141,11 @@ pub enum Rule {
 
 impl Rule {
     /// Whether `x` satisfies the rule against `target` (the published value; 1 for a ratio).
+    /// A NaN never holds; +∞ (a ratio over zero) holds only `at_least`.
     pub fn holds(self, x: f64, target: f64) -> bool {
+        if x == f64::INFINITY {
+            return matches!(self, Rule::AtLeast(_));
+        }
         if !x.is_finite() {
             return false;
         }
@@ -193,6 +206,8 @@ pub enum ClaimKind {
     Ratio(Rule),
     /// The paired 95 % interval of a − b must hold zero.
     Noise,
+    /// stddev(a) / stddev(b) over replications must satisfy the rule (against 1).
+    Spread(Rule),
 }
 
 /// A published relation between two runs.
@@ -206,7 +221,7 @@ pub struct Claim {
     pub a: RunRef,
     /// The second run.
     pub b: RunRef,
-    /// Ratio or noise.
+    /// Ratio, noise or spread.
     pub kind: ClaimKind,
 }
 
@@ -263,6 +278,8 @@ pub(crate) fn published(
             rows.push(row(c, r, &format!("published.rows[{i}]"), sc, metrics)?);
         }
     }
+    // What `qsim reproduce` runs, for the claims that need several replications.
+    let reps = replications.unwrap_or(sc.replications);
     let mut claims = Vec::new();
     if let Some(list) = &p.claims {
         c.too_long(
@@ -272,7 +289,8 @@ pub(crate) fn published(
             "split the claims over scenarios",
         )?;
         for (i, r) in list.value.iter().enumerate() {
-            claims.push(claim(c, r, &format!("published.claims[{i}]"), sc, metrics)?);
+            let here = format!("published.claims[{i}]");
+            claims.push(claim(c, r, &here, sc, metrics, reps)?);
         }
     }
     if rows.is_empty() && claims.is_empty() {
@@ -555,55 +573,13 @@ fn claim(
     path: &str,
     sc: &Scenario,
     metrics: Option<&[&str]>,
+    reps: u32,
 ) -> Result<Claim, Error> {
     let here = r.referenced;
     let v = &r.value;
     let name = name(c, &v.name, here, path)?;
     let metric = metric(c, &v.metric, here, path, metrics)?;
-    let (field, pair, kind) = match (&v.ratio, &v.noise) {
-        (Some(_), Some(n)) => {
-            return Err(c.at(&at(path, "noise"), n).conflict(
-                "a claim is a `ratio` or a `noise` comparison, not both",
-                "split it into two claims",
-            ));
-        }
-        (Some(p), None) => {
-            let rule = rule(
-                c,
-                &v.within,
-                &v.factor,
-                &v.range,
-                &v.at_least,
-                &v.at_most,
-                here,
-                path,
-            )?;
-            ("ratio", p, ClaimKind::Ratio(rule))
-        }
-        (None, Some(p)) => {
-            let rules = [
-                loc(&v.within),
-                loc(&v.factor),
-                loc(&v.range),
-                loc(&v.at_least),
-                loc(&v.at_most),
-            ];
-            if let Some(l) = rules.into_iter().flatten().next() {
-                return Err(c.at(path, l).conflict(
-                    "a `noise` claim takes no rule",
-                    "it holds when the paired 95% interval of the difference holds zero",
-                ));
-            }
-            ("noise", p, ClaimKind::Noise)
-        }
-        (None, None) => {
-            return Err(c.at(&at(path, "ratio"), here).missing(
-                "the claim compares nothing",
-                "add `ratio: [a, b]` with a rule, or `noise: [a, b]`; a and b are runs as the \
-                 report names them (`variant` or `variant/policy`)",
-            ));
-        }
-    };
+    let (field, pair, kind) = claim_kind(c, v, here, path, reps)?;
     let fpath = at(path, field);
     let [a, b] = pair.value.as_slice() else {
         return Err(c.at(&fpath, pair).bad_value(
@@ -618,6 +594,80 @@ fn claim(
         b: named_run(c, sc, b, &fpath)?,
         kind,
     })
+}
+
+/// Two runs as a claim lists them.
+type RunPair = Spanned<Vec<Spanned<String>>>;
+
+/// The claim's one comparison (`ratio`, `noise` or `spread`), the runs it lists and its kind.
+fn claim_kind<'a>(
+    c: &Checker,
+    v: &'a RawClaim,
+    here: Location,
+    path: &str,
+    reps: u32,
+) -> Result<(&'static str, &'a RunPair, ClaimKind), Error> {
+    let given = [
+        ("ratio", v.ratio.as_ref()),
+        ("noise", v.noise.as_ref()),
+        ("spread", v.spread.as_ref()),
+    ];
+    let mut present = given.iter().filter_map(|(f, p)| p.map(|p| (*f, p)));
+    let Some((field, pair)) = present.next() else {
+        return Err(c.at(&at(path, "ratio"), here).missing(
+            "the claim compares nothing",
+            "add `ratio: [a, b]` or `spread: [a, b]` with a rule, or `noise: [a, b]`; a and b \
+             are runs as the report names them (`variant` or `variant/policy`)",
+        ));
+    };
+    if let Some((second, p)) = present.next() {
+        return Err(c.at(&at(path, second), p).conflict(
+            format!("a claim makes one comparison: `{field}` and `{second}` are two"),
+            "split it into two claims",
+        ));
+    }
+    let rule = || {
+        rule(
+            c,
+            &v.within,
+            &v.factor,
+            &v.range,
+            &v.at_least,
+            &v.at_most,
+            here,
+            path,
+        )
+    };
+    let kind = match field {
+        "ratio" => ClaimKind::Ratio(rule()?),
+        "spread" => {
+            if reps < 2 {
+                return Err(c.at(&at(path, "spread"), pair).bad_value(
+                    format!("a spread needs replications, and the runs have {reps}"),
+                    "set `published.replications` (or `replications`) to 2 or more; Mel \
+                     Gorman's stddevs came from several runs of each kernel",
+                ));
+            }
+            ClaimKind::Spread(rule()?)
+        }
+        _ => {
+            let rules = [
+                loc(&v.within),
+                loc(&v.factor),
+                loc(&v.range),
+                loc(&v.at_least),
+                loc(&v.at_most),
+            ];
+            if let Some(l) = rules.into_iter().flatten().next() {
+                return Err(c.at(path, l).conflict(
+                    "a `noise` claim takes no rule",
+                    "it holds when the paired 95% interval of the difference holds zero",
+                ));
+            }
+            ClaimKind::Noise
+        }
+    };
+    Ok((field, pair, kind))
 }
 
 /// A run written as the report labels it: `variant`, `variant/policy`, or a policy without
@@ -736,6 +786,54 @@ mod tests {
     }
 
     #[test]
+    fn spread_claims_need_a_rule_and_replications() {
+        let claim = |reps: &str, body: &str| {
+            format!(
+                "{TWO}published:\n  source: s\n{reps}  claims:\n    - {{ name: c, metric: m, \
+                 {body} }}\n"
+            )
+        };
+        let text = claim("", "spread: [a/fifo, b/none], at_least: 1.5");
+        let (_, p) = crate::scenario::load_parts("t.yaml", &text, &[], Some(&["m"])).unwrap();
+        let p = p.expect("published");
+        assert_eq!(p.claims[0].kind, ClaimKind::Spread(Rule::AtLeast(1.5)));
+        assert_eq!(p.claims[0].b.policy, "none");
+        // No rule: the rule's error, at the claim.
+        let e = err(&claim("", "spread: [a/fifo, b/none]"));
+        assert_eq!(
+            (e.kind(), e.path()),
+            (ErrorKind::Missing, Some("published.claims[0].within"))
+        );
+        // One replication has no spread: refused at `spread`, with the line.
+        let e = err(&claim(
+            "  replications: 1\n",
+            "spread: [a/fifo, b/none], at_least: 1.5",
+        ));
+        assert_eq!(
+            (e.kind(), e.path(), e.line()),
+            (
+                ErrorKind::BadValue,
+                Some("published.claims[0].spread"),
+                Some(12)
+            )
+        );
+        assert!(e.hint().unwrap().contains("replications"), "{e}");
+        // Two comparisons in one claim: refused at the second.
+        let e = err(&claim(
+            "",
+            "ratio: [a/fifo, b/none], spread: [a/fifo, b/none], factor: 2",
+        ));
+        assert_eq!(
+            (e.kind(), e.path()),
+            (ErrorKind::Conflict, Some("published.claims[0].spread"))
+        );
+        let e = err(&claim("", "spread: [a/fifo], factor: 2"));
+        assert_eq!(e.path(), Some("published.claims[0].spread"));
+        let e = err(&claim("", "spread: [a/fifo, c], factor: 2"));
+        assert_eq!(e.kind(), ErrorKind::UnknownName);
+    }
+
+    #[test]
     fn a_variant_cannot_set_published_figures() {
         let e = err(&format!(
             "{BASE}variants:\n  - name: v\n    set: {{ published: {{ source: s }} }}\n"
@@ -752,6 +850,11 @@ mod tests {
         assert!(Rule::Range(347.0, 478.0).holds(400.0, 0.0));
         assert!(Rule::AtLeast(1.8).holds(1.8, 1.0) && !Rule::AtMost(0.1).holds(0.2, 1.0));
         assert!(!Rule::AtLeast(0.0).holds(f64::NAN, 1.0));
+        // A ratio over zero: more than any bound, less than none.
+        assert!(Rule::AtLeast(1.01).holds(f64::INFINITY, 1.0));
+        assert!(!Rule::AtMost(1e9).holds(f64::INFINITY, 1.0));
+        assert!(!Rule::Factor(2.0).holds(f64::INFINITY, 1.0));
+        assert!(!Rule::Range(0.0, 1e9).holds(f64::INFINITY, 0.0));
         assert_eq!(Rule::Within(0.05).describe(), "within 5%");
         assert_eq!(Rule::Range(347.0, 478.5).describe(), "in [347, 478.5]");
     }

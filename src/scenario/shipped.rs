@@ -27,6 +27,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../scenarios/mel-2009.yaml"),
     ),
     (
+        "mel-2009-nocrypt.yaml",
+        include_str!("../../scenarios/mel-2009-nocrypt.yaml"),
+    ),
+    (
         "mel-2009-swap.yaml",
         include_str!("../../scenarios/mel-2009-swap.yaml"),
     ),
