@@ -108,6 +108,9 @@ raw_section! {
         [value] variants: Capped<Spanned<RawVariant>, MAX_VARIANTS>,
         /// Published figures `qsim reproduce` compares with ([`super::published`]).
         [value] published: super::published::RawPublished,
+        /// A test machine whose cpus, memory, disk and cipher fill what the file leaves out
+        /// ([`super::machine`]).
+        [value] machine: super::machine::MachineName,
     }
 }
 
@@ -278,6 +281,8 @@ fn with_overrides(src: &Source<'_>, mut e: Error) -> Error {
 
 /// Resolves everything but `variants` (left empty).
 pub(crate) fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Error> {
+    let expanded = super::machine::expand(raw);
+    let raw = expanded.as_ref().unwrap_or(raw);
     let name = match &raw.name {
         Some(s) => c.name(
             s,
