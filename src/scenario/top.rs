@@ -281,8 +281,14 @@ fn with_overrides(src: &Source<'_>, mut e: Error) -> Error {
 
 /// Resolves everything but `variants` (left empty).
 pub(crate) fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Error> {
-    let expanded = super::machine::expand(raw);
-    let raw = expanded.as_ref().unwrap_or(raw);
+    match super::machine::expand(raw) {
+        Some(expanded) => resolved(c, &expanded, stem),
+        None => resolved(c, raw, stem),
+    }
+}
+
+/// [`scenario`] once its `machine:` is expanded.
+fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Error> {
     let name = match &raw.name {
         Some(s) => c.name(
             s,
