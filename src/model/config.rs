@@ -515,6 +515,10 @@ pub struct CryptConfig {
     /// The io threads of 2.6.32's queued layout: kcryptd_io alone, or Chris Mason's sync and
     /// async io queues (docs/model/crypt.md).
     pub io_queues: IoQueues,
+    /// CPU time a submitting process (a fio job) spends per I/O before its bio enters
+    /// dm-crypt or the block layer: the system call and direct-I/O path, and its completion
+    /// wake-up (the host's, zero on bare metal; docs/model/crypt.md §2).
+    pub submit_cost: SimDuration,
 }
 
 /// `crypt.io_queues`: which io threads submit the clones of the queued (2.6.32) layout.

@@ -301,6 +301,7 @@ pub mod testing {
                 engine: CryptoEngine::Sync,
                 unplug_after_submit: false,
                 io_queues: crate::model::config::IoQueues::One,
+                submit_cost: SimDuration::ZERO,
             },
             policies: vec!["none".into()],
             workloads: vec![WorkloadConfig {

@@ -154,6 +154,19 @@ pub const HOP_COST: SimDuration = SimDuration::from_us(10);
 /// (the completion queued to kcryptd): (53.22 − 21.23) s / 1,048,576 reads = 30.51 µs.
 pub const VM2020_HOP_COST: SimDuration = SimDuration::from_ns(30_508);
 
+/// `crypt.host: vm-2020`: what Cloudflare's VM spent per read outside the block layer and
+/// dm-crypt: `dd`'s `read()` system call, the direct-I/O path down to `submit_bio()`
+/// (`blkdev_direct_IO()`), and the wake-up of `dd` when its read completes, charged as CPU
+/// time of the submitting process before its bio enters the block layer
+/// (docs/model/crypt.md §2). Calibrated once from the same RFC's ramdisk run: 21.23 s over
+/// 1,048,576 reads is 20.2465 µs a read, of which the [`RAMDISK`] preset already spends
+/// 1.4096 µs (its 1 µs overhead plus 4096 B at 10 GB/s); 20.2465 − 1.4096 = 18.837 µs.
+pub const VM2020_SUBMIT_COST: SimDuration = SimDuration::from_ns(18_837);
+
+/// The default submission cost: none (bare metal; every scenario before the `vm-2020` preset
+/// ran without one, and fio's slat on bare metal is a few µs at most).
+pub const SUBMIT_COST: SimDuration = SimDuration::ZERO;
+
 /// A RAM disk preset (`device: { kind: ramdisk }`, Linux's brd): served as an NVMe device
 /// with no fixed latency.
 #[derive(Debug, Clone, Copy)]

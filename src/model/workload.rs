@@ -16,7 +16,7 @@
 //! bios (512 KiB: the largest request) while the disk beneath is not write-congested, and backs
 //! off with `congestion_wait(ASYNC, HZ/10)` when it is, as 2.6.32's background writeback does.
 
-use super::bio::{Bio, Dir, Origin};
+use super::bio::{Bio, BioId, Dir, Origin};
 use super::cwait::CwWho;
 use super::event::Event;
 use super::ids::ActorId;
@@ -58,7 +58,7 @@ pub struct Job {
     /// The workload's name, with `.<copy>` when it has several copies.
     label: String,
     /// Its submitting context (an actor of the world).
-    ctx: ActorId,
+    pub(super) ctx: ActorId,
     inflight: u32,
     /// I/Os and bytes issued since the start, warm-up included (what `number_ios` and
     /// `io_size` count).
@@ -197,7 +197,7 @@ impl Job {
 pub struct Writer {
     cfg: BufferedWriter,
     /// The flusher's submitting context (an actor of the world).
-    ctx: ActorId,
+    pub(super) ctx: ActorId,
     dirty: u64,
     writeback: u64,
     next_offset: u64,
@@ -323,16 +323,33 @@ impl World {
             bytes: bio.bytes,
         };
         self.rec.job_issued(j as usize, depth, rec, sched.now());
-        let buffered = self.memory.is_zone() && !job.cfg.direct && bio.dir == Dir::Read;
-        if !buffered {
-            self.issue(bio, ctx, sched);
-            return;
-        }
-        // A buffered read first allocates its page-cache pages, maybe in direct reclaim.
         let mut bio = bio;
         bio.measured = self.rec.is_measured(sched.now());
-        let pages = super::memory::pages_for(bio.bytes);
         let id = self.admit(bio);
+        if self.sc.crypt.submit_cost.is_zero() {
+            self.job_enter(id, ctx, sched);
+            return;
+        }
+        // The process first runs its submission path on a CPU (actors.rs, `Step::Submit`).
+        self.bios[id].enter(Stage::Other, sched.now());
+        self.actors[ctx.index()].syscalls.push_back(id);
+        self.kick(ctx, sched);
+    }
+
+    /// A job's admitted bio enters the kernel's I/O path from its context `ctx`: a direct I/O
+    /// goes to dm-crypt or the block layer, a buffered read first allocates its page-cache
+    /// pages, maybe in direct reclaim.
+    pub(super) fn job_enter(&mut self, id: BioId, ctx: ActorId, sched: &mut Scheduler<Event>) {
+        let Origin::Job(j) = self.bios[id].origin else {
+            unreachable!("only a job's bio takes the submission path")
+        };
+        let direct = self.jobs[j as usize].cfg.direct;
+        let buffered = self.memory.is_zone() && !direct && self.bios[id].dir == Dir::Read;
+        if !buffered {
+            self.route(id, ctx, sched);
+            return;
+        }
+        let pages = super::memory::pages_for(self.bios[id].bytes);
         self.bios[id].enter(Stage::DirectReclaim, sched.now());
         let who = ReclaimWho::Read { bio: id, ctx };
         if self.alloc_cache_pages(who, pages, sched) {

@@ -58,6 +58,7 @@ pub(crate) fn scenario() -> Scenario {
             engine: CryptoEngine::Sync,
             unplug_after_submit: false,
             io_queues: crate::model::config::IoQueues::One,
+            submit_cost: SimDuration::ZERO,
         },
         policies: vec!["fifo".to_string(), "split".to_string()],
         workloads: vec![WorkloadConfig {

@@ -20,7 +20,9 @@ use super::types::*;
 use super::units::{Duration, Rate, format_bandwidth, format_bytes};
 use super::workload::MAX_REQUEST_BYTES;
 use crate::engine::SimDuration;
-use crate::model::physics::{Cipher, HOP_COST, VM2020_HOP_COST, crypto_cost, moments};
+use crate::model::physics::{
+    Cipher, HOP_COST, SUBMIT_COST, VM2020_HOP_COST, VM2020_SUBMIT_COST, crypto_cost, moments,
+};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use serde_saphyr::{Location, Spanned};
@@ -91,8 +93,10 @@ raw_section! {
         [value] unplug_after_submit: bool,
         /// one | mason-v3.
         [value] io_queues: IoQueuesName,
-        /// The machine whose workqueue hop `hop_cost` defaults to.
+        /// The machine whose workqueue hop `hop_cost` (and `submit_cost`) defaults to.
         [value] host: HostName,
+        /// CPU time a fio job's process spends per I/O before submitting it.
+        [value] submit_cost: Duration,
     }
 }
 
@@ -107,9 +111,10 @@ names! {
 }
 
 names! {
-    /// `crypt.host`: a machine preset for the cost of a workqueue hop.
+    /// `crypt.host`: a machine preset for the cost of a workqueue hop and of a process's
+    /// submission path.
     pub enum HostName {
-        /// The default: 10 µs a hop (assumed).
+        /// The default: 10 µs a hop (assumed), no submission cost.
         BareMetal = "bare-metal",
         /// Cloudflare's 2020 4-vCPU VirtualBox VM (calibrated, docs/model/crypt.md).
         Vm2020 = "vm-2020",
@@ -174,7 +179,15 @@ pub(crate) fn crypt(
             SimDuration::ZERO,
             Zero::Allowed,
         )?,
-        hop_cost: hop_cost(c, r)?,
+        hop_cost: host_cost(c, r, "hop_cost", &r.hop_cost, HOP_COST, VM2020_HOP_COST)?,
+        submit_cost: host_cost(
+            c,
+            r,
+            "submit_cost",
+            &r.submit_cost,
+            SUBMIT_COST,
+            VM2020_SUBMIT_COST,
+        )?,
         cost: match &r.cost {
             Some(d) => Some(distribution(c, d, "crypt.cost")?),
             None => None,
@@ -185,25 +198,35 @@ pub(crate) fn crypt(
     })
 }
 
-/// `crypt.hop_cost`, defaulting to the `host`'s ([`HOP_COST`] bare metal,
-/// [`VM2020_HOP_COST`] for `vm-2020`); giving both is refused.
-fn hop_cost(c: &Checker, r: &RawCrypt) -> Result<SimDuration, Error> {
+/// `crypt.<name>` (`hop_cost` or `submit_cost`), defaulting to the `host`'s (`bare` on bare
+/// metal, `vm` for `vm-2020`: [`HOP_COST`] / [`VM2020_HOP_COST`], [`SUBMIT_COST`] /
+/// [`VM2020_SUBMIT_COST`]); giving both the field and `host` is refused.
+fn host_cost(
+    c: &Checker,
+    r: &RawCrypt,
+    name: &str,
+    field: &Field<Duration>,
+    bare: SimDuration,
+    vm: SimDuration,
+) -> Result<SimDuration, Error> {
     let host = val(&r.host).unwrap_or(HostName::BareMetal);
-    if let (Some(h), Some(_)) = (&r.host, &r.hop_cost) {
-        return Err(c.at("crypt.hop_cost", loc(&r.hop_cost)).conflict(
+    let path = at("crypt", name);
+    if let (Some(h), Some(_)) = (&r.host, field) {
+        return Err(c.at(&path, loc(field)).conflict(
             format!(
-                "`hop_cost` overrides the hop cost that `host: {}` (line {}) sets",
+                "`{name}` overrides the {} that `host: {}` (line {}) sets",
+                name.replace('_', " "),
                 host.name(),
                 h.referenced.line()
             ),
-            "give either `host` or `hop_cost`",
+            format!("give either `host` or `{name}`"),
         ));
     }
     let preset = match host {
-        HostName::BareMetal => HOP_COST,
-        HostName::Vm2020 => VM2020_HOP_COST,
+        HostName::BareMetal => bare,
+        HostName::Vm2020 => vm,
     };
-    c.dur(&r.hop_cost, "crypt.hop_cost", preset, Zero::Allowed)
+    c.dur(field, &path, preset, Zero::Allowed)
 }
 
 /// `crypt.engine` and the fields only the async engine takes (its rate defaults to the
@@ -249,6 +272,9 @@ pub(crate) fn describe_crypt(o: &mut Rows, cr: &CryptConfig, k: &KernelConfig) {
     );
     row(o, 2, "per_sector_cost", &cr.per_sector_cost.to_string());
     row(o, 2, "hop_cost", &cr.hop_cost.to_string());
+    if !cr.submit_cost.is_zero() {
+        row(o, 2, "submit_cost", &cr.submit_cost.to_string());
+    }
     if let Some(d) = &cr.cost {
         let (m, sd) = moments(d);
         let (m, sd) = (
@@ -361,6 +387,26 @@ mod tests {
         let e = cr("host: vm-2020\nhop_cost: 1us\n").unwrap_err();
         assert_eq!((e.line(), e.path()), (Some(2), Some("crypt.hop_cost")));
         assert!(e.message().contains("line 1"), "{e}");
+        // The submission cost: none on bare metal, the VM's under vm-2020, or as given.
+        assert_eq!(cr("{}\n").unwrap().submit_cost, SimDuration::ZERO);
+        let x = cr("host: vm-2020\n").unwrap();
+        assert_eq!(x.submit_cost, VM2020_SUBMIT_COST);
+        assert_eq!(x.submit_cost, SimDuration::from_ns(18_837));
+        let x = cr("submit_cost: 3us\n").unwrap();
+        assert_eq!(x.submit_cost, SimDuration::from_us(3));
+        let e = cr("host: vm-2020\nsubmit_cost: 1us\n").unwrap_err();
+        assert_eq!((e.line(), e.path()), (Some(2), Some("crypt.submit_cost")));
+        assert!(
+            e.message()
+                .contains("submit cost that `host: vm-2020` (line 1)"),
+            "{e}"
+        );
+        let e = cr("cipher: null\nsubmit_cost: fast\n").unwrap_err();
+        assert_eq!(e.line(), Some(2), "{e}");
+        assert!(e.path().unwrap().ends_with("submit_cost"), "{e}");
+        let e = cr("submit_cost: -1us\n").unwrap_err();
+        assert_eq!(e.line(), Some(1), "{e}");
+        assert!(e.path().unwrap().ends_with("submit_cost"), "{e}");
         let e = cr("io_queues: two\n").unwrap_err();
         assert_eq!(e.kind(), ErrorKind::UnknownName);
         let e = cr("cipher: rot13\n").unwrap_err();

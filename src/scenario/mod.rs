@@ -9,7 +9,8 @@
 //! One module per section of the file, each owning its raw form (the serde mirror), its
 //! defaults, its checks and hints, its `qsim check` rows and its tests: `top` (the run, the
 //! policies, the bounds on work), `variants`, `kernel`, `device`, `block`, `crypt`, `memory`,
-//! `atomic` (GFP_ATOMIC streams), `workload` and `distribution`. They share `schema` (the
+//! `atomic` (GFP_ATOMIC streams), `workload`, `distribution` and `machine` (a test machine
+//! preset expanded under the file's own fields). They share `schema` (the
 //! `raw_section!` and `names!` declarations and the deep merge of a variant's `set:`), `check`
 //! (the located-error builder and the shared rules) and `error` (the error type and the
 //! translation of serde-saphyr's errors, located by `outline`, the field path of every node).
@@ -46,6 +47,7 @@ mod device;
 mod distribution;
 mod error;
 mod kernel;
+mod machine;
 mod memory;
 mod outline;
 pub mod published;

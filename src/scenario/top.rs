@@ -108,6 +108,9 @@ raw_section! {
         [value] variants: Capped<Spanned<RawVariant>, MAX_VARIANTS>,
         /// Published figures `qsim reproduce` compares with ([`super::published`]).
         [value] published: super::published::RawPublished,
+        /// A test machine whose cpus, memory, disk and cipher fill what the file leaves out
+        /// ([`super::machine`]).
+        [value] machine: super::machine::MachineName,
     }
 }
 
@@ -278,6 +281,14 @@ fn with_overrides(src: &Source<'_>, mut e: Error) -> Error {
 
 /// Resolves everything but `variants` (left empty).
 pub(crate) fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Error> {
+    match super::machine::expand(raw) {
+        Some(expanded) => resolved(c, &expanded, stem),
+        None => resolved(c, raw, stem),
+    }
+}
+
+/// [`scenario`] once its `machine:` is expanded.
+fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Error> {
     let name = match &raw.name {
         Some(s) => c.name(
             s,

@@ -17,9 +17,27 @@ pub(super) struct Crypt {
     pub(super) unplug_after_submit: Option<bool>,
     pub(super) io_queues: Option<&'static str>,
     pub(super) host: Option<&'static str>,
+    pub(super) submit_cost: Option<Q<u64>>,
 }
 
 pub(super) fn crypt(g: &mut G, p: f64) -> Crypt {
+    let mut c = crypt_main(g, p);
+    // On the side stream, and never beside `host` (the loader refuses the pair).
+    if c.host.is_none() {
+        c.submit_cost = g.side(|g| {
+            g.maybe(p * 0.3, |g| {
+                if g.chance(0.05) {
+                    dur_in(g, 0, 100_000_000)
+                } else {
+                    dur_in(g, 0, 50_000)
+                }
+            })
+        });
+    }
+    c
+}
+
+fn crypt_main(g: &mut G, p: f64) -> Crypt {
     let asynch = g.chance(0.3);
     Crypt {
         cipher: g.maybe(p, |g| {
@@ -48,6 +66,7 @@ pub(super) fn crypt(g: &mut G, p: f64) -> Crypt {
         unplug_after_submit: g.maybe(p * 0.5, |g| g.chance(0.5)),
         io_queues: g.maybe(p * 0.5, |g| g.pick(&["one", "mason-v3"])),
         host: g.maybe(p * 0.3, |g| g.pick(&["bare-metal", "vm-2020"])),
+        submit_cost: None,
     }
 }
 
@@ -59,7 +78,8 @@ impl Crypt {
             (a, b) => set(a, b),
         }
         merge_struct!(self, o; cipher, encrypt_rate, decrypt_rate, per_sector_cost, hop_cost,
-            engine, async_queue_limit, async_rate, unplug_after_submit, io_queues, host);
+            engine, async_queue_limit, async_rate, unplug_after_submit, io_queues, host,
+            submit_cost);
     }
     pub(super) fn problem(&self, k: Option<&Kernel>) -> Option<String> {
         if self.io_queues == Some("one") && k.is_some_and(|k| k.patched("dm-crypt-unplug")) {
@@ -72,6 +92,9 @@ impl Crypt {
         }
         if self.host.is_some() && self.hop_cost.is_some() {
             return Some("host and hop_cost together".into());
+        }
+        if self.host.is_some() && self.submit_cost.is_some() {
+            return Some("host and submit_cost together".into());
         }
         self.cost.as_ref().and_then(|c| c.problem(false))
     }
@@ -91,6 +114,7 @@ impl Crypt {
         put(&mut e, "unplug_after_submit", &self.unplug_after_submit);
         put(&mut e, "io_queues", &self.io_queues);
         put(&mut e, "host", &self.host);
+        put(&mut e, "submit_cost", &self.submit_cost);
         Y::map(e)
     }
 }

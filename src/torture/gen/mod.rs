@@ -31,13 +31,26 @@ pub const EVENTS_PER_PASS: u64 = 240_000;
 /// The random source and the draws the generator needs.
 pub(crate) struct G {
     rng: SimRng,
+    /// The stream of the draws added after the main stream's layout was fixed (fake-gitk,
+    /// `crypt.submit_cost`): a case that draws none of them is the file it always was.
+    side: SimRng,
 }
 
 impl G {
     fn new(seed: u64) -> G {
+        let streams = RngStreams::new(seed, 0);
         G {
-            rng: RngStreams::new(seed, 0).stream("torture"),
+            rng: streams.stream("torture"),
+            side: streams.stream("torture/side"),
         }
+    }
+    /// Runs `f` with its draws taken from the side stream ([`G::side`]'s field), leaving the
+    /// main stream where it was.
+    fn side<T>(&mut self, f: impl FnOnce(&mut G) -> T) -> T {
+        std::mem::swap(&mut self.rng, &mut self.side);
+        let out = f(self);
+        std::mem::swap(&mut self.rng, &mut self.side);
+        out
     }
     fn chance(&mut self, p: f64) -> bool {
         self.rng.random_bool(p)

@@ -112,6 +112,10 @@ impl Sc {
         {
             return Some(p);
         }
+        let fake_gitk = |w: &Workload| w.kind == Some(WK::FakeGitk);
+        if self.memory.is_none() && self.workloads.iter().flatten().any(fake_gitk) {
+            return Some("fake-gitk without memory".into());
+        }
         workloads_problem(self.workloads.as_deref().unwrap_or(&[]), device.capacity())
     }
 
@@ -279,7 +283,50 @@ pub(super) fn base_draw(g: &mut G) -> Sc {
     while workloads_problem(sc.workloads.as_deref().unwrap_or(&[]), cap).is_some() {
         sc.workloads = Some(workloads(g, d_ns));
     }
+    g.side(|g| add_fake_gitk(g, &mut sc, cap));
     sc
+}
+
+/// Now and then a fake-gitk process joins the base's workloads, with the memory it needs
+/// (drawn if the base had none) and, more often than elsewhere, swap; all on the side stream.
+fn add_fake_gitk(g: &mut G, sc: &mut Sc, cap: Option<u64>) {
+    if !g.chance(0.25) {
+        return;
+    }
+    let d_ns = sc.duration_ns();
+    let ws = sc.workloads.get_or_insert_with(Vec::new);
+    let fits = (0..10).any(|_| {
+        ws.push(fake_gitk(g, d_ns));
+        let ok = workloads_problem(ws, cap).is_none();
+        if !ok {
+            ws.pop();
+        }
+        ok
+    });
+    if !fits {
+        return;
+    }
+    if sc.memory.is_none() {
+        sc.memory = (0..30)
+            .map(|_| memory(g, true, 0.6))
+            .find(|m| m.problem().is_none());
+    }
+    if let Some(m) = &mut sc.memory
+        && m.swap.is_none()
+        && g.chance(0.6)
+    {
+        let b = if g.chance(0.05) {
+            crate::scenario::MAX_SWAP
+        } else {
+            g.int(0, 1 << 19) * PAGE
+        };
+        m.swap = Some(size(g, b));
+    }
+    if sc.memory.is_none()
+        && let Some(ws) = &mut sc.workloads
+    {
+        ws.pop();
+    }
 }
 
 /// A random `set:` over `base`: a few fields and sections, each drawn as a variant would

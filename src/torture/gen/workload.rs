@@ -8,6 +8,8 @@ pub(super) enum WK {
     Fio,
     Gitk,
     Writer,
+    /// `kind: fake-gitk`: a process with an anonymous buffer (needs `memory:`).
+    FakeGitk,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -32,6 +34,9 @@ pub(super) struct Workload {
     pub(super) chunk: Option<Q<u64>>,
     pub(super) background: Option<Q<u64>>,
     pub(super) dirty_limit: Option<Q<u64>>,
+    pub(super) loops: Option<u32>,
+    pub(super) progress_every: Option<Q<u64>>,
+    pub(super) hash_cost: Option<Q<u64>>,
 }
 
 /// Most I/Os per second an open-loop job is given.
@@ -113,6 +118,47 @@ pub(super) fn workload(g: &mut G, duration_ns: u64) -> Workload {
     w
 }
 
+/// A fake-gitk process: whole-page reads and buffer, now and then an edge (one page, one
+/// byte per progress line, a thousand loops, a buffer past any RAM and swap, free or costly
+/// hashing, many copies).
+pub(super) fn fake_gitk(g: &mut G, duration_ns: u64) -> Workload {
+    let mut w = Workload {
+        name: g.maybe(0.4, |g| g.pick(&["gitk", "fake", "mel"]).to_string()),
+        kind: Some(WK::FakeGitk),
+        ..Workload::default()
+    };
+    w.bs = g.maybe(0.6, |g| {
+        let b = multiple(g, PAGE, PAGE, 512 << 10);
+        size(g, b)
+    });
+    let bs = w.bs.as_ref().map_or(64 << 10, |b| b.v);
+    w.size = g.maybe(0.7, |g| {
+        let b = if g.chance(0.05) {
+            bs
+        } else {
+            multiple(g, PAGE, bs, 4 << 30)
+        };
+        size(g, b.max(bs))
+    });
+    w.offset = g.maybe(0.2, |g| {
+        let b = multiple(g, 512, 512, 8 << 30);
+        size(g, b)
+    });
+    w.loops = g.maybe(0.5, |g| g.edge(1, 4, 1000) as u32);
+    w.progress_every = g.maybe(0.4, |g| {
+        let b = if g.chance(0.05) {
+            1
+        } else {
+            g.log(1, 64 << 20)
+        };
+        size(g, b)
+    });
+    w.hash_cost = g.maybe(0.5, |g| dur_in(g, 0, 100_000_000));
+    w.numjobs = g.maybe(0.4, |g| g.edge(1, 4, 64) as u32);
+    w.startdelay = g.maybe(0.2, |g| dur_in(g, 0, duration_ns + duration_ns / 4));
+    w
+}
+
 impl Workload {
     pub(super) fn yaml(&self, g: &mut G) -> Y {
         let mut e = Vec::new();
@@ -124,6 +170,7 @@ impl Workload {
                 WK::Fio => "fio",
                 WK::Gitk => "gitk",
                 WK::Writer => "buffered-writer",
+                WK::FakeGitk => "fake-gitk",
             };
             e.push(("kind".into(), Y::S(name.into())));
         }
@@ -149,6 +196,9 @@ impl Workload {
         put(&mut e, "chunk", &self.chunk);
         put(&mut e, "background", &self.background);
         put(&mut e, "dirty_limit", &self.dirty_limit);
+        put(&mut e, "loops", &self.loops);
+        put(&mut e, "progress_every", &self.progress_every);
+        put(&mut e, "hash_cost", &self.hash_cost);
         Y::M {
             entries: e,
             flow: g.chance(0.2),
@@ -168,8 +218,8 @@ pub(super) fn workloads_problem(ws: &[Workload], capacity: Option<u64>) -> Optio
         let Some(kind) = w.kind else {
             return Some("workload without kind".into());
         };
-        // gitk is a fio preset, so its iodepth counts too.
-        if kind != WK::Writer {
+        // gitk is a fio preset, so its iodepth counts too; a fake-gitk is a process.
+        if kind == WK::Fio || kind == WK::Gitk {
             in_flight += u64::from(w.iodepth.unwrap_or(1)) * u64::from(w.numjobs.unwrap_or(1));
             if in_flight > crate::scenario::MAX_IN_FLIGHT {
                 return Some(format!("{in_flight} fio I/Os in flight"));
@@ -179,6 +229,7 @@ pub(super) fn workloads_problem(ws: &[Workload], capacity: Option<u64>) -> Optio
             WK::Fio => format!("fio{i}"),
             WK::Gitk => format!("gitk{i}"),
             WK::Writer => format!("buffered-writer{i}"),
+            WK::FakeGitk => format!("fake-gitk{i}"),
         };
         let name = w.name.clone().unwrap_or(default_name);
         if names.contains(&name) {
@@ -188,6 +239,7 @@ pub(super) fn workloads_problem(ws: &[Workload], capacity: Option<u64>) -> Optio
         let size = w.size.as_ref().map_or(
             match kind {
                 WK::Gitk => 256 << 20,
+                WK::FakeGitk => 64 << 20, // the loader's default logs per loop
                 _ => 1 << 30,
             },
             |s| s.v,
