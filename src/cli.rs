@@ -14,9 +14,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+mod conventions;
+pub use conventions::{CompletionsArgs, EXIT_STATUS_HELP, ManArgs, STDIN_NAME, man_pages};
+use conventions::{completions_cmd, man_cmd, resolve_scenario};
+
 /// Simulates Linux dm-crypt work queues and compares queue policies.
 #[derive(Debug, Parser)]
 #[command(name = "qsim", version, about, long_about = None)]
+#[command(after_help = EXIT_STATUS_HELP)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -31,7 +36,7 @@ pub enum Command {
     Run(RunArgs),
     /// Validate a scenario and print it resolved: every default filled in, every derived value.
     Check {
-        /// A scenario file, or the name of a shipped scenario (see `qsim list`).
+        /// A scenario file (`-` reads standard input) or a shipped scenario's name (see `qsim list`).
         scenario: String,
         /// Override a scenario field, as `qsim run --set` does, to see its resolved effect.
         #[arg(long = "set", value_name = "PATH=VALUE")]
@@ -49,6 +54,10 @@ pub enum Command {
     /// no scenario, every shipped one that has them. Exits 0 whether or not they are
     /// reproduced.
     Reproduce(ReproduceArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(CompletionsArgs),
+    /// Print the man page qsim(1) in roff, or with --out write it and one page per subcommand.
+    Man(ManArgs),
 }
 
 /// Arguments of `qsim reproduce`.
@@ -88,7 +97,7 @@ pub struct ValidateArgs {
 /// Arguments of `qsim run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// A scenario file, or the name of a shipped scenario (see `qsim list`).
+    /// A scenario file (`-` reads standard input) or a shipped scenario's name (see `qsim list`).
     pub scenario: String,
     /// Override the scenario's duration (warm-up included), e.g. 10s or 500ms.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
@@ -306,11 +315,13 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Plot(args) => plot_cmd(&args, out),
         Command::Validate(args) => validate_cmd(&args, out),
         Command::Reproduce(args) => reproduce_cmd(&args, out),
+        Command::Completions(args) => completions_cmd(&args, out),
+        Command::Man(args) => man_cmd(&args, out),
     }
 }
 
 fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let mut sc = scenario::resolve_with_overrides(&args.scenario, &args.set)?;
+    let mut sc = resolve_scenario(&args.scenario, &args.set)?;
     apply_overrides(&mut sc, args)?;
     check_run_size(&sc, args)?;
     let opts = RunOptions {
@@ -448,7 +459,7 @@ fn plot_cmd(args: &PlotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 }
 
 fn check_cmd(arg: &str, sets: &[String], out: &mut dyn Write) -> anyhow::Result<()> {
-    let sc = scenario::resolve_with_overrides(arg, sets)?;
+    let sc = resolve_scenario(arg, sets)?;
     out.write_all(scenario::describe(&sc).as_bytes())?;
     out.flush()?;
     Ok(())

@@ -1,6 +1,7 @@
 //! One integration-test binary that drives the real `qsim` executable; one module per topic.
 
 mod cli;
+mod conventions;
 mod determinism;
 mod exports;
 mod finite;
