@@ -310,7 +310,17 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
 }
 
 fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let mut sc = scenario::resolve_with_overrides(&args.scenario, &args.set)?;
+    let mut sc = if scenario::fio::is_job_file(&args.scenario) {
+        // A fio job file runs on the default machine; `--set` edits that machine.
+        let path = std::path::Path::new(&args.scenario);
+        let job = scenario::fio::load(path, scenario::fio::DEFAULT_MACHINE, &args.set)?;
+        for w in &job.warnings {
+            eprintln!("warning: {w}");
+        }
+        job.scenario
+    } else {
+        scenario::resolve_with_overrides(&args.scenario, &args.set)?
+    };
     apply_overrides(&mut sc, args)?;
     check_run_size(&sc, args)?;
     let opts = RunOptions {
