@@ -2,7 +2,7 @@
 //! ones, the ones fio knows and qsim does not model (a warning), and the ones fio refuses.
 
 use super::options::FIO_OPTIONS;
-use super::{HARMLESS, Job, KNOWN_ENGINES, Opt, Pattern, Reader};
+use super::{HARMLESS, Job, KNOWN_ENGINES, Opt, Pattern, PerDir, Reader};
 use crate::scenario::{Error, ErrorKind, suggestion};
 
 /// What a bare number counts in fio's time options, in nanoseconds.
@@ -29,6 +29,7 @@ impl Reader<'_> {
             }
             "bs" | "blocksize" => {
                 job.bs = self.per_dir(n, o, kb)?;
+                self.whole_sectors(n, o, job.bs, kb)?;
                 set("bs", job);
             }
             "size" => {
@@ -135,6 +136,30 @@ impl Reader<'_> {
             format!("fio has no option `{}`", o.key),
             &hint,
         ))
+    }
+
+    /// Refuses a block size that is not whole 512-byte sectors, saying what fio read it as.
+    fn whole_sectors(&self, job: &str, o: &Opt, bs: PerDir<u64>, kb: u64) -> Result<(), Error> {
+        for v in [bs.read, bs.write].into_iter().flatten() {
+            if v == 0 || v % 512 != 0 {
+                return Err(self.bad(
+                    job,
+                    o,
+                    ErrorKind::BadValue,
+                    format!(
+                        "{:?} is {v} bytes under kb_base={kb}: not a whole number of 512-byte \
+                         sectors",
+                        super::value_of(o)
+                    ),
+                    if kb == 1000 {
+                        "under kb_base=1000, k means 1000: write 4KiB (4096), or drop kb_base"
+                    } else {
+                        "under fio's default kb_base=1024, KiB means 1000: write 4k (4096)"
+                    },
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// An error for a value qsim cannot model.
