@@ -4,6 +4,7 @@ mod cli;
 mod determinism;
 mod exports;
 mod finite;
+mod fiojobs;
 mod golden;
 mod invariants;
 mod outputs;
