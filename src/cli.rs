@@ -160,6 +160,10 @@ pub struct RunArgs {
     /// longer than a second).
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// For a fio job file (`qsim run job.fio`): the scenario (file or shipped name) whose
+    /// machine the jobs run on, its workloads replaced by the jobs [default: hubbard-2019].
+    #[arg(long, value_name = "SCENARIO")]
+    pub machine: Option<String>,
 }
 
 /// clap value parser for `--precision`: `5%`, `5` or `0.5%` (percent of the mean).
@@ -311,13 +315,21 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
 
 fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut sc = if scenario::fio::is_job_file(&args.scenario) {
-        // A fio job file runs on the default machine; `--set` edits that machine.
+        // A fio job file runs on the `--machine` scenario's machine; `--set` edits it.
         let path = std::path::Path::new(&args.scenario);
-        let job = scenario::fio::load(path, scenario::fio::DEFAULT_MACHINE, &args.set)?;
+        let machine = args.machine.as_deref();
+        let machine = machine.unwrap_or(scenario::fio::DEFAULT_MACHINE);
+        let job = scenario::fio::load(path, machine, &args.set)?;
         for w in &job.warnings {
             eprintln!("warning: {w}");
         }
         job.scenario
+    } else if args.machine.is_some() {
+        return Err(UsageError {
+            message: "--machine applies only to a fio job file (a path ending in .fio)".into(),
+            hint: "a scenario brings its own machine: drop --machine, or give a job.fio".into(),
+        }
+        .into());
     } else {
         scenario::resolve_with_overrides(&args.scenario, &args.set)?
     };

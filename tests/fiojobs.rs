@@ -126,3 +126,43 @@ fn a_missing_job_file_is_a_read_error() {
     r.assert_bad_input();
     r.stderr_has(&["tests/fio/no-such-job.fio", "cannot read"]);
 }
+
+#[test]
+fn machine_picks_the_scenario_the_jobs_run_on() {
+    let r = Run::of(&[
+        "run",
+        "tests/fio/global.fio",
+        "--machine",
+        "two-queue",
+        "--duration",
+        "300ms",
+        "-r",
+        "1",
+    ]);
+    r.assert_ok();
+    r.stdout_has(&[
+        "fio job file global.fio on the two-queue machine",
+        "policies: fifo, split, prio",
+        "global: (groupid=0, jobs=2): err= 0: policy=split",
+    ]);
+    // A scenario has its own machine: --machine beside one is refused, not ignored.
+    let r = Run::of(&["run", "two-queue", "--machine", "nvme-fio"]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    r.stderr_has(&["--machine applies only to a fio job file"]);
+}
+
+#[test]
+fn job_files_keep_the_run_invariants() {
+    for file in ["reader", "several", "mixed", "rate", "timed"] {
+        let r = Run::of(&[
+            "run",
+            &format!("tests/fio/{file}.fio"),
+            "--duration",
+            "300ms",
+            "-r",
+            "1",
+            "--check-invariants",
+        ]);
+        assert_eq!(r.code, Some(0), "{file}: {}\n{}", r.stdout, r.stderr);
+    }
+}

@@ -20,9 +20,9 @@
 //!   option and what it maps to). The job's entries are written as a `workloads:` list and
 //!   validated by the same code as a scenario file's, so every bound holds; an error there is
 //!   reported at the job file's line that set the value.
-//! - An option fio knows (`fio --cmdhelp=all`, listed in `fio/options.rs`) that qsim has no mechanism for is named in a
-//!   [`Warning`] (file, line, option), never dropped silently; an option fio does not know is an
-//!   error, as in fio ("Bad option").
+//! - An option fio knows (`fio --cmdhelp=all`, listed in `fio/options.rs`) that qsim has no
+//!   mechanism for is named in a [`Warning`] (file, line, option), never dropped silently; an
+//!   option fio does not know is an error, as in fio ("Bad option").
 
 mod options;
 #[cfg(test)]
