@@ -4,7 +4,7 @@
 
 use super::{Job, Pattern, Reader};
 use crate::engine::SimDuration;
-use crate::scenario::{Error, ErrorKind, Scenario, load_str};
+use crate::scenario::{DeviceConfig, Error, ErrorKind, Scenario, WorkloadKind, load_str};
 use std::path::Path;
 
 /// The generated document: its lines, each with the job-file line and option it came from.
@@ -62,6 +62,7 @@ impl Reader<'_> {
             self.workload(job, &name, &mut doc)?;
         }
         let parsed = load_str(self.name, &doc.text).map_err(|e| self.relocate(e, &doc))?;
+        self.inside_the_disk(jobs, &parsed, &base)?;
         let mut sc = base;
         let file = Path::new(self.name)
             .file_name()
@@ -360,6 +361,41 @@ impl Reader<'_> {
             format!("    arrivals: {arrivals}"),
             Self::origin(job, "rate"),
         );
+        Ok(())
+    }
+
+    /// Refuses a job whose region runs past the end of the machine's disk (an HDD has a
+    /// capacity; the generated document's device has none).
+    fn inside_the_disk(
+        &self,
+        jobs: &[Job],
+        parsed: &Scenario,
+        base: &Scenario,
+    ) -> Result<(), Error> {
+        let DeviceConfig::Hdd(h) = &base.device else {
+            return Ok(());
+        };
+        for (job, w) in jobs.iter().zip(&parsed.workloads) {
+            let WorkloadKind::Fio(f) = &w.kind else {
+                continue;
+            };
+            let end = f.offset.saturating_add(f.size);
+            if end > h.capacity {
+                let (line, path) = Self::origin(job, "size").unwrap_or((job.line, String::new()));
+                return Err(self.error(
+                    ErrorKind::Conflict,
+                    line,
+                    None,
+                    Some(path),
+                    format!(
+                        "the job's region ends at {} bytes, past the end of the machine's disk \
+                         ({} bytes)",
+                        end, h.capacity
+                    ),
+                    "shrink size (or offset), or pick a machine with a larger disk",
+                ));
+            }
+        }
         Ok(())
     }
 

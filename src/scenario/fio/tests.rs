@@ -269,3 +269,16 @@ fn job_files_are_told_by_their_extension() {
     assert!(!is_job_file("two-queue"));
     assert!(!is_job_file("scenarios/two-queue.yaml"));
 }
+
+#[test]
+fn a_region_past_an_hdds_end_is_refused_at_its_size() {
+    // two-queue's disk is an HDD (320 GB by default): a 1 TiB region does not fit.
+    let base = resolve("two-queue").expect("shipped");
+    let e = load_str("job.fio", "[j]\nsize=1t\n", base, "two-queue").unwrap_err();
+    assert!(
+        first_line(&e).starts_with("job.fio:2: [j] size: the job's region ends at"),
+        "{e}"
+    );
+    let base = resolve("two-queue").expect("shipped");
+    assert!(load_str("job.fio", "[j]\nsize=1g\n", base, "two-queue").is_ok());
+}
