@@ -470,7 +470,17 @@ fn plot_cmd(args: &PlotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 }
 
 fn check_cmd(arg: &str, sets: &[String], out: &mut dyn Write) -> anyhow::Result<()> {
-    let sc = scenario::resolve_with_overrides(arg, sets)?;
+    let sc = if scenario::fio::is_job_file(arg) {
+        // How qsim read a job file, on the default machine (as `fio --showcmd` shows fio's).
+        let machine = scenario::fio::DEFAULT_MACHINE;
+        let job = scenario::fio::load(std::path::Path::new(arg), machine, sets)?;
+        for w in &job.warnings {
+            eprintln!("warning: {w}");
+        }
+        job.scenario
+    } else {
+        scenario::resolve_with_overrides(arg, sets)?
+    };
     out.write_all(scenario::describe(&sc).as_bytes())?;
     out.flush()?;
     Ok(())

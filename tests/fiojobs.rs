@@ -166,3 +166,25 @@ fn job_files_keep_the_run_invariants() {
         assert_eq!(r.code, Some(0), "{file}: {}\n{}", r.stdout, r.stderr);
     }
 }
+
+#[test]
+fn check_shows_how_a_job_file_was_read() {
+    let r = Run::of(&["check", "tests/fio/several.fio"]);
+    r.assert_ok();
+    r.stdout_has(&[
+        "fio job file several.fio on the hubbard-2019 machine",
+        "scan                  fio: read, bs 128KiB",
+        "log-writer            fio: write, bs 4KiB",
+        "loop                closed, iodepth 16",
+        "numjobs             2",
+    ]);
+    // --set edits the machine the jobs run on.
+    let r = Run::of(&[
+        "check",
+        "tests/fio/reader.fio",
+        "--set",
+        "device.stall_length=0",
+    ]);
+    r.assert_ok();
+    r.stdout_has(&["stalls                none"]);
+}
