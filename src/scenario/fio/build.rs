@@ -286,8 +286,25 @@ impl Reader<'_> {
 
     /// I/Os in flight: `iodepth` for an asynchronous engine, 1 for a synchronous one.
     fn depth(&mut self, job: &Job) -> u32 {
-        if !job.sync_engine() {
+        // Linux completes a buffered io_submit before it returns (fio's HOWTO: buffered I/O is
+        // not async with libaio; set direct=1): libaio without direct=1 is one at a time.
+        let buffered_aio = job.engine == "libaio" && !job.direct;
+        if !job.sync_engine() && !buffered_aio {
             return job.iodepth;
+        }
+        if buffered_aio && job.iodepth > 1 {
+            let line = job.at.get("iodepth").map_or(job.line, |a| a.0);
+            self.warn(
+                line,
+                format!("[{}] iodepth", job.name),
+                format!(
+                    "iodepth={} has no effect with ioengine=libaio and buffered I/O (Linux \
+                     completes a buffered io_submit before it returns; fio asks for direct=1): \
+                     depth 1",
+                    job.iodepth
+                ),
+            );
+            return 1;
         }
         if job.iodepth > 1
             && let Some((line, key)) = job.at.get("iodepth")

@@ -86,7 +86,7 @@ fn the_seed_job_is_hubbard_2019s_workload() {
 fn comments_spaces_and_later_options_read_as_fio_reads_them() {
     let f = ok(
         "# a comment\n; another\n[j]  \nbs = 8k ; inline\nsize=1m # too\n\
-                iodepth=2\nioengine=libaio\niodepth=4\n",
+                iodepth=2\nioengine=libaio\ndirect=1\niodepth=4\n",
     );
     let j = job(&f, 0);
     assert_eq!((j.bs, j.size, depth(j)), (8192, 1 << 20, 4));
@@ -111,11 +111,21 @@ fn synchronous_engines_submit_one_io_at_a_time() {
     let f = ok("[j]\nsize=1m\niodepth=32\nioengine=io_uring\n");
     assert_eq!(depth(job(&f, 0)), 32);
     assert!(f.warnings.is_empty());
+    // libaio queues only with direct=1: a buffered io_submit completes before it returns.
+    let f = ok("[j]\nsize=1m\niodepth=32\nioengine=libaio\n");
+    assert_eq!(depth(job(&f, 0)), 1);
+    assert!(
+        f.warnings[0].message.contains("buffered"),
+        "{}",
+        f.warnings[0]
+    );
+    let f = ok("[j]\nsize=1m\niodepth=32\nioengine=libaio\ndirect=1\n");
+    assert_eq!(depth(job(&f, 0)), 32);
 }
 
 #[test]
 fn mixes_rates_and_think_times_map_onto_the_workload() {
-    let f = ok("[global]\nsize=64m\nioengine=libaio\niodepth=8\n\
+    let f = ok("[global]\nsize=64m\nioengine=libaio\ndirect=1\niodepth=8\n\
                 [mix]\nrw=randrw\nrwmixwrite=30\n\
                 [paced]\nrw=randread\nrate_iops=2000\n\
                 [bw]\nrw=randread\nrate=8m\nrate_process=poisson\n\
