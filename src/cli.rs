@@ -169,6 +169,10 @@ pub struct RunArgs {
     /// longer than a second).
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// For a fio job file (`qsim run job.fio`): the scenario (file or shipped name) whose
+    /// machine the jobs run on, its workloads replaced by the jobs [default: hubbard-2019].
+    #[arg(long, value_name = "SCENARIO")]
+    pub machine: Option<String>,
 }
 
 /// clap value parser for `--precision`: `5%`, `5` or `0.5%` (percent of the mean).
@@ -320,8 +324,30 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     }
 }
 
+/// The scenario `arg` names: a fio job file (a path ending in `.fio`) on the `machine`
+/// scenario's machine (default [`scenario::fio::DEFAULT_MACHINE`]), its warnings printed on
+/// stderr; `-` for standard input; or a scenario file or shipped name. `--set` applies to each.
+fn load_input(arg: &str, machine: Option<&str>, sets: &[String]) -> anyhow::Result<Scenario> {
+    if scenario::fio::is_job_file(arg) {
+        let machine = machine.unwrap_or(scenario::fio::DEFAULT_MACHINE);
+        let job = scenario::fio::load(std::path::Path::new(arg), machine, sets)?;
+        for w in &job.warnings {
+            eprintln!("warning: {w}");
+        }
+        return Ok(job.scenario);
+    }
+    if machine.is_some() {
+        return Err(UsageError {
+            message: "--machine applies only to a fio job file (a path ending in .fio)".into(),
+            hint: "a scenario brings its own machine: drop --machine, or give a job.fio".into(),
+        }
+        .into());
+    }
+    Ok(resolve_scenario(arg, sets)?)
+}
+
 fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let mut sc = resolve_scenario(&args.scenario, &args.set)?;
+    let mut sc = load_input(&args.scenario, args.machine.as_deref(), &args.set)?;
     apply_overrides(&mut sc, args)?;
     check_run_size(&sc, args)?;
     let opts = RunOptions {
@@ -459,7 +485,7 @@ fn plot_cmd(args: &PlotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 }
 
 fn check_cmd(arg: &str, sets: &[String], out: &mut dyn Write) -> anyhow::Result<()> {
-    let sc = resolve_scenario(arg, sets)?;
+    let sc = load_input(arg, None, sets)?;
     out.write_all(scenario::describe(&sc).as_bytes())?;
     out.flush()?;
     Ok(())

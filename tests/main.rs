@@ -5,6 +5,7 @@ mod conventions;
 mod determinism;
 mod exports;
 mod finite;
+mod fiojobs;
 mod golden;
 mod invariants;
 mod outputs;

@@ -46,6 +46,7 @@ mod describe;
 mod device;
 mod distribution;
 mod error;
+pub mod fio;
 mod kernel;
 mod machine;
 mod memory;

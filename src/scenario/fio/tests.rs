@@ -1,0 +1,294 @@
+//! Tests of the job-file reader. Each expected reading was checked against fio 3.33
+//! (`fio --parse-only --debug=parse`, `fio --showcmd`).
+
+use super::values::size_multiplier;
+use super::*;
+use crate::scenario::{Arrivals, FioJob, RwKind, WorkloadKind, resolve};
+
+fn read(text: &str) -> Result<JobFile, Error> {
+    load_str(
+        "job.fio",
+        text,
+        resolve(DEFAULT_MACHINE).expect("shipped"),
+        DEFAULT_MACHINE,
+    )
+}
+
+fn ok(text: &str) -> JobFile {
+    read(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn err(text: &str) -> Error {
+    match read(text) {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+fn job(f: &JobFile, i: usize) -> &FioJob {
+    match &f.scenario.workloads[i].kind {
+        WorkloadKind::Fio(j) => j,
+        other => panic!("not a fio job: {other:?}"),
+    }
+}
+
+fn depth(j: &FioJob) -> u32 {
+    match j.arrivals {
+        Arrivals::Closed { iodepth, .. } | Arrivals::Open { iodepth, .. } => iodepth,
+    }
+}
+
+#[test]
+fn sizes_follow_kb_base_as_fio_3_33_reads_them() {
+    // fio 3.33 --debug=parse: under 1024, 4k 4K 4KB 4kB 4kb 4Ki = 4096, 4KiB 4kib = 4000,
+    // 1MiB = 1000000, 1MB = 1048576; under 1000 the other way round; b or nothing is 1.
+    for (suffix, under_1024, under_1000) in [
+        ("", 1, 1),
+        ("b", 1, 1),
+        ("B", 1, 1),
+        ("k", 1024, 1000),
+        ("K", 1024, 1000),
+        ("KB", 1024, 1000),
+        ("kB", 1024, 1000),
+        ("Ki", 1024, 1000),
+        ("KiB", 1000, 1024),
+        ("kib", 1000, 1024),
+        ("MiB", 1_000_000, 1_048_576),
+        ("MB", 1_048_576, 1_000_000),
+        ("g", 1 << 30, 1_000_000_000),
+        ("t", 1 << 40, 1_000_000_000_000),
+    ] {
+        assert_eq!(size_multiplier(suffix, 1024), Some(under_1024), "{suffix}");
+        assert_eq!(size_multiplier(suffix, 1000), Some(under_1000), "{suffix}");
+    }
+    assert_eq!(size_multiplier("x", 1024), None);
+    assert_eq!(size_multiplier("kbb", 1024), None);
+}
+
+#[test]
+fn the_seed_job_is_hubbard_2019s_workload() {
+    let f = ok(
+        "[reader]\ndirect=1\nioengine=libaio\nblocksize=4096\nsize=1g\nnumjobs=1\n\
+                rw=read\niodepth=64\n",
+    );
+    assert!(f.warnings.is_empty(), "{:?}", f.warnings);
+    let hubbard = resolve("hubbard-2019").unwrap();
+    assert_eq!(
+        format!("{:?}", f.scenario.workloads),
+        format!("{:?}", hubbard.workloads)
+    );
+    assert_eq!(f.scenario.duration, hubbard.duration);
+    assert_eq!(f.scenario.warmup, hubbard.warmup);
+    assert_eq!(f.scenario.name, "job");
+}
+
+#[test]
+fn comments_spaces_and_later_options_read_as_fio_reads_them() {
+    let f = ok(
+        "# a comment\n; another\n[j]  \nbs = 8k ; inline\nsize=1m # too\n\
+                iodepth=2\nioengine=libaio\ndirect=1\niodepth=4\n",
+    );
+    let j = job(&f, 0);
+    assert_eq!((j.bs, j.size, depth(j)), (8192, 1 << 20, 4));
+}
+
+#[test]
+fn a_global_section_applies_to_the_jobs_after_it_only() {
+    let f = ok("[global]\nbs=4k\nsize=64m\n[a]\n[global]\nbs=16k\n[b]\n[c]\nbs=8k\n");
+    let bs: Vec<u64> = (0..3).map(|i| job(&f, i).bs).collect();
+    assert_eq!(bs, [4096, 16384, 8192]);
+    assert_eq!(job(&f, 0).size, 64 << 20);
+}
+
+#[test]
+fn synchronous_engines_submit_one_io_at_a_time() {
+    // fio's default engine is psync: iodepth has no effect, and qsim says so.
+    let f = ok("[j]\nsize=1m\niodepth=32\n");
+    assert_eq!(depth(job(&f, 0)), 1);
+    assert_eq!(f.warnings.len(), 1);
+    assert_eq!(f.warnings[0].line, 3);
+    assert!(f.warnings[0].message.contains("psync"), "{}", f.warnings[0]);
+    let f = ok("[j]\nsize=1m\niodepth=32\nioengine=io_uring\n");
+    assert_eq!(depth(job(&f, 0)), 32);
+    assert!(f.warnings.is_empty());
+    // libaio queues only with direct=1: a buffered io_submit completes before it returns.
+    let f = ok("[j]\nsize=1m\niodepth=32\nioengine=libaio\n");
+    assert_eq!(depth(job(&f, 0)), 1);
+    assert!(
+        f.warnings[0].message.contains("buffered"),
+        "{}",
+        f.warnings[0]
+    );
+    let f = ok("[j]\nsize=1m\niodepth=32\nioengine=libaio\ndirect=1\n");
+    assert_eq!(depth(job(&f, 0)), 32);
+}
+
+#[test]
+fn mixes_rates_and_think_times_map_onto_the_workload() {
+    let f = ok("[global]\nsize=64m\nioengine=libaio\ndirect=1\niodepth=8\n\
+                [mix]\nrw=randrw\nrwmixwrite=30\n\
+                [paced]\nrw=randread\nrate_iops=2000\n\
+                [bw]\nrw=randread\nrate=8m\nrate_process=poisson\n\
+                [think]\nrw=randread\nthinktime=500\n");
+    let mix = job(&f, 0);
+    assert_eq!((mix.rw, mix.rwmixread), (RwKind::RandRw, 70));
+    assert!(matches!(
+        job(&f, 1).arrivals,
+        Arrivals::Open { rate, poisson: false, iodepth: 8 } if rate == 2000.0
+    ));
+    // 8m = 8 MiB/s in 4 KiB blocks.
+    assert!(matches!(
+        job(&f, 2).arrivals,
+        Arrivals::Open { rate, poisson: true, .. } if rate == 2048.0
+    ));
+    assert!(matches!(
+        &job(&f, 3).arrivals,
+        Arrivals::Closed { think: Some(_), .. }
+    ));
+}
+
+#[test]
+fn runtime_time_based_ramp_and_startdelay_set_the_run_length() {
+    // runtime is in seconds and thinktime in microseconds without a unit (fio 3.33).
+    let f = ok("[j]\nsize=1m\nruntime=2\nramp_time=500ms\nstartdelay=1\ntime_based\n");
+    assert_eq!(f.scenario.duration, SimDuration::from_ms(3500));
+    assert_eq!(f.scenario.warmup, SimDuration::from_ms(500));
+    let j = job(&f, 0);
+    assert_eq!((j.io_size, j.startdelay), (None, SimDuration::from_secs(1)));
+    // Without time_based the job does its size once (fio's size is also the amount).
+    let f = ok("[j]\nsize=1m\nruntime=2\n");
+    assert_eq!(job(&f, 0).io_size, Some(1 << 20));
+}
+
+#[test]
+fn options_fio_knows_and_qsim_does_not_are_warned_at_their_line() {
+    let f = ok("[global]\nverify=md5\n[a]\nsize=1m\n[b]\nsize=1m\nrw=rw\n");
+    let shown: Vec<String> = f.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        shown,
+        [
+            "job.fio:2: [a] verify: fio option not modelled by qsim: ignored",
+            "job.fio:2: [b] verify: fio option not modelled by qsim: ignored",
+            "job.fio:7: [b] rw: a sequential read/write mix is not modelled: runs as randrw \
+             (random offsets, same mix)",
+        ]
+    );
+}
+
+#[test]
+fn jobs_of_one_name_are_told_apart() {
+    let f = ok("[j]\nsize=1m\n[j]\nsize=1m\n[k]\nname=j\nsize=1m\n");
+    let names: Vec<&str> = f
+        .scenario
+        .workloads
+        .iter()
+        .map(|w| w.name.as_str())
+        .collect();
+    assert_eq!(names, ["j", "j.2", "j.3"]);
+}
+
+/// The error's place and text: `file:line: path: message`.
+fn first_line(e: &Error) -> String {
+    e.to_string().lines().next().unwrap_or("").to_string()
+}
+
+#[test]
+fn broken_files_are_refused_at_their_line() {
+    for (text, expected) in [
+        (
+            "direct=1\n[j]\n",
+            "job.fio:1:1: option `direct=1` comes before any [section]",
+        ),
+        ("[j]\nsize=1m\n[k\n", "job.fio:3:1: unterminated `[`"),
+        ("[]\n", "job.fio:1:1: `[]` is not a section header"),
+        ("[j]\n=4k\n", "job.fio:2:1: no option name before `=`"),
+        (
+            "; nothing\n[global]\nbs=4k\n",
+            "job.fio:2: the job file has no job section",
+        ),
+        (
+            "[j]\nsize=1m\niodpeth=4\n",
+            "job.fio:3:9: [j] iodpeth: fio has no option",
+        ),
+        (
+            "[j]\nsize=1m\ndirect=true\n",
+            "job.fio:3:8: [j] direct: expected 0 or 1",
+        ),
+        (
+            "[j]\nsize=1m\ndirect\n",
+            "job.fio:3:1: [j] direct: `direct` needs a value",
+        ),
+        (
+            "[j]\nkb_base=999\n",
+            "job.fio:2:9: [j] kb_base: kb_base must be 1024 or 1000",
+        ),
+        (
+            "[j]\nsize=50%\n",
+            "job.fio:2:6: [j] size: \"50%\": a percentage",
+        ),
+        (
+            "[j]\nsize=1.5m\n",
+            "job.fio:2:6: [j] size: \"1.5m\": fio sizes are whole",
+        ),
+        (
+            "[j]\nsize=1m\nrw=trim\n",
+            "job.fio:3:4: [j] rw: rw=trim: qsim does not model trims",
+        ),
+        (
+            "[j]\nsize=1m\nruntime=soon\n",
+            "job.fio:3:9: [j] runtime: \"soon\" is not a time",
+        ),
+        ("[j]\nrw=read\n", "job.fio:1: [j]: job `j` has no size"),
+        (
+            "[j]\nsize=1m\niodepth=0\n",
+            "job.fio:3:9: [j] iodepth: must be between 1 and",
+        ),
+        (
+            "[global]\nkb_base=1000\n[j]\nsize=1m\nbs=4k\n",
+            "job.fio:5:4: [j] bs: \"4k\" is 4000 bytes under kb_base=1000",
+        ),
+        (
+            "[j]\nsize=1m\nrate_iops=10\nthinktime=5\n",
+            "job.fio:4: [j] thinktime: thinktime with a rate limit",
+        ),
+    ] {
+        let e = err(text);
+        assert!(
+            first_line(&e).starts_with(expected),
+            "{text:?}:\n{e}\nexpected {expected:?}"
+        );
+        assert!(e.hint().is_some(), "{e}");
+    }
+}
+
+#[test]
+fn an_error_the_scenario_checks_find_is_moved_to_the_job_files_line() {
+    // io_size below one block: found by the workload checks, reported at the io_size line.
+    let e = err("[j]\nsize=1m\nbs=8k\nio_size=4k\n");
+    assert!(
+        first_line(&e).starts_with("job.fio:4: [j] io_size: "),
+        "{e}"
+    );
+    assert!(e.to_string().contains("4 | io_size=4k"), "{e}");
+}
+
+#[test]
+fn job_files_are_told_by_their_extension() {
+    assert!(is_job_file("tests/fio/reader.fio"));
+    assert!(is_job_file("JOB.FIO"));
+    assert!(!is_job_file("two-queue"));
+    assert!(!is_job_file("scenarios/two-queue.yaml"));
+}
+
+#[test]
+fn a_region_past_an_hdds_end_is_refused_at_its_size() {
+    // two-queue's disk is an HDD (320 GB by default): a 1 TiB region does not fit.
+    let base = resolve("two-queue").expect("shipped");
+    let e = load_str("job.fio", "[j]\nsize=1t\n", base, "two-queue").unwrap_err();
+    assert!(
+        first_line(&e).starts_with("job.fio:2: [j] size: the job's region ends at"),
+        "{e}"
+    );
+    let base = resolve("two-queue").expect("shipped");
+    assert!(load_str("job.fio", "[j]\nsize=1g\n", base, "two-queue").is_ok());
+}
