@@ -788,4 +788,36 @@ mod tests {
         assert!(own.len() > 100, "{} dispatched", own.len());
         assert_eq!(own, scripted(None));
     }
+
+    /// Three readers with backlogs share the disk round-robin by slices: each becomes busy
+    /// `(busy − 1) × 80 ms` after the one before on the service tree, and a queue expired with
+    /// requests left goes back behind the others.
+    #[test]
+    fn busy_sync_queues_take_turns_in_service_tree_order() {
+        let mut s = Scheduler::new();
+        let mut c = cfq(KernelVersion::V2_6_32, 8);
+        let ctxs = [A, B, Some(ActorId(3))];
+        for (i, &ctx) in ctxs.iter().enumerate() {
+            for k in 0..1000u64 {
+                let id = (1000 * i as u64 + k) as BioId;
+                c.insert(id, true, ctx, ((i as u64) << 22 | (128 * k), 128), ms(0));
+            }
+        }
+        let keys: Vec<i64> = (1..4).map(|q| c.queues[q].rb_key.0).collect();
+        assert_eq!(keys, [0, 80, 160], "cfq_slice_offset at HZ=1000");
+        let (mut owners, mut flight) = (Vec::new(), Vec::new());
+        for t in 0..450u64 {
+            for id in flight.drain(..) {
+                c.completed(id, true, &mut s, ms(t));
+            }
+            for id in drain(&mut c, &mut s, ms(t)) {
+                let owner = id / 1000;
+                if owners.last() != Some(&owner) {
+                    owners.push(owner);
+                }
+                flight.push(id);
+            }
+        }
+        assert_eq!(owners, [0, 1, 2, 0, 1]);
+    }
 }
