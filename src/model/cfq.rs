@@ -38,9 +38,9 @@ const MIN_TT_MS: u64 = 2;
 /// `cfq_hist_divisor`: the busy-queue average keeps (divisor − 1)/divisor of its maximum.
 const HIST_DIVISOR: u32 = 4;
 /// `CFQ_SLICE_SCALE`: each priority level adds base/5 to the slice (`cfq_prio_slice`).
-const SLICE_SCALE: u64 = 5;
+const SLICE_SCALE: i64 = 5;
 /// The default best-effort priority every qsim context has (`IOPRIO_NORM`).
-const PRIO_NORM: u64 = 4;
+const PRIO_NORM: i64 = 4;
 
 /// `cfq_update_io_seektime`: the decaying mean seek distance of one io context, in sectors.
 #[derive(Debug, Clone, Copy, Default)]
@@ -192,7 +192,7 @@ impl Cfq {
     /// `cfq_service_tree_add` (not at the front): a queue's key is now plus
     /// `cfq_slice_offset`, `(busy_queues − 1) × (cfq_prio_slice(sync, 0) − its own slice)`.
     fn service_tree_add(&mut self, q: usize, now: SimTime) {
-        let base = |d: SimDuration| d.as_ns() / self.jiffy_ns;
+        let base = |d: SimDuration| (d.as_ns() / self.jiffy_ns) as i64;
         let slice = |sync: bool| {
             if sync {
                 base(self.cfg.cfq_slice_sync)
@@ -202,9 +202,11 @@ impl Cfq {
         };
         let sync_slice = slice(true);
         let top = sync_slice + sync_slice / SLICE_SCALE * PRIO_NORM;
-        let offset = (self.busy() as u64).saturating_sub(1) * (top - slice(self.queues[q].sync));
+        // Negative when a configured async slice exceeds it: the kernel's unsigned sum wraps
+        // to a key before now, which `time_before` orders the same way.
+        let offset = (self.busy() as i64 - 1).max(0) * (top - slice(self.queues[q].sync));
         self.tree_seq += 1;
-        self.queues[q].rb_key = (self.jiffies(now) + offset as i64, self.tree_seq);
+        self.queues[q].rb_key = (self.jiffies(now) + offset, self.tree_seq);
     }
 
     /// A request of `sectors` sectors at sector `pos` from io context `ctx` is queued
