@@ -10,12 +10,12 @@
 //!   `unplug_threshold` queued requests, when the unplug timer fires (3·HZ/1000 with a one-jiffy
 //!   floor: 4 ms at HZ=250), when a bio flagged for unplug is added, when a submitter goes to sleep
 //!   on a full pool, or when a completion runs the queue;
-//! - the elevator: `fifo` (noop), or CFQ with a sync and an async queue and the kernel
-//!   version's rules (`src/model/cfq.rs`).
+//! - the elevator: `fifo` (noop), or CFQ with a sync queue per io context, one async queue and
+//!   the kernel version's rules (`src/model/cfq.rs`).
 //!
 //! blk-mq keeps one tag pool for both classes, never reports congestion, has no unplug timer and
-//! no elevator. Under dm-crypt every submitter is a kcryptd thread, so CFQ sees one context per
-//! class; qsim's CFQ therefore schedules classes rather than processes.
+//! no elevator. Under dm-crypt every submitter is a kcryptd thread, so CFQ sees one sync context;
+//! without it (policy `none`) each process submitting its own I/O has its own.
 
 use super::bio::BioId;
 use super::cfq::Cfq;
@@ -224,13 +224,16 @@ impl RequestQueue {
     }
 
     /// Adds an allocated request to the elevator, plugging or unplugging as the kernel does.
-    /// `at` is the request's (byte offset, bytes) on the disk, for CFQ's seek statistics.
+    /// `at` is the request's (byte offset, bytes) on the disk, for CFQ's seek statistics; `ctx`
+    /// the io context CFQ files it under (a process submitting its own I/O; `None` for
+    /// dm-crypt's threads, which share one).
     pub fn insert(
         &mut self,
         id: BioId,
         sync: bool,
         at: (u64, u32),
         unplug: bool,
+        ctx: Option<ActorId>,
         sched: &mut Scheduler<Event>,
     ) {
         if self.legacy() && self.cfg.plug && self.queued == 0 && !self.plugged {
@@ -243,13 +246,8 @@ impl RequestQueue {
             ElevatorState::Fifo(q) => q.push_back(id),
             ElevatorState::Cfq(c) => {
                 let (offset, bytes) = at;
-                c.insert(
-                    id,
-                    sync,
-                    offset / 512,
-                    u64::from(bytes).div_ceil(512),
-                    sched.now(),
-                );
+                let sectors = u64::from(bytes).div_ceil(512);
+                c.insert(id, sync, ctx, (offset / 512, sectors), sched.now());
             }
         }
         if self.plugged && self.queued >= self.cfg.unplug_threshold {

@@ -192,7 +192,14 @@ impl World {
             self.bios[bio].sync,
             (self.bios[bio].offset, self.bios[bio].bytes),
         );
-        self.queue.insert(bio, sync, at, unplug, sched);
+        // CFQ's io context: a process submitting its own I/O has its own; dm-crypt's threads
+        // (and the flusher and swap writer, whose writes are async) share one.
+        let ctx = matches!(
+            self.actors[a.index()].kind,
+            ActorKind::JobCtx(_) | ActorKind::ProcCtx(_)
+        )
+        .then_some(a);
+        self.queue.insert(bio, sync, at, unplug, ctx, sched);
         self.dispatch(sched);
         true
     }
