@@ -165,7 +165,8 @@ pub struct CfqRules {
     /// `cfq_target_latency` = 300 ms (`cfq_set_prio_slice`, 2.6.33).
     pub target_latency: bool,
     /// `cfq_should_idle` (2.6.33): a sync queue that is the last of its service tree idles
-    /// whatever its seek pattern, for the full `slice_idle`; qsim's one sync queue always is.
+    /// whatever its seek pattern, for the full `slice_idle`; qsim keeps no per-workload service
+    /// trees, so it takes every sync queue to be the last of its tree.
     pub lone_sync_queue_idles: bool,
 }
 
