@@ -53,6 +53,7 @@ mod memory;
 mod outline;
 pub mod published;
 mod schema;
+mod setarg;
 mod shipped;
 #[cfg(test)]
 mod testutil;
@@ -243,7 +244,16 @@ fn load_parts(
     let mut first = text.bytes().filter(|b| matches!(b, b'\n' | b'\r')).count() as u64 + 2;
     let mut overrides = Vec::with_capacity(sets.len());
     for arg in sets {
-        let doc = set_document(arg)?;
+        let set = setarg::parse(arg)?;
+        if let setarg::Edit::Remove(_) = set.edit {
+            overrides.push(setarg::Override {
+                label: set_label(arg),
+                edit: set.edit,
+                raw: top::RawScenario::default(),
+            });
+            continue;
+        }
+        let doc = set.doc;
         let last = first + doc.lines().count() as u64 - 1;
         let lines = OverrideLines {
             label: set_label(arg),
@@ -262,7 +272,11 @@ fn load_parts(
                 err
             })?;
         source.overrides.push(lines);
-        overrides.push(over.value);
+        overrides.push(setarg::Override {
+            label: set_label(arg),
+            edit: set.edit,
+            raw: over.value,
+        });
         first = last + 2;
     }
     let stem = Path::new(source_name)
@@ -318,77 +332,13 @@ const SET_VALUE_HINT: &str = "the value is YAML, as in the file: close every `[`
 /// Turns one command-line override `path.to.field=value` into the YAML document it stands for:
 /// `memory.ram=1GiB` becomes `memory:\n  ram: 1GiB\n`. The value is kept verbatim as YAML
 /// text, so it may be a unit (`1GiB`), a flow list (`[dm-crypt-unplug]`), a flow mapping
-/// (`{kind: nvme}`) or a quoted string. Field names are plain (letters, digits, `_`, `-`);
-/// a list cannot be indexed (lists are replaced whole, as in a variant's `set:`), and a value
-/// cannot be empty, null or span lines (an override cannot unset a field).
+/// (`{kind: nvme}`) or a quoted string. Field names are plain (letters, digits, `_`, `-`); an
+/// item of `workloads` or `memory.atomic` is named by its index (`workloads[0].io_size=16MiB`
+/// becomes `workloads:\n  - io_size: 16MiB\n`, merged into that item only), and `!section`
+/// (`!memory`) removes a top-level section, whose document is empty ([`setarg`]). A value
+/// cannot be empty, null or span lines.
 pub fn set_document(arg: &str) -> Result<String, Error> {
-    let label = set_label(arg);
-    let bad = |message: String, hint: &str| {
-        Error::whole_file(ErrorKind::Syntax, &label, message, Some(hint.to_string()))
-    };
-    let Some((path, value)) = arg.split_once('=') else {
-        return Err(bad(
-            "expected path.to.field=value, found no `=`".to_string(),
-            SET_HINT,
-        ));
-    };
-    let (path, value) = (path.trim(), value.trim());
-    if path.is_empty() {
-        return Err(bad("no field path before `=`".to_string(), SET_HINT));
-    }
-    let keys: Vec<&str> = path.split('.').collect();
-    for key in &keys {
-        if key.is_empty() {
-            return Err(bad(
-                format!("empty field name in `{path}`"),
-                "separate field names with single dots: --set kernel.version=2.6.30",
-            ));
-        }
-        if key.contains(['[', ']']) {
-            return Err(bad(
-                format!("`{path}` indexes a list"),
-                "lists are replaced whole, as in a variant's `set:`: give the whole list, e.g. \
-                 --set 'policies=[fifo, split]' or --set 'workloads=[{kind: fio, rate: 2000/s}]'",
-            ));
-        }
-        if !key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        {
-            return Err(bad(
-                format!("`{key}` is not a field name"),
-                "field names are letters, digits, `_` and `-`, joined by dots: memory.ram",
-            ));
-        }
-    }
-    if value.contains(['\n', '\r']) {
-        return Err(bad(
-            "the value spans several lines".to_string(),
-            "give a one-line value; lists and mappings can be written inline: [a, b], \
-             {kind: nvme}",
-        ));
-    }
-    let cipher = keys.last() == Some(&"cipher");
-    let null = matches!(value, "~" | "null" | "Null" | "NULL") && !cipher;
-    if value.is_empty() || value.starts_with('#') || null {
-        return Err(bad(
-            format!("no value after `{path}=`"),
-            "give the new value, e.g. --set memory.ram=1GiB; an override cannot unset a field \
-             (edit the file for that)",
-        ));
-    }
-    let mut doc = String::new();
-    for (depth, key) in keys.iter().enumerate() {
-        doc.push_str(&"  ".repeat(depth));
-        doc.push_str(key);
-        doc.push(':');
-        if depth + 1 == keys.len() {
-            doc.push(' ');
-            doc.push_str(value);
-        }
-        doc.push('\n');
-    }
-    Ok(doc)
+    setarg::parse(arg).map(|s| s.doc)
 }
 
 #[cfg(test)]

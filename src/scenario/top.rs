@@ -55,7 +55,7 @@ use super::crypt::{RawCrypt, crypt};
 use super::device::{DeviceKind, RawDevice, device, request_floor};
 use super::kernel::{RawKernel, kernel};
 use super::memory::{RawMemory, memory};
-use super::schema::{Capped, MAX_LISTED_NAMES, Merge, raw_section};
+use super::schema::{Capped, MAX_LISTED_NAMES, raw_section};
 use super::types::*;
 use super::units::Duration;
 use super::variants::{MAX_VARIANTS, RawVariant, variants};
@@ -130,13 +130,13 @@ pub(crate) fn validate(
     raw: Spanned<RawScenario>,
     src: &Source<'_>,
     stem: &str,
-    overrides: &[RawScenario],
+    overrides: &[super::setarg::Override],
 ) -> Result<Scenario, Error> {
     let c = Checker { src };
     let file = raw.value;
     let mut raw = file.clone();
     for o in overrides {
-        raw.merge(o.clone());
+        o.apply(&mut raw).map_err(|e| with_overrides(src, e))?;
     }
     // Each variant is a whole scenario: refuse a list too long before resolving any of it.
     if let Some(list) = &raw.variants
@@ -418,6 +418,7 @@ fn policies(
 mod tests {
     use super::*;
     use crate::scenario::distribution::RawDistribution;
+    use crate::scenario::schema::Merge;
     use crate::scenario::testutil::*;
 
     #[test]
