@@ -244,40 +244,12 @@ fn load_parts(
     let mut first = text.bytes().filter(|b| matches!(b, b'\n' | b'\r')).count() as u64 + 2;
     let mut overrides = Vec::with_capacity(sets.len());
     for arg in sets {
-        let set = setarg::parse(arg)?;
-        if let setarg::Edit::Remove(_) = set.edit {
-            overrides.push(setarg::Override {
-                label: set_label(arg),
-                edit: set.edit,
-                raw: top::RawScenario::default(),
-            });
-            continue;
+        let (over, lines) = parse_override(arg, first)?;
+        if lines.first != 0 {
+            first = lines.last + 2;
         }
-        let doc = set.doc;
-        let last = first + doc.lines().count() as u64 - 1;
-        let lines = OverrideLines {
-            label: set_label(arg),
-            first,
-            last,
-        };
-        let padded = format!("{}{doc}", "\n".repeat(first as usize - 1));
-        let mut over_src = Source::new(&lines.label, &padded);
-        over_src.overrides.push(lines.clone());
-        let over: serde_saphyr::Spanned<top::RawScenario> =
-            serde_saphyr::from_str_with_options(&padded, yaml_options()).map_err(|e| {
-                let mut err = over_src.yaml_error(&e);
-                if err.kind() == ErrorKind::Syntax {
-                    err.0.hint = Some(SET_VALUE_HINT.to_string());
-                }
-                err
-            })?;
         source.overrides.push(lines);
-        overrides.push(setarg::Override {
-            label: set_label(arg),
-            edit: set.edit,
-            raw: over.value,
-        });
-        first = last + 2;
+        overrides.push(over);
     }
     let stem = Path::new(source_name)
         .file_stem()
@@ -294,6 +266,51 @@ fn load_parts(
         None => None,
     };
     Ok((sc, published))
+}
+
+/// One `--set` parsed as if its document started at line `first` after the file, with the
+/// lines it spans. A removal has no document and no line of its own (0 is no line): its label
+/// is listed only in errors it led to.
+fn parse_override(arg: &str, first: u64) -> Result<(setarg::Override, OverrideLines), Error> {
+    let set = setarg::parse(arg)?;
+    let label = set_label(arg);
+    if let setarg::Edit::Remove(_) = set.edit {
+        let lines = OverrideLines {
+            label: label.clone(),
+            first: 0,
+            last: 0,
+        };
+        let raw = top::RawScenario::default();
+        let edit = set.edit;
+        return Ok((setarg::Override { label, edit, raw }, lines));
+    }
+    let doc = set.doc;
+    let last = first + doc.lines().count() as u64 - 1;
+    let lines = OverrideLines {
+        label: label.clone(),
+        first,
+        last,
+    };
+    let padded = format!("{}{doc}", "\n".repeat(first as usize - 1));
+    let mut over_src = Source::new(&lines.label, &padded);
+    over_src.overrides.push(lines.clone());
+    let over: serde_saphyr::Spanned<top::RawScenario> =
+        serde_saphyr::from_str_with_options(&padded, yaml_options()).map_err(|e| {
+            let mut err = over_src.yaml_error(&e);
+            if err.kind() == ErrorKind::Syntax {
+                err.0.hint = Some(SET_VALUE_HINT.to_string());
+            }
+            err
+        })?;
+    let raw = over.value;
+    Ok((
+        setarg::Override {
+            label,
+            edit: set.edit,
+            raw,
+        },
+        lines,
+    ))
 }
 
 /// Loads the scenario a command-line argument names ([`resolve`]: a file, else a shipped
@@ -335,7 +352,7 @@ const SET_VALUE_HINT: &str = "the value is YAML, as in the file: close every `[`
 /// (`{kind: nvme}`) or a quoted string. Field names are plain (letters, digits, `_`, `-`); an
 /// item of `workloads` or `memory.atomic` is named by its index (`workloads[0].io_size=16MiB`
 /// becomes `workloads:\n  - io_size: 16MiB\n`, merged into that item only), and `!section`
-/// (`!memory`) removes a top-level section, whose document is empty ([`setarg`]). A value
+/// (`!memory`) removes a top-level section, whose document is empty. A value
 /// cannot be empty, null or span lines.
 pub fn set_document(arg: &str) -> Result<String, Error> {
     setarg::parse(arg).map(|s| s.doc)

@@ -496,7 +496,11 @@ mod tests {
         let without = "workloads:\n  - { kind: fio }\n  - { kind: fio, name: b }\n";
         let file = load_str("x.yaml", without).unwrap_err();
         let set = load(&["!device"]).unwrap_err();
-        assert_eq!((set.kind(), set.message()), (file.kind(), file.message()));
+        assert_eq!(set.kind(), file.kind());
+        assert_eq!(
+            set.message(),
+            format!("with --set !device: {}", file.message())
+        );
         assert_eq!(set.kind(), ErrorKind::Missing);
         let e = load(&["!memry"]).unwrap_err();
         assert_eq!(e.message(), "`!memry` names no top-level section");

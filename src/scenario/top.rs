@@ -40,7 +40,8 @@
 //!   ([`name_problem`]); `/` and `..` are allowed, since a name is a label and the plot writer
 //!   makes its own file names from it.
 //! - Command-line overrides (`--set path.to.field=value`, `scenario::set_document`) are partial
-//!   scenarios merged exactly as a variant's `set:`, in the order given, before any of this
+//!   scenarios merged exactly as a variant's `set:` (or into one item of `workloads` or
+//!   `memory.atomic`, or removing a section: `setarg`), in the order given, before any of this
 //!   validation, so every rule and message here applies to them. Precedence, lowest first: the
 //!   file, a variant's `set:`, the `--set`s. The command line is the user's last word, so a
 //!   `--set` reaches the base and every variant even where a variant sets the same field
