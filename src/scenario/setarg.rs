@@ -3,9 +3,10 @@
 //! ([`apply`]). Three edits:
 //!
 //! - `path.to.field=value` merges a partial scenario over the file, like a variant's `set:`;
-//! - `workloads[i].field=value` and `memory.atomic[i].field=value` merge into item `i` of that
-//!   list only (`workloads[i]=value` replaces the item); an index past the end is refused
-//!   with the list's length, so a list item cannot be added this way;
+//! - `workloads[i].field=value`, `memory.atomic[i].field=value` and `variants[i].field=value`
+//!   merge into item `i` of that list only (`workloads[i]=value` replaces the item); an index
+//!   past the end is refused with the list's length, so a list item cannot be added this way.
+//!   A `variants[i]` edit applies to the file's list; the others also reach every variant;
 //! - `!section` removes a top-level section (`!memory`: no memory pressure). Removal is
 //!   written as a `--set` rather than a flag of its own so that it keeps its place among the
 //!   other overrides, which apply in command-line order. Removing a required section leaves
@@ -21,6 +22,8 @@ pub(crate) enum List {
     Workloads,
     /// `memory.atomic[i]`.
     Atomic,
+    /// `variants[i]` (`variants[0].set.memory.ram=1GiB`).
+    Variants,
 }
 
 impl List {
@@ -29,6 +32,7 @@ impl List {
         match self {
             List::Workloads => "workloads",
             List::Atomic => "memory.atomic",
+            List::Variants => "variants",
         }
     }
 }
@@ -185,13 +189,14 @@ fn index_edit(keys: &[Key<'_>], path: &str) -> Result<Edit, (String, String)> {
     let list = match names.as_slice() {
         ["workloads"] => List::Workloads,
         ["memory", "atomic"] => List::Atomic,
+        ["variants"] => List::Variants,
         _ => {
             return Err((
                 format!(
                     "`{path}` indexes `{}`, which is not a list --set can index",
                     { names.join(".") }
                 ),
-                "only workloads[i] and memory.atomic[i] take an index; other lists (policies, \
+                "only workloads[i], memory.atomic[i] and variants[i] take an index; other lists (policies, \
                  kernel.patches, variants) are replaced whole: --set 'policies=[fifo, split]'"
                     .to_string(),
             ));
@@ -253,6 +258,17 @@ pub(crate) struct Override {
 }
 
 impl Override {
+    /// Whether it edits the `variants:` list itself (applied to the file, not to each variant).
+    pub(crate) fn edits_variants(&self) -> bool {
+        matches!(
+            self.edit,
+            Edit::Index {
+                list: List::Variants,
+                ..
+            }
+        )
+    }
+
     /// Applies it to `raw` ([`apply`]).
     pub(crate) fn apply(&self, raw: &mut RawScenario) -> Result<(), Error> {
         apply(raw, &self.edit, &self.raw, &self.label)
@@ -283,6 +299,11 @@ pub(crate) fn apply(
                     let item = over.and_then(|l| l.value.items.first());
                     let items = raw.memory.as_mut().and_then(|m| m.value.atomic.as_mut());
                     put(items.map(|l| &mut l.value.items), item, index, whole)
+                }
+                List::Variants => {
+                    let item = over.variants.as_ref().and_then(|l| l.value.items.first());
+                    let items = raw.variants.as_mut().map(|l| &mut l.value.items);
+                    put(items, item, index, whole)
                 }
             };
             if !fits {
@@ -408,6 +429,31 @@ mod tests {
         assert_eq!(
             (io_size(&s, 1), s.workloads[1].name.as_str()),
             (Some(1 << 20), "fio1")
+        );
+    }
+
+    #[test]
+    fn a_variant_item_is_indexed_too() {
+        let file = format!(
+            "{TWO}variants:\n  - {{ name: small, set: {{ memory: {{ ram: 512MiB }} }} }}\n"
+        );
+        let sets = vec!["variants[0].set.memory.ram=768MiB".to_string()];
+        let s = load_str_with_overrides("x.yaml", &file, &sets).unwrap();
+        assert_eq!(
+            s.memory.as_ref().map(|m| m.ram),
+            Some(1 << 30),
+            "the base is kept"
+        );
+        let v = &s.variants[0];
+        assert_eq!(
+            (v.name.as_str(), v.scenario.memory.as_ref().map(|m| m.ram)),
+            ("small", Some(768 << 20))
+        );
+        let sets = vec!["variants[1].set.seed=3".to_string()];
+        let e = load_str_with_overrides("x.yaml", &file, &sets).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "`variants[1]` is past the end: the list has 1 item"
         );
     }
 

@@ -80,7 +80,7 @@ pub(crate) fn variants(
         fixed_fields(c, set, &set_path)?;
         let mut merged = base.clone();
         merged.merge(set.value.clone());
-        for o in overrides {
+        for o in overrides.iter().filter(|o| !o.edits_variants()) {
             o.apply(&mut merged)?;
         }
         let resolved =
