@@ -115,9 +115,11 @@ pub struct RunArgs {
     )]
     pub replications: Option<u32>,
     /// Override any scenario field (repeatable): the value is YAML as in the file, e.g.
-    /// --set memory.ram=1GiB, --set kernel.patches=[dm-crypt-unplug], --set device.kind=nvme.
-    /// Applied to the base and to every variant, after the variant's own `set:`, and checked
-    /// like the file.
+    /// --set memory.ram=1GiB, --set kernel.patches=[dm-crypt-unplug], --set device.kind=nvme;
+    /// an index edits one item of workloads, memory.atomic or variants
+    /// (`--set 'workloads[0].io_size=16MiB'`) and `!` removes a top-level section
+    /// (`--set '!memory'`). Applied in order to the base and
+    /// to every variant, after the variant's own `set:`, and checked like the file.
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<String>,
     /// Report format.

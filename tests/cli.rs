@@ -386,3 +386,33 @@ fn endless_special_files_are_refused_after_a_bounded_read() {
     plot.assert_bad_input()
         .stderr_has(&["cannot read /dev/zero", "more than", "at most 256 MiB"]);
 }
+
+#[test]
+fn a_set_can_index_a_list_item_and_remove_a_section() {
+    let two_queue = "scenarios/two-queue.yaml";
+    Run::of(&["check", two_queue])
+        .assert_ok()
+        .stdout_has(&["loop                closed, iodepth 1"]);
+    Run::of(&["check", two_queue, "--set", "workloads[0].iodepth=2"])
+        .assert_ok()
+        .stdout_has(&["loop                closed, iodepth 2", "writeback"]);
+    Run::of(&["check", two_queue, "--set", "workloads[2].iodepth=2"])
+        .assert_bad_input()
+        .stderr_has(&[
+            "error: --set workloads[2].iodepth=2: `workloads[2]` is past the end: the list has 2 items",
+            "hint: indexes count from 0: workloads[0] … workloads[1]",
+        ]);
+    // Without its memory section the same run has no memory pressure: no memory lines at all.
+    let args = ["run", "two-queue", "--duration", "3s", "-r", "1"];
+    Run::of(&args)
+        .assert_ok()
+        .stdout_has(&["gfp_atomic   : attempts=", "kswapd       : reclaimed="]);
+    let run = Run::of(&[&args[..], &["--set", "!memory"]].concat());
+    run.assert_ok().stdout_has(&["read"]);
+    for line in ["gfp_atomic", "kswapd", "direct reclaim", "memory       :"] {
+        assert!(!run.stdout.contains(line), "{line}:\n{}", run.stdout);
+    }
+    Run::of(&["check", two_queue, "--set", "!device"])
+        .assert_bad_input()
+        .stderr_has(&["device: with --set !device: the scenario has no device"]);
+}

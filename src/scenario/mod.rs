@@ -53,6 +53,7 @@ mod memory;
 mod outline;
 pub mod published;
 mod schema;
+mod setarg;
 mod shipped;
 #[cfg(test)]
 mod testutil;
@@ -243,27 +244,12 @@ fn load_parts(
     let mut first = text.bytes().filter(|b| matches!(b, b'\n' | b'\r')).count() as u64 + 2;
     let mut overrides = Vec::with_capacity(sets.len());
     for arg in sets {
-        let doc = set_document(arg)?;
-        let last = first + doc.lines().count() as u64 - 1;
-        let lines = OverrideLines {
-            label: set_label(arg),
-            first,
-            last,
-        };
-        let padded = format!("{}{doc}", "\n".repeat(first as usize - 1));
-        let mut over_src = Source::new(&lines.label, &padded);
-        over_src.overrides.push(lines.clone());
-        let over: serde_saphyr::Spanned<top::RawScenario> =
-            serde_saphyr::from_str_with_options(&padded, yaml_options()).map_err(|e| {
-                let mut err = over_src.yaml_error(&e);
-                if err.kind() == ErrorKind::Syntax {
-                    err.0.hint = Some(SET_VALUE_HINT.to_string());
-                }
-                err
-            })?;
+        let (over, lines) = parse_override(arg, first)?;
+        if lines.first != 0 {
+            first = lines.last + 2;
+        }
         source.overrides.push(lines);
-        overrides.push(over.value);
-        first = last + 2;
+        overrides.push(over);
     }
     let stem = Path::new(source_name)
         .file_stem()
@@ -280,6 +266,51 @@ fn load_parts(
         None => None,
     };
     Ok((sc, published))
+}
+
+/// One `--set` parsed as if its document started at line `first` after the file, with the
+/// lines it spans. A removal has no document and no line of its own (0 is no line): its label
+/// is listed only in errors it led to.
+fn parse_override(arg: &str, first: u64) -> Result<(setarg::Override, OverrideLines), Error> {
+    let set = setarg::parse(arg)?;
+    let label = set_label(arg);
+    if let setarg::Edit::Remove(_) = set.edit {
+        let lines = OverrideLines {
+            label: label.clone(),
+            first: 0,
+            last: 0,
+        };
+        let raw = top::RawScenario::default();
+        let edit = set.edit;
+        return Ok((setarg::Override { label, edit, raw }, lines));
+    }
+    let doc = set.doc;
+    let last = first + doc.lines().count() as u64 - 1;
+    let lines = OverrideLines {
+        label: label.clone(),
+        first,
+        last,
+    };
+    let padded = format!("{}{doc}", "\n".repeat(first as usize - 1));
+    let mut over_src = Source::new(&lines.label, &padded);
+    over_src.overrides.push(lines.clone());
+    let over: serde_saphyr::Spanned<top::RawScenario> =
+        serde_saphyr::from_str_with_options(&padded, yaml_options()).map_err(|e| {
+            let mut err = over_src.yaml_error(&e);
+            if err.kind() == ErrorKind::Syntax {
+                err.0.hint = Some(SET_VALUE_HINT.to_string());
+            }
+            err
+        })?;
+    let raw = over.value;
+    Ok((
+        setarg::Override {
+            label,
+            edit: set.edit,
+            raw,
+        },
+        lines,
+    ))
 }
 
 /// Loads the scenario a command-line argument names ([`resolve`]: a file, else a shipped
@@ -318,77 +349,13 @@ const SET_VALUE_HINT: &str = "the value is YAML, as in the file: close every `[`
 /// Turns one command-line override `path.to.field=value` into the YAML document it stands for:
 /// `memory.ram=1GiB` becomes `memory:\n  ram: 1GiB\n`. The value is kept verbatim as YAML
 /// text, so it may be a unit (`1GiB`), a flow list (`[dm-crypt-unplug]`), a flow mapping
-/// (`{kind: nvme}`) or a quoted string. Field names are plain (letters, digits, `_`, `-`);
-/// a list cannot be indexed (lists are replaced whole, as in a variant's `set:`), and a value
-/// cannot be empty, null or span lines (an override cannot unset a field).
+/// (`{kind: nvme}`) or a quoted string. Field names are plain (letters, digits, `_`, `-`); an
+/// item of `workloads` or `memory.atomic` is named by its index (`workloads[0].io_size=16MiB`
+/// becomes `workloads:\n  - io_size: 16MiB\n`, merged into that item only), and `!section`
+/// (`!memory`) removes a top-level section, whose document is empty. A value
+/// cannot be empty, null or span lines.
 pub fn set_document(arg: &str) -> Result<String, Error> {
-    let label = set_label(arg);
-    let bad = |message: String, hint: &str| {
-        Error::whole_file(ErrorKind::Syntax, &label, message, Some(hint.to_string()))
-    };
-    let Some((path, value)) = arg.split_once('=') else {
-        return Err(bad(
-            "expected path.to.field=value, found no `=`".to_string(),
-            SET_HINT,
-        ));
-    };
-    let (path, value) = (path.trim(), value.trim());
-    if path.is_empty() {
-        return Err(bad("no field path before `=`".to_string(), SET_HINT));
-    }
-    let keys: Vec<&str> = path.split('.').collect();
-    for key in &keys {
-        if key.is_empty() {
-            return Err(bad(
-                format!("empty field name in `{path}`"),
-                "separate field names with single dots: --set kernel.version=2.6.30",
-            ));
-        }
-        if key.contains(['[', ']']) {
-            return Err(bad(
-                format!("`{path}` indexes a list"),
-                "lists are replaced whole, as in a variant's `set:`: give the whole list, e.g. \
-                 --set 'policies=[fifo, split]' or --set 'workloads=[{kind: fio, rate: 2000/s}]'",
-            ));
-        }
-        if !key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        {
-            return Err(bad(
-                format!("`{key}` is not a field name"),
-                "field names are letters, digits, `_` and `-`, joined by dots: memory.ram",
-            ));
-        }
-    }
-    if value.contains(['\n', '\r']) {
-        return Err(bad(
-            "the value spans several lines".to_string(),
-            "give a one-line value; lists and mappings can be written inline: [a, b], \
-             {kind: nvme}",
-        ));
-    }
-    let cipher = keys.last() == Some(&"cipher");
-    let null = matches!(value, "~" | "null" | "Null" | "NULL") && !cipher;
-    if value.is_empty() || value.starts_with('#') || null {
-        return Err(bad(
-            format!("no value after `{path}=`"),
-            "give the new value, e.g. --set memory.ram=1GiB; an override cannot unset a field \
-             (edit the file for that)",
-        ));
-    }
-    let mut doc = String::new();
-    for (depth, key) in keys.iter().enumerate() {
-        doc.push_str(&"  ".repeat(depth));
-        doc.push_str(key);
-        doc.push(':');
-        if depth + 1 == keys.len() {
-            doc.push(' ');
-            doc.push_str(value);
-        }
-        doc.push('\n');
-    }
-    Ok(doc)
+    setarg::parse(arg).map(|s| s.doc)
 }
 
 #[cfg(test)]

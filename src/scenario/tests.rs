@@ -194,7 +194,10 @@ fn a_malformed_set_is_a_syntax_error_naming_the_argument() {
         (".a=1", "empty field name in `.a`"),
         ("a.=1", "empty field name in `a.`"),
         ("memory.ram", "expected path.to.field=value, found no `=`"),
-        ("workloads[0].rate=1", "`workloads[0].rate` indexes a list"),
+        (
+            "policies[0]=fifo",
+            "`policies[0]` indexes `policies`, which is not a list --set can index",
+        ),
         ("a b=1", "`a b` is not a field name"),
         ("memory.ram=", "no value after `memory.ram=`"),
         ("seed=~", "no value after `seed=`"),

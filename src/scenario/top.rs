@@ -40,7 +40,8 @@
 //!   ([`name_problem`]); `/` and `..` are allowed, since a name is a label and the plot writer
 //!   makes its own file names from it.
 //! - Command-line overrides (`--set path.to.field=value`, `scenario::set_document`) are partial
-//!   scenarios merged exactly as a variant's `set:`, in the order given, before any of this
+//!   scenarios merged exactly as a variant's `set:` (or into one item of `workloads` or
+//!   `memory.atomic`, or removing a section: `setarg`), in the order given, before any of this
 //!   validation, so every rule and message here applies to them. Precedence, lowest first: the
 //!   file, a variant's `set:`, the `--set`s. The command line is the user's last word, so a
 //!   `--set` reaches the base and every variant even where a variant sets the same field
@@ -55,7 +56,7 @@ use super::crypt::{RawCrypt, crypt};
 use super::device::{DeviceKind, RawDevice, device, request_floor};
 use super::kernel::{RawKernel, kernel};
 use super::memory::{RawMemory, memory};
-use super::schema::{Capped, MAX_LISTED_NAMES, Merge, raw_section};
+use super::schema::{Capped, MAX_LISTED_NAMES, raw_section};
 use super::types::*;
 use super::units::Duration;
 use super::variants::{MAX_VARIANTS, RawVariant, variants};
@@ -130,13 +131,13 @@ pub(crate) fn validate(
     raw: Spanned<RawScenario>,
     src: &Source<'_>,
     stem: &str,
-    overrides: &[RawScenario],
+    overrides: &[super::setarg::Override],
 ) -> Result<Scenario, Error> {
     let c = Checker { src };
     let file = raw.value;
     let mut raw = file.clone();
     for o in overrides {
-        raw.merge(o.clone());
+        o.apply(&mut raw).map_err(|e| with_overrides(src, e))?;
     }
     // Each variant is a whole scenario: refuse a list too long before resolving any of it.
     if let Some(list) = &raw.variants
@@ -418,6 +419,7 @@ fn policies(
 mod tests {
     use super::*;
     use crate::scenario::distribution::RawDistribution;
+    use crate::scenario::schema::Merge;
     use crate::scenario::testutil::*;
 
     #[test]

@@ -34,7 +34,7 @@ pub(crate) fn variants(
     file: &RawScenario,
     raw: &RawScenario,
     stem: &str,
-    overrides: &[RawScenario],
+    overrides: &[super::setarg::Override],
 ) -> Result<Vec<Variant>, Error> {
     let Some(list) = &raw.variants else {
         return Ok(Vec::new());
@@ -80,8 +80,8 @@ pub(crate) fn variants(
         fixed_fields(c, set, &set_path)?;
         let mut merged = base.clone();
         merged.merge(set.value.clone());
-        for o in overrides {
-            merged.merge(o.clone());
+        for o in overrides.iter().filter(|o| !o.edits_variants()) {
+            o.apply(&mut merged)?;
         }
         let resolved =
             scenario(c, &merged, stem).map_err(|e| in_variant(c, e, &set_path, &name))?;
