@@ -245,13 +245,17 @@ fn exit_status_of_a_case(code: i32) -> Option<i32> {
             scenario
         }
         130 => {
-            let child = waiting_run();
+            let mut child = waiting_run();
+            // Hold stdin open until the child is gone: `wait_with_output` would close it, and
+            // the run, seeing end of input, could exit 2 before the signal's thread runs.
+            let stdin = child.stdin.take();
             let pid = child.id().to_string();
             let kill = std::process::Command::new("kill")
                 .args(["-INT", &pid])
                 .status();
             assert!(kill.unwrap().success());
             let out = child.wait_with_output().unwrap();
+            drop(stdin);
             assert!(String::from_utf8_lossy(&out.stderr).contains("qsim: interrupted;"));
             out.status.code()
         }
