@@ -236,11 +236,7 @@ const THIN_SHARE: f64 = 0.002;
 /// bar (`max_total` ms) in it, the most any run spends, so the legend never names a colour
 /// the reader cannot find.
 fn thin_stage_label(data: &PlotData, s: &str, max_total: f64) -> String {
-    let most = data
-        .runs
-        .iter()
-        .map(|r| stage_ms(r, s))
-        .fold(0.0, f64::max);
+    let most = data.runs.iter().map(|r| stage_ms(r, s)).fold(0.0, f64::max);
     if most < THIN_SHARE * max_total {
         format!("{s} (≤ {} ms, too thin to see)", fmt_num(most))
     } else {

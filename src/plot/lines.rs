@@ -22,7 +22,12 @@ fn band_ms(b: &PercentileBand) -> Option<(f64, f64, f64)> {
     }
     if !b.ns.values.is_empty() {
         // Replication dots: the range they span.
-        let ms = || b.ns.values.iter().map(|v| v / 1e6).filter(|v| *v > 0.0 && v.is_finite());
+        let ms = || {
+            b.ns.values
+                .iter()
+                .map(|v| v / 1e6)
+                .filter(|v| *v > 0.0 && v.is_finite())
+        };
         let lo = ms().fold(mean, f64::min);
         let hi = ms().fold(mean, f64::max);
         return Some((lo, mean, hi));
@@ -218,6 +223,9 @@ fn tail_points(bins: &[(u64, u64)]) -> Vec<(f64, f64)> {
     pts
 }
 
+/// Points `(ns, %)` read off pooled bins.
+type Points = fn(&[(u64, u64)]) -> Vec<(f64, f64)>;
+
 /// A run's index, the run and its points `(ns, %)`.
 type Curve<'a> = (usize, &'a RunPlot, Vec<(f64, f64)>);
 
@@ -253,7 +261,7 @@ fn distribution<DB: DrawingBackend>(
     kind: Distribution,
 ) -> Drawn<(), DB> {
     let note = "pooled over all replications (fio's histogram buckets)";
-    let (title, points): (&str, fn(&[(u64, u64)]) -> Vec<(f64, f64)>) = match kind {
+    let (title, points): (&str, Points) = match kind {
         Distribution::Cdf => ("distribution of read completion latency", cdf_points),
         Distribution::Tail => ("tail of read completion latency (1 − CDF)", tail_points),
     };
@@ -355,9 +363,15 @@ mod tests {
         let t = tail_points(&bins);
         assert_eq!(t.len(), 2);
         assert_eq!(t[0].0, 1_000.0);
-        assert!((t[0].1 - 10.0).abs() < 1e-9 && (t[1].1 - 1.0).abs() < 1e-9, "{t:?}");
+        assert!(
+            (t[0].1 - 10.0).abs() < 1e-9 && (t[1].1 - 1.0).abs() < 1e-9,
+            "{t:?}"
+        );
         assert!(tail_points(&[]).is_empty());
-        assert!(tail_points(&[(5, 3)]).is_empty(), "one bin: nothing is slower");
+        assert!(
+            tail_points(&[(5, 3)]).is_empty(),
+            "one bin: nothing is slower"
+        );
     }
 
     #[test]

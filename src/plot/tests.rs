@@ -377,7 +377,10 @@ fn a_plotted_registry_metric_gets_its_own_bar_chart_and_unknown_keys_none() {
 fn runs_with_identical_results_are_marked_and_others_are_not() {
     let mut data = fixture::without_memory();
     assert!(super::same_as(&data).iter().all(Option::is_none));
-    assert!(matches!(super::marked(&data), std::borrow::Cow::Borrowed(_)));
+    assert!(matches!(
+        super::marked(&data),
+        std::borrow::Cow::Borrowed(_)
+    ));
     let mut twin = data.runs[0].clone();
     twin.label = "twin".into();
     twin.timeline = None; // a timeline never decides
