@@ -183,6 +183,7 @@ impl Bytes<'_> {
             mean: self.f64(false),
             stddev: self.f64(false).abs(),
             ci95_half: self.f64(false).abs(),
+            values: (0..self.u8() % 6).map(|_| self.f64(false)).collect(),
         }
     }
 

@@ -77,7 +77,7 @@ fn run_draws_every_plot_and_qsim_plot_redraws_the_same_from_json() {
         .assert_ok();
         let names = check_plots(&dir);
         let mut want: BTreeSet<String> = BTreeSet::new();
-        let stems = ["percentiles", "cdf", "stages", "failures"]
+        let stems = ["percentiles", "cdf", "tail", "stages", "failures"]
             .iter()
             .map(|s| s.to_string())
             .chain(timelines.iter().map(|t| format!("timeline-{t}")));

@@ -96,8 +96,24 @@ fn bar_half<DB: DrawingBackend>(chart: &HChart<'_, DB>, rows: f64, max_px: f64) 
     }
 }
 
-/// The pixel x range a CI whisker of `s` covers on any row.
+/// The largest x that `s` reaches as drawn: the CI's top, or its largest replication dot.
+fn reach(s: &Spread) -> f64 {
+    s.values
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(s.mean + s.ci95_half, f64::max)
+}
+
+/// The pixel x range a CI whisker (or the replication dots) of `s` covers on any row.
 fn whisker_px<DB: DrawingBackend>(chart: &HChart<'_, DB>, s: &Spread) -> Option<(i32, i32)> {
+    if !s.values.is_empty() {
+        let px = |v: f64| chart.backend_coord(&(v.max(0.0), 0.0)).0;
+        let finite = || s.values.iter().copied().filter(|v| v.is_finite());
+        let lo = finite().fold(f64::INFINITY, f64::min);
+        let hi = finite().fold(f64::NEG_INFINITY, f64::max);
+        return (lo <= hi).then(|| (px(lo) - DOT_R - 2, px(hi) + DOT_R + 2));
+    }
     (s.ci95_half > 0.0).then(|| {
         (
             chart
@@ -144,14 +160,29 @@ fn segment<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Draws the 95 % CI of `s` on row `y` as a horizontal error bar with caps; returns the
-/// pixel x of its right end.
+/// Radius of a replication dot, px.
+const DOT_R: i32 = 5;
+
+/// Draws the 95 % CI of `s` on row `y` as a horizontal error bar with caps, or, with fewer
+/// than [`crate::report::plots::DOTS_BELOW`] replications, each replication as a dot
+/// (hollow, so dots that coincide still read as one value); returns the pixel x of the
+/// rightmost mark.
 fn error_bar<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &HChart<'_, DB>,
     y: f64,
     s: &Spread,
 ) -> Drawn<i32, DB> {
+    if !s.values.is_empty() {
+        let mut right = chart.backend_coord(&(s.mean.max(0.0), y)).0;
+        for v in s.values.iter().copied().filter(|v| v.is_finite()) {
+            let p = chart.backend_coord(&(v.max(0.0), y));
+            root.draw(&Circle::new(p, DOT_R, WHITE.filled()))?;
+            root.draw(&Circle::new(p, DOT_R, INK.stroke_width(2)))?;
+            right = right.max(p.0 + DOT_R);
+        }
+        return Ok(right);
+    }
     let lo = chart.backend_coord(&((s.mean - s.ci95_half).max(0.0), y));
     let hi = chart.backend_coord(&(s.mean + s.ci95_half, y));
     if s.ci95_half <= 0.0 {
@@ -198,6 +229,21 @@ fn stage_names(data: &PlotData) -> Vec<String> {
     names
 }
 
+/// Below this share of the longest bar a stage's segment is under about two pixels wide.
+const THIN_SHARE: f64 = 0.002;
+
+/// Stage `s`'s legend label: its name, and when no run spends a visible share of the longest
+/// bar (`max_total` ms) in it, the most any run spends, so the legend never names a colour
+/// the reader cannot find.
+fn thin_stage_label(data: &PlotData, s: &str, max_total: f64) -> String {
+    let most = data.runs.iter().map(|r| stage_ms(r, s)).fold(0.0, f64::max);
+    if most < THIN_SHARE * max_total {
+        format!("{s} (≤ {} ms, too thin to see)", fmt_num(most))
+    } else {
+        s.to_string()
+    }
+}
+
 /// A run's mean time in stage `s`, ms (0 when the run has no such stage or a negative one).
 fn stage_ms(r: &super::data::RunPlot, s: &str) -> f64 {
     r.read_stages
@@ -217,22 +263,25 @@ pub(super) fn stages<DB: DrawingBackend>(
     if names.is_empty() {
         return no_data(root, &body, "no run completed a read");
     }
-    let entries: Vec<Entry> = names
-        .iter()
-        .enumerate()
-        .map(|(j, s)| Entry::new(s.clone(), Swatch::Box(fill_colour(j))))
-        .collect();
-    let (x0, y0) = body.get_base_pixel();
-    let bw = body.dim_in_pixel().0 as i32;
-    let lh = legend_row(root, (x0 + 4, y0), bw - 8, &entries)?;
-    let (_, area) = body.split_vertically(lh + 10);
-
     let totals: Vec<f64> = data
         .runs
         .iter()
         .map(|r| names.iter().map(|s| stage_ms(r, s)).sum())
         .collect();
     let max_total = totals.iter().copied().fold(0.0, f64::max);
+    let entries: Vec<Entry> = names
+        .iter()
+        .enumerate()
+        .map(|(j, s)| {
+            let label = thin_stage_label(data, s, max_total);
+            Entry::new(label, Swatch::Box(fill_colour(j)))
+        })
+        .collect();
+    let (x0, y0) = body.get_base_pixel();
+    let bw = body.dim_in_pixel().0 as i32;
+    let lh = legend_row(root, (x0 + 4, y0), bw - 8, &entries)?;
+    let (_, area) = body.split_vertically(lh + 10);
+
     let (labels, label_w) = run_labels(root, data)?;
     let chart = hbar_chart(
         &area,
@@ -292,12 +341,12 @@ pub(super) fn failures<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &PlotData,
 ) -> Drawn<(), DB> {
-    let note = "bars: mean per replication · whiskers: 95 % confidence interval of the mean";
+    let note = bars_note(data);
     let body = frame(
         root,
         data,
         "GFP_ATOMIC failures and kswapd congestion waits",
-        note,
+        &note,
     )?;
     let rows = run_labels(root, data)?;
     let bh = body.dim_in_pixel().1 as i32;
@@ -312,21 +361,21 @@ pub(super) fn metric<DB: DrawingBackend>(
     data: &PlotData,
     m: &crate::report::metrics::Metric,
 ) -> Drawn<(), DB> {
-    let note = "bars: mean per replication · whiskers: 95 % confidence interval of the mean";
-    let body = frame(root, data, m.label, note)?;
+    let note = bars_note(data);
+    let body = frame(root, data, m.label, &note)?;
     let (labels, label_w) = run_labels(root, data)?;
     let value = |r: &super::data::RunPlot| {
         r.metrics
             .iter()
             .find(|x| x.key == m.key)
-            .map(|x| x.value)
+            .map(|x| x.value.clone())
             .filter(|v| v.mean.is_finite() && v.ci95_half.is_finite())
     };
     let xmax = data
         .runs
         .iter()
         .filter_map(value)
-        .map(|v| v.mean + v.ci95_half)
+        .map(|v| reach(&v))
         .fold(0.0, f64::max);
     let xmax = if xmax > 0.0 { xmax } else { 1.0 };
     let unit = if m.unit.is_empty() {
@@ -370,8 +419,17 @@ pub(super) fn metric<DB: DrawingBackend>(
     Ok(())
 }
 
-/// The legend entry of a CI whisker.
-fn ci_entry() -> Entry {
+/// Whether the plot draws replication dots rather than CI whiskers (fewer than
+/// [`crate::report::plots::DOTS_BELOW`] replications per run).
+fn dots(data: &PlotData) -> bool {
+    data.replications > 1 && (data.replications as usize) < crate::report::plots::DOTS_BELOW
+}
+
+/// The legend entry of a CI whisker, or of a replication dot.
+fn ci_entry(data: &PlotData) -> Entry {
+    if dots(data) {
+        return Entry::new("one replication", Swatch::Mark(Marker::Circle, INK));
+    }
     Entry::new(
         "95 % CI",
         Swatch::Rule {
@@ -379,6 +437,19 @@ fn ci_entry() -> Entry {
             dash: &[],
         },
     )
+}
+
+/// The plot's footnote on what the bars and their marks mean.
+fn bars_note(data: &PlotData) -> String {
+    if dots(data) {
+        format!(
+            "bars: mean per replication · dots: each of the {} replications (too few for a \
+             useful 95 % interval)",
+            data.replications
+        )
+    } else {
+        "bars: mean per replication · whiskers: 95 % confidence interval of the mean".into()
+    }
 }
 
 /// The allocation orders any run failed at, ascending.
@@ -415,7 +486,7 @@ fn failures_by_order<DB: DrawingBackend>(
         .iter()
         .map(|&o| Entry::new(format!("order {o}"), Swatch::Box(order_colour(o))))
         .collect();
-    entries.push(ci_entry());
+    entries.push(ci_entry(data));
     used += legend_row(root, (tx + 4, ty + used), tw - 8, &entries)?;
     let (_, area) = top.split_vertically(used + 4);
     let max_fail = data
@@ -443,7 +514,8 @@ fn failures_by_order<DB: DrawingBackend>(
         };
         let avoid = whisker_px(&chart, &m.failures);
         let mut at = 0.0;
-        for &(o, s) in &m.failures_by_order {
+        for (o, s) in &m.failures_by_order {
+            let o = *o;
             if s.mean > 0.0 {
                 let (colour, label) = (order_colour(o), fmt_num(s.mean));
                 segment(
@@ -487,14 +559,14 @@ fn congestion_waits<DB: DrawingBackend>(
         .iter()
         .map(|&(c, col)| Entry::new(c, Swatch::Box(col)))
         .collect();
-    entries.push(ci_entry());
+    entries.push(ci_entry(data));
     used += legend_row(root, (bx + 4, by + used), bw - 8, &entries)?;
     let (_, area) = bottom.split_vertically(used + 4);
     let max_s = data
         .runs
         .iter()
         .filter_map(|r| r.memory.as_ref())
-        .flat_map(|m| m.kswapd_cwait_s.iter().map(|s| s.mean + s.ci95_half))
+        .flat_map(|m| m.kswapd_cwait_s.iter().map(reach))
         .fold(0.0, f64::max);
     let max_s = if max_s > 0.0 { max_s } else { 1.0 };
     let chart = hbar_chart(
@@ -556,6 +628,19 @@ mod tests {
             r.read_stages.clear();
         }
         assert!(stage_names(&data).is_empty());
+    }
+
+    #[test]
+    fn a_stage_too_thin_to_see_says_so_in_the_legend() {
+        let mut data = fixture::without_memory();
+        data.runs.truncate(2);
+        data.runs[0].read_stages = vec![("hop".into(), 1e3), ("disk".into(), 8e6)];
+        data.runs[1].read_stages = vec![("hop".into(), 2e3), ("disk".into(), 6e6)];
+        assert_eq!(
+            thin_stage_label(&data, "hop", 8.002),
+            "hop (≤ 0.002 ms, too thin to see)"
+        );
+        assert_eq!(thin_stage_label(&data, "disk", 8.002), "disk");
     }
 
     #[test]

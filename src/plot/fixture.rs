@@ -23,6 +23,7 @@ fn spread(mean: f64, rel: f64) -> Spread {
         mean,
         stddev: mean * rel,
         ci95_half: mean * rel * 0.715,
+        values: Vec::new(),
     }
 }
 

@@ -20,6 +20,18 @@ fn band_ms(b: &PercentileBand) -> Option<(f64, f64, f64)> {
     if !(mean > 0.0 && mean.is_finite()) {
         return None;
     }
+    if !b.ns.values.is_empty() {
+        // Replication dots: the range they span.
+        let ms = || {
+            b.ns.values
+                .iter()
+                .map(|v| v / 1e6)
+                .filter(|v| *v > 0.0 && v.is_finite())
+        };
+        let lo = ms().fold(mean, f64::min);
+        let hi = ms().fold(mean, f64::max);
+        return Some((lo, mean, hi));
+    }
     let half = b.ns.ci95_half.max(0.0) / 1e6;
     Some(((mean - half).max(mean / 10.0), mean, mean + half))
 }
@@ -59,13 +71,17 @@ pub(super) fn percentiles<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &PlotData,
 ) -> Drawn<(), DB> {
-    let banded = data.replications > 1;
+    let reps = data.replications as usize;
+    let dotted = reps > 1 && reps < crate::report::plots::DOTS_BELOW;
+    let banded = reps > 1 && !dotted;
     let note = if banded {
-        "line: mean over replications · band: its 95 % confidence interval"
+        "line: mean over replications · band: its 95 % confidence interval".to_string()
+    } else if dotted {
+        format!("line: mean over replications · dots: each of the {reps} replications")
     } else {
-        "one replication: no confidence band"
+        "one replication: no confidence band".to_string()
     };
-    let body = frame(root, data, "read completion latency by percentile", note)?;
+    let body = frame(root, data, "read completion latency by percentile", &note)?;
     let runs: Vec<(usize, &RunPlot)> = data
         .runs
         .iter()
@@ -106,6 +122,14 @@ pub(super) fn percentiles<DB: DrawingBackend>(
         for b in &r.read_percentiles {
             if let Some((_, m, _)) = band_ms(b) {
                 marker(root, st.marker, pt(b.p, m), 6, st.colour)?;
+            }
+            if !dotted {
+                continue;
+            }
+            for v in b.ns.values.iter().map(|v| v / 1e6) {
+                if v > 0.0 && v.is_finite() {
+                    root.draw(&Circle::new(pt(b.p, v), 3, st.colour.stroke_width(2)))?;
+                }
             }
         }
     }
@@ -186,21 +210,67 @@ fn cdf_points(bins: &[(u64, u64)]) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// A run's index, the run and its CDF points `(ns, %)`.
+/// Share of reads (%) slower than each pooled bin midpoint (ns): 1 − CDF, the tail. The last
+/// bin (nothing slower) is left out, as a log axis cannot show 0.
+fn tail_points(bins: &[(u64, u64)]) -> Vec<(f64, f64)> {
+    let mut pts = cdf_points(bins);
+    pts.retain(|&(_, pc)| pc < 100.0);
+    for p in &mut pts {
+        p.1 = 100.0 - p.1;
+    }
+    // Rounding may leave a share of exactly 100 − 100 = 0 for a huge count; drop it.
+    pts.retain(|&(_, pc)| pc > 0.0);
+    pts
+}
+
+/// Points `(ns, %)` read off pooled bins.
+type Points = fn(&[(u64, u64)]) -> Vec<(f64, f64)>;
+
+/// A run's index, the run and its points `(ns, %)`.
 type Curve<'a> = (usize, &'a RunPlot, Vec<(f64, f64)>);
+
+/// How a distribution plot reads the pooled bins: the CDF on a linear y axis, or the tail
+/// (1 − CDF) on a log y axis, where p99.9 and p99.99 are as far apart as p50 and p90.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Distribution {
+    Cdf,
+    Tail,
+}
 
 /// CDF of read clat per run from the histogram pooled over replications, log time axis.
 pub(super) fn cdf<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &PlotData,
 ) -> Drawn<(), DB> {
+    distribution(root, data, Distribution::Cdf)
+}
+
+/// The tail of read clat per run (share of reads slower than t, log scale) from the pooled
+/// histogram, log time axis: a fio percentile table as one picture.
+pub(super) fn tail<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+) -> Drawn<(), DB> {
+    distribution(root, data, Distribution::Tail)
+}
+
+/// The CDF or tail plot (see [`Distribution`]).
+fn distribution<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+    kind: Distribution,
+) -> Drawn<(), DB> {
     let note = "pooled over all replications (fio's histogram buckets)";
-    let body = frame(root, data, "distribution of read completion latency", note)?;
+    let (title, points): (&str, Points) = match kind {
+        Distribution::Cdf => ("distribution of read completion latency", cdf_points),
+        Distribution::Tail => ("tail of read completion latency (1 − CDF)", tail_points),
+    };
+    let body = frame(root, data, title, note)?;
     let curves: Vec<Curve> = data
         .runs
         .iter()
         .enumerate()
-        .map(|(i, r)| (i, r, cdf_points(&r.read_clat_bins)))
+        .map(|(i, r)| (i, r, points(&r.read_clat_bins)))
         .filter(|(_, _, c)| !c.is_empty())
         .collect();
     if curves.is_empty() {
@@ -209,19 +279,30 @@ pub(super) fn cdf<DB: DrawingBackend>(
     let runs: Vec<(usize, &RunPlot)> = curves.iter().map(|(i, r, _)| (*i, *r)).collect();
     let entries = run_entries(&runs, false);
     let (plot_area, legend_x, legend_w) = with_legend_column(root, &body, &entries)?;
-
-    let lo = curves
-        .iter()
-        .map(|c| c.2[0].0)
-        .fold(f64::INFINITY, f64::min);
-    let hi = curves
-        .iter()
-        .map(|c| c.2[c.2.len() - 1].0)
-        .fold(0.0, f64::max);
+    let all = || curves.iter().flat_map(|c| c.2.iter());
+    let lo = all().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let hi = all().map(|p| p.0).fold(0.0, f64::max);
     let (xlo, xhi, xt) = log_axis(lo, hi);
-    let (_, yt) = linear_axis(0.0, 100.0, 10);
     let x_range = Axis::mapped(xlo, xhi, &xt, f64::log10);
-    let y_range = Axis::new(0.0, 101.0, yt);
+    // The y value drawn for a share: itself (CDF) or its log (tail).
+    let y_of = |pc: f64| match kind {
+        Distribution::Cdf => pc,
+        Distribution::Tail => pc.log10(),
+    };
+    let (y_range, y_desc) = match kind {
+        Distribution::Cdf => (
+            Axis::new(0.0, 101.0, linear_axis(0.0, 100.0, 10).1),
+            "reads completed within that time, %",
+        ),
+        Distribution::Tail => {
+            let least = all().map(|p| p.1).fold(100.0, f64::min);
+            let (ylo, _, yt) = log_axis(least, 100.0);
+            (
+                Axis::mapped(ylo, 100.0, &yt, f64::log10),
+                "reads slower than that time, % (log scale)",
+            )
+        }
+    };
     let mut chart = ChartBuilder::on(&plot_area)
         .margin_top(8)
         .margin_right(12)
@@ -231,9 +312,12 @@ pub(super) fn cdf<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .x_desc("read completion latency (log scale)")
-        .y_desc("reads completed within that time, %")
+        .y_desc(y_desc)
         .x_label_formatter(&|x| fmt_ns(10f64.powf(*x)))
-        .y_label_formatter(&|y| fmt_num(*y))
+        .y_label_formatter(&|y| match kind {
+            Distribution::Cdf => fmt_num(*y),
+            Distribution::Tail => fmt_num(10f64.powf(*y)),
+        })
         .label_style(font(TICK_PX, INK, HPos::Center, VPos::Center))
         .axis_desc_style(font(DESC_PX, INK, HPos::Center, VPos::Center))
         .bold_line_style(INK.mix(0.2))
@@ -244,10 +328,14 @@ pub(super) fn cdf<DB: DrawingBackend>(
     for (k, (i, _, pts)) in curves.iter().enumerate() {
         let st = series_style(*i);
         let mut line: Vec<(i32, i32)> = Vec::with_capacity(pts.len() + 1);
-        line.push(chart.backend_coord(&(pts[0].0.log10(), 0.0)));
+        let start = match kind {
+            Distribution::Cdf => 0.0,
+            Distribution::Tail => 100.0,
+        };
+        line.push(chart.backend_coord(&(pts[0].0.log10(), y_of(start))));
         line.extend(
             pts.iter()
-                .map(|&(ns, pc)| chart.backend_coord(&(ns.log10(), pc))),
+                .map(|&(ns, pc)| chart.backend_coord(&(ns.log10(), y_of(pc)))),
         );
         polyline(root, &line, st.colour.to_rgba(), 3, st.dash)?;
         // Markers every ~90 px along x, staggered per run so they do not sit on each other.
@@ -270,11 +358,28 @@ mod tests {
     use crate::plot::fixture;
 
     #[test]
+    fn the_tail_is_one_minus_the_cdf_without_its_last_bin() {
+        let bins = [(1_000, 90), (2_000, 9), (4_000, 1)];
+        let t = tail_points(&bins);
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].0, 1_000.0);
+        assert!(
+            (t[0].1 - 10.0).abs() < 1e-9 && (t[1].1 - 1.0).abs() < 1e-9,
+            "{t:?}"
+        );
+        assert!(tail_points(&[]).is_empty());
+        assert!(
+            tail_points(&[(5, 3)]).is_empty(),
+            "one bin: nothing is slower"
+        );
+    }
+
+    #[test]
     fn the_band_range_spans_the_lowest_low_and_the_highest_high_end() {
         let data = fixture::without_memory();
         let mut run = data.runs[0].clone();
         let band = |mean_ms: f64, half_ms: f64| {
-            let mut b = run.read_percentiles[0];
+            let mut b = run.read_percentiles[0].clone();
             b.ns.mean = mean_ms * 1e6;
             b.ns.ci95_half = half_ms * 1e6;
             b

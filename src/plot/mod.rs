@@ -9,9 +9,13 @@
 //! |---|---|
 //! | `percentiles` | read clat (ms, log) against percentile on a "nines" axis, one line per run, 95 % CI band |
 //! | `cdf` | CDF of read clat per run from the pooled histogram, log time axis |
+//! | `tail` | the same as 1 − CDF on a log axis (share of reads slower than t): the tail a CDF hides |
 //! | `stages` | mean time per stage per run, stacked ("where the time went") |
 //! | `failures` | GFP_ATOMIC failures per run by order, and kswapd congestion_wait per class, with CIs (only with memory) |
 //! | `timeline-<label>` | replication 0 of a run over time: free pages and watermarks, kswapd state, crypt queues, dirty pages |
+//!
+//! A run whose results equal an earlier run's is labelled `<label> (= <earlier>)` in every
+//! plot, since its lines and bars hide under the other's.
 //!
 //! Text uses DejaVu Sans from the `dejavu` crate, registered with plotters' `ab_glyph`
 //! renderer on first use, so drawing needs no system fonts, fontconfig or FreeType. The
@@ -82,6 +86,7 @@ struct Planned {
 enum Kind {
     Percentiles,
     Cdf,
+    Tail,
     Stages,
     Failures,
     /// The registry metric at this index of `report::metrics::METRICS`, one bar per run.
@@ -100,6 +105,10 @@ fn plan(data: &PlotData) -> Vec<Planned> {
         Planned {
             name: "cdf".into(),
             kind: Kind::Cdf,
+        },
+        Planned {
+            name: "tail".into(),
+            kind: Kind::Tail,
         },
         Planned {
             name: "stages".into(),
@@ -266,15 +275,49 @@ pub fn draw_in_memory(data: &PlotData) -> Result<usize, PlotError> {
     Ok(svg_len)
 }
 
-/// Draws plot `kind` on `root`.
+/// For each run, the first earlier run whose results are the same (its read latency
+/// histogram, stages, memory figures and metrics; not its timeline or label), if any: two
+/// policies that behave alike draw on top of each other, and the legend must say so.
+fn same_as(data: &PlotData) -> Vec<Option<usize>> {
+    let same = |a: &data::RunPlot, b: &data::RunPlot| {
+        a.read_clat_bins == b.read_clat_bins
+            && a.read_percentiles == b.read_percentiles
+            && a.read_stages == b.read_stages
+            && a.memory == b.memory
+            && a.metrics == b.metrics
+    };
+    (0..data.runs.len())
+        .map(|k| (0..k).find(|&j| same(&data.runs[j], &data.runs[k])))
+        .collect()
+}
+
+/// `data` with each run that repeats an earlier one labelled `<label> (= <earlier label>)`.
+fn marked(data: &PlotData) -> std::borrow::Cow<'_, PlotData> {
+    let twins = same_as(data);
+    if twins.iter().all(Option::is_none) {
+        return std::borrow::Cow::Borrowed(data);
+    }
+    let mut out = data.clone();
+    for (k, j) in twins.iter().enumerate() {
+        if let Some(j) = j {
+            out.runs[k].label = format!("{} (= {})", data.runs[k].label, data.runs[*j].label);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Draws plot `kind` on `root`; runs with identical results are marked in the labels
+/// ([`marked`]).
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &PlotData,
     kind: Kind,
 ) -> style::Drawn<(), DB> {
+    let data = &*marked(data);
     match kind {
         Kind::Percentiles => lines::percentiles(root, data),
         Kind::Cdf => lines::cdf(root, data),
+        Kind::Tail => lines::tail(root, data),
         Kind::Stages => bars::stages(root, data),
         Kind::Failures => bars::failures(root, data),
         Kind::Metric(i) => bars::metric(root, data, &crate::report::metrics::METRICS[i]),

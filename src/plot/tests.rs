@@ -107,6 +107,7 @@ fn a_scenario_with_memory_gets_every_plot() {
         [
             "percentiles",
             "cdf",
+            "tail",
             "stages",
             "failures",
             "timeline-2.6.30",
@@ -125,6 +126,7 @@ fn without_memory_there_is_no_failures_plot_and_timelines_only_where_recorded() 
         [
             "percentiles",
             "cdf",
+            "tail",
             "stages",
             "timeline-fifo",
             "timeline-split"
@@ -150,7 +152,7 @@ fn an_empty_plan_still_draws_the_fixed_plots() {
     };
     assert_eq!(
         render_and_check(&data, "empty"),
-        ["percentiles", "cdf", "stages"]
+        ["percentiles", "cdf", "tail", "stages"]
     );
 }
 
@@ -312,7 +314,7 @@ fn huge_labels_are_cut_for_drawing_and_for_file_names() {
     data.runs[1].label = format!("{long}w");
     let names = plot_names(&data);
     assert!(names.iter().all(|n| n.len() < 100), "{names:?}");
-    assert_eq!(names.len(), 5);
+    assert_eq!(names.len(), 6);
     // Everything draws, and no text element holds more than the cap.
     assert!(draw_in_memory(&data).is_ok());
     let svg = timeline_svg(&data);
@@ -342,6 +344,7 @@ fn a_plotted_registry_metric_gets_its_own_bar_chart_and_unknown_keys_none() {
         mean,
         stddev: mean / 4.0,
         ci95_half: mean / 3.0,
+        values: Vec::new(),
     };
     // The first run measured the metric, the second did not; a key the registry does not know
     // (a hand-edited results file) must neither draw a chart nor become a file name.
@@ -361,10 +364,56 @@ fn a_plotted_registry_metric_gets_its_own_bar_chart_and_unknown_keys_none() {
         [
             "percentiles",
             "cdf",
+            "tail",
             "stages",
             "metric-elapsed_s",
             "timeline-fifo",
             "timeline-split"
         ]
     );
+}
+
+#[test]
+fn runs_with_identical_results_are_marked_and_others_are_not() {
+    let mut data = fixture::without_memory();
+    assert!(super::same_as(&data).iter().all(Option::is_none));
+    assert!(matches!(
+        super::marked(&data),
+        std::borrow::Cow::Borrowed(_)
+    ));
+    let mut twin = data.runs[0].clone();
+    twin.label = "twin".into();
+    twin.timeline = None; // a timeline never decides
+    data.runs.push(twin);
+    let k = data.runs.len() - 1;
+    let twins = super::same_as(&data);
+    assert_eq!(twins[k], Some(0));
+    let first = data.runs[0].label.clone();
+    assert_eq!(
+        super::marked(&data).runs[k].label,
+        format!("twin (= {first})")
+    );
+    // One bin more and they differ.
+    data.runs[k].read_clat_bins.push((u64::MAX, 1));
+    assert_eq!(super::same_as(&data)[k], None);
+}
+
+#[test]
+fn few_replications_draw_dots_and_many_draw_whiskers() {
+    use crate::report::plots::DOTS_BELOW;
+    let mut data = fixture::with_memory();
+    for reps in [2u32, DOTS_BELOW as u32 - 1, DOTS_BELOW as u32, 10] {
+        data.replications = reps;
+        for r in &mut data.runs {
+            if let Some(m) = &mut r.memory {
+                m.failures.values = if (reps as usize) < DOTS_BELOW {
+                    (0..reps).map(|i| f64::from(i) * 10.0).collect()
+                } else {
+                    Vec::new()
+                };
+            }
+        }
+        let files = render_and_check(&data, &format!("dots{reps}"));
+        assert!(files.iter().any(|f| f.starts_with("failures")), "{files:?}");
+    }
 }

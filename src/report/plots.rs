@@ -12,9 +12,14 @@ use serde::{Deserialize, Serialize};
 pub const PLOT_PERCENTILES: [f64; 10] =
     [50.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
 
+/// Below this many replications the plots draw each replication as a dot instead of a
+/// Student-t whisker: with 2–4 values the t interval is wide and says less than the values.
+pub const DOTS_BELOW: usize = 5;
+
 /// A value across replications: mean, sample standard deviation and the 95 % confidence
-/// half-width (Student t; 0 with one replication).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// half-width (Student t; 0 with one replication), and with fewer than [`DOTS_BELOW`]
+/// replications each replication's value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     /// Mean over replications.
     pub mean: f64,
@@ -22,10 +27,14 @@ pub struct Spread {
     pub stddev: f64,
     /// Half-width of the 95 % confidence interval of the mean.
     pub ci95_half: f64,
+    /// Each replication's value, in replication order, when there are fewer than
+    /// [`DOTS_BELOW`] of them (empty otherwise, and in files from before this field).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<f64>,
 }
 
 /// One percentile of read clat across replications, ns.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PercentileBand {
     /// The percentile, e.g. 99.9.
     pub p: f64,
@@ -89,10 +98,16 @@ pub struct PlotData {
     pub runs: Vec<RunPlot>,
 }
 
-/// A value across replications as the plots draw it (a half-width of 0 with one replication).
+/// A value across replications as the plots draw it (a half-width of 0 with one replication;
+/// the values themselves with fewer than [`DOTS_BELOW`]).
 fn spread(xs: &[f64]) -> Spread {
     let s = Summary::of(xs);
     Spread {
+        values: if xs.len() < DOTS_BELOW {
+            xs.to_vec()
+        } else {
+            Vec::new()
+        },
         mean: s.mean,
         stddev: s.stddev,
         ci95_half: if s.ci95_half.is_finite() {
