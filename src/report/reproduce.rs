@@ -233,7 +233,7 @@ fn claim_result(c: &Claim, runs: &[RunMetrics]) -> ClaimResult {
             let shows = if sb.mean == 0.0 {
                 format!("{} of zero in the second run: no ratio", c.metric)
             } else {
-                format!("a ratio of {ratio:.2}")
+                format!("a ratio of {}", shown_against(ratio, *rule))
             };
             (test, None, ok, shows)
         }
@@ -241,7 +241,7 @@ fn claim_result(c: &Claim, runs: &[RunMetrics]) -> ClaimResult {
             ratio = sa.stddev / sb.stddev;
             let ok = sa.n > 1 && sb.n > 1 && rule.holds(ratio, 1.0);
             let test = format!("spread ratio {}", rule.describe());
-            let shows = spread_shows(c, sa, sb, ratio);
+            let shows = spread_shows(c, sa, sb, shown_against(ratio, *rule));
             (test, None, ok, shows)
         }
         ClaimKind::Noise => {
@@ -277,7 +277,7 @@ fn claim_result(c: &Claim, runs: &[RunMetrics]) -> ClaimResult {
 }
 
 /// What the model shows for a spread claim that does not hold.
-fn spread_shows(c: &Claim, sa: Spread, sb: Spread, ratio: f64) -> String {
+fn spread_shows(c: &Claim, sa: Spread, sb: Spread, ratio: String) -> String {
     if sa.n < 2 || sb.n < 2 {
         format!(
             "{} measured in {} and {} replications: a spread needs two",
@@ -289,8 +289,23 @@ fn spread_shows(c: &Claim, sa: Spread, sb: Spread, ratio: f64) -> String {
             if sa.stddev == 0.0 { "none" } else { "some" }
         )
     } else {
-        format!("a spread ratio of {ratio:.2}")
+        format!("a spread ratio of {ratio}")
     }
+}
+
+/// `x` with two decimals, or as many more (up to six) as it takes for the printed number to
+/// fall on the same side of `rule` as `x` itself: a ratio of 1.006 against `at_least: 1.01`
+/// prints as 1.006, not as a "1.01" that seems to pass.
+fn shown_against(x: f64, rule: Rule) -> String {
+    let holds = rule.holds(x, 1.0);
+    let mut text = format!("{x:.2}");
+    for decimals in 3..=6 {
+        match text.parse::<f64>() {
+            Ok(shown) if rule.holds(shown, 1.0) != holds => text = format!("{x:.decimals$}"),
+            _ => break,
+        }
+    }
+    text
 }
 
 /// A value in its metric's unit, a ms value below 1 ms shown in µs.
@@ -534,6 +549,16 @@ pub fn render_json(all: &[Reproduction]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_ratio_prints_on_the_side_of_its_rule_it_falls() {
+        assert_eq!(shown_against(1.006, Rule::AtLeast(1.01)), "1.006");
+        assert_eq!(shown_against(1.0099, Rule::AtLeast(1.01)), "1.0099");
+        assert_eq!(shown_against(1.5, Rule::AtLeast(1.01)), "1.50");
+        assert_eq!(shown_against(0.7, Rule::AtMost(0.8)), "0.70");
+        assert_eq!(shown_against(f64::INFINITY, Rule::AtLeast(2.0)), "inf");
+        assert_eq!(shown_against(f64::NAN, Rule::AtLeast(2.0)), "NaN");
+    }
+
     use super::*;
 
     fn run(variant: &str, iops: &[f64]) -> RunMetrics {
