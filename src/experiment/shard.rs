@@ -182,6 +182,7 @@ pub fn run_shard(
         scenario: sc.clone(),
     };
     let mut buf = serde_json::to_vec(&header).map_err(std::io::Error::from)?;
+    check_readable(&buf, &header.fingerprint)?;
     buf.push(b'\n');
     let deadline = time_limit.map(|t| std::time::Instant::now() + t);
     let finished = AtomicUsize::new(0);
@@ -220,6 +221,19 @@ pub fn run_shard(
         Some(e) => Err(std::io::Error::from(e).into()),
         None => Ok(buf),
     }
+}
+
+/// Checks that a shard header reads back to the scenario it was written from (JSON has no
+/// non-finite numbers; a value it cannot carry would otherwise surface only at the merge).
+fn check_readable(header: &[u8], fingerprint: &str) -> Result<(), Error> {
+    let back: Header = serde_json::from_slice(header).map_err(std::io::Error::from)?;
+    if self::fingerprint(&back.scenario, back.jobs, back.time_limit_ns) != fingerprint {
+        return Err(std::io::Error::other(
+            "the scenario does not read back from its shard header as written",
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// Why `qsim merge` failed: its shard files (a usage error, exit 2) or the run they hold.
@@ -381,6 +395,9 @@ impl ShardSet {
         let (sc, jobs, limit) = (h0.scenario.clone(), h0.jobs, h0.time_limit_ns);
         for (f, h) in opened {
             if let Some(other) = &slots[h.shard] {
+                if other.path == f.path {
+                    return Err(f.error("given twice"));
+                }
                 return Err(f.error(&format!(
                     "shard {}/{n} again: {} is shard {}/{n} too",
                     h.shard,
@@ -473,4 +490,112 @@ pub fn merge(mut set: ShardSet, opts: &RunOptions, out: &mut dyn Write) -> Resul
     };
     super::report_replicated(&set.scenario, &opts, fold.finish(None), timeline, out)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_names_parse_and_every_job_has_exactly_one_shard() {
+        assert_eq!(Shard::parse("0/4"), Ok(Shard { index: 0, count: 4 }));
+        assert_eq!(Shard::parse(" 3 / 4 "), Ok(Shard { index: 3, count: 4 }));
+        for bad in ["4/4", "0/0", "1", "-1/4", "a/4", "1/b", "", "1/2/3"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+        for n in [1, 2, 3, 7] {
+            let shards: Vec<Shard> = (0..n).map(|index| Shard { index, count: n }).collect();
+            let mut sizes = vec![0; n];
+            for k in 0..50 {
+                let owners: Vec<usize> = (0..n).filter(|&i| shards[i].owns(k)).collect();
+                assert_eq!(owners, [k % n], "job {k} of {n} shards");
+                sizes[k % n] += 1;
+            }
+            let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+            assert!(hi - lo <= 1, "{sizes:?}: an even share each");
+        }
+    }
+
+    /// A 1 s scenario with two policies, `reps` replications each.
+    fn tiny(reps: u32) -> Scenario {
+        crate::scenario::load_str(
+            "t.yaml",
+            &format!(
+                "duration: 1s\nreplications: {reps}\ndevice: {{ kind: generic, service: 1ms }}\n\
+                 policies: [none, fifo]\nworkloads:\n  - {{ kind: fio, rw: randread, iodepth: 2 }}\n"
+            ),
+        )
+        .unwrap()
+    }
+
+    /// The report of `sc` in one process, and through `n` shard files and a merge.
+    fn one_and_merged(sc: &Scenario, n: usize, opts: &RunOptions) -> (Vec<u8>, Vec<u8>) {
+        let mut one = Vec::new();
+        super::super::run_and_report(sc, opts, &mut one, &|_, _| {}).unwrap();
+        let dir = std::env::temp_dir().join(format!("qsim-shard-unit-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut paths = Vec::new();
+        for index in (0..n).rev() {
+            let bytes = run_shard(sc, Shard { index, count: n }, 2, None, &|_, _| {}).unwrap();
+            let p = dir.join(format!("s{index}"));
+            std::fs::write(&p, bytes).unwrap();
+            paths.push(p);
+        }
+        let mut merged = Vec::new();
+        merge(ShardSet::open(&paths).unwrap(), opts, &mut merged).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        (one, merged)
+    }
+
+    #[test]
+    fn merged_shards_fold_to_the_report_of_one_process() {
+        let sc = tiny(3);
+        assert_eq!(planned_jobs(&plan(&sc)).len(), 6);
+        for format in ["normal", "json"] {
+            let opts = RunOptions {
+                format: format.to_string(),
+                jobs: 1,
+                check_invariants: true,
+                ..RunOptions::default()
+            };
+            // 7 shards: more shards than jobs leaves one with none.
+            for n in [1, 2, 4, 7] {
+                let (one, merged) = one_and_merged(&sc, n, &opts);
+                assert!(one == merged, "{format}, {n} shards");
+            }
+        }
+    }
+
+    #[test]
+    fn every_shipped_scenario_reads_back_as_written() {
+        for s in crate::scenario::shipped() {
+            let sc = s.load().unwrap();
+            let text = serde_json::to_string(&sc).unwrap();
+            let back: Scenario = serde_json::from_str(&text).unwrap_or_else(|e| {
+                let at = e.column().saturating_sub(80);
+                panic!("{}: {e}: {}", s.name, &text[at..(at + 120).min(text.len())])
+            });
+            assert_eq!(serde_json::to_string(&back).unwrap(), text, "{}", s.name);
+        }
+    }
+
+    #[test]
+    fn observations_read_back_bit_for_bit() {
+        let sc = tiny(1);
+        let info = policy::find("fifo").unwrap();
+        let r =
+            crate::model::run_replication_with(&sc, info, 0, crate::model::Recording::timeline());
+        let text = crate::stats::exact::with_exact(|| serde_json::to_string(&r.obs)).unwrap();
+        let back: RunObs = serde_json::from_str(&text).unwrap();
+        let again = crate::stats::exact::with_exact(|| serde_json::to_string(&back)).unwrap();
+        assert_eq!(again, text);
+        assert!(back.timeline.is_some());
+        assert!(back.dirs[0].clat == r.obs.dirs[0].clat);
+        // The report form is untouched outside the exact mode.
+        let report = serde_json::to_value(&r.obs.dirs[0].clat).unwrap();
+        assert!(report.get("mean_ns").is_some() && report.get("m2").is_none());
+        let inv = serde_json::to_string(&r.invariants).unwrap();
+        let back: InvariantReport = serde_json::from_str(&inv).unwrap();
+        assert_eq!(back, r.invariants);
+    }
 }

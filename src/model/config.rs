@@ -492,14 +492,21 @@ pub enum CryptoEngine {
     },
 }
 
+/// A rate read back from JSON, which writes the `null` cipher's infinite rate as `null`.
+fn null_is_infinite<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
+
 /// dm-crypt settings.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CryptConfig {
     /// Cipher preset name (`aes-2009`, `aes-ni`, `vaes`, `null`, or `custom`).
     pub cipher: String,
     /// Encryption throughput of one CPU, bytes per second (`f64::INFINITY` for null).
+    #[serde(deserialize_with = "null_is_infinite")]
     pub encrypt_rate: f64,
     /// Decryption throughput of one CPU, bytes per second.
+    #[serde(deserialize_with = "null_is_infinite")]
     pub decrypt_rate: f64,
     /// Fixed cost per 512-byte crypto request.
     pub per_sector_cost: SimDuration,
