@@ -11,6 +11,9 @@
 //! replication share their random numbers and paired differences are sharp. The fio-style
 //! blocks show replication 0; [`crate::report::replications`] summarises them all.
 //!
+//! The same (run, replication) jobs can be cut into shards for other processes or machines
+//! (`qsim run --shard i/N`) and folded back by `qsim merge` into the same bytes ([`shard`]).
+//!
 //! Every run ends with its invariants checked ([`crate::model::invariants`]); a broken one fails
 //! the run. `--check-invariants` also prints them, one table per policy, after the report.
 

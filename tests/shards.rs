@@ -18,7 +18,7 @@ fn args<'a>(more: &[&'a str]) -> Vec<&'a str> {
 }
 
 /// Runs `qsim run SCENARIO --shard i/4 --shard-out DIR/s<i>.jsonl` for i = 0..4: under GNU
-/// parallel when it is on the PATH; otherwise one after another (each with its own thread
+/// parallel when it is on the PATH (not moreutils' `parallel`, which takes other arguments); otherwise one after another (each with its own thread
 /// count), unless `QSIM_REQUIRE_PARALLEL=1` asks for parallel, which then fails the test.
 fn run_shards(dir: &Path, extra: &[&str]) {
     let out = dir.join("s{}.jsonl");
@@ -26,7 +26,7 @@ fn run_shards(dir: &Path, extra: &[&str]) {
     let have_parallel = std::process::Command::new("parallel")
         .arg("--version")
         .output()
-        .is_ok_and(|o| o.status.success());
+        .is_ok_and(|o| o.status.success() && o.stdout.starts_with(b"GNU parallel"));
     if have_parallel {
         let mut cmd = std::process::Command::new("parallel");
         cmd.args(["--will-cite", "--halt", "now,fail=1"])

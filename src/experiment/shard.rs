@@ -12,7 +12,7 @@
 //!
 //! # The shard file
 //!
-//! JSON Lines, one object per line. Line 1 is the [`Header`]: the format and qsim's version,
+//! JSON Lines, one object per line. Line 1 is the header: the format and qsim's version,
 //! `i` and `N`, the plan's job count, the resolved scenario (the `Scenario` the jobs ran:
 //! file or shipped scenario, fio job file and machine, `--set`, `--duration`, `--seed` and
 //! `-r` all applied), the wall-clock limit, and a fingerprint of all of those but `i`. Each
@@ -28,9 +28,9 @@
 //!
 //! [`merge`] checks that the files share one fingerprint and hold shards `0..N` once each,
 //! then reads job `k` from shard `k mod N` for `k` in order and folds it exactly as
-//! [`super::run_replicated`] does (the same [`super::Fold`]), holding one job at a time
+//! [`super::run_replicated`] does (the same fold), holding one job at a time
 //! beside the fold: no more memory than the run in one process. The report and exports go
-//! through the same [`super::report_replicated`].
+//! through the same `report_replicated`.
 
 use super::{Error, Fold, RunOptions, parallel_fold, plan, planned_jobs, run_one};
 use crate::error::UsageError;

@@ -398,7 +398,7 @@ fn issuers_check(issuers: &[(String, u64, u64)]) -> ConservationCheck {
 }
 
 /// Read back from a file (`qsim merge`), the law's name becomes the `&'static str` the checks
-/// use ([`interned`]).
+/// use.
 impl<'de> Deserialize<'de> for ConservationCheck {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
