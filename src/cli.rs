@@ -17,6 +17,8 @@ use std::path::PathBuf;
 mod conventions;
 pub use conventions::{CompletionsArgs, EXIT_STATUS_HELP, ManArgs, STDIN_NAME, man_pages};
 use conventions::{completions_cmd, man_cmd, resolve_scenario};
+mod merge;
+pub use merge::MergeArgs;
 
 /// Simulates Linux dm-crypt work queues and compares queue policies.
 #[derive(Debug, Parser)]
@@ -58,6 +60,9 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page qsim(1) in roff, or with --out write it and one page per subcommand.
     Man(ManArgs),
+    /// Fold the shard files of `qsim run --shard i/N` (all N, any order) into the report and
+    /// exports one `qsim run` would write, byte for byte.
+    Merge(MergeArgs),
 }
 
 /// Arguments of `qsim reproduce`.
@@ -175,6 +180,15 @@ pub struct RunArgs {
     /// machine the jobs run on, its workloads replaced by the jobs [default: hubbard-2019].
     #[arg(long, value_name = "SCENARIO")]
     pub machine: Option<String>,
+    /// Run only shard i of N (0 <= i < N) of the (run, replication) jobs, job k going to shard
+    /// k mod N, and write a shard file instead of the report; `qsim merge` folds the N files
+    /// into the report and exports one run would write, byte for byte. Give every shard the
+    /// same scenario and flags; the output flags go to `qsim merge`.
+    #[arg(long, value_name = "i/N", value_parser = experiment::shard::Shard::parse)]
+    pub shard: Option<experiment::shard::Shard>,
+    /// Write the --shard file here (replaced whole, or not at all) instead of standard output.
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub shard_out: Option<PathBuf>,
 }
 
 /// clap value parser for `--precision`: `5%`, `5` or `0.5%` (percent of the mean).
@@ -323,6 +337,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Reproduce(args) => reproduce_cmd(&args, out),
         Command::Completions(args) => completions_cmd(&args, out),
         Command::Man(args) => man_cmd(&args, out),
+        Command::Merge(args) => merge::merge_cmd(&args, out),
     }
 }
 
@@ -352,6 +367,9 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut sc = load_input(&args.scenario, args.machine.as_deref(), &args.set)?;
     apply_overrides(&mut sc, args)?;
     check_run_size(&sc, args)?;
+    if let Some(shard) = args.shard {
+        return merge::shard_cmd(&sc, args, shard, out);
+    }
     let opts = RunOptions {
         format: args.format.name().to_string(),
         jobs: args.jobs,

@@ -11,6 +11,9 @@
 //! replication share their random numbers and paired differences are sharp. The fio-style
 //! blocks show replication 0; [`crate::report::replications`] summarises them all.
 //!
+//! The same (run, replication) jobs can be cut into shards for other processes or machines
+//! (`qsim run --shard i/N`) and folded back by `qsim merge` into the same bytes ([`shard`]).
+//!
 //! Every run ends with its invariants checked ([`crate::model::invariants`]); a broken one fails
 //! the run. `--check-invariants` also prints them, one table per policy, after the report.
 
@@ -28,6 +31,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub mod shard;
 
 /// Options of `qsim run` that change how a scenario runs or prints.
 #[derive(Debug, Clone, Default)]
@@ -222,37 +227,14 @@ pub fn run_replicated(
         .iter()
         .map(|r| policy::find(r.policy).ok_or_else(|| Error::UnknownPolicy(r.policy.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut gathered: Vec<Gathered> = (0..runs.len()).map(|_| Gathered::default()).collect();
-    let mut broken = None;
+    let mut acc = Fold::new(runs.len());
     // Replications wanted per run in this round.
     let mut want = first_round(&runs, precision);
     let mut done = 0;
     let mut outcome = None;
     loop {
-        // Job k is (run, replication) for the replications this round adds.
-        let mut index = Vec::new();
-        for (i, g) in gathered.iter().enumerate() {
-            for rep in g.samples.len()..want[i] {
-                index.push((i, rep as u64));
-            }
-        }
+        let index = round_jobs(|i| acc.gathered[i].samples.len(), &want);
         let total = done + index.len();
-        let fold = |k: usize, r: RunResult| {
-            let (i, rep) = index[k];
-            let g = &mut gathered[i];
-            g.samples.push(RepSample::of(&r.obs));
-            match g.pooled.as_mut() {
-                Some(p) => p.merge(&r.obs),
-                None => g.pooled = Some(r.obs.clone()),
-            }
-            if rep == 0 {
-                g.first = Some(r);
-            } else if broken.is_none()
-                && let Some(v) = r.violations.first()
-            {
-                broken = Some((format!("{} (replication {rep})", r.obs.policy), v.clone()));
-            }
-        };
         let finished = AtomicUsize::new(done);
         parallel_fold(
             index.len(),
@@ -263,13 +245,13 @@ pub fn run_replicated(
                 progress(finished.fetch_add(1, Ordering::Relaxed) + 1, total);
                 r
             },
-            fold,
+            |k, r| acc.add(index[k].0, index[k].1, r),
         );
         done = total;
         let Some(p) = precision else {
             break;
         };
-        match judge(&gathered, &runs, p, &want, deadline) {
+        match judge(&acc.gathered, &runs, p, &want, deadline) {
             Ok(next) => want = next,
             Err(o) => {
                 outcome = Some(o);
@@ -277,7 +259,66 @@ pub fn run_replicated(
             }
         }
     }
-    Ok(Replicated::from_gathered(gathered, broken, outcome))
+    Ok(acc.finish(outcome))
+}
+
+/// The (run, replication) jobs of one round, run-major: for each run `i`, the replications
+/// from `have(i)` (those it already has) up to `want[i]`. Job k of the list is folded k-th.
+fn round_jobs(have: impl Fn(usize) -> usize, want: &[usize]) -> Vec<(usize, u64)> {
+    let mut index = Vec::new();
+    for (i, &w) in want.iter().enumerate() {
+        for rep in have(i)..w {
+            index.push((i, rep as u64));
+        }
+    }
+    index
+}
+
+/// Every (run, replication) job of a plan without a precision target, in the order
+/// [`run_replicated`] folds them: job `k` of this list is job `k` of `qsim run --shard`.
+pub fn planned_jobs(runs: &[PlannedRun]) -> Vec<(usize, u64)> {
+    round_jobs(|_| 0, &first_round(runs, None))
+}
+
+/// The fold of finished jobs into a [`Replicated`], one job at a time in (run, replication)
+/// order: [`run_replicated`] and `qsim merge` ([`shard`]) both fold through it, so a merged
+/// report cannot drift from a one-process one.
+struct Fold {
+    gathered: Vec<Gathered>,
+    broken: Option<(String, String)>,
+}
+
+impl Fold {
+    /// Nothing gathered yet for `runs` runs.
+    fn new(runs: usize) -> Fold {
+        Fold {
+            gathered: (0..runs).map(|_| Gathered::default()).collect(),
+            broken: None,
+        }
+    }
+
+    /// Adds replication `rep` of run `i`: its sample, its observations to the pool, and
+    /// either the whole result (replication 0) or its first broken invariant, if any.
+    fn add(&mut self, i: usize, rep: u64, r: RunResult) {
+        let g = &mut self.gathered[i];
+        g.samples.push(RepSample::of(&r.obs));
+        match g.pooled.as_mut() {
+            Some(p) => p.merge(&r.obs),
+            None => g.pooled = Some(r.obs.clone()),
+        }
+        if rep == 0 {
+            g.first = Some(r);
+        } else if self.broken.is_none()
+            && let Some(v) = r.violations.first()
+        {
+            self.broken = Some((format!("{} (replication {rep})", r.obs.policy), v.clone()));
+        }
+    }
+
+    /// The folded result, with how a precision target ended.
+    fn finish(self, precision: Option<PrecisionOutcome>) -> Replicated {
+        Replicated::from_gathered(self.gathered, self.broken, precision)
+    }
 }
 
 /// Replication `rep` of planned run `run` under policy `info`, recording a timeline when
@@ -467,9 +508,28 @@ pub fn run_and_report(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(), Error> {
     check_outputs(opts)?;
-    let timeline = opts.plots_dir.is_some() || opts.json_file.is_some();
+    let timeline = wants_timeline(opts);
     let deadline = opts.time_limit.map(|t| std::time::Instant::now() + t);
     let replicated = run_replicated(sc, opts.jobs, opts.precision, timeline, deadline, progress)?;
+    report_replicated(sc, opts, replicated, timeline, out)
+}
+
+/// Whether the outputs `opts` asks for draw timelines (plots, or the `--json` export that
+/// `qsim plot` redraws them from): replication 0 of each run then records one.
+fn wants_timeline(opts: &RunOptions) -> bool {
+    opts.plots_dir.is_some() || opts.json_file.is_some()
+}
+
+/// Writes the report of `replicated` (folded with timelines when `timeline`) to `out` and
+/// the exports `opts` asks for: the second half of [`run_and_report`], which `qsim merge`
+/// shares so its output is byte for byte that of one `qsim run`.
+fn report_replicated(
+    sc: &Scenario,
+    opts: &RunOptions,
+    replicated: Replicated,
+    timeline: bool,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
     if !opts.check_invariants {
         first_violation(&replicated.first)?;
     }

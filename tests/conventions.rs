@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::{Child, Stdio};
 
 /// Every subcommand a user can type; the completions and man pages must know each one.
-const SUBCOMMANDS: [&str; 8] = [
+const SUBCOMMANDS: [&str; 9] = [
     "run",
     "check",
     "list",
@@ -16,6 +16,7 @@ const SUBCOMMANDS: [&str; 8] = [
     "reproduce",
     "completions",
     "man",
+    "merge",
 ];
 
 const TINY: &str = "name: tiny\nduration: 300ms\nwarmup: 50ms\nreplications: 2\n\

@@ -6,10 +6,10 @@
 //! [`SimDuration`] nanoseconds.
 
 use crate::engine::SimDuration;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A scenario ready to run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Scenario {
     /// Scenario name (defaults to the file stem).
     pub name: String,
@@ -48,7 +48,7 @@ pub struct Scenario {
 }
 
 /// One named variant: the scenario with some fields overridden (a kernel version, a patch).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Variant {
     /// The variant's name, as the report labels it.
     pub name: String,
@@ -57,7 +57,7 @@ pub struct Variant {
 }
 
 /// Kernel constants that set timeouts, and the memory-management behaviour of a version.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KernelConfig {
     /// Timer frequency; kernel timeouts `HZ/x` truncate to whole jiffies.
     pub hz: u32,
@@ -70,7 +70,7 @@ pub struct KernelConfig {
 }
 
 /// Kernel versions whose memory-management behaviour qsim distinguishes (docs/model/kernels.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum KernelVersion {
     /// 2.6.30: every mm `congestion_wait` passes WRITE (= 1), i.e. waits on the SYNC queue.
     #[serde(rename = "2.6.30")]
@@ -147,7 +147,7 @@ impl KernelVersion {
 
 /// The version-derived rules of CFQ that differ between 2.6.31, 2.6.32 and 2.6.33
 /// (docs/model/block.md §5). Not settable: they follow `kernel.version`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CfqRules {
     /// The `low_latency` tunable exists (2.6.32+); before it, `block.low_latency` is refused.
     pub has_low_latency: bool,
@@ -171,7 +171,7 @@ pub struct CfqRules {
 }
 
 /// Which global `congestion_wait` queue the mm and writeback call sites sleep on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CwaitClass {
     /// The SYNC queue (2.6.30 passes WRITE = 1 = `BLK_RW_SYNC`).
@@ -194,7 +194,7 @@ impl CwaitClass {
 /// patches map onto them by number (`scenario::kernel::PATCHES`): 1 `restart_wakes_kswapd`,
 /// 3 `congestion_both`, 4 `kswapd_nap`, 5 `skip_below_min`, 6 `crypt.io_queues: mason-v3`;
 /// 2 has no switch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VmBehaviour {
     /// Queue that kswapd, direct reclaim, the allocator's retry, balance_dirty_pages and
     /// dm-crypt's out-of-pages nap sleep on.
@@ -217,7 +217,7 @@ pub struct VmBehaviour {
 }
 
 /// The `memory:` section: one lowmem zone and what presses on it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MemoryConfig {
     /// Size of the zone (the machine's low memory), bytes.
     pub ram: u64,
@@ -250,7 +250,7 @@ pub struct MemoryConfig {
 }
 
 /// A stream of GFP_ATOMIC allocations, each freed after a holding time.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AtomicStream {
     /// Name (for the random streams and the report).
     pub name: String,
@@ -294,7 +294,7 @@ impl KernelConfig {
 }
 
 /// A service-time (or think-time, or inter-arrival) distribution, in nanoseconds.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Distribution {
     /// Always `value`.
@@ -329,7 +329,7 @@ pub enum Distribution {
 }
 
 /// The disk's service model.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum DeviceConfig {
     /// A spinning disk: seek (by distance) + rotation + transfer, one head.
@@ -341,7 +341,7 @@ pub enum DeviceConfig {
 }
 
 /// Spinning-disk parameters.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HddConfig {
     /// Preset it came from (`hdd5400`, `hdd7200`, or `custom`).
     pub preset: String,
@@ -360,7 +360,7 @@ pub struct HddConfig {
 }
 
 /// NVMe-like parameters.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct NvmeConfig {
     /// Fixed latency every request pays in parallel (an infinite server).
     pub latency: SimDuration,
@@ -381,7 +381,7 @@ pub struct NvmeConfig {
 /// An NVMe controller's occasional pause (firmware housekeeping): pauses start at Poisson times
 /// with mean gap `interval` (counted outside pauses) and last `length`; the bottleneck stage does
 /// no work during one, so no command completes (docs/model/device.md §3).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct NvmeStall {
     /// Mean time between the end of one pause and the start of the next.
     pub interval: SimDuration,
@@ -403,7 +403,7 @@ impl NvmeStall {
 }
 
 /// A device whose service time is any distribution; used by textbook validation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GenericDeviceConfig {
     /// Service time per request, independent of size.
     pub service: Distribution,
@@ -414,7 +414,7 @@ pub struct GenericDeviceConfig {
 }
 
 /// Request queue mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum QueueMode {
     /// Legacy request queue: per-class pools, congestion flags, plugging, an elevator.
@@ -424,7 +424,7 @@ pub enum QueueMode {
 }
 
 /// Elevator (I/O scheduler) for legacy queues.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Elevator {
     /// noop: one FIFO.
@@ -434,7 +434,7 @@ pub enum Elevator {
 }
 
 /// Block-layer settings of the disk beneath dm-crypt.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BlockConfig {
     /// Legacy or blk-mq.
     pub mode: QueueMode,
@@ -477,7 +477,7 @@ impl BlockConfig {
 }
 
 /// How the cipher answers.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum CryptoEngine {
     /// Synchronous CPU cipher: the calling thread pays the cost.
@@ -492,14 +492,21 @@ pub enum CryptoEngine {
     },
 }
 
+/// A rate read back from JSON, which writes the `null` cipher's infinite rate as `null`.
+fn null_is_infinite<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
+
 /// dm-crypt settings.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CryptConfig {
     /// Cipher preset name (`aes-2009`, `aes-ni`, `vaes`, `null`, or `custom`).
     pub cipher: String,
     /// Encryption throughput of one CPU, bytes per second (`f64::INFINITY` for null).
+    #[serde(deserialize_with = "null_is_infinite")]
     pub encrypt_rate: f64,
     /// Decryption throughput of one CPU, bytes per second.
+    #[serde(deserialize_with = "null_is_infinite")]
     pub decrypt_rate: f64,
     /// Fixed cost per 512-byte crypto request.
     pub per_sector_cost: SimDuration,
@@ -523,7 +530,7 @@ pub struct CryptConfig {
 }
 
 /// `crypt.io_queues`: which io threads submit the clones of the queued (2.6.32) layout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum IoQueues {
     /// 2.6.32: kcryptd_io takes every read; kcryptd submits the writes it encrypted.
@@ -537,7 +544,7 @@ pub enum IoQueues {
 }
 
 /// Direction mix of a fio job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RwKind {
     /// Sequential reads.
@@ -553,7 +560,7 @@ pub enum RwKind {
 }
 
 /// When a fio job issues I/O.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Arrivals {
     /// Closed loop: keep `iodepth` I/Os in flight, each resubmitted after `think` time.
@@ -575,7 +582,7 @@ pub enum Arrivals {
 }
 
 /// A fio-like job.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FioJob {
     /// Direction pattern.
     pub rw: RwKind,
@@ -629,7 +636,7 @@ impl Scenario {
 }
 
 /// A buffered writer: dirties page cache at `rate`; the flusher writes it back through dm-crypt.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BufferedWriter {
     /// Dirtying rate, bytes per second.
     pub rate: f64,
@@ -646,7 +653,7 @@ pub struct BufferedWriter {
 }
 
 /// What a workload is.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum WorkloadKind {
     /// A fio job (the `gitk` preset resolves to one).
@@ -661,7 +668,7 @@ pub enum WorkloadKind {
 /// sequential over its region), appending each read to an anonymous buffer; then walks the
 /// buffer page by page building its hash map (CPU at `hash_cost` per MiB; a swapped page faults
 /// back); then frees the buffer, `loops` times.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FakeGitk {
     /// Bytes of commit logs read per loop (and the buffer's size).
     pub size: u64,
@@ -682,7 +689,7 @@ pub struct FakeGitk {
 }
 
 /// One workload.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkloadConfig {
     /// Name used in random-stream names and reports.
     pub name: String,

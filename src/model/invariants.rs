@@ -44,9 +44,10 @@
 use super::bio::Bio;
 use super::observe::Stage;
 use crate::engine::SimTime;
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// A queue whose occupancy is integrated and checked against Little's law.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Queue {
     /// The crypt policy's lists (`policy.len()`) ↔ [`Stage::CryptQueue`].
     CryptQueue,
@@ -254,7 +255,7 @@ pub struct Snapshot {
 }
 
 /// Little's law for one queue over the run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LittleCheck {
     /// Which queue.
     pub queue: Queue,
@@ -267,7 +268,7 @@ pub struct LittleCheck {
 }
 
 /// One conservation law over the run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ConservationCheck {
     /// What is conserved.
     pub law: &'static str,
@@ -278,7 +279,7 @@ pub struct ConservationCheck {
 }
 
 /// Every invariant of one run, with the figures behind each verdict.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InvariantReport {
     /// When the run ended (`T`).
     pub end: SimTime,
@@ -394,6 +395,38 @@ fn issuers_check(issuers: &[(String, u64, u64)]) -> ConservationCheck {
         detail,
         holds: wrong.is_none(),
     }
+}
+
+/// Read back from a file (`qsim merge`), the law's name becomes the `&'static str` the checks
+/// use.
+impl<'de> Deserialize<'de> for ConservationCheck {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Owned {
+            law: String,
+            detail: String,
+            holds: bool,
+        }
+        let o = Owned::deserialize(d)?;
+        Ok(ConservationCheck {
+            law: interned(o.law),
+            detail: o.detail,
+            holds: o.holds,
+        })
+    }
+}
+
+/// `name` as a `&'static str`: each distinct name is leaked once and reused, so memory stays
+/// bounded by the few laws there are.
+fn interned(name: String) -> &'static str {
+    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(&n) = names.iter().find(|&&n| n == name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.into_boxed_str());
+    names.push(n);
+    n
 }
 
 #[cfg(test)]

@@ -5,10 +5,10 @@
 
 use crate::engine::{SimDuration, SimTime};
 use crate::stats::{Histogram, Running};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Stages a bio's time is split into ("where the time went").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Stage {
     /// Allocating page-cache pages before the I/O: the slow path, direct reclaim and its
     /// congestion waits (only with a `memory:` section and buffered readers).
@@ -69,7 +69,7 @@ impl Stage {
 }
 
 /// Per-direction measurements (fio's read or write section).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DirectionObs {
     /// Completed I/Os counted (issued after the warm-up).
     pub ios: u64,
@@ -118,7 +118,7 @@ impl Default for DirectionObs {
 }
 
 /// Time spent in `congestion_wait` on one class's queue.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CongestionWaitObs {
     /// Waits started.
     pub waits: u64,
@@ -129,7 +129,7 @@ pub struct CongestionWaitObs {
 }
 
 /// Block-layer counters for the disk.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct BlockObs {
     /// Time each class (SYNC, ASYNC) spent congested.
     pub congested: [SimDuration; 2],
@@ -167,7 +167,7 @@ impl BlockObs {
 }
 
 /// Writer-side counters.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct WritebackObs {
     /// Bytes dirtied by buffered writers.
     pub dirtied_bytes: u64,
@@ -178,7 +178,7 @@ pub struct WritebackObs {
 }
 
 /// One `page allocation failure` as the kernel would log it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AllocFailure {
     /// When it happened.
     pub at: SimTime,
@@ -189,7 +189,7 @@ pub struct AllocFailure {
 }
 
 /// Time in `congestion_wait` (or `wait_iff_congested`) by one kind of caller, per class.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CallerWaits {
     /// SYNC (index 0) and ASYNC (index 1) queues.
     pub class: [CongestionWaitObs; 2],
@@ -199,7 +199,7 @@ pub struct CallerWaits {
 
 /// What the memory model measured (docs/model/memory.md §11): GFP_ATOMIC failures, kswapd, direct
 /// reclaim, dm-crypt's bounce-page pool. Counters start at the warm-up's end.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MemoryObs {
     /// Pages in the zone.
     pub total_pages: u64,
@@ -278,7 +278,7 @@ pub struct MemoryObs {
 
 /// What anonymous memory and swap did (docs/model/memory.md, "Anonymous memory and swap").
 /// Counters start at the warm-up's end; the levels (`used_end`, `used_peak`) cover the run.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SwapObs {
     /// Swap slots (4 KiB pages) of the swap volume; 0 without swap.
     pub total_slots: u64,
@@ -311,7 +311,7 @@ pub struct SwapObs {
 }
 
 /// One fake-gitk process.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ProcObs {
     /// The workload's name, with `.<copy>` when it has several copies.
     pub name: String,
@@ -359,7 +359,7 @@ impl MemoryObs {
 }
 
 /// Where the zone's pages are, by state. Their sum plus the free pages is the zone's total.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageStates {
     /// Kernel and anonymous memory that is never reclaimed.
     pub unreclaimable: u64,
@@ -376,10 +376,10 @@ pub struct PageStates {
     /// Pages being filled by readers and writers (allocated, not yet in the cache).
     pub filling: u64,
     /// Anonymous pages in memory (mapped, or being read back from swap).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub anon: u64,
     /// Anonymous pages under swap-out writeback (freed when the write completes).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub anon_writeback: u64,
 }
 
@@ -404,7 +404,7 @@ impl PageStates {
 
 /// One copy of a finite fio job (`io_size` or `number_ios`): its fixed amount of work and how
 /// long it took, counted from its start whatever the warm-up.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FiniteJobObs {
     /// The workload's name, with `.<copy>` when it has several copies (`gitk`, `reader.1`).
     pub name: String,
@@ -432,7 +432,7 @@ impl FiniteJobObs {
 }
 
 /// How the run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RunEnd {
     /// Reached the horizon.
     Horizon,
@@ -447,7 +447,7 @@ pub enum RunEnd {
 }
 
 /// All measurements of one run of one policy.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunObs {
     /// Policy name.
     pub policy: String,
@@ -488,7 +488,7 @@ pub struct RunObs {
     pub replications: u32,
     /// The run's downsampled timeline (see [`super::timeline`]); `None` unless the run asked
     /// for one ([`super::Recording`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub timeline: Option<Box<crate::stats::series::Timeline>>,
 }
 

@@ -15,7 +15,8 @@
 //! for fio's 32 coarse latency buckets (the `lat (usec)   : 50=…%` lines), whose edges such as
 //! 750 ns do not fall on bucket boundaries. Memory is fixed whatever the number of samples.
 
-use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
+use serde::ser::{SerializeMap, SerializeStruct, Serializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 
 /// Bits of a value kept below its most significant bit (fio's `FIO_IO_U_PLAT_BITS`).
@@ -371,8 +372,78 @@ impl fmt::Debug for Histogram {
 }
 
 /// Serialises the summary and the non-zero bins (bucket value in ns → count), fio json+ style.
+/// A [`Histogram`]'s whole state ([`super::exact`]): the non-zero buckets as (index, count),
+/// the sum as decimal text (it is a `u128`), the Welford pair as `f64` bit patterns.
+#[derive(Serialize, Deserialize)]
+struct ExactHistogram {
+    bins: Vec<(u32, u64)>,
+    lat_buckets: Vec<u64>,
+    count: u64,
+    min_ns: u64,
+    max_ns: u64,
+    sum_ns: String,
+    welford_mean: u64,
+    m2: u64,
+    clipped: u64,
+}
+
+impl Histogram {
+    fn to_exact(&self) -> ExactHistogram {
+        ExactHistogram {
+            bins: (self.bins.iter().enumerate())
+                .filter(|&(_, &c)| c > 0)
+                .map(|(i, &c)| (i as u32, c))
+                .collect(),
+            lat_buckets: self.lat_buckets.to_vec(),
+            count: self.count,
+            min_ns: self.min_ns,
+            max_ns: self.max_ns,
+            sum_ns: self.sum_ns.to_string(),
+            welford_mean: self.welford_mean.to_bits(),
+            m2: self.m2.to_bits(),
+            clipped: self.clipped,
+        }
+    }
+
+    fn from_exact(e: ExactHistogram) -> Result<Histogram, String> {
+        let mut h = Histogram::new();
+        for (i, c) in e.bins {
+            *h.bins
+                .get_mut(i as usize)
+                .ok_or_else(|| format!("histogram bucket {i} out of range"))? = c;
+        }
+        h.lat_buckets = e
+            .lat_buckets
+            .try_into()
+            .map_err(|v: Vec<u64>| format!("{} latency buckets, expected {LAT_NR}", v.len()))?;
+        h.count = e.count;
+        h.min_ns = e.min_ns;
+        h.max_ns = e.max_ns;
+        h.sum_ns = e
+            .sum_ns
+            .parse()
+            .map_err(|_| format!("bad sum `{}`", e.sum_ns))?;
+        h.welford_mean = f64::from_bits(e.welford_mean);
+        h.m2 = f64::from_bits(e.m2);
+        h.clipped = e.clipped;
+        Ok(h)
+    }
+}
+
+/// Reads the exact form only ([`super::exact`]); the report form cannot be folded again.
+impl<'de> Deserialize<'de> for Histogram {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Histogram::from_exact(ExactHistogram::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The report form (count, min, max, mean, standard deviation, clipped and the non-empty
+/// buckets by value), or inside [`super::exact::with_exact`] the whole state.
 impl Serialize for Histogram {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if super::exact::is_exact() {
+            return self.to_exact().serialize(serializer);
+        }
         struct Bins<'a>(&'a Histogram);
         impl Serialize for Bins<'_> {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

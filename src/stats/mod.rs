@@ -2,6 +2,7 @@
 //! No I/O, no model types.
 
 pub mod compare;
+pub mod exact;
 pub mod histogram;
 pub mod running;
 pub mod series;

@@ -13,7 +13,8 @@
 //!
 //! qsim uses it for the per-500 ms bandwidth and IOPS samples behind fio's `bw` and `iops` lines.
 
-use serde::ser::{Serialize, SerializeStruct, Serializer};
+use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// Count, min, max, mean and sample standard deviation of the values pushed so far.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -118,8 +119,44 @@ impl Running {
 }
 
 /// Serialises `count`, `min`, `max`, `mean` and `stddev` (zeros when empty, never infinities).
+/// A [`Running`]'s whole state ([`super::exact`]), each `f64` as its bit pattern.
+#[derive(Serialize, Deserialize)]
+struct ExactRunning {
+    count: u64,
+    min: u64,
+    max: u64,
+    mean: u64,
+    m2: u64,
+}
+
+/// Reads the exact form only ([`super::exact`]).
+impl<'de> Deserialize<'de> for Running {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let e = ExactRunning::deserialize(d)?;
+        Ok(Running {
+            count: e.count,
+            min: f64::from_bits(e.min),
+            max: f64::from_bits(e.max),
+            mean: f64::from_bits(e.mean),
+            m2: f64::from_bits(e.m2),
+        })
+    }
+}
+
+/// The report form (count, min, max, mean, standard deviation), or inside
+/// [`super::exact::with_exact`] the whole state.
 impl Serialize for Running {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if super::exact::is_exact() {
+            return ExactRunning {
+                count: self.count,
+                min: self.min.to_bits(),
+                max: self.max.to_bits(),
+                mean: self.mean.to_bits(),
+                m2: self.m2.to_bits(),
+            }
+            .serialize(serializer);
+        }
         let mut s = serializer.serialize_struct("Running", 5)?;
         s.serialize_field("count", &self.count)?;
         s.serialize_field("min", &self.min())?;
