@@ -175,6 +175,12 @@ pub struct RunArgs {
     /// machine the jobs run on, its workloads replaced by the jobs [default: hubbard-2019].
     #[arg(long, value_name = "SCENARIO")]
     pub machine: Option<String>,
+    /// Also write fio's files for fio-plot into DIR: per run a folder (its label) holding the
+    /// run as one fio json+ job (`<rw>-<iodepth>-<numjobs>.json`) and fio's bw, iops, lat,
+    /// slat and clat logs (`log_avg_msec=500`), so `fio-plot -i DIR/fifo DIR/split -C`, `-l`
+    /// and `-g` read them.
+    #[arg(long, value_name = "DIR")]
+    pub fio_dir: Option<PathBuf>,
 }
 
 /// clap value parser for `--precision`: `5%`, `5` or `0.5%` (percent of the mean).
@@ -370,6 +376,7 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             .plots
             .as_ref()
             .map(|d| plots_dir(d.as_deref(), &sc.name)),
+        fio_dir: args.fio_dir.clone(),
     };
     // Before anything is simulated: a mistyped path costs no simulation time.
     experiment::check_outputs(&opts)?;
