@@ -104,12 +104,23 @@ fn window_value(w: &WindowSums, kind: &str, window_ns: u128) -> u128 {
 }
 
 /// Every file of `--fio-dir`, as (path relative to the directory, bytes), in run order: per
-/// run its JSON, then its logs when the report carries them.
+/// run its JSON, then its logs when the report carries them. Two labels that make the same
+/// directory name (`a/b` and `a_b`) get `-2`, `-3`, … after the later one.
 pub fn files(report: &Report) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
     let mut out = Vec::new();
     let prefix = log_prefix(&report.job_options);
+    let mut used: Vec<String> = Vec::new();
     for (i, p) in report.policies.iter().enumerate() {
-        let dir = PathBuf::from(safe_dir_name(&p.policy));
+        let base = safe_dir_name(&p.policy);
+        let mut name = base.clone();
+        for n in 2.. {
+            if !used.contains(&name) {
+                break;
+            }
+            name = format!("{base}-{n}");
+        }
+        used.push(name.clone());
+        let dir = PathBuf::from(name);
         let mut json = Vec::new();
         super::json::render_run_plus(report, i, &mut json)?;
         out.push((dir.join(json_name(&report.job_options)), json));
@@ -135,6 +146,25 @@ mod tests {
         assert_eq!(safe_dir_name(".."), "run__");
         assert_eq!(safe_dir_name(""), "run");
         assert_eq!(safe_dir_name("v1.2+x"), "v1.2+x");
+    }
+
+    /// One folder per run even when two labels make the same name; a JSON in each, and logs
+    /// only where the report carries them.
+    #[test]
+    fn every_run_gets_its_own_folder() {
+        let mut r = crate::report::tests::report();
+        r.policies[1].policy = "two/queue".into();
+        r.policies[0].policy = "two_queue".into();
+        r.fio_logs = vec![None, Some(WindowLog::new(500_000_000, 4))];
+        let files = files(&r).unwrap();
+        let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
+        let logs = LOG_KINDS.map(|k| format!("two_queue-2/randrw-iodepth-8-numjobs-1_{k}.1.log"));
+        let mut want = vec![
+            "two_queue/randrw-8-1.json".to_string(),
+            "two_queue-2/randrw-8-1.json".to_string(),
+        ];
+        want.extend(logs);
+        assert_eq!(names, want);
     }
 
     #[test]
