@@ -189,6 +189,12 @@ pub struct RunArgs {
     /// Write the --shard file here (replaced whole, or not at all) instead of standard output.
     #[arg(long, value_name = "FILE", requires = "shard")]
     pub shard_out: Option<PathBuf>,
+    /// Also write fio's files for fio-plot into DIR: per run a folder (its label) holding the
+    /// run as one fio json+ job (`<rw>-<iodepth>-<numjobs>.json`) and fio's bw, iops, lat,
+    /// slat and clat logs (`log_avg_msec=500`), so `fio-plot -i DIR/fifo DIR/split -C`, `-l`
+    /// and `-g` read them.
+    #[arg(long, value_name = "DIR")]
+    pub fio_dir: Option<PathBuf>,
 }
 
 /// clap value parser for `--precision`: `5%`, `5` or `0.5%` (percent of the mean).
@@ -388,6 +394,7 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             .plots
             .as_ref()
             .map(|d| plots_dir(d.as_deref(), &sc.name)),
+        fio_dir: args.fio_dir.clone(),
     };
     // Before anything is simulated: a mistyped path costs no simulation time.
     experiment::check_outputs(&opts)?;

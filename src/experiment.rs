@@ -57,6 +57,9 @@ pub struct RunOptions {
     /// Print every run's invariants after the report (to stderr under the JSON format, so
     /// stdout stays one JSON document), and fail if any is broken.
     pub check_invariants: bool,
+    /// Write fio's files for fio-plot here, one folder per run (`--fio-dir DIR`,
+    /// [`crate::report::fiodir`]).
+    pub fio_dir: Option<PathBuf>,
 }
 
 /// Errors of a run (the scenario itself was valid).
@@ -222,6 +225,24 @@ pub fn run_replicated(
     deadline: Option<std::time::Instant>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Replicated, Error> {
+    let first = if timeline {
+        model::Recording::timeline()
+    } else {
+        model::Recording::default()
+    };
+    run_replicated_with(sc, jobs, precision, first, deadline, progress)
+}
+
+/// [`run_replicated`], replication 0 of each run recording what `first` asks for (a
+/// timeline, the per-window sums of fio's log files); the pooled observations keep it.
+pub fn run_replicated_with(
+    sc: &Scenario,
+    jobs: usize,
+    precision: Option<Precision>,
+    first: model::Recording,
+    deadline: Option<std::time::Instant>,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Replicated, Error> {
     let runs = plan(sc);
     let infos = runs
         .iter()
@@ -241,7 +262,7 @@ pub fn run_replicated(
             jobs,
             |k| {
                 let (i, rep) = index[k];
-                let r = run_one(&runs[i], infos[i], rep, timeline && rep == 0, deadline);
+                let r = run_one(&runs[i], infos[i], rep, first, deadline);
                 progress(finished.fetch_add(1, Ordering::Relaxed) + 1, total);
                 r
             },
@@ -321,17 +342,18 @@ impl Fold {
     }
 }
 
-/// Replication `rep` of planned run `run` under policy `info`, recording a timeline when
-/// `timeline`, stopping at its next slice past `deadline`; labelled as the report labels it.
+/// Replication `rep` of planned run `run` under policy `info`, recording what `first` asks
+/// for when it is replication 0, stopping at its next slice past `deadline`; labelled as the
+/// report labels it.
 fn run_one(
     run: &PlannedRun,
     info: &'static policy::PolicyInfo,
     rep: u64,
-    timeline: bool,
+    first: model::Recording,
     deadline: Option<std::time::Instant>,
 ) -> RunResult {
-    let recording = if timeline {
-        model::Recording::timeline()
+    let recording = if rep == 0 {
+        first
     } else {
         model::Recording::default()
     };
@@ -510,7 +532,13 @@ pub fn run_and_report(
     check_outputs(opts)?;
     let timeline = wants_timeline(opts);
     let deadline = opts.time_limit.map(|t| std::time::Instant::now() + t);
-    let replicated = run_replicated(sc, opts.jobs, opts.precision, timeline, deadline, progress)?;
+    let mut first = if timeline {
+        model::Recording::timeline()
+    } else {
+        model::Recording::default()
+    };
+    first.fio_log = opts.fio_dir.is_some();
+    let replicated = run_replicated_with(sc, opts.jobs, opts.precision, first, deadline, progress)?;
     report_replicated(sc, opts, replicated, timeline, out)
 }
 
@@ -584,6 +612,13 @@ fn build_report(sc: &Scenario, opts: &RunOptions, rep: Replicated, plots: bool) 
             .collect()
     });
     report.attach_replications(&rep.samples, timelines);
+    if opts.fio_dir.is_some() {
+        report.fio_logs = rep
+            .first
+            .iter()
+            .map(|r| r.obs.fio_log.as_deref().cloned())
+            .collect();
+    }
     report.precision = rep.precision;
     if opts.check_invariants {
         report.invariants = rep
@@ -622,6 +657,9 @@ pub fn check_outputs(opts: &RunOptions) -> Result<(), crate::output::OutputError
     if let Some(dir) = &opts.plots_dir {
         check_dir("--plots", dir)?;
     }
+    if let Some(dir) = &opts.fio_dir {
+        check_dir("--fio-dir", dir)?;
+    }
     Ok(())
 }
 
@@ -654,6 +692,29 @@ fn write_exports(opts: &RunOptions, report: &Report, out: &mut dyn Write) -> Res
         && let Err(e) = crate::plot::render_all(plots, dir)
     {
         failed.get_or_insert(e.into());
+    }
+    if let Some(dir) = &opts.fio_dir
+        && let Err(e) = write_fio_dir(dir, report, out)
+    {
+        failed.get_or_insert(e);
+    }
+    failed.map_or(Ok(()), Err)
+}
+
+/// Writes `qsim run --fio-dir DIR`'s files ([`crate::report::fiodir`]), each whole or not at
+/// all, creating the run folders; the first failure is returned after trying every file.
+fn write_fio_dir(dir: &std::path::Path, report: &Report, out: &mut dyn Write) -> Result<(), Error> {
+    let files = crate::report::fiodir::files(report)?;
+    let mut failed = None;
+    for (rel, bytes) in files {
+        let path = dir.join(rel);
+        let made = match path.parent() {
+            Some(parent) => std::fs::create_dir_all(parent),
+            None => Ok(()),
+        };
+        if let Err(source) = made.and_then(|()| crate::output::write_file(&path, &bytes, out)) {
+            failed.get_or_insert(Error::Export { path, source });
+        }
     }
     failed.map_or(Ok(()), Err)
 }

@@ -217,7 +217,9 @@ pub fn check_dir(flag: &str, dir: &Path) -> Result<(), OutputError> {
             Ok(_) if p == dir => {
                 return Err(fail(
                     "exists and is not a directory".into(),
-                    "plots are several files: give a directory (it is created if missing)",
+                    &format!(
+                        "{flag} writes several files: give a directory (it is created if missing)"
+                    ),
                 ));
             }
             Ok(_) => {

@@ -6,6 +6,7 @@ mod determinism;
 mod exports;
 mod finite;
 mod fiojobs;
+mod fiotools;
 mod golden;
 mod invariants;
 mod outputs;

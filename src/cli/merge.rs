@@ -36,6 +36,9 @@ pub struct MergeArgs {
     /// Draw the plots into DIR, by default plots/SCENARIO/, as `qsim run --plots` does.
     #[arg(long, value_name = "DIR", num_args = 0..=1)]
     pub plots: Option<Option<PathBuf>>,
+    /// Also write fio's files for fio-plot into DIR, as `qsim run --fio-dir DIR` does.
+    #[arg(long, value_name = "DIR")]
+    pub fio_dir: Option<PathBuf>,
 }
 
 /// `qsim run ... --shard i/N`: runs the shard's jobs and writes its shard file.
@@ -86,6 +89,7 @@ fn refuse_report_flags(args: &RunArgs) -> Result<(), UsageError> {
         ("--csv", args.csv.is_some()),
         ("--markdown", args.markdown.is_some()),
         ("--plots", args.plots.is_some()),
+        ("--fio-dir", args.fio_dir.is_some()),
         ("--check-invariants", args.check_invariants),
     ];
     if let Some((flag, _)) = given.iter().find(|(_, on)| *on) {
@@ -114,6 +118,7 @@ pub(super) fn merge_cmd(args: &MergeArgs, out: &mut dyn Write) -> anyhow::Result
         markdown_file: args.markdown.clone(),
         time_limit: set.time_limit(),
         plots_dir: args.plots.as_ref().map(|d| plots_dir(d.as_deref(), &name)),
+        fio_dir: args.fio_dir.clone(),
     };
     experiment::check_outputs(&opts)?;
     let mut watch = PipeWatch {

@@ -192,8 +192,14 @@ pub fn run_shard(
         jobs,
         |m| {
             let (i, rep) = all[mine[m]];
-            // Replication 0 always records its timeline: merge decides whether it is wanted.
-            let r = run_one(&runs[i], infos[i], rep, rep == 0, deadline);
+            // Replication 0 always records its timeline and fio's log windows: merge decides
+            // whether they are wanted.
+            let mut first = crate::model::Recording::default();
+            if rep == 0 {
+                first = crate::model::Recording::timeline();
+                first.fio_log = true;
+            }
+            let r = run_one(&runs[i], infos[i], rep, first, deadline);
             progress(finished.fetch_add(1, Ordering::Relaxed) + 1, mine.len());
             r
         },
@@ -465,6 +471,10 @@ pub fn merge(mut set: ShardSet, opts: &RunOptions, out: &mut dyn Write) -> Resul
         if !timeline {
             // As a run whose outputs draw no timeline would not have recorded it.
             obs.timeline = None;
+        }
+        if opts.fio_dir.is_none() {
+            // Likewise fio's log windows, kept only for --fio-dir.
+            obs.fio_log = None;
         }
         let invariants = line.invariants.unwrap_or_else(|| InvariantReport {
             end: crate::engine::SimTime::ZERO,

@@ -124,6 +124,10 @@ pub struct Recording {
     /// [`RunObs::timeline`](observe::RunObs::timeline) (`None`: no timeline;
     /// [`timeline::DEFAULT_POINTS`] is the usual count).
     pub timeline_points: Option<usize>,
+    /// Keep the per-window sums fio's log files need in
+    /// [`RunObs::fio_log`](observe::RunObs::fio_log) (bounded; see
+    /// [`crate::stats::windows`]).
+    pub fio_log: bool,
 }
 
 impl Recording {
@@ -165,6 +169,9 @@ pub fn run_replication_until(
     let mut world = world::World::with_trace(sc, info, replication, rec.trace_issues, &mut sched);
     if let Some(points) = rec.timeline_points {
         world.record_timeline(points, sched.now());
+    }
+    if rec.fio_log {
+        world.rec.keep_fio_log();
     }
     let horizon = SimTime::ZERO + sc.duration;
     let (mut events, mut work) = (0u64, 0u64);

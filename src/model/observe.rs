@@ -145,6 +145,12 @@ pub struct BlockObs {
     pub dispatched: u64,
     /// Device busy time (at least one request on it).
     pub device_busy: SimDuration,
+    /// Requests the device completed, reads then writes (the disk's `ios` in
+    /// `/proc/diskstats`).
+    pub completed: [u64; 2],
+    /// Time those requests spent in the request queue and on the device, from insertion to
+    /// completion, summed, reads then writes (the disk's read and write `ticks`).
+    pub ticks: [SimDuration; 2],
 }
 
 impl BlockObs {
@@ -162,6 +168,11 @@ impl BlockObs {
             threshold_unplugs: self.threshold_unplugs - earlier.threshold_unplugs,
             dispatched: self.dispatched - earlier.dispatched,
             device_busy: self.device_busy.saturating_sub(earlier.device_busy),
+            completed: pair(self.completed, earlier.completed),
+            ticks: [
+                self.ticks[0].saturating_sub(earlier.ticks[0]),
+                self.ticks[1].saturating_sub(earlier.ticks[1]),
+            ],
         }
     }
 }
@@ -490,6 +501,11 @@ pub struct RunObs {
     /// for one ([`super::Recording`]).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub timeline: Option<Box<crate::stats::series::Timeline>>,
+    /// Per-window sums of the measured time for fio's log files (see
+    /// [`super::recorder::Recorder::keep_fio_log`]); `None` unless the run asked for them
+    /// ([`super::Recording::fio_log`]). Like the timeline, pooling keeps replication 0's.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub fio_log: Option<Box<crate::stats::windows::WindowLog>>,
 }
 
 impl RunObs {
@@ -693,6 +709,8 @@ impl RunObs {
         self.block.threshold_unplugs += b.threshold_unplugs;
         self.block.dispatched += b.dispatched;
         self.block.device_busy += b.device_busy;
+        add2(&mut self.block.completed, &b.completed);
+        add2(&mut self.block.ticks, &b.ticks);
         self.writeback.dirtied_bytes += other.writeback.dirtied_bytes;
         self.writeback.written_back_bytes += other.writeback.written_back_bytes;
         self.writeback.throttled += other.writeback.throttled;

@@ -16,6 +16,7 @@ use super::observe::{
 };
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::stats::Histogram;
+use crate::stats::windows::{self, WindowLog};
 
 /// Length of one bandwidth / IOPS sample interval (fio's default `bw_avg_time` is 500 ms).
 pub const SAMPLE_INTERVAL: SimDuration = SimDuration::from_ms(500);
@@ -95,6 +96,9 @@ pub struct Recorder {
     time_in_stage: TimeInStage,
     /// The first issues of each job, when a run asks for them.
     issue_trace: Option<IssueTrace>,
+    /// Per-window sums for fio's log files, when a run asks for them
+    /// ([`Recorder::keep_fio_log`]).
+    fio_log: Option<Box<WindowLog>>,
 }
 
 impl Recorder {
@@ -122,7 +126,22 @@ impl Recorder {
             occupancy: Occupancy::new(now),
             time_in_stage: TimeInStage::default(),
             issue_trace: (trace_issues > 0).then(|| IssueTrace::new(jobs, trace_issues)),
+            fio_log: None,
         }
+    }
+
+    /// Also keeps, per [`SAMPLE_INTERVAL`] window of the measured time, the sums fio's log
+    /// files need ([`WindowLog`], bounded by [`windows::DEFAULT_CAP`] rows).
+    pub fn keep_fio_log(&mut self) {
+        self.fio_log = Some(Box::new(WindowLog::new(
+            SAMPLE_INTERVAL.as_ns(),
+            windows::DEFAULT_CAP,
+        )));
+    }
+
+    /// The per-window log, if one was kept.
+    pub fn take_fio_log(&mut self) -> Option<Box<WindowLog>> {
+        self.fio_log.take()
     }
 
     /// Schedules the warm-up's end (if there is one) and the first sample.
@@ -155,13 +174,21 @@ impl Recorder {
     }
 
     /// A sample interval ended: closes its bandwidth and IOPS window and schedules the next.
+    /// A direction that completed nothing in the window adds no sample, as fio's
+    /// `__add_samples` skips a direction whose byte count did not move (so an idle direction
+    /// has no samples at all).
     pub fn sample(&mut self, sched: &mut Scheduler<Event>) {
         let secs = SAMPLE_INTERVAL.as_secs_f64();
         for d in &mut self.dirs {
-            d.obs.bw_kib_s.push(d.window_bytes as f64 / 1024.0 / secs);
-            d.obs.iops.push(d.window_ios as f64 / secs);
+            if d.window_bytes > 0 {
+                d.obs.bw_kib_s.push(d.window_bytes as f64 / 1024.0 / secs);
+                d.obs.iops.push(d.window_ios as f64 / secs);
+            }
             d.window_bytes = 0;
             d.window_ios = 0;
+        }
+        if let Some(log) = self.fio_log.as_deref_mut() {
+            log.tick();
         }
         sched.schedule_in(SAMPLE_INTERVAL, Event::Recorder(RecEvent::Sample));
     }
@@ -176,6 +203,9 @@ impl Recorder {
         for d in &mut self.dirs {
             d.window_bytes = 0;
             d.window_ios = 0;
+        }
+        if let Some(log) = self.fio_log.as_deref_mut() {
+            log.restart();
         }
     }
 
@@ -232,6 +262,15 @@ impl Recorder {
         d.window_ios += 1;
         d.window_bytes += u64::from(bio.bytes);
         self.clat_all.record(clat);
+        if let Some(log) = self.fio_log.as_deref_mut() {
+            log.record(
+                bio.dir as usize,
+                u64::from(bio.bytes),
+                slat,
+                clat,
+                slat + clat,
+            );
+        }
     }
 
     /// Bios issued and completed over the whole run.
@@ -407,6 +446,28 @@ mod tests {
         assert_eq!(rec.writeback.dirtied_bytes, 0);
         assert_eq!(rec.crypt_queue_len_max, 0);
         assert_eq!(rec.crypt_queue_len_avg, 0.0);
+    }
+
+    /// fio's rule: a window in which a direction completed nothing adds no bandwidth or IOPS
+    /// sample for it; the fio log keeps every closed window.
+    #[test]
+    fn an_idle_window_adds_no_sample() {
+        let mut r = Recorder::new(SimDuration::ZERO, SimTime::ZERO, 1, 0);
+        r.keep_fio_log();
+        let mut sched = Scheduler::new();
+        r.completed(&bio_at(0, true), SimTime::ZERO + SimDuration::from_ms(3));
+        r.sample(&mut sched);
+        r.sample(&mut sched);
+        let log = r.take_fio_log().expect("asked for");
+        assert_eq!(log.rows.len(), 2);
+        assert_eq!((log.rows[0][0].ios, log.rows[0][0].clat_ns), (1, 3_000_000));
+        assert_eq!(log.rows[1][0].ios, 0);
+        let end = SimTime::ZERO + SimDuration::from_secs(1);
+        let (rec, _, _) = r.finish(end, std::iter::empty(), 0, 1, BlockObs::default());
+        let (read, write) = (&rec.dirs[0], &rec.dirs[1]);
+        assert_eq!((read.bw_kib_s.count(), read.iops.count()), (1, 1));
+        assert_eq!(read.iops.mean(), 2.0);
+        assert_eq!((write.bw_kib_s.count(), write.iops.count()), (0, 0));
     }
 
     #[test]

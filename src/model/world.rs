@@ -251,6 +251,12 @@ impl World {
             let b = &self.bios[bio];
             (b.sync, b.class(), b.dir)
         };
+        // The disk's own accounting: one completed request and its time from insertion.
+        let b = &self.bios[bio];
+        let queued = b.stage_ns[Stage::BlockQueue.index()] + b.stage_ns[Stage::Device.index()];
+        let ticks = SimDuration::from_ns(queued) + now.since(b.stage_since);
+        self.queue.counters.completed[dir as usize] += 1;
+        self.queue.counters.ticks[dir as usize] += ticks;
         self.queue.completed(bio, sync, sched);
         // End the clone: writes are done, reads still need decrypting.
         match (dir, self.info.topology) {
@@ -423,6 +429,7 @@ impl World {
         let finite_jobs = self.finite_observations();
         let finished = self.all_finite_jobs_done();
         let (busy, cpus) = (self.cpu.busy_cpu_ns(), self.cpu.cpus());
+        let fio_log = self.rec.take_fio_log();
         let (r, block, cpu_utilisation) =
             self.rec.finish(now, self.cw.sleeping(), busy, cpus, totals);
         RunObs {
@@ -450,6 +457,7 @@ impl World {
             },
             timeline: self.timeline.take().map(|r| r.finish(now)),
             replications: 1,
+            fio_log,
         }
     }
 }

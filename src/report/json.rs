@@ -79,6 +79,58 @@ struct FioOutput<'a> {
     #[serde(rename = "fio version")]
     fio_version: String,
     jobs: Vec<Job<'a>>,
+    disk_util: Vec<DiskUtil<'a>>,
+}
+
+/// One entry of fio's `disk_util`: the disk beneath dm-crypt, from the block layer's counters
+/// of the measured window (see `docs/output.md`, "Disk stats").
+#[derive(Serialize)]
+struct DiskUtil<'a> {
+    name: &'a str,
+    /// The job the entry belongs to, when a file holds several runs (not a fio key; fio
+    /// writes one entry per disk of its one run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    jobname: Option<String>,
+    read_ios: u64,
+    write_ios: u64,
+    read_merges: u64,
+    write_merges: u64,
+    read_ticks: u64,
+    write_ticks: u64,
+    in_queue: u64,
+    util: f64,
+}
+
+/// Writes run `run` of the report alone as fio json+ (one job, with its `disk_util`): one
+/// file of `qsim run --fio-dir` ([`super::fiodir`]).
+pub fn render_run_plus(report: &Report, run: usize, out: &mut dyn io::Write) -> io::Result<()> {
+    let p = &report.policies[run];
+    let fio = FioOutput {
+        fio_version: format!("qsim-{}", report.qsim_version),
+        jobs: vec![job(report, p, true)],
+        disk_util: vec![disk_util(report, p, false)],
+    };
+    write_pretty(&fio, out)
+}
+
+/// The disk's counters of run `p` as fio's `disk_util` entry: ios and ticks (ms) per
+/// direction, merges 0 (qsim's request queue never merges requests), `in_queue` the sum of
+/// both ticks (what Linux reports since 5.0), `util` the device's busy share of the window.
+fn disk_util<'a>(r: &'a Report, p: &PolicyReport, named: bool) -> DiskUtil<'a> {
+    let b = &p.block;
+    let ms = |ns: u64| ns / 1_000_000;
+    DiskUtil {
+        name: &r.disk,
+        jobname: named.then(|| format!("{}-{}", r.scenario, p.policy)),
+        read_ios: b.completed[0],
+        write_ios: b.completed[1],
+        read_merges: 0,
+        write_merges: 0,
+        read_ticks: ms(b.ticks_ns[0]),
+        write_ticks: ms(b.ticks_ns[1]),
+        in_queue: ms(b.ticks_ns[0] + b.ticks_ns[1]),
+        util: b.device_util_pct,
+    }
 }
 
 #[derive(Serialize)]
@@ -207,6 +259,11 @@ fn fio_output(report: &Report, plus: bool) -> FioOutput<'_> {
             .iter()
             .map(|p| job(report, p, plus))
             .collect(),
+        disk_util: report
+            .policies
+            .iter()
+            .map(|p| disk_util(report, p, report.policies.len() > 1))
+            .collect(),
     }
 }
 
@@ -234,8 +291,6 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
         ("numjobs".to_string(), o.numjobs.to_string()),
     ]);
     let depth_labels = ["1", "2", "4", "8", "16", "32", ">=64"];
-    let zero_depths =
-        |labels: [&str; 7]| Ordered(labels.iter().map(|l| (l.to_string(), 0.0)).collect());
     let lat_map = |labels: &[&str], shares: &[f64]| {
         Ordered(
             labels
@@ -259,19 +314,36 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
         trim: Dir::default(),
         sync: Sync::default(),
         job_runtime: p.runtime_ms,
+        // The model charges no user-space CPU; its CPU pool runs kernel work only (dm-crypt's
+        // encryption and decryption, softirq completions), so its busy share is system time.
         usr_cpu: 0.0,
-        sys_cpu: 0.0,
+        sys_cpu: p.cpu_util_pct,
         ctx: 0,
         majf: 0,
         minf: 0,
         iodepth_level: lat_map(&depth_labels, &p.depth_pct),
-        iodepth_submit: zero_depths(["0", "4", "8", "16", "32", "64", ">=64"]),
-        iodepth_complete: zero_depths(["0", "4", "8", "16", "32", "64", ">=64"]),
+        iodepth_submit: batch_shares(p),
+        iodepth_complete: batch_shares(p),
         latency_ns: lat_map(nu, &p.latency_pct.nsec_pct),
         latency_us: lat_map(nu, &p.latency_pct.usec_pct),
         latency_ms: lat_map(&super::fiofmt::LAT_LABELS_M, &p.latency_pct.msec_pct),
         qsim: qsim_extras(r, p),
     }
+}
+
+/// fio's `iodepth_submit` / `iodepth_complete`: I/Os per submit (per reap) call in buckets
+/// `0`, `4` (1 to 4), `8`, … A model job submits each I/O on its own and each completion
+/// reaches it on its own (fio's default `iodepth_batch_submit=1` and
+/// `iodepth_batch_complete_min=1` at its smallest), so every call carries one I/O: all in
+/// bucket `4` when the run issued anything, all zero otherwise.
+fn batch_shares(p: &PolicyReport) -> Ordered<f64> {
+    let any = p.depth_pct.iter().any(|&v| v > 0.0);
+    Ordered(
+        ["0", "4", "8", "16", "32", "64", ">=64"]
+            .iter()
+            .map(|l| (l.to_string(), if any && *l == "4" { 100.0 } else { 0.0 }))
+            .collect(),
+    )
 }
 
 /// qsim's extras of block `p`: its identity, the numbers fio has no key for, its warnings.
@@ -495,8 +567,27 @@ mod tests {
         }
         assert_eq!(job["latency_ms"].as_object().unwrap().len(), 12);
         assert!(job["latency_ms"][">=2000"].is_f64());
+        // The model's CPU pool does kernel work only: its busy share is system time.
         assert_eq!(job["usr_cpu"], 0.0);
-        assert_eq!(job["sys_cpu"], 0.0);
+        assert!((job["sys_cpu"].as_f64().unwrap() - 43.21).abs() < 1e-9);
+        // Each model job submits and reaps one I/O per call.
+        assert_eq!(job["iodepth_submit"]["4"], 100.0);
+        assert_eq!(job["iodepth_complete"]["4"], 100.0);
+        assert_eq!(job["iodepth_complete"]["0"], 0.0);
+        // One disk_util entry per job, named after the job when a file holds several.
+        let disk = &v["disk_util"][0];
+        assert_eq!(disk["name"], "nvme0n1");
+        assert_eq!(disk["jobname"], "two-queue-fifo");
+        assert_eq!(
+            (disk["read_ios"].clone(), disk["write_ios"].clone()),
+            (24_120.into(), 12_060.into())
+        );
+        assert_eq!(
+            (disk["read_ticks"].clone(), disk["in_queue"].clone()),
+            (15_001.into(), 245_500.into())
+        );
+        assert_eq!(disk["read_merges"], 0);
+        assert!((disk["util"].as_f64().unwrap() - 87.31).abs() < 1e-9);
         assert_eq!(job["sync"]["lat_ns"]["N"], 0);
         // Values from the report.
         let read = &job["read"];
@@ -521,6 +612,27 @@ mod tests {
         assert!(stages.iter().all(|s| s["label"] != "direct reclaim"));
         assert!(job["qsim"].get("memory").is_none() && job["qsim"].get("variant").is_none());
         assert_eq!(jobs[1]["qsim"]["warnings"][0]["kind"], "work-budget");
+    }
+
+    /// `--fio-dir`'s file: one job, the same object as in the json+ of all runs, and its own
+    /// `disk_util` entry without a job name, as fio writes it.
+    #[test]
+    fn one_run_alone_is_the_same_job() {
+        let r = report();
+        let mut all = Vec::new();
+        render_plus(&r, &mut all).unwrap();
+        let all: Value = serde_json::from_slice(&all).unwrap();
+        let mut one = Vec::new();
+        render_run_plus(&r, 1, &mut one).unwrap();
+        let one: Value = serde_json::from_slice(&one).unwrap();
+        assert_eq!(one["jobs"].as_array().unwrap().len(), 1);
+        assert_eq!(one["jobs"][0], all["jobs"][1]);
+        assert_eq!(one["fio version"], all["fio version"]);
+        assert!(one["disk_util"][0].get("jobname").is_none());
+        assert_eq!(
+            one["disk_util"][0]["read_ios"],
+            all["disk_util"][1]["read_ios"]
+        );
     }
 
     #[test]

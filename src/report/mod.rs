@@ -25,6 +25,7 @@
 //! [`MemoryObs`]: crate::model::observe::MemoryObs
 
 pub mod export;
+pub mod fiodir;
 pub mod fiofmt;
 pub mod invariants;
 pub mod json;
@@ -111,6 +112,12 @@ pub struct Report {
     /// The plot series (only when plots or the `--json` export are wanted).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plots: Option<plots::PlotData>,
+    /// The disk's name in fio's `Disk stats` and `disk_util` ([`fiodir::disk_name`]).
+    pub disk: String,
+    /// Replication 0's per-window sums of each run, in run order, for fio's log files (empty
+    /// unless `--fio-dir` asked for them; see [`fiodir`]).
+    #[serde(skip)]
+    pub fio_logs: Vec<Option<crate::stats::windows::WindowLog>>,
 }
 
 /// One variant of the scenario and the policies it ran.
@@ -440,6 +447,11 @@ pub struct BlockReport {
     pub device_busy_ns: u64,
     /// Device busy time over the measured window, percent (at most 100).
     pub device_util_pct: f64,
+    /// Requests the device completed, reads then writes (`Disk stats` `ios`).
+    pub completed: [u64; 2],
+    /// Their time from insertion in the request queue to completion, summed, ns, reads then
+    /// writes (`Disk stats` `ticks`).
+    pub ticks_ns: [u64; 2],
 }
 
 /// Buffered-writer counters.
@@ -509,6 +521,8 @@ impl Report {
             precision: None,
             invariants: Vec::new(),
             plots: None,
+            disk: fiodir::disk_name(&scenario.device).to_string(),
+            fio_logs: Vec::new(),
         }
     }
 
@@ -711,6 +725,8 @@ pub(crate) fn policy_report(
             dispatched: b.dispatched,
             device_busy_ns: b.device_busy.as_ns(),
             device_util_pct,
+            completed: b.completed,
+            ticks_ns: [b.ticks[0].as_ns(), b.ticks[1].as_ns()],
         },
         writeback: WritebackReport {
             dirtied_bytes: run.writeback.dirtied_bytes,

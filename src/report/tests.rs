@@ -162,6 +162,8 @@ pub(crate) fn run(policy: &str, end: RunEnd) -> RunObs {
             threshold_unplugs: 230,
             dispatched: 36_180,
             device_busy: SimDuration::from_ms(8_731),
+            completed: [24_120, 12_060],
+            ticks: [SimDuration::from_ms(15_001), SimDuration::from_ms(230_499)],
         },
         writeback: WritebackObs {
             dirtied_bytes: 300 << 20,
@@ -177,6 +179,7 @@ pub(crate) fn run(policy: &str, end: RunEnd) -> RunObs {
         events: 123_456,
         end,
         timeline: None,
+        fio_log: None,
         replications: 1,
     }
 }

@@ -15,6 +15,7 @@ use super::{
     PolicyReport, Report, Warning,
 };
 mod memory;
+mod status;
 
 use crate::engine::SimDuration;
 use crate::stats::Summary;
@@ -188,7 +189,9 @@ fn legend(r: &Report, s: &mut String) {
          Percentiles are midpoints of fio's histogram buckets (within 0.8%). The \"lat (usec)\"\n\
          lines count clat as a share of all completed I/Os. IOPS, BW and runtime cover the\n\
          measured window (warm-up excluded); bw and iops lines summarise 500 ms samples of\n\
-         simulated time.\n",
+         simulated time. Run status takes each block as one job. Disk stats are the disk\n\
+         beneath dm-crypt: ticks from queue insertion to completion, util the time with a\n\
+         request on the device; merge=0/0, as the model never merges requests.\n",
     );
     if r.policies.iter().any(|p| !p.finite_jobs.is_empty()) {
         s.push_str(
@@ -318,6 +321,7 @@ fn policy_block(r: &Report, p: &PolicyReport, opts: &TextOptions, s: &mut String
             stage_table(r, d, s);
         }
     }
+    status::status_lines(r, p, s);
 }
 
 fn direction_block(r: &Report, d: &DirectionReport, opts: &TextOptions, s: &mut String) {

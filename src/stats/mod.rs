@@ -7,6 +7,7 @@ pub mod histogram;
 pub mod running;
 pub mod series;
 pub mod summary;
+pub mod windows;
 
 pub use compare::{
     CompareError, Interval, Summary, Verdict, next_replications, paired_diff, precise_enough,

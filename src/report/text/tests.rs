@@ -82,6 +82,13 @@ two-queue: (groupid=0, jobs=1): err= 0: policy=fifo: seed=42: reps=1
     device service        1.0 ms    1.0 ms    1.6%
     other               415.5 us    1.6 ms    0.7%
     total (lat)          61.4 ms  212.9 ms  100.0%
+
+Run status group 0 (all jobs):
+   READ: bw=4096B/s (4096B/s), 4096B/s-4096B/s (4096B/s-4096B/s), io=40.0KiB (40.0kB), run=10000-10000msec
+  WRITE: bw=1638B/s (1638B/s), 1638B/s-1638B/s (1638B/s-1638B/s), io=16.0KiB (16.4kB), run=10000-10000msec
+
+Disk stats (read/write):
+  nvme0n1: ios=24120/12060, merge=0/0, ticks=15001/230499, in_queue=245500, util=87.31%
 ";
     assert_eq!(s, expected, "got:\n{s}");
 }

@@ -1,0 +1,258 @@
+//! `qsim run --fio-dir DIR`: fio's files, laid out as fio-plot reads them.
+//!
+//! fio-plot's unit is one fio run per JSON file with one job in it, and one folder per thing
+//! compared (`-C` compares folders). So each run of the report (a policy, or a variant's
+//! policy) gets a folder named after its label ([`safe_dir_name`]) holding:
+//!
+//! - `<rw>-<iodepth>-<numjobs>.json`: the run alone as fio json+ (the same job object as in
+//!   `--json`, built from the pooled replications), with its `disk_util` entry;
+//! - `<rw>-iodepth-<N>-numjobs-<M>_{bw,iops,lat,slat,clat}.1.log`: fio's `write_bw_log`,
+//!   `write_iops_log` and `write_lat_log` files with `log_avg_msec=500`, from replication 0
+//!   of the run ([`log_text`]).
+//!
+//! Each log line is fio's `time, value, ddir, bs, prio` (`500, 79313, 0, 0, 0`): the time in ms
+//! at the end of the window, counted from the end of the warm-up (fio counts from the job's
+//! start; qsim's statistics start when the warm-up ends); the value averaged over the window:
+//! bandwidth in KiB/s and IOPS as the bytes and I/Os completed in the window over its length,
+//! latencies in ns as the mean of the I/Os completed in the window (slat, clat and lat as the
+//! text report defines them); `ddir` 0 for reads and 1 for writes; block size 0, as fio writes
+//! for averaged entries, and priority 0. A direction with nothing completed in a window gets
+//! no line for it, as fio skips it. qsim does not keep its jobs apart, so all of a run's jobs
+//! are in job 1's files (`.1.log`); fio-plot sums bandwidth and IOPS over a run's job files
+//! and averages latencies, which gives the same series. Windows are 500 ms; a run longer than
+//! [`crate::stats::windows::DEFAULT_CAP`] windows (17 minutes) doubles them as often as needed,
+//! so the log's memory does not grow with the simulated time; a partial last window is
+//! dropped.
+
+use super::{JobOptions, Report};
+use crate::model::config::DeviceConfig;
+use crate::stats::windows::{WindowLog, WindowSums};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// The disk's name in fio's `Disk stats` and `disk_util`: `nvme0n1` for the NVMe model,
+/// `sda` for any other. A label only (the model has one disk beneath dm-crypt).
+pub fn disk_name(device: &DeviceConfig) -> &'static str {
+    match device {
+        DeviceConfig::Nvme(_) => "nvme0n1",
+        DeviceConfig::Hdd(_) | DeviceConfig::Generic(_) => "sda",
+    }
+}
+
+/// A run label as one safe directory name: ASCII letters, digits, `.`, `_`, `-` and `+`
+/// kept, anything else (`/` of `variant/policy` included) turned into `_`; never empty, `.` or
+/// `..`.
+pub fn safe_dir_name(label: &str) -> String {
+    let name: String = label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() || name.chars().all(|c| c == '.') {
+        format!("run{}", "_".repeat(name.len()))
+    } else {
+        name
+    }
+}
+
+/// `<rw>-<iodepth>-<numjobs>.json`, the JSON file name fio-plot's benchmark script writes.
+pub fn json_name(o: &JobOptions) -> String {
+    format!("{}-{}-{}.json", o.rw, o.iodepth, o.numjobs)
+}
+
+/// `<rw>-iodepth-<N>-numjobs-<M>`, the log prefix fio-plot `-g` selects files by.
+pub fn log_prefix(o: &JobOptions) -> String {
+    format!("{}-iodepth-{}-numjobs-{}", o.rw, o.iodepth, o.numjobs)
+}
+
+/// The five fio logs, by the suffix fio gives each file.
+pub const LOG_KINDS: [&str; 5] = ["bw", "iops", "lat", "slat", "clat"];
+
+/// The text of fio log `kind` (one of [`LOG_KINDS`]) of `log`.
+pub fn log_text(log: &WindowLog, kind: &str) -> String {
+    let mut s = String::new();
+    let window_ns = u128::from(log.window_ns);
+    for (i, row) in log.rows.iter().enumerate() {
+        let end_ms = (i as u128 + 1) * window_ns / 1_000_000;
+        for (ddir, w) in row.iter().enumerate() {
+            if w.ios == 0 {
+                continue;
+            }
+            let value = window_value(w, kind, window_ns);
+            let _ = writeln!(s, "{end_ms}, {value}, {ddir}, 0, 0");
+        }
+    }
+    s
+}
+
+/// One window's value for log `kind`: KiB/s, I/Os per second, or a mean latency in ns
+/// (truncated to integers, as fio prints them).
+fn window_value(w: &WindowSums, kind: &str, window_ns: u128) -> u128 {
+    let ios = u128::from(w.ios);
+    match kind {
+        "bw" => u128::from(w.bytes) * 1_000_000_000 / 1024 / window_ns,
+        "iops" => ios * 1_000_000_000 / window_ns,
+        "slat" => w.slat_ns / ios,
+        "clat" => w.clat_ns / ios,
+        _ => w.lat_ns / ios,
+    }
+}
+
+/// Every file of `--fio-dir`, as (path relative to the directory, bytes), in run order: per
+/// run its JSON, then its logs when the report carries them. Two labels that make the same
+/// directory name (`a/b` and `a_b`) get `-2`, `-3`, … after the later one.
+pub fn files(report: &Report) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut out = Vec::new();
+    let prefix = log_prefix(&report.job_options);
+    let mut used: Vec<String> = Vec::new();
+    for (i, p) in report.policies.iter().enumerate() {
+        let base = safe_dir_name(&p.policy);
+        let mut name = base.clone();
+        for n in 2.. {
+            if !used.contains(&name) {
+                break;
+            }
+            name = format!("{base}-{n}");
+        }
+        used.push(name.clone());
+        let dir = PathBuf::from(name);
+        let mut json = Vec::new();
+        super::json::render_run_plus(report, i, &mut json)?;
+        out.push((dir.join(json_name(&report.job_options)), json));
+        if let Some(Some(log)) = report.fio_logs.get(i) {
+            for kind in LOG_KINDS {
+                let name = format!("{prefix}_{kind}.1.log");
+                out.push((dir.join(name), log_text(log, kind).into_bytes()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_become_one_safe_directory_name() {
+        assert_eq!(safe_dir_name("split"), "split");
+        assert_eq!(safe_dir_name("aes-ni/split"), "aes-ni_split");
+        assert_eq!(safe_dir_name("a b:c"), "a_b_c");
+        assert_eq!(safe_dir_name(".."), "run__");
+        assert_eq!(safe_dir_name(""), "run");
+        assert_eq!(safe_dir_name("v1.2+x"), "v1.2+x");
+    }
+
+    /// One folder per run even when two labels make the same name; a JSON in each, and logs
+    /// only where the report carries them.
+    #[test]
+    fn every_run_gets_its_own_folder() {
+        let mut r = crate::report::tests::report();
+        r.policies[1].policy = "two/queue".into();
+        r.policies[0].policy = "two_queue".into();
+        r.fio_logs = vec![None, Some(WindowLog::new(500_000_000, 4))];
+        let files = files(&r).unwrap();
+        let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
+        let logs = LOG_KINDS.map(|k| format!("two_queue-2/randrw-iodepth-8-numjobs-1_{k}.1.log"));
+        let mut want = vec![
+            "two_queue/randrw-8-1.json".to_string(),
+            "two_queue-2/randrw-8-1.json".to_string(),
+        ];
+        want.extend(logs);
+        assert_eq!(names, want);
+    }
+
+    #[test]
+    fn names_follow_fio_plot() {
+        let o = JobOptions {
+            rw: "randread".into(),
+            bs_bytes: 4096,
+            iodepth: 64,
+            numjobs: 1,
+        };
+        assert_eq!(json_name(&o), "randread-64-1.json");
+        assert_eq!(log_prefix(&o), "randread-iodepth-64-numjobs-1");
+    }
+
+    /// A real run through the model: the log holds the measured windows' I/Os, and the
+    /// disk's ticks are the requests' time from insertion to completion, which for policy
+    /// `none` on M/M/1 is the whole latency (mean 1/(μ − λ) = 1.25 ms).
+    #[test]
+    fn a_run_logs_its_windows_and_its_disk_time() {
+        use crate::engine::SimDuration;
+        use crate::model::{Recording, policy, run_replication_with, testing};
+        let mut sc = testing::mm1(
+            200.0,
+            SimDuration::from_ms(1),
+            1,
+            SimDuration::from_secs(20),
+        );
+        sc.warmup = SimDuration::from_secs(1);
+        let rec = Recording {
+            fio_log: true,
+            ..Recording::default()
+        };
+        let obs = run_replication_with(&sc, policy::find("none").unwrap(), 0, rec).obs;
+        let log = obs.fio_log.as_deref().expect("asked for");
+        assert_eq!(log.window_ns, 500_000_000);
+        // 19 measured seconds: 38 windows, or 37 when the run stops before the last tick.
+        assert!((37..=38).contains(&log.rows.len()), "{}", log.rows.len());
+        let logged: u64 = log.rows.iter().map(|r| r[0].ios).sum();
+        let read = &obs.dirs[0];
+        assert!(
+            logged <= read.ios && logged * 38 >= read.ios * 36,
+            "{logged} of {}",
+            read.ios
+        );
+        assert!(log.rows.iter().all(|r| r[1].ios == 0), "no writes");
+        let b = &obs.block;
+        assert!(
+            b.completed[0].abs_diff(read.ios) <= 2,
+            "{:?} vs {}",
+            b.completed,
+            read.ios
+        );
+        let mean_ms = b.ticks[0].as_secs_f64() * 1e3 / b.completed[0] as f64;
+        assert!((mean_ms - 1.25).abs() < 0.125, "mean response {mean_ms} ms");
+        let lat = read.lat.sum() as f64;
+        let ticks = b.ticks[0].as_ns() as f64;
+        assert!(
+            (ticks - lat).abs() < 0.01 * lat,
+            "ticks {ticks} vs lat {lat}"
+        );
+    }
+
+    /// fio's line layout, one line per direction with I/O, values averaged over the window.
+    #[test]
+    fn logs_are_fio_lines_averaged_per_window() {
+        let mut log = WindowLog::new(500_000_000, 16);
+        for _ in 0..4 {
+            log.record(0, 4096, 1_000, 40_000, 41_000);
+        }
+        log.record(0, 4096, 2_000, 60_000, 62_000);
+        log.record(1, 65536, 0, 1_000_000, 1_000_000);
+        log.tick();
+        log.tick(); // nothing completed: no line
+        log.record(1, 65536, 0, 3_000_000, 3_000_000);
+        log.tick();
+        assert_eq!(
+            log_text(&log, "bw"),
+            "500, 40, 0, 0, 0\n500, 128, 1, 0, 0\n1500, 128, 1, 0, 0\n"
+        );
+        assert_eq!(
+            log_text(&log, "iops"),
+            "500, 10, 0, 0, 0\n500, 2, 1, 0, 0\n1500, 2, 1, 0, 0\n"
+        );
+        assert_eq!(
+            log_text(&log, "clat"),
+            "500, 44000, 0, 0, 0\n500, 1000000, 1, 0, 0\n1500, 3000000, 1, 0, 0\n"
+        );
+        assert!(log_text(&log, "slat").starts_with("500, 1200, 0, 0, 0\n"));
+        assert!(log_text(&log, "lat").starts_with("500, 45200, 0, 0, 0\n"));
+    }
+}
