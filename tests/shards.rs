@@ -87,11 +87,20 @@ fn read(path: &Path) -> Vec<u8> {
 fn four_shards_merge_to_the_bytes_of_one_process() {
     let dir = TempDir::new();
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
-    let (j1, c1, m1) = (p("one.json"), p("one.csv"), p("one.md"));
+    let (j1, c1, m1, f1) = (p("one.json"), p("one.csv"), p("one.md"), p("one-fio"));
     let one = qsim(
         &[
             &["run"][..],
-            &args(&["--json", &j1, "--csv", &c1, "--markdown", &m1]),
+            &args(&[
+                "--json",
+                &j1,
+                "--csv",
+                &c1,
+                "--markdown",
+                &m1,
+                "--fio-dir",
+                &f1,
+            ]),
         ]
         .concat(),
     )
@@ -106,10 +115,19 @@ fn four_shards_merge_to_the_bytes_of_one_process() {
     // Any order on the command line.
     let mut shards = shard_paths(dir.path());
     shards.reverse();
-    let (j2, c2, m2) = (p("m.json"), p("m.csv"), p("m.md"));
+    let (j2, c2, m2, f2) = (p("m.json"), p("m.csv"), p("m.md"), p("m-fio"));
     let mut merge = vec!["merge"];
     merge.extend(shards.iter().map(String::as_str));
-    merge.extend(["--json", &j2, "--csv", &c2, "--markdown", &m2]);
+    merge.extend([
+        "--json",
+        &j2,
+        "--csv",
+        &c2,
+        "--markdown",
+        &m2,
+        "--fio-dir",
+        &f2,
+    ]);
     let merged = qsim(&merge).output().unwrap();
     assert!(
         merged.status.success(),
@@ -127,6 +145,23 @@ fn four_shards_merge_to_the_bytes_of_one_process() {
             "{a} and {b} differ"
         );
     }
+    // fio's files for fio-plot: the same folders, the same bytes in every file.
+    let files = |root: &str| -> Vec<(String, Vec<u8>)> {
+        let mut all = Vec::new();
+        for run in std::fs::read_dir(root).unwrap() {
+            let run = run.unwrap().path();
+            for f in std::fs::read_dir(&run).unwrap() {
+                let f = f.unwrap().path();
+                let name = f.strip_prefix(root).unwrap().display().to_string();
+                all.push((name, read(&f)));
+            }
+        }
+        all.sort();
+        all
+    };
+    let (a, b) = (files(&f1), files(&f2));
+    assert!(a.len() > 4, "{} fio files", a.len());
+    assert!(a == b, "the --fio-dir trees differ");
 }
 
 #[test]
