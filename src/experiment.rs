@@ -52,6 +52,9 @@ pub struct RunOptions {
     /// Print every run's invariants after the report (to stderr under the JSON format, so
     /// stdout stays one JSON document), and fail if any is broken.
     pub check_invariants: bool,
+    /// Append the plain-text pictures ([`crate::plot::ascii::pictures`]) to the text report
+    /// (`--ascii`; the JSON format ignores it, so stdout stays one JSON document).
+    pub ascii: bool,
 }
 
 /// Errors of a run (the scenario itself was valid).
@@ -481,13 +484,19 @@ pub fn run_and_report(
         None => Ok(()),
     };
     let broken = first_violation(&replicated.first).and(later);
-    let report = build_report(sc, opts, replicated, timeline);
-    let mut buf = Vec::new();
     let json = opts.format == "json";
+    let ascii = opts.ascii && !json;
+    // The pictures draw from the plot series; without a timeline recorded they hold none.
+    let report = build_report(sc, opts, replicated, timeline || ascii);
+    let mut buf = Vec::new();
     if json {
         crate::report::json::render(&report, &mut buf)?;
     } else {
         crate::report::text::render_run(&report, &mut buf)?;
+    }
+    if let (true, Some(plots)) = (ascii, &report.plots) {
+        buf.push(b'\n');
+        buf.extend_from_slice(crate::plot::ascii::pictures::render(plots).as_bytes());
     }
     out.write_all(&buf)?;
     out.flush()?;

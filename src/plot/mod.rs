@@ -13,10 +13,13 @@
 //! | `failures` | GFP_ATOMIC failures per run by order, and kswapd congestion_wait per class, with CIs (only with memory) |
 //! | `timeline-<label>` | replication 0 of a run over time: free pages and watermarks, kswapd state, crypt queues, dirty pages |
 //!
+//! [`ascii`] draws the same pictures in plain text (`--ascii`), for mail.
+//!
 //! Text uses DejaVu Sans from the `dejavu` crate, registered with plotters' `ab_glyph`
 //! renderer on first use, so drawing needs no system fonts, fontconfig or FreeType. The
 //! SVGs name the family `sans-serif`; the bundled font drives their layout.
 
+pub mod ascii;
 mod bars;
 pub mod data;
 mod lines;
