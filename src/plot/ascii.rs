@@ -326,8 +326,37 @@ pub fn line_chart(chart: &LineChart) -> String {
     let x_label = ascii(&chart.x_label);
     let pad = lw + 2 + cols.saturating_sub(x_label.len()) / 2;
     out.push_str(&format!("{:pad$}{x_label}\n", ""));
-    legend(chart, &placed, dropped, width, &mut out);
+    let hidden = hidden(&placed, |p| (ax.cell(p.x, cols), row_of(p.y)));
+    legend(chart, &placed, (dropped, &hidden), width, &mut out);
     out
+}
+
+/// For each series whose markers all fall in the cells of an earlier series' markers, a note
+/// saying so (`C = A in every cell`), else for one whose markers all share cells with other
+/// series' (`C everywhere under *`), so a run drawn entirely under `*` is not lost.
+fn hidden(placed: &[Vec<Placed>], cell: impl Fn(&Placed) -> (usize, usize)) -> Vec<String> {
+    let cells: Vec<Vec<(usize, usize)>> = placed
+        .iter()
+        .map(|pts| pts.iter().map(&cell).collect())
+        .collect();
+    let mut notes = Vec::new();
+    for (k, mine) in cells.iter().enumerate() {
+        if mine.is_empty() {
+            continue;
+        }
+        let m = MARKERS[k] as char;
+        if let Some(j) = (0..k).find(|&j| mine.iter().all(|c| cells[j].contains(c))) {
+            notes.push(format!("{m} = {} in every cell", MARKERS[j] as char));
+        } else if mine.iter().all(|c| {
+            cells
+                .iter()
+                .enumerate()
+                .any(|(j, other)| j != k && other.contains(c))
+        }) {
+            notes.push(format!("{m} everywhere under {OVERLAP}"));
+        }
+    }
+    notes
 }
 
 /// The plot area: x marks, then per series its segments, range marks and markers.
@@ -404,11 +433,11 @@ fn x_axis(ax: &Axis, lw: usize, cols: usize, out: &mut String) {
 }
 
 /// The legend: `A name` per series shown, wrapped; then what `*`, `:` and `|` mean when
-/// they occur, and how many points or series were left out.
+/// they occur, which series hide under another, and how many points or series were left out.
 fn legend(
     chart: &LineChart,
     placed: &[Vec<Placed>],
-    dropped: usize,
+    (dropped, hidden): (usize, &[String]),
     width: usize,
     out: &mut String,
 ) {
@@ -433,6 +462,7 @@ fn legend(
     if placed.iter().flatten().any(|p| p.range.is_some()) {
         notes.push(format!("{RANGE} = range"));
     }
+    notes.extend(hidden.iter().cloned());
     let mut text = notes.join(", ");
     for (x, note) in &chart.x_marks {
         text.push_str(&format!(

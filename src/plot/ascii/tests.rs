@@ -259,3 +259,35 @@ fn one_point_and_all_equal_values_still_draw_a_marker() {
         }
     }
 }
+
+#[test]
+fn a_series_hidden_under_another_is_named_in_the_legend() {
+    let pts = [(1.0, 1.0), (2.0, 4.0), (3.0, 9.0)];
+    let text = line_chart(&LineChart::new(
+        "same",
+        ("x", Scale::Linear),
+        ("y", Scale::Linear),
+        vec![
+            Series::new("fifo", pts),
+            Series::new("split", [(1.0, 9.0), (3.0, 1.0)]),
+            Series::new("prio", pts),
+        ],
+    ));
+    assert!(text.contains("C = A in every cell"), "{text}");
+    assert!(
+        !text.contains("B = ") && !text.contains("B everywhere"),
+        "{text}"
+    );
+    // Under two different series: named as under `*`.
+    let text = line_chart(&LineChart::new(
+        "mixed",
+        ("x", Scale::Linear),
+        ("y", Scale::Linear),
+        vec![
+            Series::new("a", [(1.0, 1.0), (3.0, 5.0)]),
+            Series::new("b", [(1.0, 9.0), (3.0, 1.0)]),
+            Series::new("c", [(1.0, 1.0), (3.0, 1.0)]),
+        ],
+    ));
+    assert!(text.contains("C everywhere under *"), "{text}");
+}
