@@ -88,6 +88,10 @@ pub struct PlotArgs {
     /// Where to write the plots (default: plots/SCENARIO/, SCENARIO being the scenario name).
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
+    /// Print the plain-text pictures (the read clat "nines" plot, GFP_ATOMIC failures) to
+    /// stdout, at most 72 columns wide, instead of writing files (unless --plots DIR is given).
+    #[arg(long)]
+    pub ascii: bool,
 }
 
 /// Arguments of `qsim validate`.
@@ -195,6 +199,11 @@ pub struct RunArgs {
     /// and `-g` read them.
     #[arg(long, value_name = "DIR")]
     pub fio_dir: Option<PathBuf>,
+    /// After the text report, print plain-text pictures for mail (at most 72 columns): read
+    /// clat against percentile on a "nines" axis per run, and GFP_ATOMIC failures per run when
+    /// the scenario models memory (`qsim plot --ascii` prints them from a --json export).
+    #[arg(long)]
+    pub ascii: bool,
 }
 
 /// clap value parser for `--precision`: `5%`, `5` or `0.5%` (percent of the mean).
@@ -395,6 +404,7 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             .as_ref()
             .map(|d| plots_dir(d.as_deref(), &sc.name)),
         fio_dir: args.fio_dir.clone(),
+        ascii: args.ascii,
     };
     // Before anything is simulated: a mistyped path costs no simulation time.
     experiment::check_outputs(&opts)?;
@@ -501,6 +511,13 @@ fn plot_cmd(args: &PlotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             _ => hint.clone(),
         },
     })?;
+    if args.ascii {
+        out.write_all(crate::plot::ascii::pictures::render(&data).as_bytes())?;
+        if args.plots.is_none() {
+            out.flush()?;
+            return Ok(());
+        }
+    }
     let dir = plots_dir(args.plots.as_deref(), &data.scenario);
     crate::output::check_dir("--plots", &dir)?;
     let files = crate::plot::render_all(&data, &dir)?;

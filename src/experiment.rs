@@ -60,6 +60,9 @@ pub struct RunOptions {
     /// Write fio's files for fio-plot here, one folder per run (`--fio-dir DIR`,
     /// [`crate::report::fiodir`]).
     pub fio_dir: Option<PathBuf>,
+    /// Append the plain-text pictures ([`crate::plot::ascii::pictures`]) to the text report
+    /// (`--ascii`; the JSON format ignores it, so stdout stays one JSON document).
+    pub ascii: bool,
 }
 
 /// Errors of a run (the scenario itself was valid).
@@ -569,13 +572,19 @@ fn report_replicated(
         None => Ok(()),
     };
     let broken = first_violation(&replicated.first).and(later);
-    let report = build_report(sc, opts, replicated, timeline);
-    let mut buf = Vec::new();
     let json = opts.format == "json";
+    let ascii = opts.ascii && !json;
+    // The pictures draw from the plot series; without a timeline recorded they hold none.
+    let report = build_report(sc, opts, replicated, timeline || ascii);
+    let mut buf = Vec::new();
     if json {
         crate::report::json::render(&report, &mut buf)?;
     } else {
         crate::report::text::render_run(&report, &mut buf)?;
+    }
+    if let (true, Some(plots)) = (ascii, &report.plots) {
+        buf.push(b'\n');
+        buf.extend_from_slice(crate::plot::ascii::pictures::render(plots).as_bytes());
     }
     out.write_all(&buf)?;
     out.flush()?;

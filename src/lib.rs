@@ -15,7 +15,7 @@
 //!    │
 //!   experiment ──── Scenario → planned runs × replications, in parallel, collected by index
 //!    │        ╲
-//!   plot       ╲─── draws the report's plot series (PNG, SVG); reads nothing else
+//!   plot       ╲─── draws the report's plot series (PNG, SVG, plain ASCII); reads nothing else
 //!    │          ╲
 //!   report ──────── one Report: pooled blocks, per-replication metrics (registry), comparisons,
 //!    │              precision, invariants, plot series; text, JSON, CSV, Markdown renderers

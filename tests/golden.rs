@@ -148,3 +148,59 @@ fn validate_prints_its_golden_table() {
         stdout_of(&["validate", "-j", "2"]),
     )]);
 }
+
+/// Issue 14: every line of every shipped scenario's text report (with its invariant tables)
+/// fits 80 columns, counted in characters (`±`, `µ` are one column each), so it survives a
+/// plain-text mail without wrapping.
+#[test]
+fn every_golden_text_report_fits_80_columns() {
+    for name in SCENARIOS {
+        let file = golden_dir().join(format!("{name}.txt"));
+        let text = fs::read_to_string(&file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let n = line.chars().count();
+            assert!(n <= 80, "{name}.txt:{}: {n} columns: {line}", i + 1);
+        }
+    }
+}
+
+/// Issue 14: `qsim run two-queue --ascii` ends with the plain-text pictures (pinned in
+/// `two-queue.ascii.txt`: the nines plot and the failures bars), every line of the whole output
+/// fits 80 columns and every picture line 72; `qsim plot --ascii` prints the same pictures
+/// from the run's `--json` export.
+#[test]
+fn two_queue_ascii_pictures_fit_a_mail_and_match_qsim_plot() {
+    let dir = TempDir::new();
+    let json = dir.path().join("out.json");
+    let json = json.to_str().unwrap();
+    let out = stdout_of(&[
+        "run",
+        "two-queue",
+        "--duration",
+        DURATION,
+        "-j",
+        "2",
+        "--ascii",
+        "--json",
+        json,
+    ]);
+    let text = String::from_utf8(out).unwrap();
+    for line in text.lines() {
+        assert!(line.chars().count() <= 80, "over 80 columns: {line}");
+    }
+    let at = text
+        .find("Plain-text pictures")
+        .expect("the pictures follow the report");
+    let pictures = &text[at..];
+    for line in pictures.lines() {
+        assert!(line.is_ascii() && line.len() <= 72, "{line}");
+    }
+    assert!(pictures.contains("percentile (nines axis)"), "{pictures}");
+    assert!(pictures.contains("99.99") && pictures.contains("GFP_ATOMIC failures"));
+    let replot = stdout_of(&["plot", "--ascii", json]);
+    assert_eq!(String::from_utf8(replot).unwrap(), pictures);
+    check_all(vec![(
+        "two-queue.ascii.txt".to_string(),
+        pictures.as_bytes().to_vec(),
+    )]);
+}

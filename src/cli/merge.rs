@@ -39,6 +39,9 @@ pub struct MergeArgs {
     /// Also write fio's files for fio-plot into DIR, as `qsim run --fio-dir DIR` does.
     #[arg(long, value_name = "DIR")]
     pub fio_dir: Option<PathBuf>,
+    /// After the text report, print the plain-text pictures, as `qsim run --ascii` does.
+    #[arg(long)]
+    pub ascii: bool,
 }
 
 /// `qsim run ... --shard i/N`: runs the shard's jobs and writes its shard file.
@@ -90,6 +93,7 @@ fn refuse_report_flags(args: &RunArgs) -> Result<(), UsageError> {
         ("--markdown", args.markdown.is_some()),
         ("--plots", args.plots.is_some()),
         ("--fio-dir", args.fio_dir.is_some()),
+        ("--ascii", args.ascii),
         ("--check-invariants", args.check_invariants),
     ];
     if let Some((flag, _)) = given.iter().find(|(_, on)| *on) {
@@ -119,6 +123,7 @@ pub(super) fn merge_cmd(args: &MergeArgs, out: &mut dyn Write) -> anyhow::Result
         time_limit: set.time_limit(),
         plots_dir: args.plots.as_ref().map(|d| plots_dir(d.as_deref(), &name)),
         fio_dir: args.fio_dir.clone(),
+        ascii: args.ascii,
     };
     experiment::check_outputs(&opts)?;
     let mut watch = PipeWatch {

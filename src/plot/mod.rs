@@ -16,11 +16,13 @@
 //!
 //! A run whose results equal an earlier run's is labelled `<label> (= <earlier>)` in every
 //! plot, since its lines and bars hide under the other's.
+//! [`ascii`] draws the same pictures in plain text (`--ascii`), for mail.
 //!
 //! Text uses DejaVu Sans from the `dejavu` crate, registered with plotters' `ab_glyph`
 //! renderer on first use, so drawing needs no system fonts, fontconfig or FreeType. The
 //! SVGs name the family `sans-serif`; the bundled font drives their layout.
 
+pub mod ascii;
 mod bars;
 pub mod data;
 mod lines;

@@ -39,20 +39,19 @@ pub fn render_invariants(
         .map(|c| c.law.len())
         .max()
         .unwrap_or(0);
-    let detail_width = inv
-        .conservation
-        .iter()
-        .map(|c| c.detail.chars().count())
-        .max()
-        .unwrap_or(0);
+    // The verdict before the detail, so it stays in one column however long the details;
+    // a detail that would pass 80 columns wraps under itself.
+    let indent = 2 + law_width + 2 + 5;
     for c in &inv.conservation {
-        writeln!(
-            out,
-            "  {:<law_width$}  {:<detail_width$}  {}",
+        let line = format!(
+            "  {:<law_width$}  {:<5}{}",
             c.law,
-            c.detail,
-            verdict(c.holds)
-        )?;
+            verdict(c.holds),
+            c.detail
+        );
+        for l in super::text::fit::wrap(&line, super::text::fit::WIDTH, indent) {
+            writeln!(out, "{l}")?;
+        }
     }
     Ok(())
 }

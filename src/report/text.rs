@@ -14,6 +14,7 @@ use super::{
     Direction, DirectionReport, FiniteJobReport, LatencySummary, PERCENTILE_PRECISION,
     PolicyReport, Report, Warning,
 };
+pub mod fit;
 mod memory;
 mod status;
 
@@ -46,7 +47,7 @@ pub fn render_with(report: &Report, opts: &TextOptions, out: &mut dyn io::Write)
     comparison(report, &mut s);
     memory::memory_comparison(report, &mut s);
     warnings(report, &mut s);
-    out.write_all(s.as_bytes())
+    out.write_all(fit::fit(&s).as_bytes())
 }
 
 /// Writes the whole text output of `qsim run`: the report ([`render`]), the replication
@@ -61,7 +62,7 @@ pub fn render_run(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
         summary.push_str(&p.line());
         summary.push('\n');
     }
-    buf.extend_from_slice(summary.as_bytes());
+    buf.extend_from_slice(fit::fit(&summary).as_bytes());
     super::invariants::render_all(report, &mut buf)?;
     out.write_all(&buf)
 }
@@ -168,7 +169,7 @@ fn ms_rounded(ns: u64) -> u64 {
 fn legend(r: &Report, s: &mut String) {
     let _ = writeln!(s, "qsim {}: scenario {}", r.qsim_version, r.scenario);
     if !r.description.is_empty() {
-        let _ = writeln!(s, "{}", r.description);
+        s.push_str(&fit::fill(&r.description, fit::WIDTH));
     }
     let policies: Vec<&str> = r.policies.iter().map(|p| p.policy.as_str()).collect();
     let head = format!(
@@ -183,7 +184,7 @@ fn legend(r: &Report, s: &mut String) {
         variants_header(r, &head, s);
     }
     s.push('\n');
-    s.push_str(
+    s.push_str(&fit::fill(
         "Legend: slat is the time from issue until dm-crypt accepted the bio (the block layer,\n\
          for policy \"none\"), clat the time from there to completion, and lat = slat + clat.\n\
          Percentiles are midpoints of fio's histogram buckets (within 0.8%). The \"lat (usec)\"\n\
@@ -192,22 +193,25 @@ fn legend(r: &Report, s: &mut String) {
          simulated time. Run status takes each block as one job. Disk stats are the disk\n\
          beneath dm-crypt: ticks from queue insertion to completion, util the time with a\n\
          request on the device; merge=0/0, as the model never merges requests.\n",
-    );
+        fit::WIDTH,
+    ));
     if r.policies.iter().any(|p| !p.finite_jobs.is_empty()) {
-        s.push_str(
+        s.push_str(&fit::fill(
             "Finite jobs (io_size, number_ios) stop issuing once their work is issued; a run\n\
              ends when every one has completed its I/O, or at its duration. elapsed is a job's\n\
              time from its start (startdelay) to its last completion, io and ios its completed\n\
              work, warm-up included.\n",
-        );
+            fit::WIDTH,
+        ));
     }
     if r.policies.iter().any(|p| p.memory.is_some()) {
-        s.push_str(
+        s.push_str(&fit::fill(
             "Memory lines count from the warm-up's end, in pages of the one zone modelled;\n\
              cwait is time in congestion_wait (or wait_iff_congested) per queue class, early\n\
              the share of waits ended by congestion clearing, free_at_fail the mean free\n\
              pages at a GFP_ATOMIC failure, stalls the direct-reclaim stalls (allocstall).\n",
-        );
+            fit::WIDTH,
+        ));
     }
 }
 
