@@ -26,14 +26,31 @@ fn ascii_name(s: &str) -> String {
 
 /// The 95 % interval of `s` when replications give one (a half-width of 0 gives none).
 fn interval(s: &Spread) -> Option<(f64, f64)> {
+    if !s.values.is_empty() {
+        // Fewer than DOTS_BELOW replications: the range of their values, not a t interval.
+        let finite = || s.values.iter().copied().filter(|v| v.is_finite());
+        let lo = finite().fold(f64::INFINITY, f64::min);
+        let hi = finite().fold(f64::NEG_INFINITY, f64::max);
+        return (lo < hi).then_some((lo, hi));
+    }
     (s.ci95_half > 0.0).then_some((s.mean - s.ci95_half, s.mean + s.ci95_half))
+}
+
+/// What the range marks mean with `reps` replications: the replications' own range below
+/// [`crate::report::plots::DOTS_BELOW`], else the 95 % CI of the mean.
+fn range_meaning(reps: u32) -> &'static str {
+    if (reps as usize) < crate::report::plots::DOTS_BELOW {
+        "the replications' range"
+    } else {
+        "its 95% CI"
+    }
 }
 
 /// The largest read clat any run shows, ns (0 when none).
 fn max_ns(runs: &[RunPlot]) -> f64 {
     runs.iter()
         .flat_map(|r| &r.read_percentiles)
-        .map(|b| b.ns.mean + b.ns.ci95_half)
+        .map(|b| interval(&b.ns).map_or(b.ns.mean, |(_, hi)| hi))
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max)
 }
@@ -67,7 +84,7 @@ pub fn nines(data: &PlotData) -> String {
         .collect();
     let reps = match data.replications {
         1 => "1 replication".to_string(),
-        n => format!("mean of {n} replications, ':' its 95% CI"),
+        n => format!("mean of {n} replications, ':' {}", range_meaning(n)),
     };
     let chart = LineChart::new(
         format!("Read clat percentiles ({reps})"),
@@ -94,11 +111,45 @@ pub fn failures(data: &PlotData) -> String {
         .collect();
     let how = match data.replications {
         1 => "1 replication".to_string(),
-        n => format!("mean of {n} reps, |--| 95% CI cut at 0"),
+        n => format!(
+            "mean of {n} reps, |--| {} cut at 0",
+            range_meaning(n).trim_start_matches("its ")
+        ),
     };
     bars(
         &format!("GFP_ATOMIC failures per run ({how})"),
         &rows,
         MAX_WIDTH,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spread(mean: f64, ci: f64, values: &[f64]) -> Spread {
+        Spread {
+            mean,
+            stddev: 0.0,
+            ci95_half: ci,
+            values: values.to_vec(),
+        }
+    }
+
+    #[test]
+    fn few_replications_mark_their_range_and_many_their_interval() {
+        assert_eq!(
+            interval(&spread(5.0, 9.0, &[4.0, 6.0, 5.0])),
+            Some((4.0, 6.0))
+        );
+        assert_eq!(interval(&spread(5.0, 1.0, &[])), Some((4.0, 6.0)));
+        assert_eq!(interval(&spread(5.0, 0.0, &[])), None);
+        assert_eq!(interval(&spread(5.0, 3.0, &[5.0, 5.0])), None, "all equal");
+        assert_eq!(
+            interval(&spread(5.0, 3.0, &[f64::NAN, 2.0, 7.0])),
+            Some((2.0, 7.0))
+        );
+        assert_eq!(range_meaning(3), "the replications' range");
+        assert_eq!(range_meaning(10), "its 95% CI");
+    }
 }
