@@ -327,6 +327,7 @@ pub mod testing {
             }],
             memory: None,
             variants: Vec::new(),
+            sweep: None,
         }
     }
 }
