@@ -36,6 +36,7 @@ pub mod precision;
 pub mod replications;
 pub mod reproduce;
 pub mod spread;
+pub mod sweep;
 pub mod text;
 pub mod warning;
 
@@ -111,6 +112,10 @@ pub struct Report {
     /// The plot series (only when plots or the `--json` export are wanted).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plots: Option<plots::PlotData>,
+    /// The sweep or sensitivity study the scenario's variants came from, if any
+    /// ([`sweep`] lays the runs out by its values).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<crate::scenario::SweepPlan>,
 }
 
 /// One variant of the scenario and the policies it ran.
@@ -509,6 +514,7 @@ impl Report {
             precision: None,
             invariants: Vec::new(),
             plots: None,
+            sweep: scenario.sweep.clone(),
         }
     }
 

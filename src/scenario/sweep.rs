@@ -248,7 +248,12 @@ fn grid(
             .join(",");
         let sets: Vec<(&Axis, String)> = picks
             .iter()
-            .flat_map(|(a, v)| a.param.paths.iter().map(|p| (*a, format!("{p}={}", v.text))))
+            .flat_map(|(a, v)| {
+                a.param
+                    .paths
+                    .iter()
+                    .map(|p| (*a, format!("{p}={}", v.text)))
+            })
             .collect();
         let sc = point(c, clean, stem, &sets, &name)?;
         variants.push(Variant {
@@ -287,7 +292,12 @@ fn bounded(
 }
 
 /// The paths of a `path:` field (`a+b` → `[a, b]`), each one `--set` accepts.
-fn paths(c: &Checker, place: &str, f: &Option<Spanned<String>>, l: Location) -> Result<Vec<String>, Error> {
+fn paths(
+    c: &Checker,
+    place: &str,
+    f: &Option<Spanned<String>>,
+    l: Location,
+) -> Result<Vec<String>, Error> {
     let here = at(place, "path");
     let Some(p) = f else {
         return Err(c.at(&here, l).missing(
@@ -297,7 +307,13 @@ fn paths(c: &Checker, place: &str, f: &Option<Spanned<String>>, l: Location) -> 
         ));
     };
     const FIXED: &[&str] = &[
-        "name", "description", "seed", "variants", "sweep", "sensitivity", "published",
+        "name",
+        "description",
+        "seed",
+        "variants",
+        "sweep",
+        "sensitivity",
+        "published",
     ];
     let mut out = Vec::new();
     for one in p.value.split('+').map(str::trim) {
@@ -360,9 +376,10 @@ fn axis(c: &Checker, i: usize, p: &Spanned<RawParam>) -> Result<Axis, Error> {
 fn with_values(mut param: SweepParam, texts: Vec<String>) -> SweepParam {
     let qs: Vec<Option<quantity::Quantity>> = texts.iter().map(|t| quantity::parse(t)).collect();
     let first = qs.first().cloned().flatten();
-    let same = first
-        .as_ref()
-        .is_some_and(|f| qs.iter().all(|q| q.as_ref().is_some_and(|q| q.kind == f.kind)));
+    let same = first.as_ref().is_some_and(|f| {
+        qs.iter()
+            .all(|q| q.as_ref().is_some_and(|q| q.kind == f.kind))
+    });
     if let (Some(f), true) = (&first, same) {
         param.unit = f.unit.clone();
     }
@@ -389,7 +406,10 @@ fn listed(
     let here = at(place, "values");
     if v.value.is_empty() || v.value.len() > MAX_VARIANTS {
         return Err(c.at(&here, v).bad_value(
-            format!("{} values; a sweep takes 1 to {MAX_VARIANTS}", v.value.len()),
+            format!(
+                "{} values; a sweep takes 1 to {MAX_VARIANTS}",
+                v.value.len()
+            ),
             "list the values to try, e.g. `values: [1GiB, 2GiB, 4GiB]`",
         ));
     }
@@ -410,23 +430,24 @@ fn listed(
 /// A `range:` spaced into its values; `true` with `scale: log`.
 fn range(c: &Checker, place: &str, r: &Spanned<RawRange>) -> Result<(Vec<String>, bool), Error> {
     let rr = &r.value;
-    let end = |f: &Option<Spanned<Scalar>>, key: &str| -> Result<(String, quantity::Quantity), Error> {
-        let here = at(place, key);
-        let Some(s) = f else {
-            return Err(c.at(&here, r).missing(
-                format!("the range has no `{key}`"),
-                "give both ends: `range: { from: 60MB/s, to: 1432MiB/s, points: 10 }`",
-            ));
-        };
-        let q = quantity::parse(&s.value.0).ok_or_else(|| {
-            c.at(&here, s).bad_value(
-                format!("`{}` is not a number, size, rate or duration", s.value.0),
-                "a range spans numbers (0.5, 128, 2GiB, 60MB/s, 10ms); list names with \
+    let end =
+        |f: &Option<Spanned<Scalar>>, key: &str| -> Result<(String, quantity::Quantity), Error> {
+            let here = at(place, key);
+            let Some(s) = f else {
+                return Err(c.at(&here, r).missing(
+                    format!("the range has no `{key}`"),
+                    "give both ends: `range: { from: 60MB/s, to: 1432MiB/s, points: 10 }`",
+                ));
+            };
+            let q = quantity::parse(&s.value.0).ok_or_else(|| {
+                c.at(&here, s).bad_value(
+                    format!("`{}` is not a number, size, rate or duration", s.value.0),
+                    "a range spans numbers (0.5, 128, 2GiB, 60MB/s, 10ms); list names with \
                  `values: [a, b]`",
-            )
-        })?;
-        Ok((s.value.0.trim().to_string(), q))
-    };
+                )
+            })?;
+            Ok((s.value.0.trim().to_string(), q))
+        };
     let (from_text, from) = end(&rr.from, "from")?;
     let (to_text, to) = end(&rr.to, "to")?;
     if from.kind != to.kind || from.base == to.base {
@@ -487,8 +508,18 @@ fn point(
     let label = format!("sweep point `{name}`");
     let mut src = Source::new(c.src.name, c.src.text);
     src.overrides = c.src.overrides.clone();
-    let mut first = c.src.text.bytes().filter(|b| matches!(b, b'\n' | b'\r')).count() as u64 + 2;
-    first = src.overrides.iter().map(|o| o.last + 2).fold(first, u64::max);
+    let mut first = c
+        .src
+        .text
+        .bytes()
+        .filter(|b| matches!(b, b'\n' | b'\r'))
+        .count() as u64
+        + 2;
+    first = src
+        .overrides
+        .iter()
+        .map(|o| o.last + 2)
+        .fold(first, u64::max);
     let mut merged = clean.clone();
     for (axis, set) in sets {
         let back = |e: Error| relocate(c, e, &label, axis, name);
@@ -534,13 +565,18 @@ fn relocate(c: &Checker, e: Error, label: &str, axis: &Axis, name: &str) -> Erro
         e.0.message = format!("in sweep point `{name}`: {}", e.0.message);
         return e;
     }
-    let field = e.0.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
+    let field =
+        e.0.path
+            .as_deref()
+            .map(|p| format!("{p}: "))
+            .unwrap_or_default();
     let hint = e.0.hint.clone().unwrap_or_else(|| {
         "change the parameter's values (`qsim check` shows the base value)".to_string()
     });
-    let mut out = c
-        .at(&axis.place, axis.loc)
-        .bad_value(format!("sweep point `{name}`: {field}{}", e.0.message), hint);
+    let mut out = c.at(&axis.place, axis.loc).bad_value(
+        format!("sweep point `{name}`: {field}{}", e.0.message),
+        hint,
+    );
     out.0.kind = e.0.kind;
     out
 }
@@ -559,12 +595,20 @@ fn sensitivity(
         None => DEFAULT_STEP,
     };
     let Some(knobs) = sv.knobs.as_ref().filter(|k| !k.value.is_empty()) else {
-        return Err(c.at("sensitivity.knobs", loc(&sv.knobs).unwrap_or(s.referenced)).missing(
-            "the study lists no knobs",
-            "list the fields to move, e.g. `knobs: [{ path: memory.ram }, { path: cpus }]`",
-        ));
+        return Err(c
+            .at("sensitivity.knobs", loc(&sv.knobs).unwrap_or(s.referenced))
+            .missing(
+                "the study lists no knobs",
+                "list the fields to move, e.g. `knobs: [{ path: memory.ram }, { path: cpus }]`",
+            ));
     };
-    bounded(c, "sensitivity.knobs", knobs.referenced, 1 + 2 * knobs.value.len(), base.policies.len())?;
+    bounded(
+        c,
+        "sensitivity.knobs",
+        knobs.referenced,
+        1 + 2 * knobs.value.len(),
+        base.policies.len(),
+    )?;
     let mut variants = vec![Variant {
         name: "base".to_string(),
         scenario: Box::new(base.clone()),
@@ -594,7 +638,10 @@ fn sensitivity(
         }
         params.push(axis.param);
     }
-    let metric = sv.metric.as_ref().map_or(DEFAULT_METRIC.to_string(), |m| m.value.clone());
+    let metric = sv
+        .metric
+        .as_ref()
+        .map_or(DEFAULT_METRIC.to_string(), |m| m.value.clone());
     let plan = SweepPlan {
         kind: SweepKind::Sensitivity,
         params,
@@ -620,7 +667,10 @@ fn knob(c: &Checker, i: usize, k: &Spanned<RawKnob>, step: f64) -> Result<Axis, 
     let place = format!("sensitivity.knobs[{i}]");
     let kv = &k.value;
     let paths = paths(c, &place, &kv.path, k.referenced)?;
-    let name = kv.name.as_ref().map_or_else(|| paths.join("+"), |n| n.value.clone());
+    let name = kv
+        .name
+        .as_ref()
+        .map_or_else(|| paths.join("+"), |n| n.value.clone());
     let texts = match (&kv.low, &kv.high) {
         (Some(lo), Some(hi)) => vec![lo.value.0.trim().to_string(), hi.value.0.trim().to_string()],
         (None, None) => {

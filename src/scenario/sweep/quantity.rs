@@ -42,7 +42,9 @@ pub(crate) fn parse(text: &str) -> Option<Quantity> {
     if let Ok(v) = t.parse::<f64>()
         && v.is_finite()
     {
-        let integer = t.bytes().all(|b| b.is_ascii_digit() || b == b'-' || b == b'+');
+        let integer = t
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'-' || b == b'+');
         return Some(Quantity {
             kind: Kind::Number,
             base: v,
@@ -115,7 +117,10 @@ mod tests {
     #[test]
     fn reads_each_kind_with_its_unit() {
         let q = parse("60MB/s").unwrap();
-        assert_eq!((q.kind, q.base, q.unit.as_str()), (Kind::Bandwidth, 60e6, "MB/s"));
+        assert_eq!(
+            (q.kind, q.base, q.unit.as_str()),
+            (Kind::Bandwidth, 60e6, "MB/s")
+        );
         assert_eq!(q.base / q.scale, 60.0);
         let q = parse("1432MiB/s").unwrap();
         assert_eq!(q.base, 1432.0 * 1048576.0);
