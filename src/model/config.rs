@@ -713,8 +713,8 @@ pub struct SweepPlan {
 #[serde(rename_all = "kebab-case")]
 pub enum SweepKind {
     /// Every combination of the axes' values, the first axis outermost: variant `i` of a
-    /// two-axis grid has value `i / n1` of the first axis and `i % n1` of the second (`n1`
-    /// values).
+    /// two-axis grid has value `i / n2` of the first axis and `i % n2` of the second (whose
+    /// values number `n2`).
     Grid,
     /// Variant 0 is the base; knob `k`'s low and high values are variants `2k + 1` and
     /// `2k + 2`.

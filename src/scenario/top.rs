@@ -322,7 +322,6 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
     let max_events = c.int(&raw.max_events, "max_events", DEFAULT_MAX_EVENTS)?;
     let replications = c.int(&raw.replications, "replications", DEFAULT_REPLICATIONS)?;
     let cpus = c.int(&raw.cpus, "cpus", 1)?;
-
     let (kernel, patch_locs) = kernel(c, raw.kernel.as_ref().map(|k| &k.value))?;
     let Some(raw_device) = &raw.device else {
         return Err(c.at("device", None::<Location>).missing(
