@@ -12,6 +12,7 @@ mod outputs;
 mod plots;
 mod reproduce;
 mod scenarios;
+mod sweep;
 mod theory;
 mod tidy;
 mod torture;

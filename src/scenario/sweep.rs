@@ -86,6 +86,10 @@ impl<'de> serde::Deserialize<'de> for Scalar {
             fn visit_bool<E: de::Error>(self, v: bool) -> Result<Scalar, E> {
                 Ok(Scalar(v.to_string()))
             }
+            // `null` is a name too: the null cipher (`crypt.cipher=null`).
+            fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
+                Ok(Scalar("null".to_string()))
+            }
         }
         d.deserialize_any(V)
     }

@@ -115,7 +115,7 @@ raw_section! {
         /// A sweep of one or two parameters, expanded into variants ([`super::sweep`]).
         [value] sweep: Vec<Spanned<super::sweep::RawParam>>,
         /// A one-at-a-time sensitivity study, expanded into variants ([`super::sweep`]).
-        [value] sensitivity: super::sweep::RawSensitivity,
+        [map] sensitivity: super::sweep::RawSensitivity,
     }
 }
 
