@@ -148,3 +148,26 @@ fn validate_prints_its_golden_table() {
         stdout_of(&["validate", "-j", "2"]),
     )]);
 }
+
+/// The shipped sweep (`cipher-sweep`: 10 points × 2 policies) is pinned by its text report with
+/// the invariant tables, and by `qsim check`; its `--json` export, with a timeline per run,
+/// would weigh some 9 MB.
+#[test]
+fn the_shipped_sweep_prints_its_golden_report() {
+    let run = [
+        "run",
+        "cipher-sweep",
+        "--duration",
+        DURATION,
+        "-j",
+        "2",
+        "--check-invariants",
+    ];
+    check_all(vec![
+        ("cipher-sweep.txt".to_string(), stdout_of(&run)),
+        (
+            "cipher-sweep.check.txt".to_string(),
+            stdout_of(&["check", "cipher-sweep"]),
+        ),
+    ]);
+}
