@@ -121,9 +121,12 @@ fn knob(arg: &str) -> Result<String, UsageError> {
     }
 }
 
+/// Generated `--set` labels and the flags to name instead.
+pub(super) type Labels = Vec<(String, String)>;
+
 /// The `--set`s `args` ask for: the user's, then the sweep's and the study's sections, with the
 /// label each generated one is known by in errors and what to call it instead.
-pub(super) fn sets(args: &RunArgs) -> Result<(Vec<String>, Vec<(String, String)>), UsageError> {
+pub(super) fn sets(args: &RunArgs) -> Result<(Vec<String>, Labels), UsageError> {
     let mut sets = args.set.clone();
     let mut labels = Vec::new();
     let mut add = |set: String, shown: String| {

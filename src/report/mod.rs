@@ -534,6 +534,10 @@ impl Report {
             .map(|(p, s)| (p.policy.clone(), s.iter().map(|x| x.metrics).collect()))
             .collect();
         self.plots = timelines.map(|t| plots::plot_data(self, samples, t));
+        let swept = sweep::sweep_data(self);
+        if let Some(p) = self.plots.as_mut() {
+            p.sweep = swept;
+        }
     }
 }
 

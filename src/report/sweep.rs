@@ -9,8 +9,8 @@
 //!   crossover of a policy with the first one (definitions in `docs/sweeps.md`):
 //!   - knee: the interior point farthest from the chord joining the curve's two ends, with x
 //!     (its logarithm on a log range, the rank for names) and y each scaled to [0, 1] (the
-//!     "Kneedle" construction of Satopää et al., 2011); none with fewer than three points or a
-//!     flat curve;
+//!     "Kneedle" construction of Satopää et al., 2011); none with fewer than three points, or
+//!     a curve flat within noise (its means' range no wider than its widest 95 % half-width);
 //!   - crossover: two neighbouring points where the paired difference changes sign; "within
 //!     noise" when the 95 % interval of either difference contains zero.
 //!
@@ -27,7 +27,7 @@ use super::metrics::{ATOMIC_FAILURES, KSWAPD_CWAIT, MetricId, Metrics};
 use super::replications::{num, values};
 use crate::scenario::{SweepKind, SweepPlan};
 use crate::stats::compare::{Interval, Summary, paired_diff};
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt::Write as _;
 
 /// The metrics a sweep's tables show, when measured (not NaN or zero everywhere): read clat
@@ -42,20 +42,43 @@ pub const GRID_METRICS: [MetricId; 6] = [
 ];
 
 /// The sweep's results as numbers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepData {
     /// `grid` or `sensitivity`.
     pub kind: String,
     /// A grid's tables, one per metric (and value of a second parameter).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub curves: Vec<Curves>,
     /// A study's ranking, one per policy.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rankings: Vec<Ranking>,
 }
 
+/// `null` (how serde_json writes NaN and infinities) read back as NaN.
+fn lenient_vec<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+    let v: Vec<Option<f64>> = Deserialize::deserialize(d)?;
+    Ok(v.into_iter().map(|x| x.unwrap_or(f64::NAN)).collect())
+}
+
+/// An interval whose ends may be `null`.
+fn lenient_interval<'de, D: Deserializer<'de>>(d: D) -> Result<Interval, D::Error> {
+    #[derive(Deserialize)]
+    struct Raw {
+        estimate: Option<f64>,
+        low: Option<f64>,
+        high: Option<f64>,
+    }
+    let r: Raw = Deserialize::deserialize(d)?;
+    let nan = f64::NAN;
+    Ok(Interval {
+        estimate: r.estimate.unwrap_or(nan),
+        low: r.low.unwrap_or(nan),
+        high: r.high.unwrap_or(nan),
+    })
+}
+
 /// One metric across the swept values, one curve per policy.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Curves {
     /// The metric's registry key.
     pub metric: String,
@@ -70,11 +93,12 @@ pub struct Curves {
     /// Whether the values were spaced on a log scale.
     pub log: bool,
     /// `path=value` of the second parameter this table holds fixed, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slice: Option<String>,
     /// The swept values as written.
     pub values: Vec<String>,
     /// Their numbers (the rank, 0, 1, …, for names).
+    #[serde(deserialize_with = "lenient_vec")]
     pub x: Vec<f64>,
     /// One curve per policy, in the scenario's order.
     pub policies: Vec<Curve>,
@@ -83,13 +107,16 @@ pub struct Curves {
 }
 
 /// One policy's curve.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Curve {
     /// The policy.
     pub policy: String,
     /// Mean over replications at each value (NaN: not measured).
+    #[serde(deserialize_with = "lenient_vec")]
     pub mean: Vec<f64>,
-    /// 95 % half-width at each value (infinite below two replications).
+    /// 95 % half-width at each value (infinite below two replications; NaN when read back
+    /// from JSON, which writes both as `null`).
+    #[serde(deserialize_with = "lenient_vec")]
     pub half: Vec<f64>,
     /// Paired difference with the first policy at each value (`None` for the first, or
     /// where it cannot be had).
@@ -99,7 +126,7 @@ pub struct Curve {
 }
 
 /// Where a policy's paired difference with the first policy changes sign.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Crossover {
     /// The policy compared with the first.
     pub policy: String,
@@ -110,7 +137,7 @@ pub struct Crossover {
 }
 
 /// One policy's knobs, ranked.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ranking {
     /// The policy.
     pub policy: String,
@@ -120,14 +147,15 @@ pub struct Ranking {
     pub label: String,
     /// Its unit.
     pub unit: String,
-    /// The base's mean ± half-width.
+    /// The base's mean ± half-width (as [`Curve::half`]).
+    #[serde(deserialize_with = "lenient_interval")]
     pub base: Interval,
     /// The knobs, largest effect first.
     pub knobs: Vec<KnobEffect>,
 }
 
 /// One knob's effects.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KnobEffect {
     /// The knob's name.
     pub knob: String,
@@ -290,9 +318,15 @@ fn curve<'r>(
         })
         .collect();
     let xs: Vec<f64> = x.iter().map(|&v| if log { v.ln() } else { v }).collect();
+    // A curve whose means all lie within its widest interval is flat within noise: no knee.
+    let finite = mean.iter().copied().filter(|m| m.is_finite());
+    let range =
+        finite.clone().fold(f64::NEG_INFINITY, f64::max) - finite.fold(f64::INFINITY, f64::min);
+    let widest = sums.iter().map(|s| s.ci95_half).fold(0.0, f64::max);
+    let noisy = range.is_nan() || range <= widest;
     Curve {
         policy: policy.into(),
-        knee: knee(&xs, &mean),
+        knee: if noisy { None } else { knee(&xs, &mean) },
         half: sums.iter().map(|s| s.ci95_half).collect(),
         mean,
         diff,
@@ -486,13 +520,22 @@ fn render_curves(c: &Curves, n: u32, out: &mut String) {
         }
         let _ = writeln!(out, "{}", line.trim_end());
     }
+    render_marks(c, out);
+}
+
+/// The knee of each policy and the crossovers, under a table.
+fn render_marks(c: &Curves, out: &mut String) {
     for p in &c.policies {
         match p.knee {
             Some(k) => {
                 let _ = writeln!(out, "  * knee of {}: {}", p.policy, c.values[k]);
             }
             None => {
-                let _ = writeln!(out, "    no knee for {} (flat or < 3 points)", p.policy);
+                let _ = writeln!(
+                    out,
+                    "    no knee for {} (flat within noise, or < 3 points)",
+                    p.policy
+                );
             }
         }
     }
