@@ -145,3 +145,48 @@ fn a_sensitivity_study_ranks_its_knobs() {
     .assert_bad_input()
     .stderr_has(&["unknown metric `p42`"]);
 }
+
+#[test]
+fn plots_draw_a_knee_per_table_and_qsim_plot_redraws_them() {
+    let dir = TempDir::new();
+    let (plots, json) = (dir.path().join("p"), dir.path().join("r.json"));
+    let (plots, json) = (plots.to_str().unwrap(), json.to_str().unwrap());
+    Run::of(&[SWEEP, &["--plots", plots, "--json", json]].concat()).assert_ok();
+    for f in [
+        "knee-read_p99_ms.png",
+        "knee-read_p999_ms.svg",
+        "knee-read_mean_ms.png",
+    ] {
+        assert!(dir.path().join("p").join(f).is_file(), "{f} missing");
+    }
+    let again = dir.path().join("q");
+    let r = Run::of(&["plot", json, "--plots", again.to_str().unwrap()]);
+    r.assert_ok().stdout_has(&["knee-read_p999_ms.png"]);
+    let svg = |d: &str| std::fs::read(dir.path().join(d).join("knee-read_p999_ms.svg")).unwrap();
+    assert_eq!(svg("p"), svg("q"), "the export redraws the same knee plot");
+}
+
+#[test]
+fn a_study_draws_a_tornado_per_policy() {
+    let dir = TempDir::new();
+    let plots = dir.path().join("p");
+    Run::of(&[
+        "run",
+        "two-queue",
+        "--duration",
+        "3s",
+        "-r",
+        "2",
+        "-q",
+        "--set",
+        "policies=[fifo, split]",
+        "--sensitivity",
+        "cpus=1..4",
+        "--plots",
+        plots.to_str().unwrap(),
+    ])
+    .assert_ok();
+    for f in ["tornado-fifo.png", "tornado-split.svg"] {
+        assert!(plots.join(f).is_file(), "{f} missing");
+    }
+}
