@@ -177,9 +177,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "SCENARIO")]
     pub machine: Option<String>,
     /// Sweep a scenario field over values, replacing the file's `sweep:` (give it twice for a
-    /// grid): PATH=v1,v2,v3 lists them, PATH=FROM..TO[:POINTS[:log]] spaces POINTS (default
-    /// 10) from FROM to TO, in FROM's unit; a+b sets two paths to each value. E.g. --sweep
-    /// 'crypt.encrypt_rate+crypt.decrypt_rate=60MB/s..1432MiB/s:10:log'. Each point is a
+    /// grid): `PATH=v1,v2,v3` lists them, `PATH=FROM..TO[:POINTS[:log]]` spaces POINTS
+    /// (default 10) from FROM to TO, in FROM's unit; a+b sets two paths to each value. E.g.
+    /// --sweep 'crypt.encrypt_rate+crypt.decrypt_rate=60MB/s..1432MiB/s:10:log'. Each point is a
     /// variant run with the same random numbers; the report adds a table per metric.
     #[arg(long = "sweep", value_name = "PATH=VALUES")]
     pub sweep: Vec<String>,

@@ -25,7 +25,7 @@
 //! - A range spaces `points` values (default [`DEFAULT_POINTS`]) from `from` to `to`, linearly
 //!   or geometrically (`scale: log`), over plain numbers, sizes, rates or durations; its ends
 //!   are written as given and the points between in the unit of `from`, to four significant
-//!   digits ([`quantity::format_like`]: a whole number stays whole, a size is rounded to whole
+//!   digits (`quantity::format_like`: a whole number stays whole, a size is rounded to whole
 //!   4 KiB pages).
 //! - Variant names are `path=value`, joined by `,` for two parameters; a study's are `base`,
 //!   `knob-` and `knob+` (`knob` is the knob's `name:`, by default its path).
