@@ -159,6 +159,15 @@ fn plots_draw_a_knee_per_table_and_qsim_plot_redraws_them() {
     ] {
         assert!(dir.path().join("p").join(f).is_file(), "{f} missing");
     }
+    // hyperfine's `parameters` in each summary row of the export.
+    let export = std::fs::read_to_string(json).unwrap();
+    let path = "crypt.encrypt_rate+crypt.decrypt_rate";
+    assert!(
+        export.contains(&format!(
+            "\"parameters\": {{\n          \"{path}\": \"300.2MB/s\""
+        )),
+        "no parameters in the export"
+    );
     let again = dir.path().join("q");
     let r = Run::of(&["plot", json, "--plots", again.to_str().unwrap()]);
     r.assert_ok().stdout_has(&["knee-read_p999_ms.png"]);

@@ -223,6 +223,43 @@ pub fn sweep_data(report: &Report) -> Option<SweepData> {
     })
 }
 
+/// hyperfine's `parameters` of run `run` of a sweep: each swept parameter's name and the run's
+/// value; of a study: the knob's name and its value (nothing for the base); empty outside a
+/// sweep or for a run without a variant.
+pub fn parameters(report: &Report, run: usize) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let (Some(plan), Some(rv)) = (
+        &report.sweep,
+        report.policies.get(run).and_then(|p| p.variant.as_ref()),
+    ) else {
+        return out;
+    };
+    let Some(v) = report.variants.iter().position(|x| x.name == rv.name) else {
+        return out;
+    };
+    let text = |p: &crate::scenario::SweepParam, k: usize| p.values.get(k).map(|x| x.text.clone());
+    match plan.kind {
+        SweepKind::Grid => {
+            let n2 = plan.params.get(1).map_or(1, |p| p.values.len()).max(1);
+            let picks = [(0, v / n2), (1, v % n2)];
+            for (axis, k) in picks.into_iter().take(plan.params.len()) {
+                let p = &plan.params[axis];
+                if let Some(t) = text(p, k) {
+                    out.insert(p.name.clone(), t);
+                }
+            }
+        }
+        SweepKind::Sensitivity if v > 0 => {
+            let p = &plan.params[(v - 1) / 2];
+            if let Some(t) = text(p, (v - 1) % 2) {
+                out.insert(p.name.clone(), t);
+            }
+        }
+        SweepKind::Sensitivity => {}
+    }
+    out
+}
+
 /// The metric a study ranks by: a registry key or a `--precision-metric` name.
 pub fn study_metric(name: &str) -> Option<MetricId> {
     MetricId::all()
