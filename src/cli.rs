@@ -15,6 +15,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 mod conventions;
+mod sweep;
 pub use conventions::{CompletionsArgs, EXIT_STATUS_HELP, ManArgs, STDIN_NAME, man_pages};
 use conventions::{completions_cmd, man_cmd, resolve_scenario};
 mod merge;
@@ -204,6 +205,22 @@ pub struct RunArgs {
     /// the scenario models memory (`qsim plot --ascii` prints them from a --json export).
     #[arg(long)]
     pub ascii: bool,
+    /// Sweep a scenario field over values, replacing the file's `sweep:` (give it twice for a
+    /// grid): `PATH=v1,v2,v3` lists them, `PATH=FROM..TO[:POINTS[:log]]` spaces POINTS
+    /// (default 10) from FROM to TO, in FROM's unit; a+b sets two paths to each value. E.g.
+    /// --sweep 'crypt.encrypt_rate+crypt.decrypt_rate=60MB/s..1432MiB/s:10:log'. Each point is a
+    /// variant run with the same random numbers; the report adds a table per metric.
+    #[arg(long = "sweep", value_name = "PATH=VALUES")]
+    pub sweep: Vec<String>,
+    /// A one-at-a-time sensitivity study (repeatable, one knob each, replacing the file's
+    /// knobs): PATH moves the value the scenario writes down and up by 20%, PATH:30% by 30%,
+    /// PATH=LOW..HIGH to those values. The report ranks the knobs by their paired effect.
+    #[arg(long = "sensitivity", value_name = "KNOB")]
+    pub sensitivity: Vec<String>,
+    /// The metric a sensitivity study ranks by: p99, p99.9 (the default), mean, failures, or a
+    /// registry key such as read_p999_ms.
+    #[arg(long = "sensitivity-metric", value_name = "METRIC")]
+    pub sensitivity_metric: Option<String>,
 }
 
 /// clap value parser for `--precision`: `5%`, `5` or `0.5%` (percent of the mean).
@@ -379,7 +396,10 @@ fn load_input(arg: &str, machine: Option<&str>, sets: &[String]) -> anyhow::Resu
 }
 
 fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let mut sc = load_input(&args.scenario, args.machine.as_deref(), &args.set)?;
+    let (sets, labels) = sweep::sets(args)?;
+    let mut sc = load_input(&args.scenario, args.machine.as_deref(), &sets)
+        .map_err(|e| sweep::relabel(e, &labels))?;
+    sweep::check_metric(&sc)?;
     apply_overrides(&mut sc, args)?;
     check_run_size(&sc, args)?;
     if let Some(shard) = args.shard {

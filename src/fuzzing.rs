@@ -229,6 +229,7 @@ impl Bytes<'_> {
             })
             .collect();
         PlotData {
+            sweep: None,
             scenario: "fuzz".to_string(),
             seed: self.u64(),
             replications: self.pick(&[0, 1, 2, u32::MAX]),

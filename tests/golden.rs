@@ -154,7 +154,7 @@ fn validate_prints_its_golden_table() {
 /// plain-text mail without wrapping.
 #[test]
 fn every_golden_text_report_fits_80_columns() {
-    for name in SCENARIOS {
+    for name in SCENARIOS.iter().chain(&["cipher-sweep"]) {
         let file = golden_dir().join(format!("{name}.txt"));
         let text = fs::read_to_string(&file).unwrap();
         for (i, line) in text.lines().enumerate() {
@@ -203,4 +203,27 @@ fn two_queue_ascii_pictures_fit_a_mail_and_match_qsim_plot() {
         "two-queue.ascii.txt".to_string(),
         pictures.as_bytes().to_vec(),
     )]);
+}
+
+/// The shipped sweep (`cipher-sweep`: 10 points × 2 policies) is pinned by its text report with
+/// the invariant tables, and by `qsim check`; its `--json` export, with a timeline per run,
+/// would weigh some 9 MB.
+#[test]
+fn the_shipped_sweep_prints_its_golden_report() {
+    let run = [
+        "run",
+        "cipher-sweep",
+        "--duration",
+        DURATION,
+        "-j",
+        "2",
+        "--check-invariants",
+    ];
+    check_all(vec![
+        ("cipher-sweep.txt".to_string(), stdout_of(&run)),
+        (
+            "cipher-sweep.check.txt".to_string(),
+            stdout_of(&["check", "cipher-sweep"]),
+        ),
+    ]);
 }

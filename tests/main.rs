@@ -14,6 +14,7 @@ mod plots;
 mod reproduce;
 mod scenarios;
 mod shards;
+mod sweep;
 mod theory;
 mod tidy;
 mod torture;

@@ -45,6 +45,11 @@ pub struct Scenario {
     /// Named variants of the scenario; empty when the file lists none. Each one is the whole
     /// scenario with the variant's overrides applied (its own `variants` is empty).
     pub variants: Vec<Variant>,
+    /// The sweep or sensitivity study the variants were expanded from (`sweep:` or
+    /// `sensitivity:`), which the report lays out as tables and knee or tornado charts; `None`
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepPlan>,
 }
 
 /// One named variant: the scenario with some fields overridden (a kernel version, a patch).
@@ -695,4 +700,57 @@ pub struct WorkloadConfig {
     pub name: String,
     /// Its behaviour.
     pub kind: WorkloadKind,
+}
+
+/// What a sweep or a sensitivity study made of the variants: the axes (or knobs) and the value
+/// of each point, so that the report can lay the runs out by value. The variants themselves
+/// are ordinary variants, in the order given by [`SweepPlan::kind`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepPlan {
+    /// A grid of one or two axes, or a one-at-a-time sensitivity study.
+    pub kind: SweepKind,
+    /// A grid's axes (one or two), or a study's knobs (each with its low and high values).
+    pub params: Vec<SweepParam>,
+    /// A study's metric: a key of the report's metrics registry (`None` for a grid).
+    pub metric: Option<String>,
+}
+
+/// How a [`SweepPlan`]'s variants are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SweepKind {
+    /// Every combination of the axes' values, the first axis outermost: variant `i` of a
+    /// two-axis grid has value `i / n2` of the first axis and `i % n2` of the second (whose
+    /// values number `n2`).
+    Grid,
+    /// Variant 0 is the base; knob `k`'s low and high values are variants `2k + 1` and
+    /// `2k + 2`.
+    Sensitivity,
+}
+
+/// One axis of a sweep, or one knob of a sensitivity study.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepParam {
+    /// Its label: the paths it sets, joined by `+` (or a knob's `name`).
+    pub name: String,
+    /// The scenario paths each value is written to.
+    pub paths: Vec<String>,
+    /// Whether its values are spaced on a log scale (a range with `scale: log`).
+    pub log: bool,
+    /// The unit the numeric values [`SweepValue::x`] are in (the first value's, e.g. `MB/s`;
+    /// empty for plain numbers).
+    pub unit: String,
+    /// Its values in order (a knob's: low, then high; a study also keeps the base as a third
+    /// value when it knows it).
+    pub values: Vec<SweepValue>,
+}
+
+/// One value of a [`SweepParam`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepValue {
+    /// As written into the scenario (`85.71MB/s`, `aes-ni`).
+    pub text: String,
+    /// Its number in [`SweepParam::unit`], when every value of the axis is a number of the same
+    /// kind (a count, size, rate or duration); `None` for names.
+    pub x: Option<f64>,
 }

@@ -334,6 +334,7 @@ pub mod testing {
             }],
             memory: None,
             variants: Vec::new(),
+            sweep: None,
         }
     }
 }

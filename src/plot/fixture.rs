@@ -265,6 +265,7 @@ pub(super) fn with_memory() -> PlotData {
         ("baseline", 1.3, 3.4, 2900.0, 1.8, 0.008),
     ];
     PlotData {
+        sweep: None,
         scenario: "gfp-atomic-storm".into(),
         seed: 42,
         replications: 10,
@@ -300,6 +301,7 @@ pub(super) fn without_memory() -> PlotData {
         ("prio", 0.45, 1.9, vec![]),
     ];
     PlotData {
+        sweep: None,
         scenario: "two-queue".into(),
         seed: 1234,
         replications: 5,

@@ -13,6 +13,8 @@
 //! | `stages` | mean time per stage per run, stacked ("where the time went") |
 //! | `failures` | GFP_ATOMIC failures per run by order, and kswapd congestion_wait per class, with CIs (only with memory) |
 //! | `timeline-<label>` | replication 0 of a run over time: free pages and watermarks, kswapd state, crypt queues, dirty pages |
+//! | `knee-<metric>[-<slice>]` | a sweep: the metric against the swept value, one line per policy with its CI band, knee and crossovers marked |
+//! | `tornado-<policy>` | a sensitivity study: each knob's paired effect, low and high, largest on top |
 //!
 //! A run whose results equal an earlier run's is labelled `<label> (= <earlier>)` in every
 //! plot, since its lines and bars hide under the other's.
@@ -25,10 +27,12 @@
 pub mod ascii;
 mod bars;
 pub mod data;
+mod knee;
 mod lines;
 mod scale;
 mod style;
 mod timeline;
+mod tornado;
 
 use data::PlotData;
 use plotters::coord::Shift;
@@ -95,6 +99,10 @@ enum Kind {
     Metric(usize),
     /// The timeline of run `i`.
     Timeline(usize),
+    /// The knee plot of the sweep's table `i`.
+    Knee(usize),
+    /// The tornado chart of the study's ranking `i`.
+    Tornado(usize),
 }
 
 /// The plots `data` yields, in the order [`render_all`] writes them.
@@ -136,6 +144,7 @@ fn plan(data: &PlotData) -> Vec<Planned> {
             });
         }
     }
+    sweep_plots(data, &mut out);
     let mut taken: std::collections::HashSet<String> = out.iter().map(|p| p.name.clone()).collect();
     for (i, run) in data.runs.iter().enumerate() {
         if run.timeline.is_none() {
@@ -155,6 +164,32 @@ fn plan(data: &PlotData) -> Vec<Planned> {
         });
     }
     out
+}
+
+/// The knee plots of a sweep and the tornado charts of a study, if `data` holds one: only
+/// metric keys of the registry and safe file labels become file names.
+fn sweep_plots(data: &PlotData, out: &mut Vec<Planned>) {
+    let Some(sw) = &data.sweep else { return };
+    let known = |key: &str| crate::report::metrics::METRICS.iter().any(|m| m.key == key);
+    for (i, c) in sw.curves.iter().enumerate() {
+        if !known(&c.metric) {
+            continue;
+        }
+        let name = match &c.slice {
+            Some(s) => format!("knee-{}-{}", c.metric, file_label(s, i)),
+            None => format!("knee-{}", c.metric),
+        };
+        out.push(Planned {
+            name,
+            kind: Kind::Knee(i),
+        });
+    }
+    for (i, r) in sw.rankings.iter().enumerate() {
+        out.push(Planned {
+            name: format!("tornado-{}", file_label(&r.policy, i)),
+            kind: Kind::Tornado(i),
+        });
+    }
 }
 
 /// A run label as a file-name part: `/` and white space become `_`, `+` becomes `plus`
@@ -324,6 +359,14 @@ fn draw<DB: DrawingBackend>(
         Kind::Failures => bars::failures(root, data),
         Kind::Metric(i) => bars::metric(root, data, &crate::report::metrics::METRICS[i]),
         Kind::Timeline(i) => timeline::timeline(root, data, &data.runs[i]),
+        Kind::Knee(i) => match &data.sweep {
+            Some(sw) => knee::knee(root, data, &sw.curves[i]),
+            None => Ok(()),
+        },
+        Kind::Tornado(i) => match &data.sweep {
+            Some(sw) => tornado::tornado(root, data, &sw.rankings[i]),
+            None => Ok(()),
+        },
     }
 }
 

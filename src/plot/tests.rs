@@ -145,6 +145,7 @@ fn five_variants_with_awkward_labels_render() {
 #[test]
 fn an_empty_plan_still_draws_the_fixed_plots() {
     let data = PlotData {
+        sweep: None,
         scenario: "empty".into(),
         seed: 1,
         replications: 1,
@@ -230,6 +231,7 @@ fn finite_run(label: &str) -> PlotData {
     assert!(json.contains("null"), "the empty buckets go out as null");
     let tl: Timeline = serde_json::from_str(&json).unwrap();
     PlotData {
+        sweep: None,
         scenario: "mel-2009".into(),
         seed: 1,
         replications: 1,

@@ -42,6 +42,10 @@ pub struct MetricRow {
     pub relative: Option<Interval>,
     /// `lower`, `higher` or `within noise` against the reference (`None` as above).
     pub verdict: Option<&'static str>,
+    /// hyperfine's `parameters` of a scan: the swept paths and this run's values (a study's
+    /// run: its knob and value); absent outside a sweep ([`super::sweep::parameters`]).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub parameters: std::collections::BTreeMap<String, String>,
 }
 
 /// Every measured metric of every run, run-major, in the summary's metric order; metrics not
@@ -80,6 +84,7 @@ pub fn metric_rows(runs: &[(String, Vec<Metrics>)]) -> (String, Vec<MetricRow>) 
                 }),
                 difference,
                 times: xs,
+                parameters: Default::default(),
             });
         }
     }
@@ -244,7 +249,12 @@ impl<'a> ResultsQsim<'a> {
     /// qsim's part of the export of `report`: its metrics compared with the reference run,
     /// its precision line and its plot series.
     pub fn of(report: &'a super::Report) -> ResultsQsim<'a> {
-        let (reference, summary) = metric_rows(&report.metrics);
+        let (reference, mut summary) = metric_rows(&report.metrics);
+        for row in &mut summary {
+            if let Some(i) = report.metrics.iter().position(|(l, _)| *l == row.command) {
+                row.parameters = super::sweep::parameters(report, i);
+            }
+        }
         ResultsQsim {
             schema_version: super::SCHEMA_VERSION,
             reference,

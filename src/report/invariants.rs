@@ -12,12 +12,14 @@ pub fn render_invariants(
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     let verdict = |ok: bool| if ok { "yes" } else { "NO" };
-    writeln!(
-        out,
-        "\ninvariants of `{policy}` over [0, {}]: {}",
-        inv.end,
-        if inv.holds() { "all hold" } else { "BROKEN" }
-    )?;
+    let holds = if inv.holds() { "all hold" } else { "BROKEN" };
+    let head = format!("invariants of `{policy}` over [0, {}]: {holds}", inv.end);
+    if head.chars().count() <= super::text::fit::WIDTH {
+        writeln!(out, "\n{head}")?;
+    } else {
+        // A long run label (a sweep point's): the span and verdict on a line of their own.
+        writeln!(out, "\ninvariants of `{policy}`\n  over [0, {}]: {holds}", inv.end)?;
+    }
     writeln!(
         out,
         "  {:<20} {:>24} {:>24}  holds",

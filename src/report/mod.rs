@@ -37,6 +37,7 @@ pub mod precision;
 pub mod replications;
 pub mod reproduce;
 pub mod spread;
+pub mod sweep;
 pub mod text;
 pub mod warning;
 
@@ -118,6 +119,10 @@ pub struct Report {
     /// unless `--fio-dir` asked for them; see [`fiodir`]).
     #[serde(skip)]
     pub fio_logs: Vec<Option<crate::stats::windows::WindowLog>>,
+    /// The sweep or sensitivity study the scenario's variants came from, if any
+    /// ([`sweep`] lays the runs out by its values).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<crate::scenario::SweepPlan>,
 }
 
 /// One variant of the scenario and the policies it ran.
@@ -523,6 +528,7 @@ impl Report {
             plots: None,
             disk: fiodir::disk_name(&scenario.device).to_string(),
             fio_logs: Vec::new(),
+            sweep: scenario.sweep.clone(),
         }
     }
 
@@ -542,6 +548,10 @@ impl Report {
             .map(|(p, s)| (p.policy.clone(), s.iter().map(|x| x.metrics).collect()))
             .collect();
         self.plots = timelines.map(|t| plots::plot_data(self, samples, t));
+        let swept = sweep::sweep_data(self);
+        if let Some(p) = self.plots.as_mut() {
+            p.sweep = swept;
+        }
     }
 }
 

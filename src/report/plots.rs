@@ -96,6 +96,10 @@ pub struct PlotData {
     pub replications: u32,
     /// The runs, in report order.
     pub runs: Vec<RunPlot>,
+    /// A sweep's curves or a study's rankings ([`super::sweep`]), for the knee and tornado
+    /// plots; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<super::sweep::SweepData>,
 }
 
 /// A value across replications as the plots draw it (a half-width of 0 with one replication;
@@ -216,6 +220,7 @@ pub fn plot_data(
         })
         .collect();
     PlotData {
+        sweep: None,
         scenario: report.scenario.clone(),
         seed: report.seed,
         replications: report.replications,

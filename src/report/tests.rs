@@ -83,6 +83,7 @@ pub(crate) fn scenario() -> Scenario {
         }],
         memory: None,
         variants: Vec::new(),
+        sweep: None,
     }
 }
 

@@ -55,6 +55,7 @@ pub mod published;
 mod schema;
 mod setarg;
 mod shipped;
+pub mod sweep;
 #[cfg(test)]
 mod testutil;
 mod top;

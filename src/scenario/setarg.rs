@@ -83,6 +83,8 @@ const REMOVABLE: &[&str] = &[
     "variants",
     "published",
     "machine",
+    "sweep",
+    "sensitivity",
 ];
 
 /// Parses one `--set` argument.

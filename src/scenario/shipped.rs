@@ -11,6 +11,10 @@ use std::path::Path;
 /// The embedded files: (file name, text). Adding a scenario means adding a line here.
 const FILES: &[(&str, &str)] = &[
     (
+        "cipher-sweep.yaml",
+        include_str!("../../scenarios/cipher-sweep.yaml"),
+    ),
+    (
         "cloudflare-2020.yaml",
         include_str!("../../scenarios/cloudflare-2020.yaml"),
     ),

@@ -112,6 +112,10 @@ raw_section! {
         /// A test machine whose cpus, memory, disk and cipher fill what the file leaves out
         /// ([`super::machine`]).
         [value] machine: super::machine::MachineName,
+        /// A sweep of one or two parameters, expanded into variants ([`super::sweep`]).
+        [value] sweep: Vec<Spanned<super::sweep::RawParam>>,
+        /// A one-at-a-time sensitivity study, expanded into variants ([`super::sweep`]).
+        [map] sensitivity: super::sweep::RawSensitivity,
     }
 }
 
@@ -156,6 +160,7 @@ pub(crate) fn validate(
     let mut base = scenario(&c, &raw, stem).map_err(|e| with_overrides(src, e))?;
     base.variants =
         variants(&c, &file, &raw, stem, overrides).map_err(|e| with_overrides(src, e))?;
+    super::sweep::expand(&c, &raw, stem, &mut base).map_err(|e| with_overrides(src, e))?;
     work_in_bounds(&c, &raw, &base).map_err(|e| with_overrides(src, e))?;
     if let Some(p) = &raw.published {
         super::published::published(&c, p, &base, None).map_err(|e| with_overrides(src, e))?;
@@ -317,7 +322,6 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
     let max_events = c.int(&raw.max_events, "max_events", DEFAULT_MAX_EVENTS)?;
     let replications = c.int(&raw.replications, "replications", DEFAULT_REPLICATIONS)?;
     let cpus = c.int(&raw.cpus, "cpus", 1)?;
-
     let (kernel, patch_locs) = kernel(c, raw.kernel.as_ref().map(|k| &k.value))?;
     let Some(raw_device) = &raw.device else {
         return Err(c.at("device", None::<Location>).missing(
@@ -367,6 +371,7 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         workloads,
         memory,
         variants: Vec::new(),
+        sweep: None,
     })
 }
 

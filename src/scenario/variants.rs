@@ -102,6 +102,8 @@ fn fixed_fields(c: &Checker, set: &Spanned<RawScenario>, set_path: &str) -> Resu
         ("seed", loc(&set.value.seed)),
         ("variants", loc(&set.value.variants)),
         ("published", loc(&set.value.published)),
+        ("sweep", loc(&set.value.sweep)),
+        ("sensitivity", loc(&set.value.sensitivity)),
     ];
     let Some(&(field, l)) = fixed.iter().find(|(_, l)| l.is_some()) else {
         return Ok(());
@@ -112,6 +114,10 @@ fn fixed_fields(c: &Checker, set: &Spanned<RawScenario>, set_path: &str) -> Resu
              numbers; change `seed` at the top level"
         }
         "variants" => "variants do not nest: list every variant at the top level",
+        "sweep" | "sensitivity" => {
+            "a sweep or sensitivity study makes its own variants and cannot be combined with \
+             `variants:`"
+        }
         "published" => {
             "the published figures belong to the whole scenario: name the variant in each \
              row (`variant:`) at the top level"

@@ -104,7 +104,7 @@ impl Summary {
 }
 
 /// A point estimate with a two-sided 95 % confidence interval `[low, high]`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct Interval {
     /// Point estimate (a mean difference or a ratio of means).
     pub estimate: f64,

@@ -1,0 +1,95 @@
+//! The tornado chart of a sensitivity study: one row per knob, largest effect on top, with
+//! the paired effect of the knob's low value (blue) and high value (vermillion) on the study's
+//! metric as bars from zero, each with its 95 % confidence interval as a whisker.
+
+use super::data::PlotData;
+use super::scale::fmt_num;
+use super::style::*;
+use crate::report::sweep::Ranking;
+use crate::stats::compare::Interval;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// The x range of every effect and whisker, zero included, padded by 5 %.
+fn x_range(r: &Ranking) -> (f64, f64) {
+    let (mut lo, mut hi) = (0.0f64, 0.0f64);
+    for e in r.knobs.iter().flat_map(|k| k.effect.iter().flatten()) {
+        for v in [e.low, e.high, e.estimate] {
+            if v.is_finite() {
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+        }
+    }
+    let pad = ((hi - lo) * 0.05).max(1e-9);
+    (lo - pad, hi + pad)
+}
+
+/// Draws the tornado chart of `r`.
+pub(super) fn tornado<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &PlotData,
+    r: &Ranking,
+) -> Drawn<(), DB> {
+    let unit = if r.unit.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", r.unit)
+    };
+    let what = format!("sensitivity of {}{unit} under {}", r.label, r.policy);
+    let note = "bar: paired effect vs base (blue: low value, vermillion: high) · whisker: 95 % CI";
+    let body = frame(root, data, &what, note)?;
+    let n = r.knobs.len();
+    if n == 0 {
+        return no_data(root, &body, "no knobs");
+    }
+    let (x0, x1) = x_range(r);
+    let names: Vec<String> = r.knobs.iter().map(|k| clip_chars(&k.knob, 28)).collect();
+    let mut chart = ChartBuilder::on(&body)
+        .margin(12)
+        .x_label_area_size(64)
+        .y_label_area_size(300)
+        .build_cartesian_2d(x0..x1, 0.0..n as f64)?;
+    let row = |v: f64| n - 1 - (v.floor().max(0.0) as usize).min(n - 1);
+    chart
+        .configure_mesh()
+        .x_desc(format!("effect on {}{unit}", r.label))
+        .x_label_formatter(&|v| fmt_num(*v))
+        .y_labels(n * 2 + 1)
+        .y_label_formatter(&|v| {
+            if (v.fract() - 0.5).abs() < 1e-6 {
+                names[row(*v)].clone()
+            } else {
+                String::new()
+            }
+        })
+        .label_style((FONT, TICK_PX))
+        .axis_desc_style((FONT, DESC_PX))
+        .disable_y_mesh()
+        .draw()?;
+    for (j, k) in r.knobs.iter().enumerate() {
+        let y = (n - 1 - j) as f64;
+        let slots = [
+            (y + 0.52, y + 0.88, OI_BLUE),
+            (y + 0.12, y + 0.48, OI_VERMILLION),
+        ];
+        for (e, (lo, hi, colour)) in k.effect.iter().zip(slots) {
+            let Some(Interval {
+                estimate,
+                low,
+                high,
+            }) = *e
+            else {
+                continue;
+            };
+            let bar = Rectangle::new([(0.0, lo), (estimate, hi)], colour.mix(0.8).filled());
+            chart.draw_series(std::iter::once(bar))?;
+            let mid = (lo + hi) / 2.0;
+            let whisker = PathElement::new(vec![(low, mid), (high, mid)], INK.stroke_width(2));
+            chart.draw_series(std::iter::once(whisker))?;
+        }
+    }
+    let axis = PathElement::new(vec![(0.0, 0.0), (0.0, n as f64)], INK.stroke_width(1));
+    chart.draw_series(std::iter::once(axis))?;
+    Ok(())
+}
