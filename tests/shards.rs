@@ -278,3 +278,35 @@ fn shard_runs_refuse_what_needs_the_whole_run() {
     assert_eq!(r.code, Some(2), "--shard-out needs --shard:\n{}", r.stderr);
     assert!(r.stderr.contains("--shard <i/N>"), "{}", r.stderr);
 }
+
+/// Issue 14's Done-when: a sweep run as 4 shards (under GNU parallel) and merged prints the same
+/// bytes, sweep tables and `--ascii` pictures included, as the sweep in one process.
+#[test]
+fn a_sweep_in_four_shards_merges_to_the_bytes_of_one_process() {
+    let dir = TempDir::new();
+    let sweep = [
+        "--set",
+        "!variants",
+        "--sweep",
+        "crypt.encrypt_rate+crypt.decrypt_rate=60MB/s..1432MiB/s:4:log",
+    ];
+    let csv1 = dir.path().join("one.csv");
+    let csv1 = csv1.to_str().unwrap();
+    let one = Run::of(&[&["run"][..], &args(&sweep), &["--ascii", "--csv", csv1]].concat());
+    assert_eq!(one.code, Some(0), "{}", one.stderr);
+    assert!(one.stdout.contains("\nSweep: read p99.9"), "{}", one.stdout);
+    run_shards(dir.path(), &sweep);
+    let csv2 = dir.path().join("m.csv");
+    let csv2 = csv2.to_str().unwrap();
+    let shards = shard_paths(dir.path());
+    let mut merge: Vec<&str> = vec!["merge"];
+    merge.extend(shards.iter().map(String::as_str));
+    merge.extend(["--ascii", "--csv", csv2]);
+    let merged = Run::of(&merge);
+    assert_eq!(merged.code, Some(0), "{}", merged.stderr);
+    assert!(one.stdout == merged.stdout, "stdout differs");
+    assert!(
+        read(Path::new(csv1)) == read(Path::new(csv2)),
+        "CSV differs"
+    );
+}

@@ -18,7 +18,11 @@ pub fn render_invariants(
         writeln!(out, "\n{head}")?;
     } else {
         // A long run label (a sweep point's): the span and verdict on a line of their own.
-        writeln!(out, "\ninvariants of `{policy}`\n  over [0, {}]: {holds}", inv.end)?;
+        writeln!(
+            out,
+            "\ninvariants of `{policy}`\n  over [0, {}]: {holds}",
+            inv.end
+        )?;
     }
     writeln!(
         out,
