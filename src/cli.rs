@@ -201,8 +201,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub fio_dir: Option<PathBuf>,
     /// After the text report, print plain-text pictures for mail (at most 72 columns): read
-    /// clat against percentile on a "nines" axis per run, and GFP_ATOMIC failures per run when
-    /// the scenario models memory (`qsim plot --ascii` prints them from a --json export).
+    /// clat against percentile on a "nines" axis per run, GFP_ATOMIC failures per run when
+    /// the scenario models memory, and a knee curve per sweep table (`qsim plot --ascii`
+    /// prints them from a --json export).
     #[arg(long)]
     pub ascii: bool,
     /// Sweep a scenario field over values, replacing the file's `sweep:` (give it twice for a

@@ -1,9 +1,12 @@
 //! qsim's own plain-text pictures of a run, from its [`PlotData`] alone (so `qsim run --ascii`
 //! and `qsim plot --ascii RESULTS.json` print the same): the "nines" plot of read clat per
-//! run and, when the scenario models memory, the GFP_ATOMIC failures per run.
+//! run, when the scenario models memory the GFP_ATOMIC failures per run, and for a sweep a
+//! knee curve per table (the swept value against the metric, one series per policy, the
+//! knees and crossovers marked).
 
 use super::{Bar, LineChart, MAX_WIDTH, Point, Scale, Series, bars, line_chart};
 use crate::plot::data::{PlotData, RunPlot, Spread};
+use crate::report::sweep::Curves;
 
 /// The heading of the pictures' section in the text report.
 pub const HEADING: &str = "Plain-text pictures";
@@ -17,7 +20,102 @@ pub fn render(data: &PlotData) -> String {
         out.push('\n');
         out.push_str(&failures(data));
     }
+    for c in data.sweep.iter().flat_map(|s| &s.curves) {
+        out.push('\n');
+        out.push_str(&knee(c));
+    }
     out
+}
+
+/// `s` in ASCII: `µ` as `u`, `±` as `+-`, any other non-ASCII character as `?`.
+fn ascii_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            'µ' | 'μ' => out.push('u'),
+            '±' => out.push_str("+-"),
+            '−' | '–' => out.push('-'),
+            c if c.is_ascii() && !c.is_ascii_control() => out.push(c),
+            _ => out.push('?'),
+        }
+    }
+    out
+}
+
+/// Where a mark between values `a` and `b` of an axis goes: their midpoint, geometric on a
+/// log axis.
+fn between(a: f64, b: f64, log: bool) -> f64 {
+    if log && a > 0.0 && b > 0.0 {
+        (a * b).sqrt()
+    } else {
+        (a + b) / 2.0
+    }
+}
+
+/// One sweep table as a knee curve: x = the swept value (log when the sweep was), y = the
+/// metric's mean with its 95 % CI as range marks, one series per policy; each knee and each
+/// crossover of the paired difference marked as a column.
+pub fn knee(c: &Curves) -> String {
+    let series: Vec<Series> = c
+        .policies
+        .iter()
+        .map(|p| Series {
+            name: ascii_text(&p.policy),
+            points: c
+                .x
+                .iter()
+                .zip(p.mean.iter().zip(&p.half))
+                .map(|(&x, (&y, &h))| Point {
+                    x,
+                    y,
+                    range: (h.is_finite() && h > 0.0).then_some((y - h, y + h)),
+                })
+                .collect(),
+        })
+        .collect();
+    let mut marks: Vec<(f64, String)> = Vec::new();
+    for p in &c.policies {
+        if let Some(k) = p.knee
+            && let (Some(&x), Some(v)) = (c.x.get(k), c.values.get(k))
+        {
+            marks.push((x, ascii_text(&format!("knee of {} at {v}", p.policy))));
+        }
+    }
+    let first = c.policies.first().map_or("", |p| p.policy.as_str());
+    for x in &c.crossovers {
+        if let (Some(&a), Some(&b)) = (c.x.get(x.after), c.x.get(x.after + 1)) {
+            let noise = if x.within_noise {
+                " (within noise)"
+            } else {
+                ""
+            };
+            let note = format!("{} crosses {first}{noise}", x.policy);
+            marks.push((between(a, b, c.log), ascii_text(&note)));
+        }
+    }
+    let slice = c
+        .slice
+        .as_ref()
+        .map_or(String::new(), |s| format!(" at {s}"));
+    let unit = if c.unit.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", c.unit)
+    };
+    let axis_unit = if c.axis_unit.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", c.axis_unit)
+    };
+    let scale = if c.log { Scale::Log } else { Scale::Linear };
+    let mut chart = LineChart::new(
+        ascii_text(&format!("Sweep: {}{slice} (mean, ':' 95% CI)", c.label)),
+        (ascii_text(&format!("{}{axis_unit}", c.axis)), scale),
+        (ascii_text(&format!("{}{unit}", c.label)), Scale::Linear),
+        series,
+    );
+    chart.x_marks = marks;
+    line_chart(&chart)
 }
 
 fn ascii_name(s: &str) -> String {
@@ -134,6 +232,57 @@ mod tests {
             ci95_half: ci,
             values: values.to_vec(),
         }
+    }
+
+    #[test]
+    fn a_sweep_table_becomes_a_knee_curve_with_its_marks() {
+        use crate::report::sweep::{Crossover, Curve};
+        let curve = |policy: &str, mean: &[f64], knee| Curve {
+            policy: policy.into(),
+            mean: mean.to_vec(),
+            half: vec![1.0; mean.len()],
+            diff: vec![None; mean.len()],
+            knee,
+        };
+        let c = Curves {
+            metric: "read_p999_ms".into(),
+            label: "read p99.9".into(),
+            unit: "ms".into(),
+            axis: "crypt.encrypt_rate".into(),
+            axis_unit: "MB/s".into(),
+            log: true,
+            slice: None,
+            values: ["60MB/s", "200MB/s", "600MB/s", "1400MB/s"]
+                .map(String::from)
+                .to_vec(),
+            x: vec![60.0, 200.0, 600.0, 1400.0],
+            policies: vec![
+                curve("fifo", &[240.0, 60.0, 40.0, 35.0], Some(1)),
+                curve("split", &[34.0, 34.0, 50.0, 34.0], None),
+            ],
+            crossovers: vec![Crossover {
+                policy: "split".into(),
+                after: 1,
+                within_noise: true,
+            }],
+        };
+        let text = knee(&c);
+        assert!(
+            text.starts_with("Sweep: read p99.9 (mean, ':' 95% CI)\n"),
+            "{text}"
+        );
+        assert!(text.contains("knee of fifo at 200MB/s"), "{text}");
+        assert!(text.contains("split crosses fifo (within noise)"), "{text}");
+        assert!(
+            text.contains("A fifo") && text.contains("B split"),
+            "{text}"
+        );
+        for line in text.lines() {
+            assert!(line.is_ascii() && line.len() <= MAX_WIDTH, "{line}");
+        }
+        assert_eq!(between(100.0, 400.0, true), 200.0);
+        assert_eq!(between(100.0, 400.0, false), 250.0);
+        assert_eq!(ascii_text("µs ± −"), "us +- -");
     }
 
     #[test]
