@@ -254,6 +254,50 @@ pub(super) fn tail<DB: DrawingBackend>(
     distribution(root, data, Distribution::Tail)
 }
 
+impl Distribution {
+    /// The y value drawn for a share: itself (CDF) or its log (tail).
+    fn y(self, pc: f64) -> f64 {
+        match self {
+            Distribution::Cdf => pc,
+            Distribution::Tail => pc.log10(),
+        }
+    }
+}
+
+/// Each run's curve on `chart`, from its first bin at 0 % (CDF) or 100 % (tail), with a
+/// marker every ~90 px.
+fn draw_curves<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &AxisChart<'_, DB>,
+    curves: &[Curve],
+    kind: Distribution,
+) -> Drawn<(), DB> {
+    let (xr, _) = chart.plotting_area().get_pixel_range();
+    for (k, (i, _, pts)) in curves.iter().enumerate() {
+        let st = series_style(*i);
+        let mut line: Vec<(i32, i32)> = Vec::with_capacity(pts.len() + 1);
+        let start = match kind {
+            Distribution::Cdf => 0.0,
+            Distribution::Tail => 100.0,
+        };
+        line.push(chart.backend_coord(&(pts[0].0.log10(), kind.y(start))));
+        line.extend(
+            pts.iter()
+                .map(|&(ns, pc)| chart.backend_coord(&(ns.log10(), kind.y(pc)))),
+        );
+        polyline(root, &line, st.colour.to_rgba(), 3, st.dash)?;
+        // Markers every ~90 px along x, staggered per run so they do not sit on each other.
+        let mut next = xr.start + 24 + (k as i32 * 17) % 90;
+        for &p in &line[1..] {
+            if p.0 >= next {
+                marker(root, st.marker, p, 6, st.colour)?;
+                next = p.0 + 90;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The CDF or tail plot (see [`Distribution`]).
 fn distribution<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -284,11 +328,6 @@ fn distribution<DB: DrawingBackend>(
     let hi = all().map(|p| p.0).fold(0.0, f64::max);
     let (xlo, xhi, xt) = log_axis(lo, hi);
     let x_range = Axis::mapped(xlo, xhi, &xt, f64::log10);
-    // The y value drawn for a share: itself (CDF) or its log (tail).
-    let y_of = |pc: f64| match kind {
-        Distribution::Cdf => pc,
-        Distribution::Tail => pc.log10(),
-    };
     let (y_range, y_desc) = match kind {
         Distribution::Cdf => (
             Axis::new(0.0, 101.0, linear_axis(0.0, 100.0, 10).1),
@@ -324,29 +363,7 @@ fn distribution<DB: DrawingBackend>(
         .light_line_style(INK.mix(0.07))
         .draw()?;
 
-    let (xr, _) = chart.plotting_area().get_pixel_range();
-    for (k, (i, _, pts)) in curves.iter().enumerate() {
-        let st = series_style(*i);
-        let mut line: Vec<(i32, i32)> = Vec::with_capacity(pts.len() + 1);
-        let start = match kind {
-            Distribution::Cdf => 0.0,
-            Distribution::Tail => 100.0,
-        };
-        line.push(chart.backend_coord(&(pts[0].0.log10(), y_of(start))));
-        line.extend(
-            pts.iter()
-                .map(|&(ns, pc)| chart.backend_coord(&(ns.log10(), y_of(pc)))),
-        );
-        polyline(root, &line, st.colour.to_rgba(), 3, st.dash)?;
-        // Markers every ~90 px along x, staggered per run so they do not sit on each other.
-        let mut next = xr.start + 24 + (k as i32 * 17) % 90;
-        for &p in &line[1..] {
-            if p.0 >= next {
-                marker(root, st.marker, p, 6, st.colour)?;
-                next = p.0 + 90;
-            }
-        }
-    }
+    draw_curves(root, &chart, &curves, kind)?;
     let top = chart.plotting_area().get_pixel_range().1.start;
     legend_column(root, (legend_x, top), legend_w, Some("runs"), &entries)?;
     Ok(())
