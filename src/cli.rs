@@ -132,18 +132,13 @@ pub struct RunArgs {
     /// to every variant, after the variant's own `set:`, and checked like the file.
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<String>,
-    /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Normal)]
-    pub format: Format,
+    /// What to print and write (shared with `qsim merge`).
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Worker threads running policies in parallel (0 = all cores); the output is the same
     /// whatever the number.
     #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
     pub jobs: usize,
-    /// After the report, print each policy's run invariants (Little's law per queue and for the
-    /// whole system, conservation of requests, tags and bounce pages, the clock) and exit 1 if
-    /// any fails. With --format json the tables go to stderr.
-    #[arg(long)]
-    pub check_invariants: bool,
     /// Add replications until the headline metric's 95% confidence half-width is within this
     /// share of its mean in every run (e.g. 5%), or --max-replications is reached; the report
     /// says which.
@@ -157,20 +152,6 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 100,
         value_parser = clap::value_parser!(u32).range(2..=i64::from(scenario::MAX_REPLICATIONS)))]
     pub max_replications: u32,
-    /// Also write the full results as JSON: fio-compatible json+ jobs (one per run, pooled over
-    /// replications) plus qsim's summary and plot data (`qsim plot` reads it).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Also write the replication summary as CSV (hyperfine's columns plus metric and verdict).
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-    /// Also write the replication summary as Markdown tables (hyperfine's layout), for mail.
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
-    /// Draw the plots (PNG and SVG: latency percentiles, CDF, where the time went, failures
-    /// and congestion, a timeline per run) into DIR, by default plots/SCENARIO/ (the scenario name).
-    #[arg(long, value_name = "DIR", num_args = 0..=1)]
-    pub plots: Option<Option<PathBuf>>,
     /// Wall-clock safety valve: runs still going this long after qsim started stop, are
     /// reported as stopped by the limit (their figures then depend on the machine's speed),
     /// and qsim exits 1 after the report. `0s` turns the valve off. The work budget
@@ -194,18 +175,6 @@ pub struct RunArgs {
     /// Write the --shard file here (replaced whole, or not at all) instead of standard output.
     #[arg(long, value_name = "FILE", requires = "shard")]
     pub shard_out: Option<PathBuf>,
-    /// Also write fio's files for fio-plot into DIR: per run a folder (its label) holding the
-    /// run as one fio json+ job (`<rw>-<iodepth>-<numjobs>.json`) and fio's bw, iops, lat,
-    /// slat and clat logs (`log_avg_msec=500`), so `fio-plot -i DIR/fifo DIR/split -C`, `-l`
-    /// and `-g` read them.
-    #[arg(long, value_name = "DIR")]
-    pub fio_dir: Option<PathBuf>,
-    /// After the text report, print plain-text pictures for mail (at most 72 columns): read
-    /// clat against percentile on a "nines" axis per run, GFP_ATOMIC failures per run when
-    /// the scenario models memory, and a knee curve per sweep table (`qsim plot --ascii`
-    /// prints them from a --json export).
-    #[arg(long)]
-    pub ascii: bool,
     /// Sweep a scenario field over values, replacing the file's `sweep:` (give it twice for a
     /// grid): `PATH=v1,v2,v3` lists them, `PATH=FROM..TO[:POINTS[:log]]` spaces POINTS
     /// (default 10) from FROM to TO, in FROM's unit; a+b sets two paths to each value. E.g.
@@ -222,6 +191,82 @@ pub struct RunArgs {
     /// registry key such as read_p999_ms.
     #[arg(long = "sensitivity-metric", value_name = "METRIC")]
     pub sensitivity_metric: Option<String>,
+}
+
+/// The flags that choose what `qsim run` (and `qsim merge`, which takes the same) prints and
+/// writes: the report's format, the invariant tables, the exports, the plots, fio's files and
+/// the plain-text pictures.
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Normal)]
+    pub format: Format,
+    /// After the report, print each policy's run invariants (Little's law per queue and for the
+    /// whole system, conservation of requests, tags and bounce pages, the clock) and exit 1 if
+    /// any fails. With --format json the tables go to stderr.
+    #[arg(long)]
+    pub check_invariants: bool,
+    /// Also write the full results as JSON: fio-compatible json+ jobs (one per run, pooled over
+    /// replications) plus qsim's summary and plot data (`qsim plot` reads it).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Also write the replication summary as CSV (hyperfine's columns plus metric and verdict).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Also write the replication summary as Markdown tables (hyperfine's layout), for mail.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Draw the plots (PNG and SVG: latency percentiles, CDF, where the time went, failures
+    /// and congestion, a timeline per run) into DIR, by default plots/SCENARIO/ (the scenario name).
+    #[arg(long, value_name = "DIR", num_args = 0..=1)]
+    pub plots: Option<Option<PathBuf>>,
+    /// Also write fio's files for fio-plot into DIR: per run a folder (its label) holding the
+    /// run as one fio json+ job (`<rw>-<iodepth>-<numjobs>.json`) and fio's bw, iops, lat,
+    /// slat and clat logs (`log_avg_msec=500`), so `fio-plot -i DIR/fifo DIR/split -C`, `-l`
+    /// and `-g` read them.
+    #[arg(long, value_name = "DIR")]
+    pub fio_dir: Option<PathBuf>,
+    /// After the text report, print plain-text pictures for mail (at most 72 columns): read
+    /// clat against percentile on a "nines" axis per run, GFP_ATOMIC failures per run when
+    /// the scenario models memory, and a knee curve per sweep table (`qsim plot --ascii`
+    /// prints them from a --json export).
+    #[arg(long)]
+    pub ascii: bool,
+}
+
+impl OutputArgs {
+    /// The first of these flags given, as written on the command line (a `--shard` run
+    /// refuses them: they belong to `qsim merge`).
+    pub fn first_given(&self) -> Option<&'static str> {
+        [
+            ("--format json", self.format == Format::Json),
+            ("--json", self.json.is_some()),
+            ("--csv", self.csv.is_some()),
+            ("--markdown", self.markdown.is_some()),
+            ("--plots", self.plots.is_some()),
+            ("--fio-dir", self.fio_dir.is_some()),
+            ("--ascii", self.ascii),
+            ("--check-invariants", self.check_invariants),
+        ]
+        .into_iter()
+        .find_map(|(flag, on)| on.then_some(flag))
+    }
+
+    /// The run options these flags set, for the scenario `name` (the default plot directory);
+    /// the rest (threads, precision, time limit) at their defaults for the caller to fill.
+    pub fn options(&self, name: &str) -> RunOptions {
+        RunOptions {
+            format: self.format.name().to_string(),
+            check_invariants: self.check_invariants,
+            json_file: self.json.clone(),
+            csv_file: self.csv.clone(),
+            markdown_file: self.markdown.clone(),
+            plots_dir: self.plots.as_ref().map(|d| plots_dir(d.as_deref(), name)),
+            fio_dir: self.fio_dir.clone(),
+            ascii: self.ascii,
+            ..RunOptions::default()
+        }
+    }
 }
 
 /// clap value parser for `--precision`: `5%`, `5` or `0.5%` (percent of the mean).
@@ -407,25 +452,15 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         return merge::shard_cmd(&sc, args, shard, out);
     }
     let opts = RunOptions {
-        format: args.format.name().to_string(),
         jobs: args.jobs,
-        check_invariants: args.check_invariants,
         precision: args.precision.map(|target_rel| experiment::Precision {
             target_rel,
             cap: args.max_replications as usize,
             metric: experiment::HeadlineMetric::parse(&args.precision_metric)
                 .unwrap_or(experiment::HeadlineMetric::READ_P99),
         }),
-        json_file: args.json.clone(),
-        csv_file: args.csv.clone(),
-        markdown_file: args.markdown.clone(),
         time_limit: (!args.time_limit.is_zero()).then_some(args.time_limit),
-        plots_dir: args
-            .plots
-            .as_ref()
-            .map(|d| plots_dir(d.as_deref(), &sc.name)),
-        fio_dir: args.fio_dir.clone(),
-        ascii: args.ascii,
+        ..args.output.options(&sc.name)
     };
     // Before anything is simulated: a mistyped path costs no simulation time.
     experiment::check_outputs(&opts)?;
@@ -763,11 +798,14 @@ mod tests {
         assert_eq!(a.scenario, "x.yaml");
         assert_eq!(a.duration, Some(SimDuration::from_ms(1500)));
         assert_eq!(a.seed, Some(9));
-        assert_eq!(a.format, Format::Json);
+        assert_eq!(a.output.format, Format::Json);
         let Command::Run(a) = parse(&["run", "x"]).unwrap().command else {
             panic!("run")
         };
-        assert_eq!((a.duration, a.seed, a.format), (None, None, Format::Normal));
+        assert_eq!(
+            (a.duration, a.seed, a.output.format),
+            (None, None, Format::Normal)
+        );
     }
 
     #[test]
@@ -775,11 +813,11 @@ mod tests {
         let Command::Run(a) = parse(&["run", "x", "--check-invariants"]).unwrap().command else {
             panic!("run")
         };
-        assert!(a.check_invariants);
+        assert!(a.output.check_invariants);
         let Command::Run(a) = parse(&["run", "x"]).unwrap().command else {
             panic!("run")
         };
-        assert!(!a.check_invariants);
+        assert!(!a.output.check_invariants);
         assert_eq!(
             parse(&["run", "x", "--check-invariants=yes"])
                 .unwrap_err()

@@ -1,7 +1,7 @@
 //! `qsim run --shard i/N` (the shard half of `run`) and `qsim merge`: the command-line side
 //! of [`crate::experiment::shard`], which documents the partition and the file.
 
-use super::{Format, PipeWatch, Progress, RunArgs, plots_dir};
+use super::{OutputArgs, PipeWatch, Progress, RunArgs};
 use crate::error::UsageError;
 use crate::experiment::shard::{self, MergeError, Shard, ShardSet};
 use crate::experiment::{self, RunOptions};
@@ -17,31 +17,9 @@ pub struct MergeArgs {
     /// The shard files (`qsim run SCENARIO --shard i/N` for i = 0 .. N-1), in any order.
     #[arg(required = true, value_name = "SHARD")]
     pub shards: Vec<PathBuf>,
-    /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Normal)]
-    pub format: Format,
-    /// After the report, print each policy's run invariants and exit 1 if any fails, as
-    /// `qsim run --check-invariants` does.
-    #[arg(long)]
-    pub check_invariants: bool,
-    /// Also write the full results as JSON, as `qsim run --json FILE` does.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Also write the replication summary as CSV, as `qsim run --csv FILE` does.
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-    /// Also write the replication summary as Markdown tables, as `qsim run --markdown FILE`.
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
-    /// Draw the plots into DIR, by default plots/SCENARIO/, as `qsim run --plots` does.
-    #[arg(long, value_name = "DIR", num_args = 0..=1)]
-    pub plots: Option<Option<PathBuf>>,
-    /// Also write fio's files for fio-plot into DIR, as `qsim run --fio-dir DIR` does.
-    #[arg(long, value_name = "DIR")]
-    pub fio_dir: Option<PathBuf>,
-    /// After the text report, print the plain-text pictures, as `qsim run --ascii` does.
-    #[arg(long)]
-    pub ascii: bool,
+    /// What to print and write, as `qsim run` takes it.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `qsim run ... --shard i/N`: runs the shard's jobs and writes its shard file.
@@ -86,17 +64,7 @@ fn refuse_report_flags(args: &RunArgs) -> Result<(), UsageError> {
                 .to_string(),
         });
     }
-    let given = [
-        ("--format json", args.format == Format::Json),
-        ("--json", args.json.is_some()),
-        ("--csv", args.csv.is_some()),
-        ("--markdown", args.markdown.is_some()),
-        ("--plots", args.plots.is_some()),
-        ("--fio-dir", args.fio_dir.is_some()),
-        ("--ascii", args.ascii),
-        ("--check-invariants", args.check_invariants),
-    ];
-    if let Some((flag, _)) = given.iter().find(|(_, on)| *on) {
+    if let Some(flag) = args.output.first_given() {
         return Err(UsageError {
             message: format!(
                 "{flag} shapes the report, which a --shard run does not write (it writes the \
@@ -113,17 +81,9 @@ pub(super) fn merge_cmd(args: &MergeArgs, out: &mut dyn Write) -> anyhow::Result
     let set = ShardSet::open(&args.shards)?;
     let name = set.scenario().name.clone();
     let opts = RunOptions {
-        format: args.format.name().to_string(),
         jobs: 1,
-        check_invariants: args.check_invariants,
-        precision: None,
-        json_file: args.json.clone(),
-        csv_file: args.csv.clone(),
-        markdown_file: args.markdown.clone(),
         time_limit: set.time_limit(),
-        plots_dir: args.plots.as_ref().map(|d| plots_dir(d.as_deref(), &name)),
-        fio_dir: args.fio_dir.clone(),
-        ascii: args.ascii,
+        ..args.output.options(&name)
     };
     experiment::check_outputs(&opts)?;
     let mut watch = PipeWatch {
