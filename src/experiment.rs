@@ -678,7 +678,7 @@ pub fn check_outputs(opts: &RunOptions) -> Result<(), crate::output::OutputError
 fn write_exports(opts: &RunOptions, report: &Report, out: &mut dyn Write) -> Result<(), Error> {
     let mut files: Vec<(&PathBuf, Vec<u8>)> = Vec::new();
     if let Some(path) = &opts.csv_file {
-        files.push((path, export::csv(&report.metrics).into_bytes()));
+        files.push((path, export::report_csv(report).into_bytes()));
     }
     if let Some(path) = &opts.markdown_file {
         files.push((path, export::markdown(&report.metrics).into_bytes()));

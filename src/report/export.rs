@@ -8,7 +8,8 @@
 //! several metrics per run, so it adds `metric` and `unit` after `command`, leaves out
 //! `user`/`system` (no process ran), and adds the 95 % confidence half-width and the paired
 //! comparison against the reference (`relative` = mean ratio to the reference, its 95 %
-//! half-width, and the verdict). The Markdown file has one hyperfine table per metric.
+//! half-width, and the verdict), then, for a sweep or a study, hyperfine's `parameter_<name>`
+//! columns. The Markdown file has one hyperfine table per metric.
 
 use super::metrics::{METRICS, MetricId, Metrics};
 use super::plots::PlotData;
@@ -122,13 +123,38 @@ fn csv_num(x: f64) -> String {
 
 /// The CSV export: a header, then one line per run and metric.
 pub fn csv(runs: &[(String, Vec<Metrics>)]) -> String {
+    csv_with_parameters(runs, &[])
+}
+
+/// The CSV export of `report`: [`csv`], with hyperfine's `parameter_<name>` columns when the
+/// runs came from a sweep or a sensitivity study (one per swept path; empty where a run does
+/// not set it, as a study's base).
+pub fn report_csv(report: &super::Report) -> String {
+    let params: Vec<_> = (0..report.metrics.len())
+        .map(|i| super::sweep::parameters(report, i))
+        .collect();
+    csv_with_parameters(&report.metrics, &params)
+}
+
+/// [`csv`] with `params[i]` (run `i`'s swept values) as trailing `parameter_<name>` columns.
+fn csv_with_parameters(
+    runs: &[(String, Vec<Metrics>)],
+    params: &[std::collections::BTreeMap<String, String>],
+) -> String {
     let (_, rows) = metric_rows(runs);
+    let names: std::collections::BTreeSet<&String> = params.iter().flat_map(|p| p.keys()).collect();
     let mut s = String::from(
-        "command,metric,unit,mean,stddev,median,min,max,ci95_half,relative,relative_ci95_half,verdict\n",
+        "command,metric,unit,mean,stddev,median,min,max,ci95_half,relative,relative_ci95_half,verdict",
     );
+    for n in &names {
+        s.push(',');
+        s.push_str(&csv_field(&format!("parameter_{n}")));
+    }
+    s.push('\n');
     for r in &rows {
         let rel = r.relative.as_ref();
-        let _ = writeln!(
+        let run = runs.iter().position(|(l, _)| *l == r.command);
+        let _ = write!(
             s,
             "{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&r.command),
@@ -144,6 +170,12 @@ pub fn csv(runs: &[(String, Vec<Metrics>)]) -> String {
             rel.map_or(String::new(), |i| csv_num(i.half_width())),
             r.verdict.unwrap_or("")
         );
+        for n in &names {
+            let v = run.and_then(|i| params.get(i)).and_then(|p| p.get(*n));
+            s.push(',');
+            s.push_str(&v.map_or(String::new(), |v| csv_field(v)));
+        }
+        s.push('\n');
     }
     s
 }
@@ -318,6 +350,27 @@ mod tests {
         assert!(rows.iter().all(|r| r.metric != "kswapd cwait sync"));
         let fifo = rows.iter().find(|r| r.command == "fifo").expect("row");
         assert!(fifo.verdict.is_none() && fifo.relative.is_none());
+    }
+
+    #[test]
+    fn csv_adds_one_parameter_column_per_swept_path() {
+        let runs = runs();
+        let mut params = vec![std::collections::BTreeMap::new(); runs.len()];
+        params[0].insert("crypt.encrypt_rate".to_string(), "60MB/s".to_string());
+        params[1].insert("crypt.encrypt_rate".to_string(), "1,2".to_string());
+        let text = csv_with_parameters(&runs, &params);
+        let mut lines = text.lines();
+        assert!(
+            lines
+                .next()
+                .unwrap()
+                .ends_with(",verdict,parameter_crypt.encrypt_rate")
+        );
+        let first = lines.next().unwrap();
+        assert!(first.ends_with(",60MB/s"), "{first}");
+        assert!(text.contains(",\"1,2\"\n"), "{text}");
+        assert_eq!(csv_with_parameters(&runs, &[]), csv(&runs));
+        assert!(!csv(&runs).contains("parameter_"));
     }
 
     #[test]
