@@ -5,7 +5,7 @@
 //! range gets a log x axis.
 
 use super::data::PlotData;
-use super::scale::fmt_num;
+use super::scale::{fmt_num, linear_axis, log_axis};
 use super::style::*;
 use crate::report::sweep::Curves;
 use plotters::coord::Shift;
@@ -65,7 +65,14 @@ pub(super) fn knee<DB: DrawingBackend>(
     if !(x0.is_finite() && x1 > x0) {
         return no_data(root, &body, "fewer than two swept values");
     }
-    let pad = (x1 - x0) * 0.03;
+    // The project's tick rules (1-2-5 on a log axis), as the other plots have.
+    let x_axis = if c.log {
+        let (lo, hi, ticks) = log_axis(10f64.powf(x0), 10f64.powf(x1));
+        Axis::mapped(lo, hi, &ticks, f64::log10)
+    } else {
+        let pad = (x1 - x0) * 0.03;
+        Axis::new(x0 - pad, x1 + pad, linear_axis(x0 - pad, x1 + pad, 6).1)
+    };
     let (y0, y1) = y_range(c);
     let log = c.log;
     let x_desc = if c.axis_unit.is_empty() {
@@ -77,7 +84,7 @@ pub(super) fn knee<DB: DrawingBackend>(
         .margin(12)
         .x_label_area_size(64)
         .y_label_area_size(96)
-        .build_cartesian_2d(x0 - pad..x1 + pad, y0..y1)?;
+        .build_cartesian_2d(x_axis, y0..y1)?;
     chart
         .configure_mesh()
         .x_desc(clip_chars(&x_desc, 90))
@@ -108,7 +115,7 @@ pub(super) fn knee<DB: DrawingBackend>(
 
 /// One policy's band, line, points and knee ring.
 fn policy_curve<DB: DrawingBackend>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    chart: &mut ChartContext<'_, DB, Cartesian2d<Axis, RangedCoordf64>>,
     xs: &[f64],
     i: usize,
     p: &crate::report::sweep::Curve,
