@@ -60,6 +60,7 @@ pub mod recorder;
 pub mod sampler;
 mod swap;
 pub mod timeline;
+pub mod trace;
 pub mod workload;
 pub mod world;
 pub mod zone;
