@@ -486,6 +486,7 @@ pub fn merge(mut set: ShardSet, opts: &RunOptions, out: &mut dyn Write) -> Resul
             violations: line.violations,
             invariants,
             issue_trace: IssueTrace::default(),
+            trace: None,
         };
         fold.add(run, rep, result);
     }

@@ -255,7 +255,7 @@ impl World {
             let Some(work) = self.policy_next(t, now) else {
                 return;
             };
-            self.bios[work.bio].enter(Stage::CryptService, now);
+            self.enter(work.bio, Stage::CryptService, now);
             (work.bio, work.op, self.sc.crypt.hop_cost)
         };
         let mut bio = bio;
@@ -307,7 +307,7 @@ impl World {
             }
             if encrypt {
                 let cost = self.crypto_cost(CryptOp::Encrypt, bio);
-                self.bios[bio].enter(Stage::CryptService, now);
+                self.enter(bio, Stage::CryptService, now);
                 self.actor(a).state = ActorState::Cpu {
                     bio,
                     step: Step::InlineEncrypt,
@@ -367,7 +367,7 @@ impl World {
                     }
                 } else if self.async_io_actor.is_some() || self.write_actor.is_some() {
                     // Mason V3 and 5.8: kcryptd never submits; an io thread does.
-                    self.bios[bio].enter(Stage::IoQueue, now);
+                    self.enter(bio, Stage::IoQueue, now);
                     self.queue_for_io_thread(bio, sched);
                 } else {
                     self.try_submit(a, bio, sched);
@@ -415,7 +415,7 @@ impl World {
                 Dir::Read => self.complete_bio(bio, sched),
                 Dir::Write => {
                     // 2.6.32: an async encryption completion hands the clone to kcryptd_io.
-                    self.bios[bio].enter(Stage::IoQueue, sched.now());
+                    self.enter(bio, Stage::IoQueue, sched.now());
                     self.queue_for_io_thread(bio, sched);
                 }
             },
@@ -495,7 +495,16 @@ impl World {
     pub(super) fn policy_enqueue(&mut self, work: Work, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         self.rec.crypt_len_tick(now, self.policy.len());
+        let before: Vec<usize> = match self.tracer {
+            Some(_) => (0..self.policy.queue_names().len())
+                .map(|q| self.policy.queue_len(q))
+                .collect(),
+            None => Vec::new(),
+        };
         self.policy.enqueue(work);
+        if self.tracer.is_some() {
+            self.trace_crypt_queued(work.bio, &before);
+        }
         self.timeline_crypt(now);
         self.rec.crypt_len_grew(self.policy.len());
         for i in 0..self.crypt_actors.len() {

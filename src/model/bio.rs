@@ -102,11 +102,14 @@ impl Bio {
         }
     }
 
-    /// Closes the current stage at `now` and opens `stage`.
-    pub fn enter(&mut self, stage: Stage, now: SimTime) {
+    /// Closes the current stage at `now` and opens `stage`; returns the stage closed and when
+    /// it began (what a trace records, [`super::trace`]).
+    pub fn enter(&mut self, stage: Stage, now: SimTime) -> (Stage, SimTime) {
+        let closed = (self.stage, self.stage_since);
         self.stage_ns[self.stage.index()] += now.since(self.stage_since).as_ns();
         self.stage = stage;
         self.stage_since = now;
+        closed
     }
 
     /// Request-pool class: 0 = SYNC, 1 = ASYNC.
@@ -154,6 +157,13 @@ impl BioSlab {
     /// Iterates the bios in flight.
     pub fn iter(&self) -> impl Iterator<Item = &Bio> {
         self.slots.iter().flatten()
+    }
+    /// Iterates the bios in flight with their ids.
+    pub fn iter_ids(&self) -> impl Iterator<Item = (BioId, &Bio)> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.as_ref().map(|b| (i as BioId, b)))
     }
 }
 

@@ -170,6 +170,11 @@ impl Device {
         }
     }
 
+    /// The bio on each channel (`None`: idle), for a trace.
+    pub fn channel_bios(&self) -> &[Option<BioId>] {
+        &self.channels
+    }
+
     /// Whether the device takes another request now.
     pub fn can_accept(&self) -> bool {
         self.inflight < self.queue_depth

@@ -326,7 +326,7 @@ impl World {
         bio.measured = self.rec.is_measured(sched.now());
         let pages = pages_for(bytes);
         let id = self.admit(bio);
-        self.bios[id].enter(Stage::DirectReclaim, sched.now());
+        self.enter(id, Stage::DirectReclaim, sched.now());
         if self.alloc_cache_pages(ReclaimWho::Read { bio: id, ctx }, pages, sched) {
             self.bios[id].cache_pages = pages;
             self.route(id, ctx, sched);

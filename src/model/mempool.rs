@@ -252,7 +252,7 @@ impl World {
         let p = self.pr();
         p.pool.split(&mut p.mem);
         let id = self.admit(child);
-        self.bios[id].enter(Stage::CryptService, now);
+        self.enter(id, Stage::CryptService, now);
         id
     }
 

@@ -87,6 +87,8 @@ pub struct RunResult {
     pub invariants: invariants::InvariantReport,
     /// The first issues of each job, if [`run_traced`] asked for them (otherwise empty).
     pub issue_trace: observe::IssueTrace,
+    /// The trace of [`Recording::trace`]'s window, if the run asked for one.
+    pub trace: Option<trace::Trace>,
 }
 
 /// Runs replication 0 of the scenario under one policy to its horizon (or its work budget).
@@ -129,6 +131,10 @@ pub struct Recording {
     /// [`RunObs::fio_log`](observe::RunObs::fio_log) (bounded; see
     /// [`crate::stats::windows`]).
     pub fio_log: bool,
+    /// Record a [`trace`] of this window into [`RunResult::trace`] (bounded by its
+    /// `max_spans`). The run still goes to the scenario's horizon: make `duration` the
+    /// window's end to stop there.
+    pub trace: Option<trace::TraceWindow>,
 }
 
 impl Recording {
@@ -174,6 +180,9 @@ pub fn run_replication_until(
     if rec.fio_log {
         world.rec.keep_fio_log();
     }
+    if let Some(win) = rec.trace {
+        world.start_trace(win);
+    }
     let horizon = SimTime::ZERO + sc.duration;
     let (mut events, mut work) = (0u64, 0u64);
     let mut timed_out = false;
@@ -202,6 +211,7 @@ pub fn run_replication_until(
     let invariants = world.invariants(sched.now());
     let violations = invariants.violations();
     let issue_trace = world.take_issue_trace();
+    let trace = world.take_trace(sched.now());
     let saturated = stop == StopReason::WorkBudget && !timed_out;
     let mut obs = world.finish(sched.now(), events, saturated);
     if timed_out {
@@ -212,6 +222,7 @@ pub fn run_replication_until(
         violations,
         invariants,
         issue_trace,
+        trace,
     }
 }
 

@@ -4,7 +4,7 @@
 //! `qsim trace` draws as a Gantt chart and prints as an event log.
 //!
 //! The trace is recorded through the report's own observation point: every stage a bio closes
-//! goes through [`Bio::enter`](super::bio::Bio::enter), which both adds the stage's time to
+//! goes through [`Bio::enter`](Bio::enter), which both adds the stage's time to
 //! the bio (what the report's "where the time went" sums at completion) and, when a trace is
 //! on, hands the closed span to the [`Tracer`]. A window's per-stage sums from the trace
 //! therefore equal the report's for the same window, and a test checks it.
@@ -17,8 +17,14 @@
 //! Memory is bounded by [`TraceWindow::max_spans`]: once reached, recording stops and
 //! [`Trace::truncated`] says when, so a pathological window cannot grow without bound.
 
-use super::bio::Dir;
+use super::actors::{ActorKind, ActorState};
+use super::bio::{Bio, BioId, Dir, Origin};
+use super::cwait::{CwWho, Waiter};
+use super::ids::QueueClass;
+use super::kswapd::KState;
 use super::observe::Stage;
+use super::policy::Topology;
+use super::world::World;
 use crate::engine::{SimDuration, SimTime};
 
 /// What part of a run to trace.
@@ -168,4 +174,716 @@ pub struct Trace {
     pub marks: Vec<Mark>,
     /// Recording stopped here because [`TraceWindow::max_spans`] was reached.
     pub truncated: Option<SimTime>,
+}
+
+/// Queue lanes by the stage whose waiting they show, in drawing order. The crypt queue gets
+/// one lane per list of the policy instead (see [`Tracer::new`]).
+const QUEUE_STAGES: [(Stage, &str); 4] = [
+    (Stage::IoQueue, "kcryptd_io queue"),
+    (Stage::PoolSleep, "request-pool sleep"),
+    (Stage::BlockQueue, "elevator"),
+    (Stage::DirectReclaim, "direct reclaim"),
+];
+
+/// No traced bio for this slab slot.
+const UNSEEN: u32 = u32::MAX;
+
+/// A lane's current activity and since when.
+type Open = Option<(SimTime, Activity)>;
+
+/// Records a [`Trace`] while a run goes on; the world feeds it (see the module doc).
+#[derive(Debug)]
+pub(super) struct Tracer {
+    win: TraceWindow,
+    trace: Trace,
+    /// Traced-bio index of each slab slot (UNSEEN when the slot's bio is not traced yet).
+    seen: Vec<u32>,
+    /// The crypt-queue list each slab slot's bio was queued on (an index into `crypt_lanes`).
+    crypt_list: Vec<u8>,
+    /// Lane of each crypt-queue list.
+    crypt_lanes: Vec<u32>,
+    /// Lane of each queue stage of QUEUE_STAGES.
+    queue_lanes: [u32; QUEUE_STAGES.len()],
+    /// Per actor: its lane and what it is doing.
+    threads: Vec<(u32, Open)>,
+    /// Per device channel: its lane and what it is doing.
+    channels: Vec<(u32, Open)>,
+    cpu: (u32, Open),
+    kswapd: Option<(u32, Open)>,
+    /// GFP_ATOMIC failures counted so far (to mark new ones).
+    failures: u64,
+    /// The first scan of the window has happened.
+    started: bool,
+    /// Spans, stages and marks recorded (bounded by the window's `max_spans`).
+    recorded: usize,
+}
+
+impl Tracer {
+    /// A tracer for `win`, with one lane per thread in `threads`, per list in `crypt_lists`, per
+    /// device channel, and the CPUs, kswapd (when `memory`) and queue lanes.
+    pub(super) fn new(
+        win: TraceWindow,
+        policy: &str,
+        threads: &[String],
+        crypt_lists: &[&str],
+        channels: usize,
+        cpus: u32,
+        memory: bool,
+    ) -> Self {
+        let mut lanes = Vec::new();
+        let mut lane = |name: String, kind: LaneKind| {
+            lanes.push(Lane { name, kind });
+            (lanes.len() - 1) as u32
+        };
+        let threads = threads
+            .iter()
+            .map(|n| (lane(n.clone(), LaneKind::Thread), None))
+            .collect();
+        let cpu = (lane(format!("CPUs ({cpus})"), LaneKind::Cpus), None);
+        let kswapd = memory.then(|| (lane("kswapd".into(), LaneKind::Kswapd), None));
+        let channels = (0..channels)
+            .map(|c| (lane(format!("device ch{c}"), LaneKind::Device), None))
+            .collect();
+        let crypt_lanes = crypt_lists
+            .iter()
+            .map(|l| lane(format!("{l} queue"), LaneKind::Queue))
+            .collect();
+        let queue_lanes = QUEUE_STAGES.map(|(_, n)| lane(n.into(), LaneKind::Queue));
+        Tracer {
+            win,
+            trace: Trace {
+                policy: policy.to_string(),
+                from: win.from,
+                to: win.to,
+                cpus,
+                lanes,
+                spans: Vec::new(),
+                bios: Vec::new(),
+                marks: Vec::new(),
+                truncated: None,
+            },
+            seen: Vec::new(),
+            crypt_list: Vec::new(),
+            crypt_lanes,
+            queue_lanes,
+            threads,
+            channels,
+            cpu,
+            kswapd,
+            failures: 0,
+            started: false,
+            recorded: 0,
+        }
+    }
+
+    /// Whether recording is on at `now`: inside the window and under the span budget.
+    fn on(&self, now: SimTime) -> bool {
+        now >= self.win.from && self.trace.truncated.is_none()
+    }
+
+    /// Counts one record; past the budget, recording stops at `now`.
+    fn count(&mut self, now: SimTime) -> bool {
+        self.recorded += 1;
+        if self.recorded > self.win.max_spans {
+            self.trace.truncated = Some(now);
+            return false;
+        }
+        true
+    }
+
+    /// The traced index of slab slot `id`'s bio, adding it on first sight.
+    pub(super) fn bio(&mut self, id: usize, b: &Bio, origin: impl FnOnce() -> String) -> u32 {
+        if self.seen.len() <= id {
+            self.seen.resize(id + 1, UNSEEN);
+        }
+        if self.seen[id] == UNSEEN {
+            self.trace.bios.push(TracedBio {
+                dir: b.dir,
+                sync: b.sync,
+                bytes: b.bytes,
+                origin: origin(),
+                issued: b.issued,
+                completed: None,
+                measured: b.measured,
+                stages: Vec::new(),
+            });
+            self.seen[id] = (self.trace.bios.len() - 1) as u32;
+        }
+        self.seen[id]
+    }
+
+    /// The crypt-queue list slab slot `id`'s bio was just queued on.
+    pub(super) fn crypt_queued(&mut self, id: usize, list: usize) {
+        if self.crypt_list.len() <= id {
+            self.crypt_list.resize(id + 1, 0);
+        }
+        self.crypt_list[id] = list.min(self.crypt_lanes.len().saturating_sub(1)) as u8;
+    }
+
+    /// Bio `id` (`b`, already moved on) closed `stage`, entered at `start`, at `end`: the span
+    /// [`Bio::enter`](Bio::enter) just added to the bio's own time in stage.
+    pub(super) fn stage_closed(
+        &mut self,
+        id: usize,
+        b: &Bio,
+        (stage, start): (Stage, SimTime),
+        end: SimTime,
+        origin: impl FnOnce() -> String,
+    ) {
+        if end <= self.win.from || end == start || !self.on(end) || !self.count(end) {
+            return;
+        }
+        let k = self.bio(id, b, origin);
+        self.trace.bios[k as usize]
+            .stages
+            .push(StageSpan { stage, start, end });
+        if let Some(lane) = self.queue_lane(id, stage) {
+            let what = Activity::Bio { bio: k, stage };
+            self.trace.spans.push(Span {
+                lane,
+                start,
+                end,
+                what,
+            });
+        }
+    }
+
+    /// The queue lane a bio waiting in `stage` is drawn on, if the stage is a wait.
+    fn queue_lane(&self, id: usize, stage: Stage) -> Option<u32> {
+        if stage == Stage::CryptQueue {
+            let list = self.crypt_list.get(id).copied().unwrap_or(0) as usize;
+            return self.crypt_lanes.get(list).copied();
+        }
+        QUEUE_STAGES
+            .iter()
+            .position(|(s, _)| *s == stage)
+            .map(|i| self.queue_lanes[i])
+    }
+
+    /// Bio `id` completed at `now` (its last stage already closed).
+    pub(super) fn completed(&mut self, id: usize, now: SimTime) {
+        if let Some(k) = self.seen.get_mut(id) {
+            if *k != UNSEEN {
+                self.trace.bios[*k as usize].completed = Some(now);
+            }
+            *k = UNSEEN;
+        }
+    }
+
+    /// A mark on `lane` at `now`.
+    fn mark(&mut self, lane: u32, now: SimTime, what: String) {
+        if self.on(now) && self.count(now) {
+            self.trace.marks.push(Mark {
+                at: now,
+                lane,
+                what,
+            });
+        }
+    }
+
+    /// A `congestion_wait` on class `class` that slept on `lane` ended at `now` after `slept`.
+    fn wait_ended(
+        &mut self,
+        lane: u32,
+        class: &str,
+        early: bool,
+        slept: SimDuration,
+        now: SimTime,
+    ) {
+        let how = if early { "woke early" } else { "timed out" };
+        let what = format!("congestion_wait({class}) {how} after {slept}");
+        self.mark(lane, now, what);
+    }
+
+    /// Records the lanes' state at `now`, at the end of an event. The first look in the
+    /// window (made before its first event) dates its states from the window's start.
+    pub(super) fn look(&mut self, now: SimTime, s: &LaneStates) {
+        if !self.on(now) {
+            return;
+        }
+        let t = if self.started { now } else { self.win.from };
+        self.started = true;
+        for i in 0..self.threads.len() {
+            let want = s.threads.get(i).copied().flatten();
+            let (lane, open) = self.threads[i];
+            self.threads[i].1 = self.change(lane, open, want, t);
+        }
+        for i in 0..self.channels.len() {
+            let want = s.channels.get(i).copied().flatten();
+            let (lane, open) = self.channels[i];
+            self.channels[i].1 = self.change(lane, open, want, t);
+        }
+        let want = (s.runnable > 0).then_some(Activity::Runnable(s.runnable));
+        self.cpu.1 = self.change(self.cpu.0, self.cpu.1, want, t);
+        if let Some((lane, open)) = self.kswapd {
+            let next = self.change(lane, open, s.kswapd.map(Activity::State), t);
+            self.kswapd = Some((lane, next));
+            if s.failures > self.failures {
+                let n = s.failures - self.failures;
+                let what = format!("{n} GFP_ATOMIC failure(s), {} pages free", s.free);
+                self.mark(lane, t, what);
+            }
+        }
+        self.failures = s.failures;
+    }
+
+    /// Closes `open` on `lane` at `t` when `want` differs, and returns what is open after.
+    fn change(&mut self, lane: u32, open: Open, want: Option<Activity>, t: SimTime) -> Open {
+        if open.map(|o| o.1) == want {
+            return open;
+        }
+        if let Some((start, what)) = open
+            && t > start
+            && self.count(t)
+        {
+            self.trace.spans.push(Span {
+                lane,
+                start,
+                end: t,
+                what,
+            });
+        }
+        want.map(|w| (t, w))
+    }
+
+    /// Ends the trace at `now` (the window's end, or earlier if the run stopped): closes every
+    /// open lane, and the stage every bio still in flight is in (`live`: slab slot, bio).
+    pub(super) fn finish<'a>(
+        mut self,
+        now: SimTime,
+        live: impl Iterator<Item = (usize, &'a Bio, String)>,
+    ) -> Trace {
+        let end = self.trace.truncated.unwrap_or(now).min(self.win.to);
+        self.trace.to = end;
+        self.trace.truncated = self.trace.truncated.filter(|&t| t < self.win.to);
+        let open: Vec<(u32, Open)> = self
+            .threads
+            .iter()
+            .chain(&self.channels)
+            .chain(std::iter::once(&self.cpu))
+            .chain(self.kswapd.iter())
+            .copied()
+            .collect();
+        for (lane, o) in open {
+            if let Some((start, what)) = o
+                && end > start
+            {
+                self.trace.spans.push(Span {
+                    lane,
+                    start,
+                    end,
+                    what,
+                });
+            }
+        }
+        if self.trace.truncated.is_none() {
+            for (id, b, origin) in live {
+                let start = b.stage_since.max(self.win.from);
+                if end <= start {
+                    continue;
+                }
+                let k = self.bio(id, b, || origin);
+                let stage = b.stage;
+                self.trace.bios[k as usize].stages.push(StageSpan {
+                    stage,
+                    start: b.stage_since,
+                    end,
+                });
+                if let Some(lane) = self.queue_lane(id, stage) {
+                    let what = Activity::Bio { bio: k, stage };
+                    self.trace.spans.push(Span {
+                        lane,
+                        start: b.stage_since,
+                        end,
+                        what,
+                    });
+                }
+            }
+        }
+        self.drop_empty_queue_lanes();
+        self.trace
+    }
+
+    /// Removes queue lanes nothing waited in, renumbering the spans' and marks' lanes.
+    fn drop_empty_queue_lanes(&mut self) {
+        let t = &mut self.trace;
+        let used: Vec<bool> = (0..t.lanes.len())
+            .map(|l| {
+                t.lanes[l].kind != LaneKind::Queue || t.spans.iter().any(|s| s.lane as usize == l)
+            })
+            .collect();
+        let mut map = vec![0u32; t.lanes.len()];
+        let mut next = 0;
+        for (l, &u) in used.iter().enumerate() {
+            map[l] = next;
+            next += u32::from(u);
+        }
+        let mut l = 0;
+        t.lanes.retain(|_| {
+            l += 1;
+            used[l - 1]
+        });
+        for s in &mut t.spans {
+            s.lane = map[s.lane as usize];
+        }
+        for m in &mut t.marks {
+            m.lane = map[m.lane as usize];
+        }
+    }
+}
+
+/// What the world's lanes are doing at one instant (filled by the world for [`Tracer::look`]).
+#[derive(Debug, Default)]
+pub(super) struct LaneStates {
+    /// Per actor.
+    pub(super) threads: Vec<Option<Activity>>,
+    /// Per device channel.
+    pub(super) channels: Vec<Option<Activity>>,
+    /// Runnable CPU tasks.
+    pub(super) runnable: u32,
+    /// kswapd's state, when not asleep.
+    pub(super) kswapd: Option<&'static str>,
+    /// GFP_ATOMIC failures so far, and the free pages now.
+    pub(super) failures: u64,
+    /// Free pages now.
+    pub(super) free: u64,
+}
+
+impl World {
+    /// Starts tracing `win` (see the module doc); the run should stop at `win.to`.
+    pub(super) fn start_trace(&mut self, win: TraceWindow) {
+        let threads: Vec<String> = self
+            .actors
+            .iter()
+            .map(|a| self.actor_name(a.kind))
+            .collect();
+        let lists = self.policy.queue_names();
+        let lists: Vec<&str> =
+            if self.info.topology == Topology::Plain || self.info.topology == Topology::Inline {
+                Vec::new()
+            } else {
+                lists.to_vec()
+            };
+        self.tracer = Some(Box::new(Tracer::new(
+            win,
+            self.info.name,
+            &threads,
+            &lists,
+            self.device.channel_bios().len(),
+            self.cpu.cpus(),
+            self.memory.zone().is_some(),
+        )));
+    }
+
+    /// The lane label of a thread.
+    fn actor_name(&self, kind: ActorKind) -> String {
+        let crypt = self.crypt_actors.len();
+        match kind {
+            ActorKind::Crypt(i) if crypt > 1 => format!("kcryptd/{i}"),
+            ActorKind::Crypt(_) => "kcryptd".into(),
+            ActorKind::Io => "kcryptd_io".into(),
+            ActorKind::AsyncIo => "kcryptd_async_io".into(),
+            ActorKind::DmcryptWrite => "dmcrypt_write".into(),
+            ActorKind::JobCtx(j) => format!("job {}", self.jobs[j as usize].label()),
+            ActorKind::FlusherCtx(w) if self.writers.len() > 1 => format!("flusher/{w}"),
+            ActorKind::FlusherCtx(_) => "flusher".into(),
+            ActorKind::ProcCtx(p) => format!("gitk/{p}"),
+            ActorKind::SwapWriter => "swap writer".into(),
+        }
+    }
+
+    /// Who issued `b`, in words.
+    fn origin_name(&self, b: &Bio) -> String {
+        match b.origin {
+            Origin::Job(j) => format!("job {}", self.jobs[j as usize].label()),
+            Origin::Writeback(w) if self.writers.len() > 1 => format!("writeback/{w}"),
+            Origin::Writeback(_) => "writeback".into(),
+            Origin::Proc(p) => format!("gitk/{p} read"),
+            Origin::SwapIn(p) => format!("gitk/{p} swap-in"),
+            Origin::SwapOut => "swap-out".into(),
+        }
+    }
+
+    /// Moves bio `id` to `stage` at `now` ([`Bio::enter`]), handing the closed stage to the
+    /// tracer when one runs: the one place a bio's stage changes while it is in the slab.
+    #[inline]
+    pub(super) fn enter(&mut self, id: BioId, stage: Stage, now: SimTime) {
+        let closed = self.bios[id].enter(stage, now);
+        if self.tracer.is_some() {
+            self.trace_closed(id, closed, now);
+        }
+    }
+
+    #[cold]
+    fn trace_closed(&mut self, id: BioId, closed: (Stage, SimTime), now: SimTime) {
+        let mut t = self.tracer.take().expect("tracer");
+        let b = &self.bios[id];
+        t.stage_closed(id as usize, b, closed, now, || self.origin_name(b));
+        self.tracer = Some(t);
+    }
+
+    /// Bio `id`, already out of the slab, completed at `now`, closing `closed`.
+    pub(super) fn trace_completed(
+        &mut self,
+        id: BioId,
+        b: &Bio,
+        closed: (Stage, SimTime),
+        now: SimTime,
+    ) {
+        let Some(mut t) = self.tracer.take() else {
+            return;
+        };
+        t.stage_closed(id as usize, b, closed, now, || self.origin_name(b));
+        t.completed(id as usize, now);
+        self.tracer = Some(t);
+    }
+
+    /// The policy queued bio `id`; `before` were its lists' lengths just before.
+    pub(super) fn trace_crypt_queued(&mut self, id: BioId, before: &[usize]) {
+        let Some(t) = self.tracer.as_deref_mut() else {
+            return;
+        };
+        let list = (0..before.len())
+            .find(|&q| self.policy.queue_len(q) > before[q])
+            .unwrap_or(0);
+        t.crypt_queued(id as usize, list);
+    }
+
+    /// A `congestion_wait` of `w` ended at `now` after `slept`, early or by its timeout.
+    pub(super) fn trace_wait(&mut self, w: &Waiter, early: bool, slept: SimDuration, now: SimTime) {
+        let Some(t) = self.tracer.as_deref_mut() else {
+            return;
+        };
+        let lane = match w.who {
+            CwWho::Kswapd => t.kswapd.map(|k| k.0),
+            CwWho::CryptNap(a) => t.threads.get(a.index()).map(|x| x.0),
+            CwWho::Writer(i) | CwWho::Flusher(i) => {
+                let a = self.writers[i as usize].ctx;
+                t.threads.get(a.index()).map(|x| x.0)
+            }
+            CwWho::Reclaim(_) => Some(t.queue_lanes[3]),
+        };
+        if let Some(lane) = lane {
+            let class = if w.class == QueueClass::Sync {
+                "SYNC"
+            } else {
+                "ASYNC"
+            };
+            t.wait_ended(lane, class, early, slept, now);
+        }
+    }
+
+    /// Looks at the lanes after an event at `now` (and once before the window's first event).
+    pub(super) fn trace_event(&mut self, now: SimTime, before: bool) {
+        let Some(mut t) = self.tracer.take() else {
+            return;
+        };
+        if now >= t.win.from && (!before || !t.started) {
+            let s = self.lane_states(&mut t);
+            t.look(now, &s);
+        }
+        self.tracer = Some(t);
+    }
+
+    /// What every lane is doing now.
+    fn lane_states(&self, t: &mut Tracer) -> LaneStates {
+        let mut bio = |id: BioId, stage: Option<Stage>| {
+            let b = &self.bios[id];
+            let k = t.bio(id as usize, b, || self.origin_name(b));
+            Activity::Bio {
+                bio: k,
+                stage: stage.unwrap_or(b.stage),
+            }
+        };
+        let threads = self
+            .actors
+            .iter()
+            .map(|a| match a.state {
+                ActorState::Idle => None,
+                ActorState::Cpu { bio: id, .. } | ActorState::PoolWait { bio: id } => {
+                    Some(bio(id, None))
+                }
+                ActorState::Backlog => Some(Activity::State("crypto backlog")),
+                ActorState::MemWait => Some(Activity::State("mempool sleep")),
+            })
+            .collect();
+        let channels = self
+            .device
+            .channel_bios()
+            .iter()
+            .map(|c| c.map(|id| bio(id, Some(Stage::Device))))
+            .collect();
+        let mut s = LaneStates {
+            threads,
+            channels,
+            runnable: self.cpu.runnable() as u32,
+            ..LaneStates::default()
+        };
+        if let Some(p) = self.memory.zone() {
+            s.kswapd = match p.kswapd.state {
+                KState::Sleep => None,
+                KState::Scan => Some("reclaiming"),
+                KState::CongestionWait => Some("congestion_wait"),
+                KState::Nap => Some("nap"),
+            };
+            s.failures = p.mem.atomic_failures_total();
+            s.free = p.mem.zone.free_pages();
+        }
+        s
+    }
+
+    /// Ends the trace at `now`, if one runs.
+    pub(super) fn take_trace(&mut self, now: SimTime) -> Option<Trace> {
+        let t = self.tracer.take()?;
+        let live = self
+            .bios
+            .iter_ids()
+            .map(|(id, b)| (id as usize, b, self.origin_name(b)));
+        Some(t.finish(now, live))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::config::Scenario;
+    use crate::model::{Recording, RunResult, policy, run_replication_with};
+
+    /// two-queue (with its memory) traced over 200 ms from the warm-up's end, the run
+    /// stopping at the window's end: the report's window is the trace's.
+    fn traced(policy: &str, memory: bool) -> (Scenario, RunResult) {
+        let mut sc = crate::scenario::resolve("two-queue").expect("shipped");
+        if !memory {
+            sc.memory = None;
+        }
+        let win = TraceWindow::new(SimTime::ZERO + sc.warmup, SimDuration::from_ms(200));
+        sc.duration = win.to.since(SimTime::ZERO);
+        let rec = Recording {
+            trace: Some(win),
+            ..Recording::default()
+        };
+        let r = run_replication_with(&sc, policy::find(policy).expect("policy"), 0, rec);
+        (sc, r)
+    }
+
+    #[test]
+    fn a_windows_stage_sums_equal_the_reports() {
+        for (policy, memory) in [("fifo", true), ("split", true), ("fifo", false)] {
+            let (_, r) = traced(policy, memory);
+            let t = r.trace.as_ref().expect("trace");
+            assert!(t.truncated.is_none());
+            for dir in [Dir::Read, Dir::Write] {
+                let done: Vec<&TracedBio> = t
+                    .bios
+                    .iter()
+                    .filter(|b| b.dir == dir && b.measured && b.completed.is_some())
+                    .collect();
+                assert_eq!(
+                    done.len() as u64,
+                    r.obs.dirs[dir as usize].ios,
+                    "{policy} {dir:?}"
+                );
+                for s in Stage::ALL {
+                    let traced: u128 = done
+                        .iter()
+                        .flat_map(|b| &b.stages)
+                        .filter(|x| x.stage == s)
+                        .map(|x| u128::from(x.end.since(x.start).as_ns()))
+                        .sum();
+                    let report = r.obs.dirs[dir as usize].stages[s.index()].sum();
+                    assert_eq!(traced, report, "{policy} {dir:?} {s:?}");
+                }
+            }
+            assert!(
+                r.obs.dirs[0].ios > 0,
+                "{policy}: reads completed in the window"
+            );
+        }
+    }
+
+    #[test]
+    fn spans_are_inside_the_run_and_lanes_exist() {
+        let (_, r) = traced("fifo", true);
+        let t = r.trace.expect("trace");
+        assert!(!t.spans.is_empty());
+        for s in &t.spans {
+            assert!(s.start < s.end && s.end <= t.to && s.end > t.from, "{s:?}");
+            assert!((s.lane as usize) < t.lanes.len());
+            if let Activity::Bio { bio, .. } = s.what {
+                assert!((bio as usize) < t.bios.len());
+            }
+        }
+        let names: Vec<&str> = t.lanes.iter().map(|l| l.name.as_str()).collect();
+        for want in [
+            "kcryptd",
+            "kcryptd_io",
+            "kswapd",
+            "device ch0",
+            "kcryptd queue",
+        ] {
+            assert!(names.contains(&want), "{want} in {names:?}");
+        }
+    }
+
+    /// Under fifo some read waits in kcryptd's queue while kcryptd encrypts a write; under
+    /// split no read ever waits in a crypt queue.
+    #[test]
+    fn fifo_reads_wait_behind_write_encryption_and_split_reads_do_not() {
+        let (_, r) = traced("fifo", true);
+        let t = r.trace.expect("trace");
+        let kcryptd = t.lanes.iter().position(|l| l.name == "kcryptd").unwrap() as u32;
+        let behind = t.spans.iter().any(|q| {
+            let Activity::Bio { bio, stage: Stage::CryptQueue } = q.what else {
+                return false;
+            };
+            t.bios[bio as usize].dir == Dir::Read
+                && t.spans.iter().any(|s| {
+                    s.lane == kcryptd
+                        && s.start < q.end
+                        && q.start < s.end
+                        && matches!(s.what, Activity::Bio { bio: w, .. } if t.bios[w as usize].dir == Dir::Write)
+                })
+        });
+        assert!(
+            behind,
+            "a read waited in kcryptd's queue behind a write under fifo"
+        );
+        let (_, r) = traced("split", true);
+        let t = r.trace.expect("trace");
+        let waits = t
+            .bios
+            .iter()
+            .filter(|b| b.dir == Dir::Read)
+            .flat_map(|b| &b.stages)
+            .filter(|s| s.stage == Stage::CryptQueue && s.end > s.start)
+            .count();
+        assert_eq!(waits, 0, "split never queues a read behind a write");
+    }
+
+    #[test]
+    fn tracing_changes_nothing_and_repeats() {
+        let (sc, a) = traced("fifo", true);
+        let b = run_replication_with(&sc, policy::find("fifo").unwrap(), 0, Recording::default());
+        assert_eq!(a.obs.dirs[0].clat.sum(), b.obs.dirs[0].clat.sum());
+        assert_eq!(a.obs.events, b.obs.events);
+        let (_, c) = traced("fifo", true);
+        assert_eq!(a.trace, c.trace);
+    }
+
+    #[test]
+    fn a_small_budget_truncates() {
+        let mut sc = crate::scenario::resolve("two-queue").expect("shipped");
+        let mut win = TraceWindow::new(SimTime::ZERO + sc.warmup, SimDuration::from_ms(200));
+        win.max_spans = 50;
+        sc.duration = win.to.since(SimTime::ZERO);
+        let rec = Recording {
+            trace: Some(win),
+            ..Recording::default()
+        };
+        let r = run_replication_with(&sc, policy::find("fifo").unwrap(), 0, rec);
+        let t = r.trace.unwrap();
+        let cut = t.truncated.expect("truncated");
+        assert_eq!(t.to, cut);
+        assert!(t.spans.len() + t.marks.len() <= 60);
+    }
 }

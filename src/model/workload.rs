@@ -79,6 +79,11 @@ pub struct Job {
 }
 
 impl Job {
+    /// The job's name (with `.<copy>` when it has several copies).
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
     /// Copy `copy` of the job named `name`.
     pub fn new(name: &str, copy: u32, cfg: &FioJob, ctx: ActorId, streams: &RngStreams) -> Job {
         let s = |what: &str| streams.stream(&format!("{name}.{copy}/{what}"));
@@ -331,7 +336,7 @@ impl World {
             return;
         }
         // The process first runs its submission path on a CPU (actors.rs, `Step::Submit`).
-        self.bios[id].enter(Stage::Other, sched.now());
+        self.enter(id, Stage::Other, sched.now());
         self.actors[ctx.index()].syscalls.push_back(id);
         self.kick(ctx, sched);
     }
@@ -350,7 +355,7 @@ impl World {
             return;
         }
         let pages = super::memory::pages_for(self.bios[id].bytes);
-        self.bios[id].enter(Stage::DirectReclaim, sched.now());
+        self.enter(id, Stage::DirectReclaim, sched.now());
         let who = ReclaimWho::Read { bio: id, ctx };
         if self.alloc_cache_pages(who, pages, sched) {
             self.bios[id].cache_pages = pages;

@@ -66,6 +66,8 @@ pub struct World {
     scratch: Vec<TaskOwner>,
     /// The timeline, when a run asks for one.
     pub(super) timeline: Option<Box<super::timeline::Recorder>>,
+    /// The trace of a window, when a run asks for one.
+    pub(super) tracer: Option<Box<super::trace::Tracer>>,
 }
 
 impl World {
@@ -119,6 +121,7 @@ impl World {
             cw: CongestionWaits::default(),
             scratch: Vec::new(),
             timeline: None,
+            tracer: None,
         };
         w.rec.start(sched);
         w.start_workloads(sched);
@@ -180,14 +183,14 @@ impl World {
         let class = self.bios[bio].class();
         let actor = &mut self.actors[a.index()];
         if !self.queue.get_request(class, &mut actor.batch, now) {
-            self.bios[bio].enter(Stage::PoolSleep, now);
             actor.state = ActorState::PoolWait { bio };
+            self.enter(bio, Stage::PoolSleep, now);
             self.queue.sleep(class, a, sched);
             self.dispatch(sched);
             return false;
         }
         let unplug = self.submit_unplugs(a);
-        self.bios[bio].enter(Stage::BlockQueue, now);
+        self.enter(bio, Stage::BlockQueue, now);
         let (sync, at) = (
             self.bios[bio].sync,
             (self.bios[bio].offset, self.bios[bio].bytes),
@@ -234,7 +237,7 @@ impl World {
                 break;
             };
             let now = sched.now();
-            self.bios[bio].enter(Stage::Device, now);
+            self.enter(bio, Stage::Device, now);
             if let Some(wake) = self.device.accept(bio, &self.bios, now) {
                 schedule_device(wake, sched);
             }
@@ -262,12 +265,12 @@ impl World {
         match (dir, self.info.topology) {
             (Dir::Write, _) | (Dir::Read, Topology::Plain) => self.complete_bio(bio, sched),
             (Dir::Read, Topology::Queued | Topology::Workqueue) => {
-                self.bios[bio].enter(Stage::CryptQueue, now);
+                self.enter(bio, Stage::CryptQueue, now);
                 let op = CryptOp::Decrypt;
                 self.policy_enqueue(Work { bio, op, sync }, sched);
             }
             (Dir::Read, Topology::Inline) => {
-                self.bios[bio].enter(Stage::CryptService, now);
+                self.enter(bio, Stage::CryptService, now);
                 let cost = self.crypto_cost(CryptOp::Decrypt, bio);
                 self.start_cpu(TaskOwner::Softirq(bio), cost, sched);
             }
@@ -314,7 +317,7 @@ impl World {
             self.bios[id].origin,
             Origin::Job(_) | Origin::Proc(_) | Origin::SwapIn(_)
         ) && sync;
-        self.bios[id].enter(Stage::Other, now);
+        self.enter(id, Stage::Other, now);
         let direct = match self.info.topology {
             Topology::Queued => false,
             // 5.8 submits a read's clone from the caller; only writes queue to kcryptd.
@@ -330,11 +333,11 @@ impl World {
         self.bios[id].accepted = now;
         match dir {
             Dir::Read => {
-                self.bios[id].enter(Stage::IoQueue, now);
+                self.enter(id, Stage::IoQueue, now);
                 self.queue_for_io_thread(id, sched);
             }
             Dir::Write => {
-                self.bios[id].enter(Stage::CryptQueue, now);
+                self.enter(id, Stage::CryptQueue, now);
                 let op = CryptOp::Encrypt;
                 self.policy_enqueue(Work { bio: id, op, sync }, sched);
             }
@@ -350,7 +353,10 @@ impl World {
     pub(super) fn complete_bio(&mut self, id: BioId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let mut bio = self.bios.remove(id);
-        bio.enter(Stage::Other, now);
+        let closed = bio.enter(Stage::Other, now);
+        if self.tracer.is_some() {
+            self.trace_completed(id, &bio, closed, now);
+        }
         if bio.bounce_pages > 0 && !self.memory.free_unlimited_bounce(bio.bounce_pages) {
             self.free_bounce(bio.bounce_pages, sched);
         }
@@ -394,6 +400,7 @@ impl World {
 
     fn end_wait(&mut self, w: super::cwait::Waiter, early: bool, sched: &mut Scheduler<Event>) {
         let slept = self.rec.wait_ended(&w, early, sched.now());
+        self.trace_wait(&w, early, slept, sched.now());
         self.account_mm_wait(w.who, w.class, slept, early);
         match w.who {
             CwWho::Writer(i) => self.writer_tick(i, sched),
@@ -476,6 +483,9 @@ impl Model for World {
     }
 
     fn handle(&mut self, ev: Event, sched: &mut Scheduler<Event>) {
+        if self.tracer.is_some() {
+            self.trace_event(sched.now(), true);
+        }
         self.integrate_occupancy(sched.now());
         self.memory.advance(sched.now());
         match ev {
@@ -512,5 +522,8 @@ impl Model for World {
             Event::Recorder(RecEvent::WarmupEnd) => self.warmup_end(sched.now()),
         }
         self.timeline_event(sched.now());
+        if self.tracer.is_some() {
+            self.trace_event(sched.now(), false);
+        }
     }
 }
