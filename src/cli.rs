@@ -20,6 +20,8 @@ pub use conventions::{CompletionsArgs, EXIT_STATUS_HELP, ManArgs, STDIN_NAME, ma
 use conventions::{completions_cmd, man_cmd, resolve_scenario};
 mod merge;
 pub use merge::MergeArgs;
+mod trace;
+pub use trace::TraceArgs;
 
 /// Simulates Linux dm-crypt work queues and compares queue policies.
 #[derive(Debug, Parser)]
@@ -64,6 +66,10 @@ pub enum Command {
     /// Fold the shard files of `qsim run --shard i/N` (all N, any order) into the report and
     /// exports one `qsim run` would write, byte for byte.
     Merge(MergeArgs),
+    /// Trace one policy of a scenario over a short window (default: 200 ms after the warm-up):
+    /// every bio's moves through the queues, threads and device as an event log and a Gantt
+    /// chart, with a read highlighted and what it waited behind.
+    Trace(TraceArgs),
 }
 
 /// Arguments of `qsim reproduce`.
@@ -416,6 +422,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Completions(args) => completions_cmd(&args, out),
         Command::Man(args) => man_cmd(&args, out),
         Command::Merge(args) => merge::merge_cmd(&args, out),
+        Command::Trace(args) => trace::trace_cmd(&args, out),
     }
 }
 

@@ -33,6 +33,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub mod shard;
+pub mod trace;
 
 /// Options of `qsim run` that change how a scenario runs or prints.
 #[derive(Debug, Clone, Default)]

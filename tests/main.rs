@@ -18,4 +18,5 @@ mod sweep;
 mod theory;
 mod tidy;
 mod torture;
+mod trace;
 mod util;

@@ -39,6 +39,7 @@ pub mod reproduce;
 pub mod spread;
 pub mod sweep;
 pub mod text;
+pub mod trace;
 pub mod warning;
 
 use crate::model::invariants::InvariantReport;

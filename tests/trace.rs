@@ -1,0 +1,99 @@
+//! `qsim trace`: the window's stage sums equal an independent `qsim run` report of the same
+//! window, fifo shows a read waiting behind a write encryption and split does not, and bad
+//! flags are refused with a hint.
+
+use crate::util::{Run, TempDir};
+
+/// `direction,stage -> trace ns` from a trace's stages.csv.
+fn trace_sums(csv: &str) -> Vec<(String, String, u128, u64)> {
+    csv.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].into(),
+                f[1].into(),
+                f[2].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_traced_windows_stage_sums_equal_a_separate_runs_report() {
+    let dir = TempDir::new();
+    let out = dir.path().join("t");
+    let out_s = out.to_str().unwrap();
+    Run::of(&["trace", "two-queue", "--policy", "fifo", "--out", out_s]).assert_ok();
+    let sums = trace_sums(&std::fs::read_to_string(out.join("stages.csv")).unwrap());
+    // The same window as an ordinary run: warm-up to the window's start, duration to its end.
+    let json = dir.path().join("w.json");
+    Run::of(&[
+        "run",
+        "two-queue",
+        "--set",
+        "policies=[fifo]",
+        "--set",
+        "warmup=2s",
+        "--duration",
+        "2.2s",
+        "-r",
+        "1",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ])
+    .assert_ok();
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let stages = &j["jobs"][0]["qsim"]["stages"];
+    let mut checked = 0;
+    for (dir, label, traced, bios) in sums {
+        let row = stages[&dir]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["label"] == label.as_str())
+            .unwrap_or_else(|| panic!("{dir} {label} in the report"));
+        assert_eq!(row["n"].as_u64(), Some(bios), "{dir} {label}: same bios");
+        let report = row["mean_ns"].as_f64().unwrap() * bios as f64;
+        let tol = 1e-9 * report.max(1.0) + 1.0;
+        assert!(
+            (traced as f64 - report).abs() <= tol,
+            "{dir} {label}: trace {traced} ns, report {report} ns"
+        );
+        checked += u32::from(traced > 0);
+    }
+    assert!(checked >= 4, "several stages had time in them");
+}
+
+#[test]
+fn fifo_shows_a_read_behind_a_write_encryption_and_split_does_not() {
+    let fifo = Run::of(&["trace", "two-queue", "--policy", "fifo"]);
+    fifo.assert_ok().stdout_has(&[
+        "reads waited in a crypt queue",
+        "encrypting on kcryptd",
+        "trace and report agree",
+    ]);
+    let split = Run::of(&["trace", "two-queue", "--policy", "split"]);
+    split
+        .assert_ok()
+        .stdout_has(&["No read waited in a crypt queue", "trace and report agree"]);
+}
+
+#[test]
+fn bad_trace_flags_are_refused_with_a_hint() {
+    Run::of(&["trace", "two-queue", "--policy", "nosuch"])
+        .assert_bad_input()
+        .stderr_has(&["--policy nosuch", "hint:"]);
+    Run::of(&["trace", "two-queue", "--window", "11s"])
+        .assert_bad_input()
+        .stderr_has(&["--window", "hint:"]);
+    Run::of(&["trace", "two-queue", "--highlight", "99999"])
+        .assert_bad_input()
+        .stderr_has(&["--highlight", "hint:"]);
+    Run::of(&["trace", "two-queue", "--variant", "x"])
+        .assert_bad_input()
+        .stderr_has(&["--variant x", "hint:"]);
+}
