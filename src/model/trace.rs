@@ -59,7 +59,8 @@ pub enum LaneKind {
     Thread,
     /// The CPUs (processor sharing: the lane's spans say how many tasks were runnable).
     Cpus,
-    /// The async crypto engine.
+    /// The async crypto engine: a bio's whole crypt service (queued in the engine and being
+    /// transformed) is one span, so spans overlap as on a queue lane.
     Engine,
     /// kswapd's state machine.
     Kswapd,
@@ -204,6 +205,9 @@ pub(super) struct Tracer {
     crypt_lanes: Vec<u32>,
     /// Lane of each queue stage of QUEUE_STAGES.
     queue_lanes: [u32; QUEUE_STAGES.len()],
+    /// The async crypto engine's lane, when the scenario has one: a bio's crypt service is
+    /// spent there (queued in the engine and being transformed), not on a thread.
+    engine: Option<u32>,
     /// Per actor: its lane and what it is doing.
     threads: Vec<(u32, Open)>,
     /// Per device channel: its lane and what it is doing.
@@ -220,7 +224,9 @@ pub(super) struct Tracer {
 
 impl Tracer {
     /// A tracer for `win`, with one lane per thread in `threads`, per list in `crypt_lists`, per
-    /// device channel, and the CPUs, kswapd (when `memory`) and queue lanes.
+    /// device channel, and the CPUs, the crypto engine (when `engine`), kswapd (when `memory`)
+    /// and queue lanes.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         win: TraceWindow,
         policy: &str,
@@ -228,6 +234,7 @@ impl Tracer {
         crypt_lists: &[&str],
         channels: usize,
         cpus: u32,
+        engine: bool,
         memory: bool,
     ) -> Self {
         let mut lanes = Vec::new();
@@ -240,6 +247,7 @@ impl Tracer {
             .map(|n| (lane(n.clone(), LaneKind::Thread), None))
             .collect();
         let cpu = (lane(format!("CPUs ({cpus})"), LaneKind::Cpus), None);
+        let engine = engine.then(|| lane("crypt engine".into(), LaneKind::Engine));
         let kswapd = memory.then(|| (lane("kswapd".into(), LaneKind::Kswapd), None));
         let channels = (0..channels)
             .map(|c| (lane(format!("device ch{c}"), LaneKind::Device), None))
@@ -266,6 +274,7 @@ impl Tracer {
             crypt_list: Vec::new(),
             crypt_lanes,
             queue_lanes,
+            engine,
             threads,
             channels,
             cpu,
@@ -348,8 +357,12 @@ impl Tracer {
         }
     }
 
-    /// The queue lane a bio waiting in `stage` is drawn on, if the stage is a wait.
+    /// The lane a bio's `stage` is drawn on from its closed span: the queue it waits in, or the
+    /// async engine that transforms it; `None` when a scan draws it (threads, channels).
     fn queue_lane(&self, id: usize, stage: Stage) -> Option<u32> {
+        if stage == Stage::CryptService {
+            return self.engine;
+        }
         if stage == Stage::CryptQueue {
             let list = self.crypt_list.get(id).copied().unwrap_or(0) as usize;
             return self.crypt_lanes.get(list).copied();
@@ -571,6 +584,7 @@ impl World {
             &lists,
             self.device.channel_bios().len(),
             self.cpu.cpus(),
+            self.engine.is_some(),
             self.memory.zone().is_some(),
         )));
     }
@@ -885,5 +899,46 @@ mod tests {
         let cut = t.truncated.expect("truncated");
         assert_eq!(t.to, cut);
         assert!(t.spans.len() + t.marks.len() <= 60);
+    }
+
+    #[test]
+    fn an_async_engine_gets_its_lane_and_the_sums_still_agree() {
+        let mut sc = crate::scenario::resolve("two-queue").expect("shipped");
+        sc.crypt.engine = crate::model::config::CryptoEngine::Async {
+            queue_limit: 100,
+            rate: 150e6,
+        };
+        let win = TraceWindow::new(SimTime::ZERO + sc.warmup, SimDuration::from_ms(200));
+        sc.duration = win.to.since(SimTime::ZERO);
+        let rec = Recording {
+            trace: Some(win),
+            ..Recording::default()
+        };
+        let r = run_replication_with(&sc, policy::find("fifo").unwrap(), 0, rec);
+        let t = r.trace.unwrap();
+        let engine = t
+            .lanes
+            .iter()
+            .position(|l| l.kind == LaneKind::Engine)
+            .unwrap() as u32;
+        let on_engine: u128 = t
+            .spans
+            .iter()
+            .filter(|s| s.lane == engine)
+            .map(|s| u128::from(s.end.since(s.start).as_ns()))
+            .sum();
+        assert!(on_engine > 0, "crypt service drawn on the engine lane");
+        let read: u128 = t
+            .bios
+            .iter()
+            .filter(|b| b.dir == Dir::Read && b.measured && b.completed.is_some())
+            .flat_map(|b| &b.stages)
+            .filter(|s| s.stage == Stage::CryptService)
+            .map(|s| u128::from(s.end.since(s.start).as_ns()))
+            .sum();
+        assert_eq!(
+            read,
+            r.obs.dirs[0].stages[Stage::CryptService.index()].sum()
+        );
     }
 }

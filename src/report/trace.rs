@@ -360,9 +360,9 @@ pub fn stage_sums(t: &Trace, obs: &RunObs) -> [[(u128, u128); Stage::COUNT]; 2] 
             out[b.dir as usize][s.stage.index()].0 += u128::from(s.end.since(s.start).as_ns());
         }
     }
-    for d in 0..2 {
+    for (row, dir) in out.iter_mut().zip(&obs.dirs) {
         for s in Stage::ALL {
-            out[d][s.index()].1 = obs.dirs[d].stages[s.index()].sum();
+            row[s.index()].1 = dir.stages[s.index()].sum();
         }
     }
     out
