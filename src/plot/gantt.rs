@@ -243,6 +243,30 @@ pub fn waited_behind(trace: &Trace, bio: u32) -> Vec<u32> {
     out
 }
 
+/// Nanoseconds bio `b` spent waiting for a service ([`served_by`]) inside the window.
+fn waited_ns(trace: &Trace, b: &crate::model::trace::TracedBio) -> u64 {
+    let w = Window::of(trace);
+    b.stages
+        .iter()
+        .filter(|s| served_by(s.stage).is_some())
+        .filter_map(|s| w.clip(s.start.as_ns(), s.end.as_ns()))
+        .map(|(a, e)| e - a)
+        .sum()
+}
+
+/// The read that waited longest inside the window (in queues, for the io thread, for a
+/// request), the first of equals; `None` when no read waited. A default for `highlight`.
+pub fn slowest_read(trace: &Trace) -> Option<u32> {
+    let mut best: Option<(u64, u32)> = None;
+    for (i, b) in trace.bios.iter().enumerate() {
+        let ns = waited_ns(trace, b);
+        if b.dir == Dir::Read && ns > 0 && best.is_none_or(|(m, _)| ns > m) {
+            best = Some((ns, i as u32));
+        }
+    }
+    best.map(|(_, i)| i)
+}
+
 /// The highlighted bio: its index, the spans it waited behind, and a one-line summary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Focus {
@@ -575,7 +599,12 @@ fn header<DB: DrawingBackend>(
     let Some(f) = focus else {
         return Ok(TITLE_BAND);
     };
-    let style = font(DESC_PX, INK, HPos::Center, VPos::Center);
+    let mut px = DESC_PX;
+    let mut style = font(px, INK, HPos::Center, VPos::Center);
+    while px > 15.0 && text_width(root, &f.summary, &style)? > w - 2 * SIDE {
+        px -= 1.0;
+        style = font(px, INK, HPos::Center, VPos::Center);
+    }
     let s = fit_text(root, &f.summary, &style, w - 2 * SIDE)?;
     text(root, &s, (w / 2, TITLE_BAND + SUBTITLE_H / 2 - 4), &style)?;
     Ok(TITLE_BAND + SUBTITLE_H)
@@ -688,7 +717,8 @@ fn draw_bars<DB: DrawingBackend>(
                 if x1 - x0 >= 4 {
                     rect(root, (x0, top), (x1, y1), WHITE.stroke_width(1))?;
                 }
-                let Some(t) = bar_text(look, trace.cpus) else {
+                // No text fits in under 16 px: skip measuring (a trace has thousands of bars).
+                let Some(t) = bar_text(look, trace.cpus).filter(|_| x1 - x0 >= 16) else {
                     continue;
                 };
                 let style = font(BAR_PX, text_on(colour), HPos::Center, VPos::Center);

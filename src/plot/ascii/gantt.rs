@@ -223,7 +223,7 @@ pub fn gantt(trace: &Trace, highlight: Option<u32>, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plot::gantt::fixture::{at, fixture};
+    use crate::plot::gantt::fixture::{at, deep_elevator, fixture};
 
     /// Every line at most `width` columns, ASCII, and the text ending in a newline.
     fn fits(text: &str, width: usize) {
@@ -337,6 +337,27 @@ mod tests {
         assert!(got.lines().next().unwrap().contains("truncated"), "{got}");
         // Truncated at 120 ms, the window stops there: #1's wait to 121.2 ms reaches the end.
         assert!(got.contains("120"), "{got}");
+    }
+
+    #[test]
+    fn a_queue_longer_than_the_cap_shows_the_cap_and_counts_the_rest() {
+        let got = gantt(&deep_elevator(9), None, 72);
+        fits(&got, 72);
+        let lines: Vec<&str> = got.lines().collect();
+        let k = lines
+            .iter()
+            .position(|l| l.starts_with("elevator "))
+            .unwrap();
+        // Six sub-rows, each with a bar at 138 ms; three more counted on the last one.
+        let col = 18 + ((138.0 - 100.0) / 40.0 * 54.0) as usize;
+        for row in &lines[k..k + MAX_SUB_ROWS] {
+            assert_eq!(row.chars().nth(col), Some('r'), "{got}");
+        }
+        assert!(lines[k + MAX_SUB_ROWS - 1].starts_with("+3 "), "{got}");
+        assert!(
+            lines[k + MAX_SUB_ROWS].starts_with("                 ++---"),
+            "{got}"
+        );
     }
 
     #[test]

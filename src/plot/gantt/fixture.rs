@@ -217,3 +217,18 @@ pub(in crate::plot) fn opts() -> GanttOptions {
         highlight: Some(2),
     }
 }
+
+/// The fixture with `n` more reads waiting in the elevator from 130 ms on.
+pub(in crate::plot) fn deep_elevator(n: u32) -> Trace {
+    let mut t = fixture();
+    for k in 0..n {
+        let stage = crate::model::observe::Stage::BlockQueue;
+        t.spans.push(crate::model::trace::Span {
+            lane: 10,
+            start: at(130.0 + f64::from(k) * 0.5),
+            end: at(139.0),
+            what: crate::model::trace::Activity::Bio { bio: 4, stage },
+        });
+    }
+    t
+}

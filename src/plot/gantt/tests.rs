@@ -45,6 +45,13 @@ fn the_read_waited_behind_the_write_being_encrypted() {
     assert_eq!(waited_behind(&t, 3), [0, 2]);
     assert_eq!(waited_behind(&t, 4), [1]);
     assert!(waited_behind(&t, 0).is_empty() && waited_behind(&t, 99).is_empty());
+    // #2 waited 17.75 ms in the window, #3 14.85, #4 (to the window's end) 13.95.
+    assert_eq!(slowest_read(&t), Some(2));
+    let mut t2 = t.clone();
+    t2.to = at(120.0);
+    assert_eq!(slowest_read(&t2), Some(2));
+    t2.bios.retain(|b| b.dir == Dir::Write);
+    assert_eq!(slowest_read(&t2), None);
     let f = focus(&t, Some(2)).unwrap();
     assert_eq!(
         f.summary,
@@ -96,4 +103,14 @@ fn empty_and_truncated_traces_draw() {
     let svg = gantt_svg(&t, &opts()).unwrap();
     assert!(svg.contains("(truncated at 120 ms"), "title");
     assert_eq!(Window::of(&t).end, at(120.0).as_ns());
+}
+
+#[test]
+fn a_queue_longer_than_the_cap_draws_the_cap_and_says_how_many_more() {
+    let t = super::fixture::deep_elevator(9);
+    let l = &lanes(&t, MAX_SUB_ROWS)[10];
+    assert_eq!((l.rows.len(), l.hidden), (MAX_SUB_ROWS, 3));
+    let svg = gantt_svg(&t, &GanttOptions::default()).unwrap();
+    assert!(svg.contains("+3 more waiting"));
+    gantt_png(&t, &GanttOptions::default()).unwrap();
 }
