@@ -16,10 +16,12 @@
 //! [`MIN_WIDTH`]..=[`MAX_WIDTH`]).
 
 mod axis;
+mod gantt;
 pub mod pictures;
 
 pub use axis::Scale;
 use axis::{Axis, number};
+pub use gantt::gantt;
 
 /// Widest chart, columns: a 72-column picture survives quoting (`> `) in an 80-column mail.
 pub const MAX_WIDTH: usize = 72;

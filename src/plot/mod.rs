@@ -27,6 +27,7 @@
 pub mod ascii;
 mod bars;
 pub mod data;
+mod gantt;
 mod knee;
 mod lines;
 mod scale;
@@ -35,6 +36,7 @@ mod timeline;
 mod tornado;
 
 use data::PlotData;
+pub use gantt::{GanttOptions, gantt_png, gantt_svg, slowest_read, waited_behind};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::fs;

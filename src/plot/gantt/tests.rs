@@ -1,0 +1,116 @@
+//! Tests of the PNG and SVG Gantt chart and the analysis it shares with the ASCII form, on
+//! the fixture.
+
+use super::fixture::{at, fixture, opts};
+use super::*;
+
+#[test]
+fn the_fixture_draws_to_a_png_of_the_page_size() {
+    let t = fixture();
+    let png = gantt_png(&t, &opts()).unwrap();
+    if let Ok(p) = std::env::var("QSIM_GANTT_PNG") {
+        std::fs::write(p, &png).unwrap();
+    }
+    let img = image::load_from_memory_with_format(&png, image::ImageFormat::Png).unwrap();
+    let h = page_height(&t, &opts(), Path::new("x")).unwrap();
+    assert_eq!((img.width(), img.height()), (WIDTH, h));
+    // 11 lanes, the crypt queue in 3 sub-rows, the elevator in 2: taller than 11 rows.
+    assert!(h > 11 * LANE_H as u32 + 200, "{h}");
+}
+
+#[test]
+fn the_svg_names_every_lane_and_the_highlighted_bio() {
+    let t = fixture();
+    let svg = gantt_svg(&t, &opts()).unwrap();
+    if let Ok(p) = std::env::var("QSIM_GANTT_SVG") {
+        std::fs::write(p, &svg).unwrap();
+    }
+    for l in &t.lanes {
+        assert!(svg.contains(&format!(">\n{}\n<", l.name)), "{}", l.name);
+    }
+    assert!(svg.contains("#2 read 4 KiB from job reader"), "summary");
+    assert!(
+        svg.contains(">\n#2\n<") && svg.contains("#2 highlighted"),
+        "bar label, legend"
+    );
+    assert!(svg.contains("what #2 waited behind"));
+    assert!(!svg.contains("truncated"));
+}
+
+#[test]
+fn the_read_waited_behind_the_write_being_encrypted() {
+    let t = fixture();
+    assert_eq!(waited_behind(&t, 2), [0]);
+    // #3 queued behind #0 and then #2's decrypt; #4 behind write #1.
+    assert_eq!(waited_behind(&t, 3), [0, 2]);
+    assert_eq!(waited_behind(&t, 4), [1]);
+    assert!(waited_behind(&t, 0).is_empty() && waited_behind(&t, 99).is_empty());
+    // #2 waited 17.75 ms in the window, #3 14.85, #4 (to the window's end) 13.95.
+    assert_eq!(slowest_read(&t), Some(2));
+    let mut t2 = t.clone();
+    t2.to = at(120.0);
+    assert_eq!(slowest_read(&t2), Some(2));
+    t2.bios.retain(|b| b.dir == Dir::Write);
+    assert_eq!(slowest_read(&t2), None);
+    let f = focus(&t, Some(2)).unwrap();
+    assert_eq!(
+        f.summary,
+        "#2 read 4 KiB from job reader, 18.1 ms: crypt queue wait 17.6 ms, \
+         block queue wait 0.15 ms; behind #0 write 512 KiB"
+    );
+    assert!(f.blockers.iter().all(|&i| t.spans[i].lane == 0));
+}
+
+#[test]
+fn spans_are_clipped_to_the_window_and_queues_packed_under_a_cap() {
+    let t = fixture();
+    let lanes = lanes(&t, MAX_SUB_ROWS);
+    let w = Window::of(&t);
+    let all: Vec<&Bar> = lanes.iter().flat_map(|l| l.rows.iter().flatten()).collect();
+    assert!(
+        all.iter()
+            .all(|b| b.start >= w.from && b.end <= w.end && b.start < b.end)
+    );
+    // #5's device span (90-95 ms) and kswapd's 80-85 ms are outside: not drawn.
+    assert!(!all.iter().any(|b| b.end <= w.from));
+    assert_eq!(lanes[8].rows.len(), 3);
+    assert_eq!(
+        lanes[8].rows[0][0].start, w.from,
+        "#0's wait cut at the window's start"
+    );
+    let bar = |k: u64| Bar {
+        span: k as usize,
+        start: k,
+        end: 100,
+        what: Activity::Runnable(1),
+    };
+    let (rows, hidden) = pack((0..8).map(bar).collect(), 6);
+    assert_eq!((rows.len(), hidden), (6, 2));
+}
+
+#[test]
+fn empty_and_truncated_traces_draw() {
+    let mut t = fixture();
+    t.spans.clear();
+    t.marks.clear();
+    t.bios.clear();
+    gantt_png(&t, &opts()).unwrap();
+    t.lanes.clear();
+    gantt_png(&t, &GanttOptions::default()).unwrap();
+    gantt_svg(&t, &GanttOptions::default()).unwrap();
+    let mut t = fixture();
+    t.truncated = Some(at(120.0));
+    let svg = gantt_svg(&t, &opts()).unwrap();
+    assert!(svg.contains("(truncated at 120 ms"), "title");
+    assert_eq!(Window::of(&t).end, at(120.0).as_ns());
+}
+
+#[test]
+fn a_queue_longer_than_the_cap_draws_the_cap_and_says_how_many_more() {
+    let t = super::fixture::deep_elevator(9);
+    let l = &lanes(&t, MAX_SUB_ROWS)[10];
+    assert_eq!((l.rows.len(), l.hidden), (MAX_SUB_ROWS, 3));
+    let svg = gantt_svg(&t, &GanttOptions::default()).unwrap();
+    assert!(svg.contains("+3 more waiting"));
+    gantt_png(&t, &GanttOptions::default()).unwrap();
+}
