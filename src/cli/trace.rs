@@ -115,12 +115,39 @@ pub fn trace_cmd(args: &TraceArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         ));
         s.push_str(&words::event_log(&words::around(t, k), usize::MAX));
     }
+    let ascii = crate::plot::ascii::gantt(t, highlight, 72);
+    if args.ascii {
+        s.push('\n');
+        s.push_str(&ascii);
+    }
     if let Some(dir) = &args.out {
-        let written = write_files(dir, t, &traced.result.obs, &log)?;
+        let opts = crate::plot::GanttOptions {
+            title: format!(
+                "{}: policy {}, {} to {} ms",
+                traced.scenario.name,
+                t.policy,
+                words::ms(t.from),
+                words::ms(t.to)
+            ),
+            highlight,
+        };
+        let charts = Charts {
+            png: crate::plot::gantt_png(t, &opts)?,
+            svg: crate::plot::gantt_svg(t, &opts)?,
+            ascii,
+        };
+        let written = write_files(dir, t, &traced.result.obs, &log, charts)?;
         s.push_str(&format!("\nWrote {}\n", written.join(", ")));
     }
     out.write_all(s.as_bytes())?;
     Ok(())
+}
+
+/// The Gantt chart in its three forms.
+struct Charts {
+    png: Vec<u8>,
+    svg: String,
+    ascii: String,
 }
 
 /// Writes the trace's files into `dir` (each whole or not at all) and returns their paths.
@@ -129,9 +156,13 @@ fn write_files(
     t: &crate::model::trace::Trace,
     obs: &crate::model::observe::RunObs,
     log: &str,
+    charts: Charts,
 ) -> anyhow::Result<Vec<String>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let files: Vec<(&str, Vec<u8>)> = vec![
+        ("gantt.png", charts.png),
+        ("gantt.svg", charts.svg.into_bytes()),
+        ("gantt.txt", charts.ascii.into_bytes()),
         ("events.log", log.as_bytes().to_vec()),
         ("stages.csv", words::stage_csv(t, obs).into_bytes()),
     ];

@@ -6,8 +6,8 @@
 //!
 //! The analysis both forms share lives here too: the window ([`Window`]), spans clipped to it
 //! and a queue lane's overlapping spans packed into sub-rows ([`lanes`]), how a span looks
-//! ([`look`]), and the highlighted bio's waits and the spans it waited behind ([`focus`],
-//! [`waited_behind`]).
+//! ([`look`]), and the highlighted bio's waits and the spans it waited behind ([`focus`], from
+//! [`crate::report::trace::waited_behind`], the analysis the event log prints).
 
 use super::style::*;
 use super::{PlotError, WIDTH, draw_err, fonts};
@@ -183,90 +183,6 @@ pub(super) fn look(trace: &Trace, kind: LaneKind, what: Activity) -> Look {
     }
 }
 
-/// The stage whose service a bio waiting in `stage` waits for: the crypt thread or engine for
-/// a crypt queue, the io thread for its hop, the device for the elevator and for a free
-/// request.
-fn served_by(stage: Stage) -> Option<Stage> {
-    match stage {
-        Stage::CryptQueue => Some(Stage::CryptService),
-        Stage::IoQueue => Some(Stage::IoQueue),
-        Stage::BlockQueue | Stage::PoolSleep => Some(Stage::Device),
-        _ => None,
-    }
-}
-
-/// The spans (indices into [`Trace::spans`]) bio `bio` waited behind: another bio's span on a
-/// thread, engine or device lane, in the service stage `bio` was waiting for
-/// ([`served_by`]), overlapping that wait. Empty for a bio the trace does not list.
-pub(super) fn blocker_spans(trace: &Trace, bio: u32) -> Vec<usize> {
-    let Some(b) = trace.bios.get(bio as usize) else {
-        return Vec::new();
-    };
-    let waits: Vec<(Stage, u64, u64)> = b
-        .stages
-        .iter()
-        .filter_map(|s| served_by(s.stage).map(|svc| (svc, s.start.as_ns(), s.end.as_ns())))
-        .collect();
-    let kind = |lane: u32| trace.lanes.get(lane as usize).map(|l| l.kind);
-    trace
-        .spans
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| kind(s.lane).is_some_and(|k| k != LaneKind::Queue))
-        .filter(|(_, s)| match s.what {
-            Activity::Bio { bio: o, stage } => {
-                o != bio
-                    && waits.iter().any(|&(svc, a, e)| {
-                        svc == stage && s.start.as_ns() < e && a < s.end.as_ns()
-                    })
-            }
-            _ => false,
-        })
-        .map(|(i, _)| i)
-        .collect()
-}
-
-/// The bios (indices into [`Trace::bios`]) that bio `bio` waited behind, each once, in the
-/// order their blocking spans began: what a crypt queue wait spent behind kcryptd's other
-/// work, an elevator wait behind the device's. For the event log's "waited behind" line.
-pub fn waited_behind(trace: &Trace, bio: u32) -> Vec<u32> {
-    let mut spans = blocker_spans(trace, bio);
-    spans.sort_by_key(|&i| (trace.spans[i].start, i));
-    let mut out: Vec<u32> = Vec::new();
-    for i in spans {
-        if let Activity::Bio { bio: o, .. } = trace.spans[i].what
-            && !out.contains(&o)
-        {
-            out.push(o);
-        }
-    }
-    out
-}
-
-/// Nanoseconds bio `b` spent waiting for a service ([`served_by`]) inside the window.
-fn waited_ns(trace: &Trace, b: &crate::model::trace::TracedBio) -> u64 {
-    let w = Window::of(trace);
-    b.stages
-        .iter()
-        .filter(|s| served_by(s.stage).is_some())
-        .filter_map(|s| w.clip(s.start.as_ns(), s.end.as_ns()))
-        .map(|(a, e)| e - a)
-        .sum()
-}
-
-/// The read that waited longest inside the window (in queues, for the io thread, for a
-/// request), the first of equals; `None` when no read waited. A default for `highlight`.
-pub fn slowest_read(trace: &Trace) -> Option<u32> {
-    let mut best: Option<(u64, u32)> = None;
-    for (i, b) in trace.bios.iter().enumerate() {
-        let ns = waited_ns(trace, b);
-        if b.dir == Dir::Read && ns > 0 && best.is_none_or(|(m, _)| ns > m) {
-            best = Some((ns, i as u32));
-        }
-    }
-    best.map(|(_, i)| i)
-}
-
 /// The highlighted bio: its index, the spans it waited behind, and a one-line summary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Focus {
@@ -337,7 +253,13 @@ pub(super) fn focus(trace: &Trace, highlight: Option<u32>) -> Option<Focus> {
     } else {
         waits.join(", ")
     };
-    let behind = waited_behind(trace, bio);
+    let blockers = crate::report::trace::waited_behind(trace, bio);
+    let mut behind: Vec<u32> = Vec::new();
+    for b in &blockers {
+        if !behind.contains(&b.bio) {
+            behind.push(b.bio);
+        }
+    }
     let mut summary = format!("{head}: {waits}");
     if !behind.is_empty() {
         let names: Vec<String> = behind.iter().take(4).map(|&o| bio_name(trace, o)).collect();
@@ -348,7 +270,7 @@ pub(super) fn focus(trace: &Trace, highlight: Option<u32>) -> Option<Focus> {
     }
     Some(Focus {
         bio,
-        blockers: blocker_spans(trace, bio),
+        blockers: blockers.iter().map(|b| b.span).collect(),
         summary,
     })
 }
@@ -743,7 +665,13 @@ fn wait_bands<DB: DrawingBackend>(
     let Some(b) = trace.bios.get(bio as usize) else {
         return Ok(());
     };
-    for s in b.stages.iter().filter(|s| served_by(s.stage).is_some()) {
+    let waits = [
+        Stage::CryptQueue,
+        Stage::IoQueue,
+        Stage::BlockQueue,
+        Stage::PoolSleep,
+    ];
+    for s in b.stages.iter().filter(|s| waits.contains(&s.stage)) {
         if let Some((a, e)) = geo.window.clip(s.start.as_ns(), s.end.as_ns()) {
             let band = OI_YELLOW.mix(0.22).filled();
             rect(

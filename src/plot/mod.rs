@@ -36,7 +36,7 @@ mod timeline;
 mod tornado;
 
 use data::PlotData;
-pub use gantt::{GanttOptions, gantt_png, gantt_svg, slowest_read, waited_behind};
+pub use gantt::{GanttOptions, gantt_png, gantt_svg};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::fs;

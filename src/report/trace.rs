@@ -65,6 +65,8 @@ pub fn pick_read(t: &Trace) -> Option<u32> {
 /// One thing a highlighted bio waited behind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Behind {
+    /// The other bio's span (index into [`Trace::spans`]).
+    pub span: usize,
     /// The stage the highlighted bio was waiting in.
     pub waiting: Stage,
     /// The other bio.
@@ -82,7 +84,10 @@ pub struct Behind {
 /// The lanes' kind and the other bio's stage that hold up a bio waiting in `waiting`.
 fn holders(waiting: Stage) -> &'static [(LaneKind, Stage)] {
     match waiting {
-        Stage::CryptQueue => &[(LaneKind::Thread, Stage::CryptService)],
+        Stage::CryptQueue => &[
+            (LaneKind::Thread, Stage::CryptService),
+            (LaneKind::Engine, Stage::CryptService),
+        ],
         Stage::IoQueue => &[(LaneKind::Thread, Stage::IoQueue)],
         Stage::BlockQueue | Stage::PoolSleep => &[(LaneKind::Device, Stage::Device)],
         _ => &[],
@@ -90,10 +95,14 @@ fn holders(waiting: Stage) -> &'static [(LaneKind, Stage)] {
 }
 
 /// What bio `k` waited behind in each of its waits: the bios being served by the threads
-/// (or device channels) that serve its queue while it waited, and the bios already in its
-/// queue when it arrived, each with how long they overlapped its wait.
+/// (or device channels, or the engine) that serve its queue while it waited, and the bios
+/// already in its queue when it arrived, each with how long they overlapped its wait. Empty
+/// for a bio the trace does not list.
 pub fn waited_behind(t: &Trace, k: u32) -> Vec<Behind> {
     let mut out = Vec::new();
+    if k as usize >= t.bios.len() {
+        return out;
+    }
     let mine = |s: &Span| matches!(s.what, Activity::Bio { bio, .. } if bio == k);
     for w in t.spans.iter().filter(|s| mine(s)) {
         let Activity::Bio { stage: waiting, .. } = w.what else {
@@ -102,7 +111,7 @@ pub fn waited_behind(t: &Trace, k: u32) -> Vec<Behind> {
         if t.lanes[w.lane as usize].kind != LaneKind::Queue {
             continue;
         }
-        for s in &t.spans {
+        for (span, s) in t.spans.iter().enumerate() {
             let Activity::Bio { bio, stage } = s.what else {
                 continue;
             };
@@ -118,6 +127,7 @@ pub fn waited_behind(t: &Trace, k: u32) -> Vec<Behind> {
             if ahead || serving {
                 let overlap = s.end.min(w.end).since(s.start.max(w.start));
                 out.push(Behind {
+                    span,
                     waiting,
                     bio,
                     lane: s.lane,
