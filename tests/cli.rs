@@ -220,17 +220,22 @@ fn list_shows_every_shipped_scenario_with_its_purpose() {
         "hubbard-2019",
         "mel-2009-swap",
     ]);
-    // One line per file of scenarios/.
-    let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
+    // One line per file of scenarios/ and of the teaching set in scenarios/teach/.
+    let files: usize = ["/scenarios", "/scenarios/teach"]
+        .iter()
+        .map(|dir| {
+            std::fs::read_dir(format!("{}{dir}", env!("CARGO_MANIFEST_DIR")))
                 .unwrap()
-                .path()
-                .extension()
-                .is_some_and(|x| x == "yaml")
+                .filter(|e| {
+                    e.as_ref()
+                        .unwrap()
+                        .path()
+                        .extension()
+                        .is_some_and(|x| x == "yaml")
+                })
+                .count()
         })
-        .count();
+        .sum();
     assert_eq!(run.stdout.lines().count(), files, "{}", run.stdout);
 }
 

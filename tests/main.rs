@@ -15,6 +15,7 @@ mod reproduce;
 mod scenarios;
 mod shards;
 mod sweep;
+mod teach;
 mod theory;
 mod tidy;
 mod torture;

@@ -3,12 +3,15 @@
 //!
 //! A name resolves to a shipped scenario only when no file of that path exists, and only in the
 //! forms a user types for one: `two-queue`, `two-queue.yaml` or `scenarios/two-queue.yaml`. Any
-//! other path that does not exist is a missing file, never silently a shipped scenario.
+//! other path that does not exist is a missing file, never silently a shipped scenario. The
+//! teaching set lives in `scenarios/teach/` and is named by its path below `scenarios/`:
+//! `teach/hol`, `teach/hol.yaml` or `scenarios/teach/hol.yaml`.
 
 use super::{Error, Scenario, load_str, load_str_with_overrides, load_with_overrides};
 use std::path::Path;
 
-/// The embedded files: (file name, text). Adding a scenario means adding a line here.
+/// The embedded files: (path below `scenarios/`, text), sorted by path. Adding a scenario means
+/// adding a line here (`tests/teach.rs` checks that every file of `scenarios/teach/` is listed).
 const FILES: &[(&str, &str)] = &[
     (
         "cipher-sweep.yaml",
@@ -43,6 +46,26 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../scenarios/nvme-fio.yaml"),
     ),
     (
+        "teach/cwait.yaml",
+        include_str!("../../scenarios/teach/cwait.yaml"),
+    ),
+    (
+        "teach/hol.yaml",
+        include_str!("../../scenarios/teach/hol.yaml"),
+    ),
+    (
+        "teach/little.yaml",
+        include_str!("../../scenarios/teach/little.yaml"),
+    ),
+    (
+        "teach/prio.yaml",
+        include_str!("../../scenarios/teach/prio.yaml"),
+    ),
+    (
+        "teach/watermarks.yaml",
+        include_str!("../../scenarios/teach/watermarks.yaml"),
+    ),
+    (
         "two-queue.yaml",
         include_str!("../../scenarios/two-queue.yaml"),
     ),
@@ -51,9 +74,10 @@ const FILES: &[(&str, &str)] = &[
 /// One embedded scenario.
 #[derive(Debug, Clone)]
 pub struct ShippedScenario {
-    /// Name to pass to `qsim run` (the file name without `.yaml`).
+    /// Name to pass to `qsim run` (the path below `scenarios/` without `.yaml`: `two-queue`,
+    /// `teach/hol`).
     pub name: &'static str,
-    /// File name under `scenarios/`.
+    /// Path below `scenarios/` (`two-queue.yaml`, `teach/hol.yaml`).
     pub file: &'static str,
     /// One-line purpose: the scenario's `description:` (or why it does not load).
     pub purpose: String,
@@ -102,19 +126,14 @@ pub fn shipped() -> Vec<ShippedScenario> {
 }
 
 /// The shipped scenario that `arg` names, if it is written as one: `name`, `name.yaml`, or
-/// `scenarios/name.yaml` (also with a leading `./`).
+/// `scenarios/name.yaml` (also with a leading `./`), where `name` is the path below
+/// `scenarios/` (`teach/hol`).
 fn find(arg: &str) -> Option<(&'static str, &'static str)> {
-    let path = Path::new(arg);
-    let parent = path.parent().map(|p| p.to_string_lossy().into_owned());
-    let parent_ok = matches!(
-        parent.as_deref(),
-        None | Some("" | "scenarios" | "./scenarios")
-    );
-    if !parent_ok {
-        return None;
-    }
-    let file = path.file_name()?.to_str()?;
-    let stem = file.strip_suffix(".yaml").unwrap_or(file);
+    let rest = ["./scenarios/", "scenarios/"]
+        .iter()
+        .find_map(|dir| arg.strip_prefix(dir))
+        .unwrap_or(arg);
+    let stem = rest.strip_suffix(".yaml").unwrap_or(rest);
     FILES
         .iter()
         .find(|(f, _)| f.trim_end_matches(".yaml") == stem)
@@ -178,6 +197,23 @@ mod tests {
             assert_eq!(find(arg).map(|f| f.0), Some("two-queue.yaml"), "{arg}");
         }
         assert_eq!(find("elsewhere/two-queue.yaml"), None);
+        for arg in [
+            "teach/hol",
+            "teach/hol.yaml",
+            "scenarios/teach/hol.yaml",
+            "./scenarios/teach/hol.yaml",
+        ] {
+            assert_eq!(find(arg).map(|f| f.0), Some("teach/hol.yaml"), "{arg}");
+        }
+        for arg in [
+            "hol",
+            "elsewhere/teach/hol.yaml",
+            "scenarios/hol",
+            "teach/two-queue",
+            "./two-queue.yaml",
+        ] {
+            assert_eq!(find(arg), None, "{arg}");
+        }
         assert_eq!(find("three-queue"), None);
         let e = resolve("no-such-scenario").unwrap_err();
         assert_eq!(e.kind(), super::super::ErrorKind::Read);
