@@ -96,7 +96,7 @@ pub fn trace_cmd(args: &TraceArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         ),
     };
     let mut s = String::new();
-    s.push_str(&header(&traced, t));
+    s.push_str(&header(&traced, t, args.variant.as_deref()));
     s.push_str(&words::read_waits(t));
     if let Some(k) = highlight {
         s.push('\n');
@@ -177,11 +177,18 @@ fn write_files(
 }
 
 /// The first lines: what was traced, over which window, and how much it holds.
-fn header(traced: &crate::experiment::trace::Traced, t: &crate::model::trace::Trace) -> String {
+fn header(
+    traced: &crate::experiment::trace::Traced,
+    t: &crate::model::trace::Trace,
+    variant: Option<&str>,
+) -> String {
     let sc = &traced.scenario;
     let mut s = format!(
-        "qsim trace: {}, policy {}, window {} to {} ms of simulated time (seed {}, replication 0)\n",
+        "qsim trace: {}{}, policy {}, window {} to {} ms of simulated time (seed {}, replication 0)\n",
         sc.name,
+        variant
+            .map(|v| format!(" (variant {v})"))
+            .unwrap_or_default(),
         t.policy,
         words::ms(t.from),
         words::ms(t.to),

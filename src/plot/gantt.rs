@@ -88,8 +88,9 @@ pub(super) struct LaneRows {
 
 /// Every lane of `trace` with its spans clipped to the window, in lane order; a queue
 /// lane's spans packed greedily by start time into the first sub-row free at that start,
-/// at most `cap` sub-rows. Spans on lanes the trace does not have are left out.
-pub(super) fn lanes(trace: &Trace, cap: usize) -> Vec<LaneRows> {
+/// at most `cap` sub-rows, the `first` bio's own spans placed before any other so a long
+/// queue cannot hide the highlighted bio. Spans on lanes the trace does not have are left out.
+pub(super) fn lanes(trace: &Trace, cap: usize, first: Option<u32>) -> Vec<LaneRows> {
     let w = Window::of(trace);
     let mut bars: Vec<Vec<Bar>> = vec![Vec::new(); trace.lanes.len()];
     for (i, s) in trace.spans.iter().enumerate() {
@@ -112,7 +113,7 @@ pub(super) fn lanes(trace: &Trace, cap: usize) -> Vec<LaneRows> {
         .map(|(lane, mut bars)| {
             bars.sort_by_key(|b| (b.start, b.end, b.span));
             let (rows, hidden) = if lane.kind == LaneKind::Queue {
-                pack(bars, cap.max(1))
+                pack(bars, cap.max(1), first)
             } else {
                 (vec![bars], 0)
             };
@@ -126,18 +127,28 @@ pub(super) fn lanes(trace: &Trace, cap: usize) -> Vec<LaneRows> {
         .collect()
 }
 
-/// Greedy interval packing of `bars` (sorted by start): each goes into the first row whose
-/// last bar ended by its start; with every one of `cap` rows busy it is counted as hidden.
-fn pack(bars: Vec<Bar>, cap: usize) -> (Vec<Vec<Bar>>, usize) {
-    let mut rows: Vec<Vec<Bar>> = vec![Vec::new()];
+/// Greedy interval packing of `bars` (sorted by start): the `first` bio's bars take the top
+/// row, then each other bar goes into the first row whose last bar ended by its start (and
+/// which it does not overlap); with every one of `cap` rows busy it is counted as hidden.
+fn pack(bars: Vec<Bar>, cap: usize, first: Option<u32>) -> (Vec<Vec<Bar>>, usize) {
+    let mine = |b: &Bar| matches!(b.what, Activity::Bio { bio, .. } if Some(bio) == first);
+    let (top, rest): (Vec<Bar>, Vec<Bar>) = bars.into_iter().partition(|b| mine(b));
+    // Per row, when its last bar (by start order) ends; the top row must also clear `top`.
+    let mut ends: Vec<u64> = vec![0];
+    let mut rows: Vec<Vec<Bar>> = vec![top.clone()];
     let mut hidden = 0;
-    for b in bars {
-        let free = rows
-            .iter()
-            .position(|r| r.last().is_none_or(|l| l.end <= b.start));
+    for b in rest {
+        let clear_of_top = top.iter().all(|t| t.end <= b.start || t.start >= b.end);
+        let free = (0..rows.len()).find(|&k| ends[k] <= b.start && (k > 0 || clear_of_top));
         match free {
-            Some(k) => rows[k].push(b),
-            None if rows.len() < cap => rows.push(vec![b]),
+            Some(k) => {
+                ends[k] = b.end;
+                rows[k].push(b);
+            }
+            None if rows.len() < cap => {
+                ends.push(b.end);
+                rows.push(vec![b]);
+            }
             None => hidden += 1,
         }
     }
@@ -475,7 +486,7 @@ fn row_ys(l: &LaneRows, (y0, y1): (i32, i32), r: usize) -> (i32, i32) {
 
 /// The page's height for `trace`: title, summary, lanes, axis, legend and footer.
 fn page_height(trace: &Trace, opts: &GanttOptions, path: &Path) -> Result<u32, PlotError> {
-    let lanes = lanes(trace, MAX_SUB_ROWS);
+    let lanes = lanes(trace, MAX_SUB_ROWS, opts.highlight);
     let rows = lane_ys(&lanes, 0).last().map_or(LANE_H, |l| l.1);
     let f = focus(trace, opts.highlight);
     let mut svg = String::new();
@@ -769,7 +780,7 @@ fn draw<DB: DrawingBackend>(
     let (w, h) = (w as i32, h as i32);
     let f = focus(trace, opts.highlight);
     let top = header(root, &title(trace, opts), f.as_ref())? + 8;
-    let lanes = lanes(trace, MAX_SUB_ROWS);
+    let lanes = lanes(trace, MAX_SUB_ROWS, opts.highlight);
     let ys = lane_ys(&lanes, top);
     let bottom = ys.last().map_or(top + LANE_H, |l| l.1);
     let style = font(LABEL_PX, INK, HPos::Right, VPos::Center);

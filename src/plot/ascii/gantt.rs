@@ -187,7 +187,7 @@ pub fn gantt(trace: &Trace, highlight: Option<u32>, width: usize) -> String {
     if let Some(f) = gantt::focus(trace, highlight) {
         wrap_into(&ascii(&f.summary), width, 2, &mut out);
     }
-    let lanes = gantt::lanes(trace, MAX_SUB_ROWS);
+    let lanes = gantt::lanes(trace, MAX_SUB_ROWS, highlight);
     if lanes.is_empty() {
         out.push_str("  (no lanes)\n");
         return out;
