@@ -82,19 +82,7 @@ pub fn trace_cmd(args: &TraceArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         .trace
         .as_ref()
         .context("the run recorded no trace")?;
-    let highlight = match args.highlight.as_str() {
-        "auto" => words::pick_read(t),
-        "none" => None,
-        n => Some(
-            n.parse::<u32>()
-                .ok()
-                .filter(|&k| (k as usize) < t.bios.len())
-                .ok_or_else(|| UsageError {
-                    message: format!("--highlight {n}: not a bio of this trace"),
-                    hint: format!("give auto, none or a bio number below {}", t.bios.len()),
-                })?,
-        ),
-    };
+    let highlight = highlighted(&args.highlight, t)?;
     let mut s = String::new();
     s.push_str(&header(&traced, t, args.variant.as_deref()));
     s.push_str(&words::read_waits(t));
@@ -174,6 +162,23 @@ fn write_files(
         written.push(path.display().to_string());
     }
     Ok(written)
+}
+
+/// The bio `--highlight` names in `t`.
+fn highlighted(arg: &str, t: &crate::model::trace::Trace) -> Result<Option<u32>, UsageError> {
+    match arg {
+        "auto" => Ok(words::pick_read(t)),
+        "none" => Ok(None),
+        n => n
+            .parse::<u32>()
+            .ok()
+            .filter(|&k| (k as usize) < t.bios.len())
+            .map(Some)
+            .ok_or_else(|| UsageError {
+                message: format!("--highlight {n}: not a bio of this trace"),
+                hint: format!("give auto, none or a bio number below {}", t.bios.len()),
+            }),
+    }
 }
 
 /// The first lines: what was traced, over which window, and how much it holds.

@@ -6,7 +6,7 @@
 //! The trace is recorded through the report's own observation point: every stage a bio closes
 //! goes through [`Bio::enter`](Bio::enter), which both adds the stage's time to
 //! the bio (what the report's "where the time went" sums at completion) and, when a trace is
-//! on, hands the closed span to the [`Tracer`]. A window's per-stage sums from the trace
+//! on, hands the closed span to the tracer. A window's per-stage sums from the trace
 //! therefore equal the report's for the same window, and a test checks it.
 //!
 //! What is not a bio stage is read from the model's state once at the end of every event (as
