@@ -69,7 +69,7 @@ fn the_read_waited_behind_the_write_being_encrypted() {
 #[test]
 fn spans_are_clipped_to_the_window_and_queues_packed_under_a_cap() {
     let t = fixture();
-    let lanes = lanes(&t, MAX_SUB_ROWS);
+    let lanes = lanes(&t, MAX_SUB_ROWS, None);
     let w = Window::of(&t);
     let all: Vec<&Bar> = lanes.iter().flat_map(|l| l.rows.iter().flatten()).collect();
     assert!(
@@ -89,7 +89,7 @@ fn spans_are_clipped_to_the_window_and_queues_packed_under_a_cap() {
         end: 100,
         what: Activity::Runnable(1),
     };
-    let (rows, hidden) = pack((0..8).map(bar).collect(), 6);
+    let (rows, hidden) = pack((0..8).map(bar).collect(), 6, None);
     assert_eq!((rows.len(), hidden), (6, 2));
 }
 
@@ -113,9 +113,47 @@ fn empty_and_truncated_traces_draw() {
 #[test]
 fn a_queue_longer_than_the_cap_draws_the_cap_and_says_how_many_more() {
     let t = super::fixture::deep_elevator(9);
-    let l = &lanes(&t, MAX_SUB_ROWS)[10];
+    let l = &lanes(&t, MAX_SUB_ROWS, None)[10];
     assert_eq!((l.rows.len(), l.hidden), (MAX_SUB_ROWS, 3));
     let svg = gantt_svg(&t, &GanttOptions::default()).unwrap();
     assert!(svg.contains("+3 more waiting"));
     gantt_png(&t, &GanttOptions::default()).unwrap();
+    // Whichever bio is highlighted, its bar is drawn (top sub-row), never among the hidden.
+    let on_lane: Vec<u32> = t
+        .spans
+        .iter()
+        .filter(|s| s.lane == 10)
+        .filter_map(|s| match s.what {
+            Activity::Bio { bio, .. } => Some(bio),
+            _ => None,
+        })
+        .collect();
+    assert!(on_lane.len() > MAX_SUB_ROWS);
+    let mut bios = on_lane.clone();
+    bios.sort_unstable();
+    bios.dedup();
+    for k in bios {
+        let l = &lanes(&t, MAX_SUB_ROWS, Some(k))[10];
+        let top = &l.rows[0];
+        assert!(
+            top.iter()
+                .any(|b| matches!(b.what, Activity::Bio { bio, .. } if bio == k)),
+            "#{k} in the top row"
+        );
+        let drawn: usize = l.rows.iter().map(Vec::len).sum();
+        assert_eq!(
+            drawn + l.hidden,
+            on_lane.len(),
+            "every bar drawn or counted"
+        );
+        for row in &l.rows[1..] {
+            for (i, a) in row.iter().enumerate() {
+                assert!(
+                    row[i + 1..]
+                        .iter()
+                        .all(|b| a.end <= b.start || b.end <= a.start)
+                );
+            }
+        }
+    }
 }
