@@ -110,13 +110,7 @@ pub fn trace_cmd(args: &TraceArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     if let Some(dir) = &args.out {
         let opts = crate::plot::GanttOptions {
-            title: format!(
-                "{}: policy {}, {} to {} ms",
-                traced.scenario.name,
-                t.policy,
-                words::ms(t.from),
-                words::ms(t.to)
-            ),
+            title: crate::experiment::trace::gantt_title(&traced.scenario.name, t),
             highlight,
         };
         let charts = Charts {

@@ -11,6 +11,9 @@ use crate::model::policy::{self, PolicyInfo};
 use crate::model::trace::TraceWindow;
 use crate::model::{Recording, RunResult, run_replication_with};
 
+/// The window `qsim trace` covers unless told otherwise.
+pub const DEFAULT_WINDOW: SimDuration = SimDuration::from_ms(200);
+
 /// The longest window a trace may cover (a trace is for looking at, not for statistics).
 pub const MAX_WINDOW: SimDuration = SimDuration::from_secs(10);
 
@@ -102,4 +105,55 @@ pub fn trace(sc: &Scenario, req: &TraceRequest) -> Result<Traced, UsageError> {
         policy: info,
         result,
     })
+}
+
+/// The Gantt chart, as SVG, of `policy` on `sc` over the default window (200 ms after the
+/// warm-up) with the default highlight: what `qsim trace SCENARIO --policy P --out DIR`
+/// writes to `gantt.svg`, and what `qsim serve` shows.
+pub fn gantt_svg(sc: &Scenario, policy: &str) -> anyhow::Result<String> {
+    let req = TraceRequest {
+        policy: Some(policy.to_string()),
+        variant: None,
+        from: None,
+        window: DEFAULT_WINDOW,
+        max_spans: TraceWindow::DEFAULT_MAX_SPANS,
+        replication: 0,
+    };
+    let traced = trace(sc, &req)?;
+    let t = traced
+        .result
+        .trace
+        .as_ref()
+        .ok_or_else(|| anyhow::anyhow!("the run recorded no trace"))?;
+    let opts = crate::plot::GanttOptions {
+        title: gantt_title(&traced.scenario.name, t),
+        highlight: crate::report::trace::pick_read(t),
+    };
+    Ok(crate::plot::gantt_svg(t, &opts)?)
+}
+
+/// The chart's title: scenario, policy and window.
+pub fn gantt_title(scenario: &str, t: &crate::model::trace::Trace) -> String {
+    use crate::report::trace::ms;
+    format!(
+        "{scenario}: policy {}, {} to {} ms",
+        t.policy,
+        ms(t.from),
+        ms(t.to)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_chart_of_two_queue_shows_the_fifo_queue_and_a_highlight() {
+        let sc = crate::scenario::resolve("two-queue").unwrap();
+        let svg = gantt_svg(&sc, "fifo").unwrap();
+        assert!(svg.contains("kcryptd queue") && svg.contains("highlighted"));
+        assert!(svg.contains("two-queue: policy fifo, 2000.000 to 2200.000 ms"));
+        let err = gantt_svg(&sc, "nosuch").unwrap_err().to_string();
+        assert!(err.contains("--policy nosuch"), "{err}");
+    }
 }
