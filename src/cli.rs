@@ -20,6 +20,8 @@ pub use conventions::{CompletionsArgs, EXIT_STATUS_HELP, ManArgs, STDIN_NAME, ma
 use conventions::{completions_cmd, man_cmd, resolve_scenario};
 mod merge;
 pub use merge::MergeArgs;
+mod serve;
+pub use serve::ServeArgs;
 
 /// Simulates Linux dm-crypt work queues and compares queue policies.
 #[derive(Debug, Parser)]
@@ -64,6 +66,9 @@ pub enum Command {
     /// Fold the shard files of `qsim run --shard i/N` (all N, any order) into the report and
     /// exports one `qsim run` would write, byte for byte.
     Merge(MergeArgs),
+    /// Serve a local web page that runs a scenario (default two-queue) and redraws its plots
+    /// as its knobs move (policy, cipher speed, write rate, memory, kernel, replications).
+    Serve(ServeArgs),
 }
 
 /// Arguments of `qsim reproduce`.
@@ -416,6 +421,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Completions(args) => completions_cmd(&args, out),
         Command::Man(args) => man_cmd(&args, out),
         Command::Merge(args) => merge::merge_cmd(&args, out),
+        Command::Serve(args) => serve::serve_cmd(&args, out),
     }
 }
 

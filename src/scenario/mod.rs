@@ -74,6 +74,7 @@ pub use describe::describe;
 pub use device::MIN_SERVICE;
 pub use distribution::MAX_EMPIRICAL_VALUES;
 pub use error::{Error, ErrorKind, MAX_ECHO_CHARS};
+pub use kernel::{PATCHES, Patch};
 pub use memory::MAX_SWAP;
 pub use shipped::{ShippedScenario, resolve, resolve_with_overrides, shipped};
 pub use top::{
