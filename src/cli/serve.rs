@@ -12,7 +12,7 @@
 //! | `POST /api/run` | body `{"sets": ["PATH=VALUE", ...]}`: resolves the base scenario with those `--set`s; `{"id": N}`, or 422 with the CLI's located error |
 //! | `GET /api/status?id=N` | `queued`, `running` (replications done / total), `done` (seed, replications, the command, the report), `failed`, `superseded` |
 //! | `GET /api/plots?id=N&policy=P` | the finished run's plots as SVG strings, for one policy or `all` |
-//! | `GET /api/scenario.yaml?id=N` | the scenario file and the `--set`s that reproduce run N with `qsim run` |
+//! | `GET /api/scenario.yaml?id=N` | run N's scenario as one file, its overrides written in, for `qsim run FILE` |
 //!
 //! A body is capped at [`MAX_BODY`] bytes; anything else is 404, 405, 400 (bad JSON, with a
 //! message) or 413. Handling never panics on input: [`respond`] is a pure function of the
@@ -301,7 +301,7 @@ fn status_reply(app: &App, id: u64) -> Reply {
                 "replications": req.scenario.replications,
                 "policies": req.scenario.policies,
                 "elapsed_ms": f.elapsed_ms,
-                "command": command(app, &req.sets),
+                "command": reproduction(app, &req.sets).0,
                 "values": knobs::values(&req.scenario),
                 "report": f.report,
             })
@@ -310,13 +310,36 @@ fn status_reply(app: &App, id: u64) -> Reply {
     Reply::json(200, &v)
 }
 
-/// The `qsim run` command that reproduces a run from the downloaded file.
-fn command(app: &App, sets: &[String]) -> String {
-    let mut cmd = format!("qsim run {}", app.file_name);
-    for s in app.base_sets.iter().chain(sets) {
+/// The downloadable scenario file of a run made by `sets`, and the `qsim run` command that
+/// reproduces the run from it: the overrides written into the file
+/// ([`scenario::written_yaml`], checked to resolve to the same scenario), or, when they cannot
+/// be, the file as it is and the `--set`s on the command line.
+fn reproduction(app: &App, sets: &[String]) -> (String, String) {
+    let all: Vec<String> = app.base_sets.iter().chain(sets).cloned().collect();
+    let file = &app.file_name;
+    if let Ok(Some(yaml)) = scenario::written_yaml(&app.source, &app.text, &all) {
+        let cmd = format!("qsim run {file}");
+        let mut text = format!(
+            "# {file}: {source} as `qsim serve` ran it, every override written in:\n",
+            source = app.source
+        );
+        for s in &all {
+            text.push_str(&format!("#   --set {s}\n"));
+        }
+        text.push_str(&format!("# Reproduce with: {cmd}\n{yaml}"));
+        return (cmd, text);
+    }
+    let mut cmd = format!("qsim run {file}");
+    for s in &all {
         cmd.push_str(&format!(" --set '{}'", s.replace('\'', r"'\''")));
     }
-    cmd
+    let text = format!(
+        "# {file}: {source} as it is; `qsim serve` ran it with overrides. Reproduce with:\n#   \
+         {cmd}\n{text}",
+        source = app.source,
+        text = app.text
+    );
+    (cmd, text)
 }
 
 fn plots_reply(app: &App, id: u64, query: &str) -> Reply {
@@ -354,14 +377,7 @@ fn yaml_reply(app: &App, id: u64) -> Reply {
     let (_, Some(req)) = app.jobs.status(id) else {
         return Reply::error(404, format!("no run {id}"));
     };
-    let mut text = format!(
-        "# {file}: written by `qsim serve` from {source}.\n# Run {id} of the page: this file with \
-         these overrides, applied in order, reproduces it:\n#\n#   {cmd}\n#\n",
-        file = app.file_name,
-        source = app.source,
-        cmd = command(app, &req.sets),
-    );
-    text.push_str(&app.text);
+    let (_, text) = reproduction(app, &req.sets);
     let mut r = Reply::new(200, "text/yaml; charset=utf-8", text);
     r.headers.push((
         "Content-Disposition",

@@ -62,6 +62,7 @@ mod top;
 pub mod units;
 mod variants;
 mod workload;
+mod written;
 
 pub use crate::model::config as types;
 pub use crate::model::config::*;
@@ -83,6 +84,7 @@ pub use top::{
 };
 pub use variants::MAX_VARIANTS;
 pub use workload::{MAX_IN_FLIGHT, MAX_WORKLOADS, MAX_WRITER_RATE};
+pub use written::written_yaml;
 
 pub(crate) use error::{OverrideLines, Source, field_key, shorten, shorten_to, suggestion};
 use std::path::Path;
