@@ -75,7 +75,6 @@ pub use describe::describe;
 pub use device::MIN_SERVICE;
 pub use distribution::MAX_EMPIRICAL_VALUES;
 pub use error::{Error, ErrorKind, MAX_ECHO_CHARS};
-pub use kernel::{PATCHES, Patch};
 pub use memory::MAX_SWAP;
 pub use shipped::{ShippedScenario, resolve, resolve_with_overrides, shipped};
 pub use top::{
@@ -334,6 +333,16 @@ pub fn resolve_published(
         }
     };
     load_parts(&name, &text, &[], Some(metrics))
+}
+
+/// Every entry `kernel.patches` accepts, in order: its canonical label (`"5"`), its other name
+/// if it has one (`kswapd-stay-awake-when-min`) and what it was, for pickers such as
+/// `qsim serve`'s page.
+pub fn kernel_patches() -> Vec<(&'static str, Option<&'static str>, &'static str)> {
+    kernel::PATCHES
+        .iter()
+        .map(|p| (p.label, p.aliases.first().copied(), p.what))
+        .collect()
 }
 
 /// How errors name a `--set` argument: `--set ARG`, the argument shortened to

@@ -14,7 +14,7 @@
 
 use crate::model::config::{KernelVersion, WorkloadKind};
 use crate::model::physics::Cipher;
-use crate::scenario::{PATCHES, Scenario, units};
+use crate::scenario::{Scenario, kernel_patches, units};
 use serde_json::{Value, json};
 
 /// Most replications a page run may ask for: with two-queue's three policies at ~0.3 s a
@@ -63,14 +63,11 @@ pub fn knobs(sc: &Scenario) -> Vec<Value> {
             "help": "memory.ram: whole 4 KiB pages, e.g. 2GiB"}));
     }
     let versions: Vec<&str> = KernelVersion::ALL.iter().map(|k| k.name()).collect();
-    let patches: Vec<Value> = PATCHES
-        .iter()
-        .map(|p| {
-            let name = p
-                .aliases
-                .first()
-                .map_or(p.label.to_string(), |a| format!("{} ({a})", p.label));
-            json!({"value": p.label, "label": name, "title": p.what})
+    let patches: Vec<Value> = kernel_patches()
+        .into_iter()
+        .map(|(label, alias, what)| {
+            let name = alias.map_or(label.to_string(), |a| format!("{label} ({a})"));
+            json!({"value": label, "label": name, "title": what})
         })
         .collect();
     out.extend([
@@ -99,16 +96,16 @@ pub fn values(sc: &Scenario) -> Value {
         .split_whitespace()
         .next()
         .unwrap_or_default();
+    let all = kernel_patches();
     let patches: Vec<&str> = sc
         .kernel
         .patches
         .iter()
         .filter_map(|w| {
             let w = w.trim();
-            PATCHES
-                .iter()
-                .find(|p| p.label == w || p.aliases.contains(&w))
-                .map(|p| p.label)
+            all.iter()
+                .find(|(label, alias, _)| *label == w || *alias == Some(w))
+                .map(|p| p.0)
         })
         .collect();
     json!({
