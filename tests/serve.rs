@@ -359,3 +359,65 @@ fn base64_decodes_the_standard_alphabet() {
     assert_eq!(base64("aGVsbG8h"), b"hello!");
     assert_eq!(base64("/+A="), [0xff, 0xe0]);
 }
+
+/// One raw HTTP/1.1 exchange with the server: (status code, body).
+fn http(addr: &str, request: &[u8]) -> (u16, String) {
+    let mut s = std::net::TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    // The server may answer (413) before it has read a large body; a reset is its answer then.
+    let _ = s.write_all(request);
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {text:?}"));
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
+    (status, body)
+}
+
+#[test]
+fn the_server_refuses_bad_requests_with_a_message() {
+    let (_server, url) = start_server();
+    let addr = url.trim_start_matches("http://").trim_end_matches('/');
+    let post = |body: &[u8]| {
+        let mut req = format!(
+            "POST /api/run HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: \
+             application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        req.extend_from_slice(body);
+        http(addr, &req)
+    };
+    let get = |path: &str| {
+        http(
+            addr,
+            format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes(),
+        )
+    };
+    let (code, body) = get("/no/such/page");
+    assert_eq!(code, 404, "{body}");
+    assert!(body.contains("no such page"), "{body}");
+    let (code, body) = post(b"{not json");
+    assert_eq!(code, 400, "{body}");
+    assert!(body.contains("not a run request"), "{body}");
+    let (code, body) = post(br#"{"sets": ["crypt.encrypt_rate=fast"]}"#);
+    assert_eq!(code, 422, "{body}");
+    assert!(
+        body.contains("--set crypt.encrypt_rate=fast: crypt.encrypt_rate:"),
+        "{body}"
+    );
+    let (code, _) = post(&vec![b' '; 100 << 10]);
+    assert_eq!(code, 413);
+    let (code, body) = post(br#"{"sets": []}"#);
+    assert_eq!((code, body.starts_with("{\"id\":")), (200, true), "{body}");
+    let (code, html) = get("/");
+    assert_eq!(code, 200);
+    assert!(html.contains("<title>qsim serve</title>"));
+}

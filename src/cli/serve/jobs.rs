@@ -238,7 +238,10 @@ fn work(shared: &Shared) {
             st.running = Some((req.key.clone(), Arc::clone(&progress)));
             (req, progress)
         };
-        let outcome = (shared.runner)(&req.scenario, &progress);
+        // A panicking run (a simulator bug) fails that run, not the worker.
+        let run = || (shared.runner)(&req.scenario, &progress);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+            .unwrap_or_else(|_| Outcome::Failed("the run panicked: a bug in qsim".to_string()));
         let mut st = shared
             .state
             .lock()
@@ -387,6 +390,22 @@ mod tests {
         assert_eq!(started.recv().unwrap(), "a");
         release.send(()).unwrap();
         assert_eq!(wait_done(&jobs, back).report, "a");
+    }
+
+    #[test]
+    fn a_run_that_panics_fails_and_the_worker_goes_on() {
+        let jobs = Jobs::new(Box::new(|sc: &Scenario, _: &Progress| {
+            assert!(sc.description != "boom", "a scripted bug");
+            Outcome::Done(finished(&sc.description))
+        }));
+        let id = submit(&jobs, "boom");
+        let start = Instant::now();
+        while !matches!(jobs.status(id).0, Status::Failed(_)) {
+            assert!(start.elapsed() < Duration::from_secs(20), "never failed");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let ok = submit(&jobs, "fine");
+        assert_eq!(wait_done(&jobs, ok).report, "fine");
     }
 
     #[test]
