@@ -328,6 +328,21 @@ fn the_page_redraws_on_a_policy_switch_and_shows_a_bad_value_as_an_error() {
         eprintln!("serve: screenshot written to {path}");
     }
 
+    // A knob that changes the run: the page runs it and shows what the preset made of the
+    // speed knob the user did not touch.
+    cdp.eval(
+        "(() => { const i = document.getElementById('in-cipher'); i.value = 'aes-ni'; \
+         i.dispatchEvent(new Event('change')); })()",
+    );
+    cdp.wait_for(
+        &format!(
+            "{PLOTS_SHOWN} && document.getElementById('in-cipher_rate').value === '1432MiB/s'"
+        ),
+        180,
+    );
+    let command = cdp.eval("document.getElementById('command').textContent");
+    assert_eq!(command, "qsim run two-queue-serve.yaml");
+
     // A bad value: the located error in a visible box, and no plot (blank or stale) shown.
     cdp.eval(
         "(() => { const i = document.getElementById('in-cipher_rate'); i.value = '-5MB/s'; \
