@@ -318,6 +318,18 @@ fn the_page_redraws_on_a_policy_switch_and_shows_a_bad_value_as_an_error() {
         "{split_svg:.300}"
     );
 
+    // The Gantt slot says what it is waiting for (until `qsim trace` is wired in).
+    cdp.wait_for(
+        "document.getElementById('plot-gantt').textContent !== 'trace: drawing…'",
+        30,
+    );
+    let gantt = cdp.eval("document.getElementById('plot-gantt').textContent");
+    assert!(
+        gantt == "trace: coming"
+            || cdp.eval("!!document.querySelector('#plot-gantt svg')") == json!(true),
+        "{gantt}"
+    );
+
     let png = screenshot(&mut cdp);
     assert!(
         png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000,

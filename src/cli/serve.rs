@@ -12,6 +12,7 @@
 //! | `POST /api/run` | body `{"sets": ["PATH=VALUE", ...]}`: resolves the base scenario with those `--set`s; `{"id": N}`, or 422 with the CLI's located error |
 //! | `GET /api/status?id=N` | `queued`, `running` (replications done / total), `done` (seed, replications, the command, the report), `failed`, `superseded` |
 //! | `GET /api/plots?id=N&policy=P` | the finished run's plots as SVG strings, for one policy or `all` |
+//! | `GET /api/gantt?id=N&policy=P` | the trace's Gantt chart of that run under one policy ([`GANTT`]), or a note |
 //! | `GET /api/scenario.yaml?id=N` | run N's scenario as one file, its overrides written in, for `qsim run FILE` |
 //!
 //! A body is capped at [`MAX_BODY`] bytes; anything else is 404, 405, 400 (bad JSON, with a
@@ -202,8 +203,10 @@ pub fn respond(app: &App, method: &str, url: &str, body: &[u8]) -> Reply {
         ("/api/run", _, true) => run_reply(app, body),
         ("/api/status", true, _) => with_id(query, |id| status_reply(app, id)),
         ("/api/plots", true, _) => with_id(query, |id| plots_reply(app, id, query)),
+        ("/api/gantt", true, _) => with_id(query, |id| gantt_reply(app, id, query)),
         ("/api/scenario.yaml", true, _) => with_id(query, |id| yaml_reply(app, id)),
         ("/" | "/page.css" | "/page.js" | "/api/knobs" | "/api/status" | "/api/plots", ..)
+        | ("/api/gantt", ..)
         | ("/api/scenario.yaml" | "/api/run", ..) => {
             let mut r = Reply::error(405, format!("{method} is not allowed on {path}"));
             let allow = if path == "/api/run" {
@@ -343,7 +346,7 @@ fn reproduction(app: &App, sets: &[String]) -> (String, String) {
 }
 
 fn plots_reply(app: &App, id: u64, query: &str) -> Reply {
-    let Some((req, f)) = app.jobs.finished(id) else {
+    let Some((_, f)) = app.jobs.finished(id) else {
         return Reply::error(404, format!("run {id} has no result (yet)"));
     };
     let policy = param(query, "policy").unwrap_or("all".into());
@@ -361,16 +364,28 @@ fn plots_reply(app: &App, id: u64, query: &str) -> Reply {
             Err(e) => return Reply::error(500, e.to_string()),
         };
     }
-    let gantt = match (GANTT, policy.as_ref()) {
-        (Some(draw), p) if p != "all" => draw(&req.scenario, p).map_err(|e| format!("{e:#}")),
-        (Some(_), _) => Err("pick one policy to see its trace".to_string()),
-        (None, _) => Err("trace: coming".to_string()),
+    Reply::json(200, &Value::Object(out))
+}
+
+/// The trace's Gantt chart of run `id` under one policy: `{"gantt": SVG}`, or `{"note": why
+/// not}` (not wired yet, or no single policy picked). Its own request, so a slow trace never
+/// delays the plots.
+fn gantt_reply(app: &App, id: u64, query: &str) -> Reply {
+    let Some((req, _)) = app.jobs.finished(id) else {
+        return Reply::error(404, format!("run {id} has no result (yet)"));
+    };
+    let policy = param(query, "policy").unwrap_or("all".into());
+    let gantt = match GANTT {
+        None => Err("trace: coming".to_string()),
+        Some(_) if !req.scenario.policies.iter().any(|p| *p == policy) => {
+            Err("pick one policy to see its trace".to_string())
+        }
+        Some(draw) => draw(&req.scenario, &policy).map_err(|e| format!("{e:#}")),
     };
     match gantt {
-        Ok(svg) => out.insert("gantt".into(), json!(svg)),
-        Err(note) => out.insert("gantt_note".into(), json!(note)),
-    };
-    Reply::json(200, &Value::Object(out))
+        Ok(svg) => Reply::json(200, &json!({ "gantt": svg })),
+        Err(note) => Reply::json(200, &json!({ "note": note })),
+    }
 }
 
 fn yaml_reply(app: &App, id: u64) -> Reply {

@@ -210,10 +210,26 @@ async function drawPlots() {
   $("fig-failures").hidden = !p.failures;
   $("plot-failures").innerHTML = p.failures || "";
   const g = $("plot-gantt");
-  if (p.gantt) g.innerHTML = p.gantt;
-  else { g.textContent = ""; g.append(el("span", { class: "note", text: p.gantt_note })); }
+  g.textContent = "";
+  g.append(el("span", { class: "note", text: "trace: drawing…" }));
   $("error").hidden = true;
   $("plots").hidden = false;
+  drawGantt(id, policy, seq);
+}
+
+// The trace's Gantt chart, in its own request so a slow trace never holds up the plots.
+async function drawGantt(id, policy, seq) {
+  let p;
+  try {
+    p = await (await fetch(`/api/gantt?id=${id}&policy=${policy}`)).json();
+  } catch (e) {
+    p = { note: `trace: ${e}` };
+  }
+  if (seq !== S.drawSeq || id !== S.latest) return;
+  const g = $("plot-gantt");
+  if (p.gantt) { g.innerHTML = p.gantt; return; }
+  g.textContent = "";
+  g.append(el("span", { class: "note", text: p.note || p.error }));
 }
 
 async function init() {

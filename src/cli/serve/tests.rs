@@ -184,8 +184,14 @@ fn a_run_reports_progress_then_its_plots_seed_and_reproducer() {
             p["failures"].as_str().unwrap().starts_with("<svg"),
             "two-queue has memory"
         );
-        assert_eq!(p["gantt_note"], "trace: coming");
     }
+    let gantt = json_of(&respond(
+        &app,
+        "GET",
+        &format!("/api/gantt?id={id}&policy=split"),
+        b"",
+    ));
+    assert_eq!(gantt, json!({"note": "trace: coming"}));
     assert_ne!(fifo["percentiles"], split["percentiles"]);
     assert_eq!(
         respond(&app, "GET", &format!("/api/plots?id={id}&policy=cfq"), b"").status,
