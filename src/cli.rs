@@ -22,6 +22,8 @@ mod merge;
 pub use merge::MergeArgs;
 mod trace;
 pub use trace::TraceArgs;
+mod serve;
+pub use serve::ServeArgs;
 
 /// Simulates Linux dm-crypt work queues and compares queue policies.
 #[derive(Debug, Parser)]
@@ -70,6 +72,9 @@ pub enum Command {
     /// every bio's moves through the queues, threads and device as an event log and a Gantt
     /// chart, with a read highlighted and what it waited behind.
     Trace(TraceArgs),
+    /// Serve a local web page that runs a scenario (default two-queue) and redraws its plots
+    /// as its knobs move (policy, cipher speed, write rate, memory, kernel, replications).
+    Serve(ServeArgs),
 }
 
 /// Arguments of `qsim reproduce`.
@@ -423,6 +428,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Man(args) => man_cmd(&args, out),
         Command::Merge(args) => merge::merge_cmd(&args, out),
         Command::Trace(args) => trace::trace_cmd(&args, out),
+        Command::Serve(args) => serve::serve_cmd(&args, out),
     }
 }
 

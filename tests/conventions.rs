@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::{Child, Stdio};
 
 /// Every subcommand a user can type; the completions and man pages must know each one.
-const SUBCOMMANDS: [&str; 10] = [
+const SUBCOMMANDS: [&str; 11] = [
     "run",
     "check",
     "list",
@@ -18,6 +18,7 @@ const SUBCOMMANDS: [&str; 10] = [
     "man",
     "merge",
     "trace",
+    "serve",
 ];
 
 const TINY: &str = "name: tiny\nduration: 300ms\nwarmup: 50ms\nreplications: 2\n\

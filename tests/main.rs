@@ -13,6 +13,7 @@ mod outputs;
 mod plots;
 mod reproduce;
 mod scenarios;
+mod serve;
 mod shards;
 mod sweep;
 mod teach;

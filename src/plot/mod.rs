@@ -314,6 +314,19 @@ pub fn draw_in_memory(data: &PlotData) -> Result<usize, PlotError> {
     Ok(svg_len)
 }
 
+/// One plot of `data` as an SVG string, by the name [`plot_names`] gives it (`percentiles`,
+/// `stages`, `failures`, ...), or `None` when `data` yields no plot of that name. `qsim serve`
+/// draws its page's plots through it, so they are the same pictures `qsim run --plots` writes.
+pub fn svg_named(data: &PlotData, name: &str) -> Result<Option<String>, PlotError> {
+    let Some(p) = plan(data).into_iter().find(|p| p.name == name) else {
+        return Ok(None);
+    };
+    let path = PathBuf::from(format!("{name}.svg"));
+    let bytes = render_svg(data, p.kind, &path)?;
+    // plotters writes the SVG into a String, so its bytes are UTF-8.
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
 /// For each run, the first earlier run whose results are the same (its read latency
 /// histogram, stages, memory figures and metrics; not its timeline or label), if any: two
 /// policies that behave alike draw on top of each other, and the legend must say so.

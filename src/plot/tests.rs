@@ -419,3 +419,20 @@ fn few_replications_draw_dots_and_many_draw_whiskers() {
         assert!(files.iter().any(|f| f.starts_with("failures")), "{files:?}");
     }
 }
+
+#[test]
+fn one_plot_by_name_is_the_svg_render_all_writes() {
+    let data = fixture::with_memory();
+    let svg = svg_named(&data, "percentiles")
+        .unwrap()
+        .expect("a percentile plot");
+    assert!(
+        svg.starts_with("<svg") && svg.contains("</svg>"),
+        "{svg:.80}"
+    );
+    let path = PathBuf::from("percentiles.svg");
+    let kind = plan(&data)[0].kind;
+    assert_eq!(svg.as_bytes(), render_svg(&data, kind, &path).unwrap());
+    assert!(svg_named(&data, "failures").unwrap().is_some());
+    assert!(svg_named(&data, "no-such-plot").unwrap().is_none());
+}

@@ -62,6 +62,7 @@ mod top;
 pub mod units;
 mod variants;
 mod workload;
+mod written;
 
 pub use crate::model::config as types;
 pub use crate::model::config::*;
@@ -82,6 +83,7 @@ pub use top::{
 };
 pub use variants::MAX_VARIANTS;
 pub use workload::{MAX_IN_FLIGHT, MAX_WORKLOADS, MAX_WRITER_RATE};
+pub use written::written_yaml;
 
 pub(crate) use error::{OverrideLines, Source, field_key, shorten, shorten_to, suggestion};
 use std::path::Path;
@@ -331,6 +333,16 @@ pub fn resolve_published(
         }
     };
     load_parts(&name, &text, &[], Some(metrics))
+}
+
+/// Every entry `kernel.patches` accepts, in order: its canonical label (`"5"`), its other name
+/// if it has one (`kswapd-stay-awake-when-min`) and what it was, for pickers such as
+/// `qsim serve`'s page.
+pub fn kernel_patches() -> Vec<(&'static str, Option<&'static str>, &'static str)> {
+    kernel::PATCHES
+        .iter()
+        .map(|p| (p.label, p.aliases.first().copied(), p.what))
+        .collect()
 }
 
 /// How errors name a `--set` argument: `--set ARG`, the argument shortened to

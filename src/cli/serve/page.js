@@ -1,0 +1,263 @@
+// qsim serve's page: builds the knobs the server lists, sends every change as `--set`s, polls
+// the newest run only, and draws the plots the server renders. No library, no network but
+// this server.
+"use strict";
+
+const S = {
+  knobs: [],      // the server's knob list
+  initial: {},    // knob id -> value in the file
+  edited: {},     // knob id -> the user's value (only knobs the user changed)
+  latest: 0,      // id of the newest run request
+  shown: 0,       // id of the run whose plots are on the page
+  drawSeq: 0,     // increments per plot request, so a slow answer never overwrites a newer one
+};
+
+const $ = (id) => document.getElementById(id);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "text") e.textContent = v; else e.setAttribute(k, v);
+  }
+  for (const k of kids) e.append(k);
+  return e;
+}
+
+// A log slider position (0..1000) and a value in bytes (or bytes/s) between min and max.
+const toPos = (k, v) => Math.round(1000 * Math.log(v / k.min) / Math.log(k.max / k.min));
+const fromPos = (k, p) => k.min * Math.pow(k.max / k.min, p / 1000);
+
+function formatValue(k, x) {
+  if (k.kind === "size") {
+    const mib = Math.max(1, Math.round(x / 1048576));
+    return mib % 1024 === 0 ? `${mib / 1024}GiB` : `${mib}MiB`;
+  }
+  const mb = x / 1e6;
+  return mb >= 1000 ? `${+(mb / 1000).toPrecision(3)}GB/s` : `${+mb.toPrecision(3)}MB/s`;
+}
+
+// Bytes (or bytes/s) of a value as written, for the slider only; NaN when it cannot tell.
+function parseValue(text) {
+  const m = /^\s*([0-9.]+)\s*([kKMGT]?i?)B(\/s)?\s*$/.exec(text || "");
+  if (!m) return NaN;
+  const f = { "": 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, KI: 1024,
+    Mi: 1048576, Gi: 1073741824, Ti: 1099511627776 }[m[2]];
+  return parseFloat(m[1]) * (f || NaN);
+}
+
+function knobControl(k) {
+  const box = el("div", { class: "knob", id: `knob-${k.id}`, title: k.help || "" });
+  box.append(el("label", { for: `in-${k.id}`, text: k.label }));
+  let input;
+  if (k.kind === "select") {
+    input = el("select", { id: `in-${k.id}` });
+    for (const o of k.options) input.append(el("option", { value: o, text: o }));
+  } else if (k.kind === "checks") {
+    input = el("div", { class: "checks", id: `in-${k.id}` });
+    for (const o of k.options) {
+      const c = el("input", { type: "checkbox", value: o.value });
+      input.append(el("label", { title: o.title }, c, ` ${o.label}`));
+    }
+  } else if (k.kind === "number") {
+    input = el("input", { type: "number", id: `in-${k.id}`, min: k.min, max: k.max, step: 1 });
+  } else {
+    input = el("input", { type: "text", id: `in-${k.id}`, spellcheck: "false" });
+  }
+  box.append(input);
+  if (k.kind === "rate" || k.kind === "size") {
+    const slider = el("input", { type: "range", min: 0, max: 1000, id: `slider-${k.id}`,
+      "aria-label": `${k.label} slider` });
+    slider.addEventListener("input", () => { input.value = formatValue(k, fromPos(k, +slider.value)); });
+    slider.addEventListener("change", () => changed(k));
+    box.append(slider);
+  }
+  input.addEventListener("change", () => changed(k));
+  box.append(el("small", { text: k.help || "" }));
+  return box;
+}
+
+function readKnob(k) {
+  const input = $(`in-${k.id}`);
+  if (k.kind === "checks") {
+    return [...input.querySelectorAll("input:checked")].map((c) => c.value);
+  }
+  return input.value.trim();
+}
+
+function showKnob(k, value) {
+  const input = $(`in-${k.id}`);
+  if (k.kind === "checks") {
+    for (const c of input.querySelectorAll("input")) c.checked = (value || []).includes(c.value);
+  } else {
+    input.value = value === null || value === undefined ? "" : value;
+  }
+  const slider = $(`slider-${k.id}`);
+  if (slider) {
+    const x = parseValue(String(value));
+    if (isFinite(x) && x > 0) slider.value = Math.min(1000, Math.max(0, toPos(k, x)));
+  }
+}
+
+const asYaml = (k, v) => (k.kind === "checks" ? `[${v.join(", ")}]` : String(v));
+// Knob values compared as the page reads them back: a list, or text.
+const norm = (v) => (Array.isArray(v) ? v : v === null || v === undefined ? "" : String(v));
+const same = (a, b) => JSON.stringify(norm(a)) === JSON.stringify(norm(b));
+
+function changed(k) {
+  const v = readKnob(k);
+  if (same(v, S.initial[k.id])) delete S.edited[k.id]; else S.edited[k.id] = v;
+  $(`knob-${k.id}`).classList.toggle("edited", k.id in S.edited);
+  submit();
+}
+
+// The --sets of the current knob state: every path of every knob the user changed, in the
+// page's knob order.
+function sets() {
+  const out = [];
+  for (const k of S.knobs) {
+    if (!(k.id in S.edited)) continue;
+    for (const p of k.paths) out.push(`${p}=${asYaml(k, S.edited[k.id])}`);
+  }
+  return out;
+}
+
+function showError(text) {
+  $("error-text").textContent = text;
+  $("error").hidden = false;
+  $("plots").hidden = true;
+  $("status").textContent = "";
+}
+
+async function submit() {
+  const body = JSON.stringify({ sets: sets() });
+  // Until the newest state's result arrives nothing older is shown as if it were current.
+  S.latest = -1;
+  $("plots").hidden = true;
+  $("status").textContent = "resolving…";
+  let r, j;
+  try {
+    r = await fetch("/api/run", { method: "POST", headers: { "Content-Type": "application/json" }, body });
+    j = await r.json();
+  } catch (e) {
+    showError(`the server did not answer: ${e}`);
+    return;
+  }
+  if (body !== JSON.stringify({ sets: sets() })) return;  // a newer change is on its way
+  if (!r.ok) { S.latest = 0; showError(j.error); return; }
+  S.latest = j.id;
+  poll(j.id);
+}
+
+async function poll(id) {
+  while (id === S.latest) {
+    let s;
+    try {
+      s = await (await fetch(`/api/status?id=${id}`)).json();
+    } catch (e) {
+      showError(`the server did not answer: ${e}`);
+      return;
+    }
+    if (id !== S.latest || s.state === "superseded") return;
+    if (s.state === "done") { await showResult(id, s); return; }
+    if (s.state === "failed" || s.error) { showError(s.error); return; }
+    const st = $("status");
+    st.textContent = "";
+    if (s.state === "running") {
+      st.append(`running: ${s.done} / ${s.total} replications `,
+        el("progress", { max: s.total, value: s.done }));
+    } else {
+      st.textContent = "queued behind a run that is stopping…";
+    }
+    await sleep(100);
+  }
+}
+
+async function showResult(id, s) {
+  for (const k of S.knobs) if (!(k.id in S.edited)) showKnob(k, s.values[k.id]);
+  S.shown = id;
+  await drawPlots();
+  if (id !== S.latest) return;
+  $("meta").textContent = `seed ${s.seed}, ${s.replications} replication(s) per policy ` +
+    `(${s.policies.join(", ")}), run in ${(s.elapsed_ms / 1000).toFixed(1)} s wall clock.`;
+  const rep = $("reproduce");
+  rep.textContent = "";
+  rep.append("Reproduce: download ",
+    el("a", { href: `/api/scenario.yaml?id=${id}`, id: "yaml-link", text: "the scenario YAML" }),
+    " and run ", el("code", { id: "command", text: s.command }));
+  $("report").textContent = s.report;
+  $("status").textContent = `up to date (run ${id})`;
+}
+
+// Draws the shown run's plots for the selected policy.
+async function drawPlots() {
+  const id = S.shown;
+  if (!id) return;
+  const seq = ++S.drawSeq;
+  const policy = encodeURIComponent($("policy").value);
+  let p;
+  try {
+    const r = await fetch(`/api/plots?id=${id}&policy=${policy}`);
+    p = await r.json();
+    if (!r.ok) throw new Error(p.error);
+  } catch (e) {
+    if (seq === S.drawSeq) showError(`cannot draw the plots: ${e.message || e}`);
+    return;
+  }
+  if (seq !== S.drawSeq || id !== S.latest) return;
+  $("plot-percentiles").innerHTML = p.percentiles;
+  $("plot-stages").innerHTML = p.stages;
+  $("fig-failures").hidden = !p.failures;
+  $("plot-failures").innerHTML = p.failures || "";
+  const g = $("plot-gantt");
+  g.textContent = "";
+  g.append(el("span", { class: "note", text: "trace: drawing…" }));
+  $("error").hidden = true;
+  $("plots").hidden = false;
+  drawGantt(id, policy, seq);
+}
+
+// The trace's Gantt chart, in its own request so a slow trace never holds up the plots.
+async function drawGantt(id, policy, seq) {
+  let p;
+  try {
+    p = await (await fetch(`/api/gantt?id=${id}&policy=${policy}`)).json();
+  } catch (e) {
+    p = { note: `trace: ${e}` };
+  }
+  if (seq !== S.drawSeq || id !== S.latest) return;
+  const g = $("plot-gantt");
+  if (p.gantt) { g.innerHTML = p.gantt; return; }
+  g.textContent = "";
+  g.append(el("span", { class: "note", text: p.note || p.error }));
+}
+
+async function init() {
+  const k = await (await fetch("/api/knobs")).json();
+  document.title = `qsim serve: ${k.scenario}`;
+  $("scenario").textContent = k.scenario;
+  $("description").textContent = k.description +
+    (k.base_sets.length ? ` (the page runs no variants: ${k.base_sets.join(" ")})` : "");
+  const pol = $("policy");
+  for (const p of k.policies) pol.append(el("option", { value: p, text: p }));
+  pol.append(el("option", { value: "all", text: "all (compare)" }));
+  pol.addEventListener("change", drawPlots);
+  S.knobs = k.knobs;
+  const list = $("knob-list");
+  for (const knob of k.knobs) {
+    list.append(knobControl(knob));
+    S.initial[knob.id] = knob.value;
+    showKnob(knob, knob.value);
+  }
+  $("reset").addEventListener("click", () => {
+    S.edited = {};
+    for (const knob of S.knobs) {
+      showKnob(knob, S.initial[knob.id]);
+      $(`knob-${knob.id}`).classList.remove("edited");
+    }
+    submit();
+  });
+  submit();
+}
+
+init();
