@@ -11,7 +11,8 @@
 //! # The layers
 //!
 //! ```text
-//!   cli ─────────── qsim run / check / plot / validate / list / reproduce; exit codes
+//!   cli ─────────── qsim run / check / plot / validate / list / reproduce / merge / trace /
+//!    │              serve (a local page, tiny_http); exit codes
 //!    │
 //!   experiment ──── Scenario → planned runs × replications, in parallel, collected by index
 //!    │        ╲
@@ -59,6 +60,10 @@
 //!    the cipher's rate (or hands it to the async engine, [`model::crypt`]).
 //! 5. The bio completes to the job, and the [`model::recorder`] books its latency and its time
 //!    per stage if the warm-up is over: the recorder holds every statistic and the warm-up gate.
+//!
+//! Every stage change above goes through one call (`World::enter`, which closes the stage on
+//! the bio); with a trace on ([`model::trace`], `qsim trace`), the same call hands the closed
+//! span to the tracer, so a traced window's stage sums are the report's (`docs/trace.md`).
 //!
 //! A write goes the other way: the flusher of a buffered writer ([`model::workload`]) sends
 //! dirty pages down as async bios, and kcryptd encrypts each into bounce pages taken from the
