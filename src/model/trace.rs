@@ -564,14 +564,11 @@ mod tests {
     use crate::model::config::Scenario;
     use crate::model::{Recording, RunResult, policy, run_replication_with};
 
-    /// two-queue (with its memory) traced over 200 ms from the warm-up's end, the run
-    /// stopping at the window's end: the report's window is the trace's.
-    fn traced(policy: &str, memory: bool) -> (Scenario, RunResult) {
-        let mut sc = crate::scenario::resolve("two-queue").expect("shipped");
-        if !memory {
-            sc.memory = None;
-        }
-        let win = TraceWindow::new(SimTime::ZERO + sc.warmup, SimDuration::from_ms(200));
+    /// `sc` traced under `policy` over 200 ms from the warm-up's end with at most
+    /// `max_spans`, the run stopping at the window's end: the report's window is the trace's.
+    fn run_traced(mut sc: Scenario, policy: &str, max_spans: usize) -> (Scenario, RunResult) {
+        let mut win = TraceWindow::new(SimTime::ZERO + sc.warmup, SimDuration::from_ms(200));
+        win.max_spans = max_spans;
         sc.duration = win.to.since(SimTime::ZERO);
         let rec = Recording {
             trace: Some(win),
@@ -579,6 +576,15 @@ mod tests {
         };
         let r = run_replication_with(&sc, policy::find(policy).expect("policy"), 0, rec);
         (sc, r)
+    }
+
+    /// two-queue, with its memory or without, traced ([`run_traced`]).
+    fn traced(policy: &str, memory: bool) -> (Scenario, RunResult) {
+        let mut sc = crate::scenario::resolve("two-queue").expect("shipped");
+        if !memory {
+            sc.memory = None;
+        }
+        run_traced(sc, policy, TraceWindow::DEFAULT_MAX_SPANS)
     }
 
     #[test]
@@ -687,15 +693,8 @@ mod tests {
 
     #[test]
     fn a_small_budget_truncates() {
-        let mut sc = crate::scenario::resolve("two-queue").expect("shipped");
-        let mut win = TraceWindow::new(SimTime::ZERO + sc.warmup, SimDuration::from_ms(200));
-        win.max_spans = 50;
-        sc.duration = win.to.since(SimTime::ZERO);
-        let rec = Recording {
-            trace: Some(win),
-            ..Recording::default()
-        };
-        let r = run_replication_with(&sc, policy::find("fifo").unwrap(), 0, rec);
+        let sc = crate::scenario::resolve("two-queue").expect("shipped");
+        let (_, r) = run_traced(sc, "fifo", 50);
         let t = r.trace.unwrap();
         let cut = t.truncated.expect("truncated");
         assert_eq!(t.to, cut);
@@ -709,13 +708,7 @@ mod tests {
             queue_limit: 100,
             rate: 150e6,
         };
-        let win = TraceWindow::new(SimTime::ZERO + sc.warmup, SimDuration::from_ms(200));
-        sc.duration = win.to.since(SimTime::ZERO);
-        let rec = Recording {
-            trace: Some(win),
-            ..Recording::default()
-        };
-        let r = run_replication_with(&sc, policy::find("fifo").unwrap(), 0, rec);
+        let (_, r) = run_traced(sc, "fifo", TraceWindow::DEFAULT_MAX_SPANS);
         let t = r.trace.unwrap();
         let engine = t
             .lanes

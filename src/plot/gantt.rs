@@ -847,16 +847,7 @@ pub fn gantt_png(trace: &Trace, opts: &GanttOptions) -> Result<Vec<u8>, PlotErro
         draw(&root, trace, opts).map_err(|e| draw_err(path, e))?;
         root.present().map_err(|e| draw_err(path, e))?;
     }
-    let mut png = Vec::new();
-    image::ImageEncoder::write_image(
-        image::codecs::png::PngEncoder::new(&mut png),
-        &rgb,
-        WIDTH,
-        height,
-        image::ColorType::Rgb8,
-    )
-    .map_err(|e| draw_err(path, e))?;
-    Ok(png)
+    super::encode_png(&rgb, WIDTH, height, path)
 }
 
 /// The Gantt chart of `trace` as an SVG document, the same picture as [`gantt_png`].

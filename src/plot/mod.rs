@@ -417,12 +417,17 @@ fn draw_rgb(data: &PlotData, kind: Kind, path: &Path) -> Result<Vec<u8>, PlotErr
 /// Plot `kind` as PNG bytes (`path` only names it in errors).
 fn render_png(data: &PlotData, kind: Kind, path: &Path) -> Result<Vec<u8>, PlotError> {
     let rgb = draw_rgb(data, kind, path)?;
+    encode_png(&rgb, WIDTH, HEIGHT, path)
+}
+
+/// An RGB buffer of `width` × `height` as PNG bytes (`path` only names it in errors).
+fn encode_png(rgb: &[u8], width: u32, height: u32, path: &Path) -> Result<Vec<u8>, PlotError> {
     let mut png = Vec::new();
     image::ImageEncoder::write_image(
         image::codecs::png::PngEncoder::new(&mut png),
-        &rgb,
-        WIDTH,
-        HEIGHT,
+        rgb,
+        width,
+        height,
         image::ColorType::Rgb8,
     )
     .map_err(|e| draw_err(path, e))?;

@@ -225,17 +225,7 @@ mod tests {
     use super::*;
     use crate::plot::gantt::fixture::{at, deep_elevator, fixture};
 
-    /// Every line at most `width` columns, ASCII, and the text ending in a newline.
-    fn fits(text: &str, width: usize) {
-        assert!(text.ends_with('\n'), "{text}");
-        for l in text.lines() {
-            assert!(
-                l.is_ascii() && l.len() <= width,
-                "{} > {width}: {l}\n{text}",
-                l.len()
-            );
-        }
-    }
+    use crate::plot::ascii::tests::fits;
 
     /// The lines of `text` that are rows of lane `name` (its first row).
     fn rows_of<'a>(text: &'a str, name: &str, lw: usize) -> Vec<&'a str> {

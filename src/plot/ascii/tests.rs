@@ -22,7 +22,7 @@ fn nines_fixture() -> LineChart {
 }
 
 /// Every line of `text` at most `width` columns, ASCII, and ending in a newline.
-fn fits(text: &str, width: usize) {
+pub(super) fn fits(text: &str, width: usize) {
     assert!(text.ends_with('\n'), "{text}");
     for l in text.lines() {
         assert!(
