@@ -303,6 +303,9 @@ fn parse_override(arg: &str, first: u64) -> Result<(setarg::Override, OverrideLi
             if err.kind() == ErrorKind::Syntax {
                 err.0.hint = Some(SET_VALUE_HINT.to_string());
             }
+            if let setarg::Edit::Index { list, index, .. } = set.edit {
+                reindex(&mut err, list.path(), index);
+            }
             err
         })?;
     let raw = over.value;
@@ -314,6 +317,20 @@ fn parse_override(arg: &str, first: u64) -> Result<(setarg::Override, OverrideLi
         },
         lines,
     ))
+}
+
+/// An indexed `--set`'s document holds its one item as item 0 of the list: an error found
+/// while reading it names `list[0]`, which becomes the item the argument named, `list[index]`.
+fn reindex(err: &mut Error, list: &str, index: usize) {
+    let (from, to) = (format!("{list}[0]"), format!("{list}[{index}]"));
+    if let Some(path) = err.0.path.as_mut()
+        && let Some(rest) = path.strip_prefix(&from)
+    {
+        *path = format!("{to}{rest}");
+    }
+    if err.0.message.starts_with(&from) {
+        err.0.message = format!("{to}{}", &err.0.message[from.len()..]);
+    }
 }
 
 /// Loads the scenario a command-line argument names ([`resolve`]: a file, else a shipped

@@ -28,7 +28,7 @@ pub(crate) enum List {
 
 impl List {
     /// The list's path in the scenario.
-    fn path(self) -> &'static str {
+    pub(crate) fn path(self) -> &'static str {
         match self {
             List::Workloads => "workloads",
             List::Atomic => "memory.atomic",
@@ -523,6 +523,11 @@ mod tests {
         let e = load(&["workloads[0].io_size=lots"]).unwrap_err();
         assert_eq!(e.file(), "--set workloads[0].io_size=lots");
         assert_eq!(e.path(), Some("workloads[0].io_size"));
+        // The document holds the one item as item 0; the error names the item the argument did.
+        let e = load(&["workloads[1].rate=abc"]).unwrap_err();
+        assert_eq!(e.path(), Some("workloads[1].rate"), "{e}");
+        assert!(e.to_string().contains("workloads[1].rate: "), "{e}");
+        assert!(!e.to_string().contains("workloads[0]"), "{e}");
     }
 
     #[test]
