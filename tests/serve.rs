@@ -443,4 +443,12 @@ fn the_server_refuses_bad_requests_with_a_message() {
     let (code, html) = get("/");
     assert_eq!(code, 200);
     assert!(html.contains("<title>qsim serve</title>"));
+    // A client that promised a body and stalls holds one handler, not the server.
+    let mut stalled = std::net::TcpStream::connect(addr).expect("connect");
+    stalled
+        .write_all(b"POST /api/run HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        .unwrap();
+    let (code, _) = get("/page.css");
+    assert_eq!(code, 200, "answered beside a stalled request");
+    drop(stalled);
 }

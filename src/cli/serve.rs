@@ -404,25 +404,46 @@ pub fn serve_cmd(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     app.warm();
     writeln!(out, "qsim serve: http://{addr}/")?;
     out.flush()?;
-    for mut request in server.incoming_requests() {
-        let method = request.method().as_str().to_string();
-        let url = request.url().to_string();
-        let mut body = Vec::new();
-        let read = request
-            .as_reader()
-            .take(MAX_BODY + 1)
-            .read_to_end(&mut body);
-        let reply = match read {
-            Err(e) => Reply::error(400, format!("cannot read the body: {e}")),
-            Ok(_) if body.len() as u64 > MAX_BODY => {
-                Reply::error(413, format!("the body is over {MAX_BODY} bytes"))
-            }
-            Ok(_) => respond(&app, &method, &url, &body),
-        };
-        // A browser that went away is no error of ours.
-        let _ = request.respond(to_response(reply, method == "HEAD"));
+    // A few threads take requests from the one listener, so a trace being drawn or a client
+    // slow to send its body does not hold up the page's polls.
+    let server = Arc::new(server);
+    let handlers: Vec<_> = (0..HANDLERS)
+        .map(|_| {
+            let (server, app) = (Arc::clone(&server), Arc::clone(&app));
+            std::thread::spawn(move || {
+                while let Ok(request) = server.recv() {
+                    answer(&app, request);
+                }
+            })
+        })
+        .collect();
+    for h in handlers {
+        let _ = h.join();
     }
     Ok(())
+}
+
+/// Threads answering requests at once.
+const HANDLERS: usize = 4;
+
+/// Reads one request's body (capped) and answers it.
+fn answer(app: &App, mut request: tiny_http::Request) {
+    let method = request.method().as_str().to_string();
+    let url = request.url().to_string();
+    let mut body = Vec::new();
+    let read = request
+        .as_reader()
+        .take(MAX_BODY + 1)
+        .read_to_end(&mut body);
+    let reply = match read {
+        Err(e) => Reply::error(400, format!("cannot read the body: {e}")),
+        Ok(_) if body.len() as u64 > MAX_BODY => {
+            Reply::error(413, format!("the body is over {MAX_BODY} bytes"))
+        }
+        Ok(_) => respond(app, &method, &url, &body),
+    };
+    // A browser that went away is no error of ours.
+    let _ = request.respond(to_response(reply, method == "HEAD"));
 }
 
 fn to_response(reply: Reply, head: bool) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
