@@ -97,3 +97,24 @@ fn bad_trace_flags_are_refused_with_a_hint() {
         .assert_bad_input()
         .stderr_has(&["--variant x", "hint:"]);
 }
+
+/// teach/cwait's claim, seen in the trace: under 2.6.31 kswapd's congestion_wait runs to its
+/// 100 ms timeout every time (the whole sleep, even one begun before the window), under 2.6.30
+/// it ends early.
+#[test]
+fn kswapds_waits_time_out_under_2_6_31_and_end_early_under_2_6_30() {
+    let marks = |variant: &str, what: &str| -> Vec<String> {
+        let run = Run::of(&["trace", "teach/cwait", "--variant", variant, "--log"]);
+        run.assert_ok();
+        run.stdout
+            .lines()
+            .filter(|l| l.contains("kswapd") && l.contains(what))
+            .map(String::from)
+            .collect()
+    };
+    let late = marks("2.6.31", "congestion_wait(ASYNC) timed out after");
+    assert!(!late.is_empty());
+    assert!(late.iter().all(|l| l.contains("after 100ms")), "{late:#?}");
+    assert!(marks("2.6.31", "woke early").is_empty());
+    assert!(!marks("2.6.30", "congestion_wait(SYNC) woke early").is_empty());
+}

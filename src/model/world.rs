@@ -400,7 +400,7 @@ impl World {
 
     fn end_wait(&mut self, w: super::cwait::Waiter, early: bool, sched: &mut Scheduler<Event>) {
         let slept = self.rec.wait_ended(&w, early, sched.now());
-        self.trace_wait(&w, early, slept, sched.now());
+        self.trace_wait(&w, early, sched.now());
         self.account_mm_wait(w.who, w.class, slept, early);
         match w.who {
             CwWho::Writer(i) => self.writer_tick(i, sched),

@@ -2,7 +2,7 @@
 //! [`Tracer`], and tells it what every lane is doing at the end of each event.
 
 use super::{Activity, LaneStates, Trace, TraceWindow, Tracer};
-use crate::engine::{SimDuration, SimTime};
+use crate::engine::SimTime;
 use crate::model::actors::{ActorKind, ActorState};
 use crate::model::bio::{Bio, BioId, Origin};
 use crate::model::cwait::{CwWho, Waiter};
@@ -113,14 +113,10 @@ impl World {
         t.crypt_queued(id as usize, list);
     }
 
-    /// A `congestion_wait` of `w` ended at `now` after `slept`, early or by its timeout.
-    pub(in crate::model) fn trace_wait(
-        &mut self,
-        w: &Waiter,
-        early: bool,
-        slept: SimDuration,
-        now: SimTime,
-    ) {
+    /// A `congestion_wait` of `w` ended at `now`, early or by its timeout. The mark gives the
+    /// whole sleep, from `w.since`, even the part before the window (which the recorder's
+    /// figure, counting only measured time, leaves out).
+    pub(in crate::model) fn trace_wait(&mut self, w: &Waiter, early: bool, now: SimTime) {
         let Some(t) = self.tracer.as_deref_mut() else {
             return;
         };
@@ -139,7 +135,7 @@ impl World {
             } else {
                 "ASYNC"
             };
-            t.wait_ended(lane, class, early, slept, now);
+            t.wait_ended(lane, class, early, now.since(w.since), now);
         }
     }
 
