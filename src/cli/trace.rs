@@ -27,7 +27,7 @@ pub struct TraceArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_from)]
     pub from: Option<SimDuration>,
     /// The window's length (at most 10s).
-    #[arg(long, value_name = "DURATION", default_value = "200ms", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", default_value_t = crate::experiment::trace::DEFAULT_WINDOW, value_parser = parse_duration_arg)]
     pub window: SimDuration,
     /// Stop recording after this many spans (the chart then says where it stopped).
     #[arg(long, value_name = "N", default_value_t = TraceWindow::DEFAULT_MAX_SPANS)]
@@ -92,7 +92,7 @@ pub fn trace_cmd(args: &TraceArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     s.push('\n');
     s.push_str(&words::stage_table(t, &traced.result.obs));
-    let log = words::event_log(t, usize::MAX);
+    let log = words::event_log(t);
     s.push('\n');
     if args.log {
         s.push_str("Event log:\n");
@@ -101,7 +101,7 @@ pub fn trace_cmd(args: &TraceArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         s.push_str(&format!(
             "Event log of #{k}'s lifetime (--log prints the whole window):\n"
         ));
-        s.push_str(&words::event_log(&words::around(t, k), usize::MAX));
+        s.push_str(&words::event_log(&words::around(t, k)));
     }
     let ascii = crate::plot::ascii::gantt(t, highlight, 72);
     if args.ascii {

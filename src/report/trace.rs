@@ -236,8 +236,8 @@ struct Line {
 
 /// The event log: every span's start and end (but the CPU lane's), every mark, and every
 /// traced bio's issue and completion inside the window, in time order, each with the queues'
-/// lengths after it. `limit` caps the lines (the rest are counted).
-pub fn event_log(t: &Trace, limit: usize) -> String {
+/// lengths after it.
+pub fn event_log(t: &Trace) -> String {
     let queues: Vec<usize> = (0..t.lanes.len())
         .filter(|&l| t.lanes[l].kind == LaneKind::Queue)
         .collect();
@@ -259,8 +259,7 @@ pub fn event_log(t: &Trace, limit: usize) -> String {
         "queue lengths [..] after each line: {}",
         names.join(" | ")
     );
-    let total = lines.len();
-    for l in lines.into_iter().take(limit) {
+    for l in lines {
         if let Some((q, d)) = l.queue {
             lens[q] += i64::from(d);
         }
@@ -272,13 +271,6 @@ pub fn event_log(t: &Trace, limit: usize) -> String {
             l.lane,
             l.text,
             q.join("|")
-        );
-    }
-    if total > limit {
-        let _ = writeln!(
-            out,
-            "... {} more lines (--log prints them all)",
-            total - limit
         );
     }
     out
