@@ -428,6 +428,30 @@ pub enum QueueMode {
     BlkMq,
 }
 
+/// The context in which the block layer ends a request and so runs dm-crypt's `crypt_endio`:
+/// what decides whether `no_read_workqueue` can decrypt there or must fall back
+/// (docs/model/crypt.md, docs/model/block.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IrqContext {
+    /// In the device's hard interrupt handler (blk-mq with several hardware queues completing
+    /// on the submitting CPU: NVMe).
+    Hardirq,
+    /// In BLOCK_SOFTIRQ, raised by the interrupt (blk-mq with one hardware queue: SCSI, ATA).
+    Softirq,
+    /// Synchronously inside `submit_bio`, in the submitting task (brd, the RAM disk).
+    Submitter,
+}
+
+/// Where one request's completion runs: on which CPU and in which context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompletionSite {
+    /// The CPU that takes the interrupt (or the submitter's CPU for [`IrqContext::Submitter`]).
+    pub cpu: u32,
+    /// The context `crypt_endio` runs in.
+    pub context: IrqContext,
+}
+
 /// Elevator (I/O scheduler) for legacy queues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
