@@ -9,6 +9,7 @@ mod fiojobs;
 mod fiotools;
 mod golden;
 mod invariants;
+mod modern;
 mod outputs;
 mod plots;
 mod reproduce;

@@ -102,6 +102,9 @@ pub(super) struct Actor {
     /// A job context's bios whose process has yet to run its submission path on a CPU
     /// (only with a nonzero `crypt.submit_cost`), in issue order.
     pub(super) syscalls: VecDeque<BioId>,
+    /// The CPU it runs on (or last ran on): its home CPU until it first runs; a bound kcryptd
+    /// worker's own CPU.
+    pub(super) cpu: u32,
 }
 
 impl Actor {
@@ -116,6 +119,7 @@ impl Actor {
             tree: BTreeMap::new(),
             tree_seq: 0,
             syscalls: VecDeque::new(),
+            cpu: 0,
         }
     }
 }
@@ -183,6 +187,16 @@ pub(super) fn cast(sc: &Scenario, info: &PolicyInfo, streams: &RngStreams) -> Ca
     });
     // fake-gitk processes and the swap writer: the memory model finds their contexts by kind.
     super::gitk::cast_contexts(sc, &mut actors);
+    // Home CPUs: kcryptd worker i on CPU i (a bound worker never leaves it), jobs and flushers
+    // spread over the CPUs as the scheduler spreads new tasks.
+    for a in &mut actors {
+        a.cpu = match a.kind {
+            ActorKind::Crypt(i) => i as u32,
+            ActorKind::JobCtx(j) => j,
+            ActorKind::FlusherCtx(w) => w,
+            _ => 0,
+        } % sc.cpus.max(1);
+    }
     Cast {
         actors,
         crypt,
@@ -289,7 +303,7 @@ impl World {
     /// A submitting context submits its pending bios until one blocks or needs the CPU.
     fn kick_context(&mut self, a: ActorId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
-        let inline = self.info.topology == Topology::Inline;
+        let inline = self.writes_inline();
         while self.actor(a).state == ActorState::Idle {
             let held = self.actor(a).held.take().map(|h| h.bio);
             let Some(bio) = held.or_else(|| self.actor(a).queue.pop_front()) else {
@@ -365,7 +379,9 @@ impl World {
                     if let Some(unblock) = self.engine_submit(bio, now, sched) {
                         self.block_on_backlog(a, unblock, sched);
                     }
-                } else if self.async_io_actor.is_some() || self.write_actor.is_some() {
+                } else if self.async_io_actor.is_some()
+                    || (self.write_actor.is_some() && !self.worker_submits_writes())
+                {
                     // Mason V3 and 5.8: kcryptd never submits; an io thread does.
                     self.enter(bio, Stage::IoQueue, now);
                     self.queue_for_io_thread(bio, sched);

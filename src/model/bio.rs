@@ -76,6 +76,9 @@ pub struct Bio {
     /// reads, readahead, swap-in, O_DIRECT reads). [`Bio::new`] sets it on sync writes only;
     /// Mason's io queues route on it (docs/model/crypt.md).
     pub syncio: bool,
+    /// The CPU that submitted its clone to the block layer (what picks the hardware queue and
+    /// so the CPU of its completion).
+    pub submit_cpu: u32,
 }
 
 impl Bio {
@@ -99,6 +102,7 @@ impl Bio {
             stage_since: now,
             stage_ns: [0; Stage::COUNT],
             syncio: dir == Dir::Write && sync,
+            submit_cpu: 0,
         }
     }
 

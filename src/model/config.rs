@@ -94,17 +94,83 @@ pub enum KernelVersion {
     /// 2.6.37: `wait_iff_congested` in the allocator and direct reclaim.
     #[serde(rename = "2.6.37")]
     V2_6_37,
+    /// 4.19 (as its stable series has it): dm-crypt's unbound kcryptd, the sorting
+    /// `dmcrypt_write` thread, `same_cpu_crypt` and `submit_from_crypt_cpus`; both workqueues
+    /// `WQ_HIGHPRI`.
+    #[serde(rename = "4.19")]
+    V4_19,
+    /// 5.4 (stable): 4.19's layout with `WQ_HIGHPRI` reverted.
+    #[serde(rename = "5.4")]
+    V5_4,
+    /// 5.8: the layout Cloudflare measured in 2020.
+    #[serde(rename = "5.8")]
+    V5_8,
+    /// 5.9: `no_read_workqueue` and `no_write_workqueue`; a read completed in hard IRQ is
+    /// decrypted in a tasklet.
+    #[serde(rename = "5.9")]
+    V5_9,
+    /// 6.6 (stable, with "dm-crypt, dm-verity: disable tasklets"): a hard-IRQ completion falls
+    /// back to the kcryptd workqueue.
+    #[serde(rename = "6.6")]
+    V6_6,
+    /// 6.9: the hard-IRQ fallback is the BH workqueue (softirq, same CPU).
+    #[serde(rename = "6.9")]
+    V6_9,
+    /// 6.10: the `high_priority` flag.
+    #[serde(rename = "6.10")]
+    V6_10,
+    /// 6.11: bios over `max_read_size` / `max_write_size` (128 KiB) are split.
+    #[serde(rename = "6.11")]
+    V6_11,
+    /// 6.12 (LTS): 6.11's dm-crypt.
+    #[serde(rename = "6.12")]
+    V6_12,
 }
 
 impl KernelVersion {
     /// Every version, oldest first.
-    pub const ALL: [KernelVersion; 5] = [
+    pub const ALL: [KernelVersion; 14] = [
         KernelVersion::V2_6_30,
         KernelVersion::V2_6_31,
         KernelVersion::V2_6_32,
         KernelVersion::V2_6_33,
         KernelVersion::V2_6_37,
+        KernelVersion::V4_19,
+        KernelVersion::V5_4,
+        KernelVersion::V5_8,
+        KernelVersion::V5_9,
+        KernelVersion::V6_6,
+        KernelVersion::V6_9,
+        KernelVersion::V6_10,
+        KernelVersion::V6_11,
+        KernelVersion::V6_12,
     ];
+
+    /// Whether this is a kernel after 2.6.x: blk-mq only, dm-crypt's unbound workqueue layout,
+    /// and no memory model (qsim's reclaim rules stop at 2.6.37).
+    pub fn is_modern(self) -> bool {
+        self >= KernelVersion::V4_19
+    }
+
+    /// dm-crypt's rules in this version (docs/model/crypt.md §1); `None` before 4.x, where
+    /// the queue policies are the layouts.
+    pub fn dmcrypt(self) -> Option<DmCryptRules> {
+        use KernelVersion::*;
+        if !self.is_modern() {
+            return None;
+        }
+        Some(DmCryptRules {
+            highpri_default: self == V4_19,
+            bypass_flags: self >= V5_9,
+            hardirq_fallback: match self {
+                V6_6 => HardirqFallback::Workqueue,
+                v if v >= V6_9 => HardirqFallback::BhWorkqueue,
+                _ => HardirqFallback::Tasklet,
+            },
+            high_priority_flag: self >= V6_10,
+            split_bios: self >= V6_11,
+        })
+    }
 
     /// The version as written (`2.6.32`).
     pub fn name(self) -> &'static str {
@@ -114,6 +180,15 @@ impl KernelVersion {
             KernelVersion::V2_6_32 => "2.6.32",
             KernelVersion::V2_6_33 => "2.6.33",
             KernelVersion::V2_6_37 => "2.6.37",
+            KernelVersion::V4_19 => "4.19",
+            KernelVersion::V5_4 => "5.4",
+            KernelVersion::V5_8 => "5.8",
+            KernelVersion::V5_9 => "5.9",
+            KernelVersion::V6_6 => "6.6",
+            KernelVersion::V6_9 => "6.9",
+            KernelVersion::V6_10 => "6.10",
+            KernelVersion::V6_11 => "6.11",
+            KernelVersion::V6_12 => "6.12",
         }
     }
 
@@ -148,6 +223,35 @@ impl KernelVersion {
             lone_sync_queue_idles: self >= V2_6_33,
         }
     }
+}
+
+/// How dm-crypt's `no_read_workqueue` handles a read completed in hard-IRQ context (or with
+/// interrupts off), where it may not decrypt inline (`kcryptd_queue_crypt()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HardirqFallback {
+    /// 5.9–5.10: a tasklet, i.e. softirq on the same CPU.
+    Tasklet,
+    /// Kernels with "dm-crypt, dm-verity: disable tasklets" (2024, stable 6.6): the normal
+    /// kcryptd workqueue, as if the flag were off.
+    Workqueue,
+    /// 6.9 and later: `system_bh_wq`, softirq on the same CPU.
+    BhWorkqueue,
+}
+
+/// What a kernel's dm-crypt does, for the versions after 2.6.x ([`KernelVersion::dmcrypt`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DmCryptRules {
+    /// kcryptd and kcryptd_io are `WQ_HIGHPRI` whatever the table says (4.x until 5.5).
+    pub highpri_default: bool,
+    /// `no_read_workqueue` and `no_write_workqueue` exist (5.9+).
+    pub bypass_flags: bool,
+    /// Where `no_read_workqueue` sends a hard-IRQ completion.
+    pub hardirq_fallback: HardirqFallback,
+    /// The `high_priority` flag exists (6.10+).
+    pub high_priority_flag: bool,
+    /// Bios larger than `max_read_size` / `max_write_size` are split (6.11+).
+    pub split_bios: bool,
 }
 
 /// The version-derived rules of CFQ that differ between 2.6.31, 2.6.32 and 2.6.33

@@ -43,6 +43,7 @@ pub mod cpu;
 pub mod crypt;
 pub mod cwait;
 pub mod device;
+pub mod dmcrypt;
 pub mod event;
 mod gitk;
 pub mod ids;

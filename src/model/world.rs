@@ -29,7 +29,7 @@ use super::ids::{ActorId, QueueClass, TaskOwner};
 use super::memory::Allocator;
 use super::mm::Memory;
 use super::observe::{RunEnd, RunObs, Stage};
-use super::policy::{CryptOp, CryptQueuePolicy, PolicyInfo, Topology, Work};
+use super::policy::{CryptOp, CryptQueuePolicy, DmFlags, PolicyInfo, Topology, Work};
 use super::recorder::{RecEvent, Recorder};
 use super::workload::{Job, WorkloadEvent, Writer};
 use crate::engine::{EventId, Model, RngStreams, Scheduler, SimDuration, SimTime};
@@ -43,6 +43,8 @@ pub struct World {
     pub(super) sc: Scenario,
     pub(super) info: &'static PolicyInfo,
     pub(super) policy: Box<dyn CryptQueuePolicy>,
+    /// The dm-crypt table's flags in force on this kernel (the workqueue layout).
+    pub(super) table: super::dmcrypt::Table,
     pub(super) bios: BioSlab,
     pub(super) cpu: CpuPool<TaskOwner>,
     cpu_event: Option<EventId>,
@@ -102,7 +104,12 @@ impl World {
         let mut w = World {
             sc: sc.clone(),
             info,
-            policy: (info.build)(),
+            policy: if info.flags.has(DmFlags::SAME_CPU_CRYPT) {
+                Box::new(super::policy::bound::Bound::new(sc.cpus))
+            } else {
+                (info.build)()
+            },
+            table: super::dmcrypt::Table::new(sc, info),
             bios: BioSlab::default(),
             cpu: CpuPool::new(sc.cpus),
             cpu_event: None,
@@ -190,6 +197,7 @@ impl World {
             return false;
         }
         let unplug = self.submit_unplugs(a);
+        self.bios[bio].submit_cpu = self.actors[a.index()].cpu;
         self.enter(bio, Stage::BlockQueue, now);
         let (sync, at) = (
             self.bios[bio].sync,
@@ -264,11 +272,13 @@ impl World {
         // End the clone: writes are done, reads still need decrypting.
         match (dir, self.info.topology) {
             (Dir::Write, _) | (Dir::Read, Topology::Plain) => self.complete_bio(bio, sched),
-            (Dir::Read, Topology::Queued | Topology::Workqueue) => {
+            (Dir::Read, Topology::Queued) => {
                 self.enter(bio, Stage::CryptQueue, now);
                 let op = CryptOp::Decrypt;
-                self.policy_enqueue(Work { bio, op, sync }, sched);
+                let cpu = self.bios[bio].submit_cpu;
+                self.policy_enqueue(Work { bio, op, sync, cpu }, sched);
             }
+            (Dir::Read, Topology::Workqueue) => self.read_completed_wq(bio, sched),
             (Dir::Read, Topology::Inline) => {
                 self.enter(bio, Stage::CryptService, now);
                 let cost = self.crypto_cost(CryptOp::Decrypt, bio);
@@ -320,8 +330,9 @@ impl World {
         self.enter(id, Stage::Other, now);
         let direct = match self.info.topology {
             Topology::Queued => false,
-            // 5.8 submits a read's clone from the caller; only writes queue to kcryptd.
-            Topology::Workqueue => dir == Dir::Read,
+            // 5.8 submits a read's clone from the caller; only writes queue to kcryptd (and
+            // not even they under no_write_workqueue).
+            Topology::Workqueue => dir == Dir::Read || self.writes_inline(),
             Topology::Plain | Topology::Inline => true,
         };
         if direct {
@@ -339,7 +350,16 @@ impl World {
             Dir::Write => {
                 self.enter(id, Stage::CryptQueue, now);
                 let op = CryptOp::Encrypt;
-                self.policy_enqueue(Work { bio: id, op, sync }, sched);
+                let cpu = self.actors[ctx.index()].cpu;
+                self.policy_enqueue(
+                    Work {
+                        bio: id,
+                        op,
+                        sync,
+                        cpu,
+                    },
+                    sched,
+                );
             }
         }
         if waiter {

@@ -122,8 +122,19 @@ pub(crate) fn block(
 ) -> Result<BlockConfig, Error> {
     let empty = RawBlock::default();
     let b = b.unwrap_or(&empty);
+    let modern = kernel.version.is_modern();
     let mode = match val(&b.mode) {
         Some(QueueModeName::BlkMq) => QueueMode::BlkMq,
+        Some(_) if modern => {
+            return Err(c.at("block.mode", &b.mode).conflict(
+                format!(
+                    "kernel {} has only blk-mq: the legacy request queue went in 5.0",
+                    kernel.version.name()
+                ),
+                "write `mode: blk-mq` or leave `mode` out (blk-mq is the default after 2.6.x)",
+            ));
+        }
+        None if modern => QueueMode::BlkMq,
         _ => QueueMode::Legacy,
     };
     let nr_requests = c.int(&b.nr_requests, "block.nr_requests", 128)?;

@@ -210,8 +210,11 @@ impl<'de> Deserialize<'de> for VersionName {
         impl V {
             fn number<E: de::Error>(shown: String) -> E {
                 UnitError {
-                    message: format!("a kernel version has three parts, got the number {shown}"),
-                    hint: format!("write one of {} (2.6.32 is the default)", version_names()),
+                    message: format!("a kernel version is text, got the number {shown}"),
+                    hint: format!(
+                        "quote it (YAML reads 6.10 as 6.1): one of {} (2.6.32 is the default)",
+                        version_names()
+                    ),
                 }
                 .into_serde()
             }
@@ -343,6 +346,17 @@ pub(crate) fn kernel(
         })?;
     }
     let patches = patches(c, &k.patches)?;
+    if let (true, Some(l)) = (kernel.version.is_modern(), &k.patches)
+        && !l.value.is_empty()
+    {
+        return Err(c.at("kernel.patches", l).conflict(
+            format!(
+                "the 2009 patches apply to 2.6.3x; kernel {} has them or their successors",
+                kernel.version.name()
+            ),
+            "remove `patches`, or use a 2.6.x kernel",
+        ));
+    }
     kernel.vm = switches(c, k, kernel.version.defaults(), &patches)?;
     kernel.patches = k
         .patches
@@ -525,6 +539,9 @@ fn describe_patches(o: &mut Rows, k: &KernelConfig, policies: &[String]) {
 /// run's `policies` tell whether patch 6 has dm-crypt to act on.
 pub(crate) fn describe_kernel(o: &mut Rows, k: &KernelConfig, policies: &[String]) {
     row(o, 2, "version", k.version.name());
+    if let Some(r) = k.version.dmcrypt() {
+        super::dmcrypt::describe_dmcrypt(o, &r, policies);
+    }
     row(
         o,
         2,
@@ -625,7 +642,10 @@ mod tests {
         assert!(!d(KernelVersion::V2_6_33).wait_iff_congested);
         let v37 = d(KernelVersion::V2_6_37);
         assert!(v37.skip_below_min && v37.wait_iff_congested && !v37.force_highorder);
-        assert_eq!(version_names(), "2.6.30, 2.6.31, 2.6.32, 2.6.33, 2.6.37");
+        assert_eq!(
+            version_names(),
+            "2.6.30, 2.6.31, 2.6.32, 2.6.33, 2.6.37, 4.19, 5.4, 5.8, 5.9, 6.6, 6.9, 6.10, 6.11, 6.12"
+        );
     }
 
     #[test]
@@ -633,11 +653,11 @@ mod tests {
         let e = err(&format!("{BASE}kernel:\n  version: 2.6\n"));
         assert_eq!(e.kind(), ErrorKind::BadValue);
         assert_eq!(place(&e), (Some(5), Some(12), Some("kernel.version")));
-        assert!(e.message().contains("three parts"), "{e}");
+        assert!(e.message().contains("is text"), "{e}");
         assert!(
             e.hint()
                 .unwrap()
-                .contains("2.6.30, 2.6.31, 2.6.32, 2.6.33, 2.6.37")
+                .contains("2.6.30, 2.6.31, 2.6.32, 2.6.33, 2.6.37, 4.19")
         );
         let e = err(&format!("{BASE}kernel:\n  version: 32\n"));
         assert!(e.message().contains("the number 32"), "{e}");

@@ -45,6 +45,7 @@ mod crypt;
 mod describe;
 mod device;
 mod distribution;
+mod dmcrypt;
 mod error;
 pub mod fio;
 mod kernel;

@@ -293,19 +293,8 @@ pub(crate) fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Sce
     }
 }
 
-/// [`scenario`] once its `machine:` is expanded.
-fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Error> {
-    let name = match &raw.name {
-        Some(s) => c.name(
-            s,
-            "name",
-            "the name is empty",
-            "give a short name, or leave `name` out to use the file name",
-        )?,
-        None => c.stem_name(stem)?,
-    };
-    let description = val(&raw.description).unwrap_or_default();
-    let seed = val(&raw.seed).unwrap_or(1);
+/// `duration` and `warmup`, the warm-up shorter.
+fn horizon(c: &Checker, raw: &RawScenario) -> Result<(SimDuration, SimDuration), Error> {
     let duration = c.dur(
         &raw.duration,
         "duration",
@@ -319,6 +308,23 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
             "lengthen `duration` or shorten `warmup`; the warm-up is part of the duration",
         ));
     }
+    Ok((duration, warmup))
+}
+
+/// [`scenario`] once its `machine:` is expanded.
+fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Error> {
+    let name = match &raw.name {
+        Some(s) => c.name(
+            s,
+            "name",
+            "the name is empty",
+            "give a short name, or leave `name` out to use the file name",
+        )?,
+        None => c.stem_name(stem)?,
+    };
+    let description = val(&raw.description).unwrap_or_default();
+    let seed = val(&raw.seed).unwrap_or(1);
+    let (duration, warmup) = horizon(c, raw)?;
     let max_events = c.int(&raw.max_events, "max_events", DEFAULT_MAX_EVENTS)?;
     let replications = c.int(&raw.replications, "replications", DEFAULT_REPLICATIONS)?;
     let cpus = c.int(&raw.cpus, "cpus", 1)?;
@@ -335,7 +341,7 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
     let device = device(c, &raw_device.value, raw_device.referenced)?;
     let block = block(c, raw.block.as_ref().map(|b| &b.value), &kernel, &device)?;
     let crypt = crypt(c, raw.crypt.as_ref().map(|b| &b.value), &patch_locs)?;
-    let policies = policies(c, &raw.policies)?;
+    let policies = policies(c, &raw.policies, &kernel)?;
     request_floor(
         c,
         &raw_device.value,
@@ -345,7 +351,10 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         &policies,
     )?;
     let memory = match &raw.memory {
-        Some(m) => Some(memory(c, &m.value, m.referenced)?),
+        Some(m) => {
+            super::dmcrypt::no_memory_model(c, m.referenced, &kernel)?;
+            Some(memory(c, &m.value, m.referenced)?)
+        }
         None => None,
     };
     let capacity = match &device {
@@ -375,14 +384,23 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
     })
 }
 
-/// `policies:`: names from the model's registry, each once; `fifo` when absent.
+/// `policies:`: names from the model's registry (or `dm-crypt+<flag>…`), each once, that the
+/// kernel has; `fifo` when absent (`dm-crypt` after 2.6.x).
 fn policies(
     c: &Checker,
     f: &Option<Spanned<Capped<Spanned<String>, MAX_LISTED_NAMES>>>,
+    kernel: &KernelConfig,
 ) -> Result<Vec<String>, Error> {
     let valid = crate::model::policy_names();
     let Some(list) = f else {
-        return Ok(vec!["fifo".to_string()]);
+        return Ok(vec![
+            if kernel.version.is_modern() {
+                "dm-crypt"
+            } else {
+                "fifo"
+            }
+            .to_string(),
+        ]);
     };
     c.too_long(
         list,
@@ -399,16 +417,20 @@ fn policies(
     let mut out: Vec<String> = Vec::new();
     for (i, p) in list.value.iter().enumerate() {
         let path = format!("policies[{i}]");
-        if !valid.contains(&p.value.as_str()) {
+        let Some(info) = crate::model::policy::find(&p.value) else {
+            let flags = "; dm-crypt's flags as dm-crypt+<flag>+…: same_cpu_crypt, \
+                         submit_from_crypt_cpus, no_read_workqueue, no_write_workqueue, \
+                         high_priority";
             let hint = match suggestion(&p.value, &valid) {
                 Some(s) => format!("did you mean `{s}`? valid policies: {}", valid.join(", ")),
                 None => format!("valid policies: {}", valid.join(", ")),
             };
             return Err(c.at(&path, p).unknown(
                 format!("unknown policy `{}`", super::shorten(&p.value)),
-                hint,
+                format!("{hint}{flags}"),
             ));
-        }
+        };
+        super::dmcrypt::policy_fits(c, &path, p, info, kernel)?;
         if out.contains(&p.value) {
             return Err(c.at(&path, p).conflict(
                 format!("policy `{}` is listed twice", super::shorten(&p.value)),

@@ -12,6 +12,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     threads: 0,
     build: || Box::new(NoQueue),
     io_queues: None,
+    flags: super::DmFlags::NONE,
 };
 
 /// The slow reference `policy::tests` checks this policy against.

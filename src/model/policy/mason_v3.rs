@@ -19,6 +19,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     threads: 1,
     build: || Box::new(Fifo::default()),
     io_queues: Some(IoQueues::MasonV3),
+    flags: super::DmFlags::NONE,
 };
 
 /// The slow reference `policy::tests` checks this policy against: kcryptd's one FIFO.

@@ -36,6 +36,8 @@ pub struct Work {
     pub op: CryptOp,
     /// REQ_SYNC: reads and sync writes go on a policy's sync / high list.
     pub sync: bool,
+    /// The CPU it was queued from (what a bound kcryptd, `same_cpu_crypt`, serves it on).
+    pub cpu: u32,
 }
 
 /// Where the crypt work of a policy runs.
@@ -70,6 +72,8 @@ pub struct PolicyInfo {
     /// The io queues the policy brings whatever the scenario's `crypt.io_queues` (`None`: the
     /// scenario's).
     pub io_queues: Option<IoQueues>,
+    /// cryptsetup's performance flags this policy sets (only `dm-crypt+…` policies set any).
+    pub flags: DmFlags,
 }
 
 impl PolicyInfo {
@@ -139,11 +143,104 @@ pub(crate) fn oldest(q: &[(u64, Work)], f: impl Fn(&Work) -> bool) -> Option<usi
         .map(|(i, _)| i)
 }
 
-policies!(none, fifo, split, prio, ratio, inline, mason_v3, stock58);
+policies!(
+    none, fifo, split, prio, ratio, inline, mason_v3, stock58, dm_crypt
+);
+pub mod bound;
 
-/// Looks a policy up by name.
+/// Looks a policy up by name: a registered one, or `dm-crypt+<flag>+…` ([`DmFlags::parse`]).
 pub fn find(name: &str) -> Option<&'static PolicyInfo> {
-    REGISTRY.iter().find(|p| p.name == name)
+    if let Some(p) = REGISTRY.iter().find(|p| p.name == name) {
+        return Some(p);
+    }
+    let flags = DmFlags::parse(name)?;
+    Some(&flagged()[usize::from(flags.0)])
+}
+
+/// The `dm-crypt` policy with every set of flags, indexed by [`DmFlags`]' bits; built once.
+fn flagged() -> &'static [PolicyInfo] {
+    static TABLE: std::sync::OnceLock<Vec<PolicyInfo>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..1u8 << DmFlags::ALL.len())
+            .map(|bits| {
+                let flags = DmFlags(bits);
+                PolicyInfo {
+                    name: Box::leak(flags.policy_name().into_boxed_str()),
+                    flags,
+                    ..dm_crypt::INFO
+                }
+            })
+            .collect()
+    })
+}
+
+/// cryptsetup's `--perf-*` flags of a dm-crypt table, as bits (docs/model/crypt.md §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct DmFlags(pub u8);
+
+impl DmFlags {
+    /// No flag set: the default table.
+    pub const NONE: DmFlags = DmFlags(0);
+    /// `same_cpu_crypt`: kcryptd bound, one worker per CPU.
+    pub const SAME_CPU_CRYPT: DmFlags = DmFlags(1);
+    /// `submit_from_crypt_cpus`: a synchronously encrypted write is submitted by its kcryptd
+    /// worker, not `dmcrypt_write`.
+    pub const SUBMIT_FROM_CRYPT_CPUS: DmFlags = DmFlags(2);
+    /// `no_read_workqueue` (5.9+): decrypt in the completion context.
+    pub const NO_READ_WORKQUEUE: DmFlags = DmFlags(4);
+    /// `no_write_workqueue` (5.9+): encrypt in the submitter and submit directly.
+    pub const NO_WRITE_WORKQUEUE: DmFlags = DmFlags(8);
+    /// `high_priority` (6.10+): `WQ_HIGHPRI` workqueues, `dmcrypt_write` at nice −20.
+    pub const HIGH_PRIORITY: DmFlags = DmFlags(16);
+    /// Every flag with its cryptsetup name, in the order policy names list them.
+    pub const ALL: [(&'static str, DmFlags); 5] = [
+        ("same_cpu_crypt", DmFlags::SAME_CPU_CRYPT),
+        ("submit_from_crypt_cpus", DmFlags::SUBMIT_FROM_CRYPT_CPUS),
+        ("no_read_workqueue", DmFlags::NO_READ_WORKQUEUE),
+        ("no_write_workqueue", DmFlags::NO_WRITE_WORKQUEUE),
+        ("high_priority", DmFlags::HIGH_PRIORITY),
+    ];
+
+    /// Whether every flag of `f` is set.
+    pub fn has(self, f: DmFlags) -> bool {
+        self.0 & f.0 == f.0
+    }
+
+    /// The flags named by `dm-crypt+<flag>+…` (any order, each once, at least one), or `None`.
+    pub fn parse(name: &str) -> Option<DmFlags> {
+        let mut parts = name.split('+');
+        if parts.next()? != dm_crypt::INFO.name {
+            return None;
+        }
+        let mut flags = DmFlags::NONE;
+        for p in parts {
+            let &(_, f) = DmFlags::ALL.iter().find(|(n, _)| *n == p)?;
+            if flags.has(f) {
+                return None;
+            }
+            flags.0 |= f.0;
+        }
+        (flags != DmFlags::NONE).then_some(flags)
+    }
+
+    /// The flags' cryptsetup names, in [`DmFlags::ALL`] order.
+    pub fn names(self) -> Vec<&'static str> {
+        DmFlags::ALL
+            .iter()
+            .filter(|(_, f)| self.has(*f))
+            .map(|(n, _)| *n)
+            .collect()
+    }
+
+    /// `dm-crypt`, then `+<flag>` for each flag set.
+    pub fn policy_name(self) -> String {
+        let mut s = dm_crypt::INFO.name.to_string();
+        for n in self.names() {
+            s.push('+');
+            s.push_str(n);
+        }
+        s
+    }
 }
 
 /// The policy used by topologies without crypt queues: holds nothing.
@@ -199,6 +296,7 @@ mod tests {
                             CryptOp::Encrypt
                         },
                         sync,
+                        cpu: 0,
                     };
                     fast.enqueue(w);
                     slow.push((seq, w));

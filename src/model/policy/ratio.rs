@@ -22,6 +22,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     threads: 1,
     build: || Box::new(Ratio::new()),
     io_queues: None,
+    flags: super::DmFlags::NONE,
 };
 
 /// The slow reference `policy::tests` checks this policy against: the batch rule spelled out

@@ -13,6 +13,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     threads: 2,
     build: || Box::new(Split::default()),
     io_queues: None,
+    flags: super::DmFlags::NONE,
 };
 
 /// The slow reference `policy::tests` checks this policy against.

@@ -17,6 +17,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     threads: 4,
     build: || Box::new(Fifo::default()),
     io_queues: None,
+    flags: super::DmFlags::NONE,
 };
 
 /// The slow reference `policy::tests` checks this policy against: one FIFO, whichever worker

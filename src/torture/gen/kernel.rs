@@ -44,7 +44,10 @@ pub(super) fn kernel(g: &mut G, p: f64) -> Kernel {
     Kernel {
         hz: g.maybe(p, |g| g.pick(&[100, 250, 300, 1000])),
         version: g.maybe(p, |g| {
-            g.pick(&["2.6.30", "2.6.31", "2.6.32", "2.6.33", "2.6.37"])
+            g.pick(&[
+                "2.6.30", "2.6.31", "2.6.32", "2.6.33", "2.6.37", "4.19", "5.4", "5.8", "5.9",
+                "6.6", "6.9", "6.10", "6.11", "6.12",
+            ])
         }),
         patches: g.maybe(p * 0.8, |g| {
             // Each patch at most once, under its number or (for 5 and 6) its old name.
@@ -94,6 +97,9 @@ impl Kernel {
     /// The patch that turns on each switch of [`Kernel::switch_patches`], in its order.
     pub(super) const SWITCH_PATCH: [&'static str; 5] = ["1", "3", "4", "5", "force-highorder"];
     pub(super) fn problem(&self) -> Option<String> {
+        if self.modern().is_some() && self.patches.as_ref().is_some_and(|p| !p.is_empty()) {
+            return Some("2009 patches on a kernel after 2.6.x".into());
+        }
         let mut copy = self.clone();
         for ((name, switch), patch) in copy.switch_patches().into_iter().zip(Self::SWITCH_PATCH) {
             if *switch == Some(false) && self.patched(patch) {
@@ -101,6 +107,13 @@ impl Kernel {
             }
         }
         None
+    }
+    /// The version as resolved, if it is after 2.6.x (`None` for 2.6.x or absent).
+    pub(super) fn modern(&self) -> Option<crate::model::config::KernelVersion> {
+        let v = self.version?;
+        crate::model::config::KernelVersion::ALL
+            .into_iter()
+            .find(|k| k.name() == v && k.is_modern())
     }
     /// The version as resolved (2.6.32 when absent).
     pub(super) fn before_2_6_32(&self) -> bool {

@@ -75,6 +75,28 @@ impl Sc {
             * u64::from(self.replications.unwrap_or(10))
     }
 
+    /// What a kernel after 2.6.x refuses: a memory model, a legacy queue (the mirror counts any
+    /// `block:` without `mode: blk-mq` against it, which is stricter than the loader), 2.6.x
+    /// layouts and flags the kernel lacks; and `dm-crypt` on a 2.6.x kernel.
+    fn modern_problem(&self) -> Option<String> {
+        let k = self.kernel.as_ref();
+        let modern = k.and_then(Kernel::modern).is_some();
+        if modern && self.memory.is_some() {
+            return Some("memory on a kernel after 2.6.x".into());
+        }
+        if modern
+            && self
+                .block
+                .as_ref()
+                .is_some_and(|b| b.mode != Some("blk-mq"))
+        {
+            return Some("a block section without blk-mq on a kernel after 2.6.x".into());
+        }
+        let default = if modern { "dm-crypt" } else { "fifo" };
+        let policies = self.policies.clone().unwrap_or_else(|| vec![default]);
+        policies.iter().find_map(|p| policy_problem(p, k))
+    }
+
     /// Why the loader must refuse this (resolved, variant-free) scenario, if it must.
     pub(super) fn problem(&self) -> Option<String> {
         if self.warmup.as_ref().map_or(0, |w| w.v) >= self.duration_ns() {
@@ -105,6 +127,9 @@ impl Sc {
         if let Some(c) = &self.crypt
             && let Some(p) = c.problem(self.kernel.as_ref())
         {
+            return Some(p);
+        }
+        if let Some(p) = self.modern_problem() {
             return Some(p);
         }
         if let Some(m) = &self.memory
@@ -189,6 +214,53 @@ impl Sc {
     }
 }
 
+/// Policies for a kernel after 2.6.x: `none`, `dm-crypt` and `dm-crypt+<flags>` (flags the
+/// kernel may lack included: the mirror refuses those).
+pub(super) fn modern_policies(g: &mut G) -> Vec<&'static str> {
+    use crate::model::policy::{DmFlags, find};
+    let n = g.int(1, 4);
+    let mut out: Vec<&'static str> = Vec::new();
+    for _ in 0..n {
+        let name = match g.int(0, 5) {
+            0 => "none",
+            1 => "dm-crypt",
+            _ => {
+                let bits = g.int(1, (1 << DmFlags::ALL.len()) - 1) as u8;
+                let name = DmFlags(bits).policy_name();
+                find(&name).expect("every flag set is a policy").name
+            }
+        };
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Why a kernel refuses policy `p`, if it does (the mirror of `scenario::kernel::policy_fits`).
+pub(super) fn policy_problem(p: &str, k: Option<&Kernel>) -> Option<String> {
+    use crate::model::policy::{DmFlags, find};
+    let dm = p.starts_with("dm-crypt");
+    let Some(v) = k.and_then(Kernel::modern) else {
+        return dm.then(|| format!("{p} on a 2.6.x kernel"));
+    };
+    if p == "none" {
+        return None;
+    }
+    if !dm {
+        return Some(format!("{p} on kernel {}", v.name()));
+    }
+    let rules = v.dmcrypt().expect("modern");
+    let flags = find(p).expect("generated names are policies").flags;
+    let bypass = flags.has(DmFlags::NO_READ_WORKQUEUE) || flags.has(DmFlags::NO_WRITE_WORKQUEUE);
+    if (bypass && !rules.bypass_flags)
+        || (flags.has(DmFlags::HIGH_PRIORITY) && !rules.high_priority_flag)
+    {
+        return Some(format!("{p}: a flag kernel {} lacks", v.name()));
+    }
+    None
+}
+
 pub(super) fn policies(g: &mut G) -> Vec<&'static str> {
     let n = if g.chance(0.1) {
         POLICIES.len()
@@ -265,6 +337,18 @@ pub(super) fn base_draw(g: &mut G) -> Sc {
     };
     // Each rule broken by the base's own draw is repaired on the field at fault (the variant
     // draws below are retried instead).
+    if sc.kernel.as_ref().and_then(Kernel::modern).is_some() {
+        sc.memory = None;
+        if let Some(b) = &mut sc.block {
+            b.mode = Some("blk-mq");
+        }
+        if let Some(k) = &mut sc.kernel {
+            k.patches = None;
+        }
+        if sc.policies.is_some() {
+            sc.policies = Some(modern_policies(g));
+        }
+    }
     if let (Some(k), Some(c)) = (&mut sc.kernel, &mut sc.crypt)
         && k.patched("dm-crypt-unplug")
         && c.io_queues == Some("one")
@@ -364,6 +448,7 @@ pub(super) fn variant_set(g: &mut G, base: &Sc) -> Sc {
                 s.crypt = Some(c);
             }
             4 => s.memory = Some(memory(g, base.memory.is_none(), 0.4)),
+            5 if g.chance(0.5) => s.policies = Some(modern_policies(g)),
             5 => s.policies = Some(policies(g)),
             6 => s.workloads = Some(workloads(g, base.duration_ns())),
             7 => s.replications = Some(g.int(1, 3) as u32),
