@@ -217,6 +217,8 @@ struct Cpu<T> {
     weight: u64,
     /// Σ weights of the runnable threads per account.
     acct_weight: Vec<u64>,
+    /// CPU-ns this CPU has been busy.
+    busy_ns: u128,
 }
 
 impl<T: Copy> Cpu<T> {
@@ -227,6 +229,7 @@ impl<T: Copy> Cpu<T> {
             vtime: 0,
             weight: 0,
             acct_weight: vec![0; accounts],
+            busy_ns: 0,
         }
     }
 
@@ -255,7 +258,8 @@ impl<T: Copy> Cpu<T> {
     fn thread_ns_to_finish(&self) -> Option<u64> {
         let first = self.threads.peek()?.0.finish;
         let need = first.saturating_sub(self.vtime);
-        Some((need * u128::from(self.weight)).div_ceil(VSCALE) as u64)
+        let ns = (need * u128::from(self.weight)).div_ceil(VSCALE);
+        Some(u64::try_from(ns).unwrap_or(u64::MAX))
     }
 
     /// When this CPU's next task finishes if nothing changes, counted from `now`.
@@ -307,6 +311,7 @@ impl<T: Copy> Cpu<T> {
                 let run = head.rem.min(left);
                 head.rem -= run;
                 books.charge(head.account, u128::from(run));
+                self.busy_ns += u128::from(run);
                 t += SimDuration::from_ns(run);
                 continue;
             }
@@ -316,6 +321,7 @@ impl<T: Copy> Cpu<T> {
             let run = to_finish.min(left);
             self.vtime += u128::from(run) * VSCALE / u128::from(self.weight);
             books.share(u128::from(run), &self.acct_weight, self.weight);
+            self.busy_ns += u128::from(run);
             t += SimDuration::from_ns(run);
         }
     }
@@ -464,6 +470,11 @@ impl<T: Copy> Machine<T> {
     /// CPU-ns booked to `account` so far (rounded down).
     pub fn account_ns(&self, account: usize) -> u128 {
         self.books.account_ns(account)
+    }
+
+    /// CPU-ns `cpu` has been busy so far (softirq and threads).
+    pub fn busy_ns_on(&self, cpu: u32) -> u128 {
+        self.cpus[cpu as usize].busy_ns
     }
 
     /// Number of runnable tasks on every CPU (softirq items and threads).

@@ -252,6 +252,7 @@ fn softirq_runs_first_in_fifo_order_and_threads_resume_where_they_were() {
     assert_eq!(m.account_ns(1), 55);
     assert_eq!(m.account_ns(0), 200);
     assert_eq!(m.busy_cpu_ns(), 255);
+    assert_eq!((m.busy_ns_on(0), m.busy_ns_on(1)), (155, 100));
 }
 
 #[test]
@@ -391,6 +392,8 @@ fn every_cpu_ns_is_booked_to_one_account() {
         assert_eq!(fp, m.busy_cpu_ns() * ASCALE, "exact in fixed point");
         let sum: u128 = (0..5).map(|a| m.account_ns(a)).sum();
         assert!(m.busy_cpu_ns() - sum < 5, "{sum} vs {}", m.busy_cpu_ns());
+        let per_cpu: u128 = (0..cpus).map(|c| m.busy_ns_on(c)).sum();
+        assert_eq!(per_cpu, m.busy_cpu_ns());
         let work: u64 = jobs.iter().map(|j| j.work).sum();
         assert!(m.busy_cpu_ns().abs_diff(u128::from(work)) <= jobs.len() as u128);
     }
