@@ -16,6 +16,7 @@
 //! | async crypto engine | [`crypt`] |
 //! | queue policies (one file each, one registry line) | [`policy`] |
 //! | CPUs (processor sharing) | [`cpu`] |
+//! | per-CPU machine: softirq, CFS weights, placement; the `Cpus` facade | [`sched`] |
 //! | request queue, congestion, elevator | [`block`] |
 //! | device | [`device`] |
 //! | `congestion_wait` sleepers | [`cwait`] |
@@ -59,6 +60,7 @@ pub mod pressure;
 mod reclaim;
 pub mod recorder;
 pub mod sampler;
+pub mod sched;
 mod swap;
 pub mod timeline;
 pub mod trace;
