@@ -35,6 +35,7 @@
 mod actors;
 mod atomic;
 pub mod bio;
+pub mod blkmq;
 pub mod block;
 mod cfq;
 mod checks;
@@ -42,6 +43,7 @@ pub mod config;
 pub mod cpu;
 pub mod crypt;
 pub mod cwait;
+pub mod deadline;
 pub mod device;
 pub mod event;
 mod gitk;
@@ -308,6 +310,7 @@ pub mod testing {
                 cfq_quantum: 4,
                 cfq: kernel.version.cfq(),
                 hw_tag: false,
+                mq: Default::default(),
             },
             kernel,
             crypt: CryptConfig {

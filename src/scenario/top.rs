@@ -333,7 +333,13 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         ));
     };
     let device = device(c, &raw_device.value, raw_device.referenced)?;
-    let block = block(c, raw.block.as_ref().map(|b| &b.value), &kernel, &device)?;
+    let block = block(
+        c,
+        raw.block.as_ref().map(|b| &b.value),
+        &kernel,
+        &device,
+        cpus,
+    )?;
     let crypt = crypt(c, raw.crypt.as_ref().map(|b| &b.value), &patch_locs)?;
     let policies = policies(c, &raw.policies)?;
     request_floor(
@@ -349,7 +355,7 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         None => None,
     };
     let capacity = match &device {
-        DeviceConfig::Hdd(h) => Some(h.capacity),
+        DeviceConfig::Hdd(h) => Some(h.capacity.saturating_mul(u64::from(h.disks))),
         _ => None,
     };
     let workloads = workloads(c, &raw.workloads, capacity)?;
