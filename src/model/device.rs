@@ -586,4 +586,76 @@ mod tests {
         assert_eq!(d.inflight(), 2);
         assert_eq!(d.busy_time(t1).as_ns(), 10_000);
     }
+
+    fn array(disks: u32, chunk: u64) -> DeviceConfig {
+        let DeviceConfig::Hdd(mut h) = hdd() else {
+            unreachable!()
+        };
+        h.disks = disks;
+        h.chunk = chunk;
+        h.queue_depth = 4;
+        DeviceConfig::Hdd(h)
+    }
+
+    #[test]
+    fn raid0_cuts_at_chunks_and_joins_what_is_contiguous_on_a_member() {
+        let k = 1024;
+        // 512 KiB from 0 over 4 disks of 128 KiB chunks: one chunk each.
+        assert_eq!(
+            raid0_pieces(0, 512 * k, 4, 128 * k),
+            [
+                (0, 0, 128 * k),
+                (1, 0, 128 * k),
+                (2, 0, 128 * k),
+                (3, 0, 128 * k)
+            ]
+        );
+        // From 64 KiB into chunk 1: the rest of disk 1's chunk, then disk 2's.
+        assert_eq!(
+            raid0_pieces(192 * k, 128 * k, 4, 128 * k),
+            [(1, 64 * k, 64 * k), (2, 0, 64 * k)]
+        );
+        // Two disks, 1 MiB of 256 KiB chunks: chunks 0 and 2 are contiguous on disk 0.
+        assert_eq!(
+            raid0_pieces(0, 1024 * k, 2, 256 * k),
+            [(0, 0, 512 * k), (1, 0, 512 * k)]
+        );
+        // Stripe row 3 of 4 disks lies at 3 chunks into each member.
+        assert_eq!(
+            raid0_pieces(13 * 64 * k, 4096, 4, 64 * k),
+            [(1, 3 * 64 * k, 4096)]
+        );
+    }
+
+    #[test]
+    fn an_array_serves_the_pieces_of_one_bio_on_its_members_at_once() {
+        let k = 1024;
+        let mut d = Device::new(&array(4, 128 * k));
+        assert_eq!((d.disks(), d.queue_depth), (4, 16));
+        let mut bios = BioSlab::default();
+        let t = SimTime::ZERO;
+        // Sequential from every head (all at 0): transfer only, 128 KiB at 100 MB/s each.
+        let big = bios.insert(Bio::new(Dir::Read, true, 512 * 1024, 0, Origin::Job(0), t));
+        let wakes: Vec<_> = d.accept(big, &bios, t).collect();
+        let each = SimTime::from_ns(1_310_720);
+        let want: Vec<_> = (0..4).map(|m| DeviceWake::ChannelDone(each, m)).collect();
+        assert_eq!(wakes, want);
+        // A second bio on member 2 waits behind the first's piece there.
+        let small = bios.insert(Bio::new(Dir::Read, true, 4096, 768 * k, Origin::Job(0), t));
+        assert_eq!(d.accept(small, &bios, t).next(), None);
+        assert_eq!(d.inflight(), 2);
+        // Members 0, 1 and 3 finish: the big bio is still out.
+        for m in [0, 1, 3] {
+            assert_eq!(d.channel_done(m, &bios, each), (None, None));
+        }
+        // Member 2 finishes the last piece, then starts the small bio (its head is just past
+        // 128 KiB on member 2, the small one starts at 128 KiB: sequential).
+        let (done, next) = d.channel_done(2, &bios, each);
+        assert_eq!(done, Some(big));
+        let after = SimTime::from_ns(1_310_720 + 40_960);
+        assert_eq!(next, Some(DeviceWake::ChannelDone(after, 2)));
+        assert_eq!(d.channel_done(2, &bios, after), (Some(small), None));
+        assert_eq!(d.inflight(), 0);
+        assert_eq!(d.busy_time(after), after.since(t));
+    }
 }

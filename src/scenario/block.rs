@@ -307,8 +307,22 @@ fn blk_mq(
             "mq-deadline's tunables need scheduler: mq-deadline",
         )?;
     }
+    let deadline = deadline(c, b, kernel)?;
+    Ok(BlkMqConfig {
+        hw_queues,
+        irq_cpus,
+        queue_map: map_queues(cpus, hw_queues),
+        rq_affinity: c.int(&b.rq_affinity, "block.rq_affinity", 1)?,
+        bio_based: brd,
+        scheduler,
+        deadline,
+    })
+}
+
+/// mq-deadline's tunables over the kernel's defaults.
+fn deadline(c: &Checker, b: &RawBlock, kernel: &KernelConfig) -> Result<DeadlineTunables, Error> {
     let k = DeadlineTunables::kernel(kernel);
-    let deadline = DeadlineTunables {
+    Ok(DeadlineTunables {
         read_expire: c.dur(
             &b.read_expire,
             "block.read_expire",
@@ -323,15 +337,6 @@ fn blk_mq(
         )?,
         fifo_batch: c.int(&b.fifo_batch, "block.fifo_batch", k.fifo_batch)?,
         writes_starved: c.int(&b.writes_starved, "block.writes_starved", k.writes_starved)?,
-    };
-    Ok(BlkMqConfig {
-        hw_queues,
-        irq_cpus,
-        queue_map: map_queues(cpus, hw_queues),
-        rq_affinity: c.int(&b.rq_affinity, "block.rq_affinity", 1)?,
-        bio_based: brd,
-        scheduler,
-        deadline,
     })
 }
 
@@ -486,17 +491,20 @@ fn completion(b: &BlockConfig) -> String {
     if mq.bio_based {
         return "in the submitting task (brd is bio-based: submit_bio ends the bio)".into();
     }
-    let site = |cpu| crate::model::blkmq::completion_site(b, cpu);
     let cpus = mq.queue_map.len() as u32;
+    let sites: Vec<_> = (0..cpus)
+        .map(|cpu| crate::model::blkmq::completion_site(b, cpu))
+        .collect();
+    // One CPU takes every completion: name it rather than "the submitting CPU" for its own.
+    let one_cpu = cpus > 1 && sites.iter().all(|s| s.cpu == sites[0].cpu);
     let mut kinds: Vec<String> = Vec::new();
-    for cpu in 0..cpus {
-        let s = site(cpu);
+    for (cpu, s) in (0..cpus).zip(&sites) {
         let ctx = match s.context {
             IrqContext::Hardirq => "hard IRQ",
             IrqContext::Softirq => "BLOCK_SOFTIRQ",
             IrqContext::Submitter => "the submitter",
         };
-        let place = if s.cpu == cpu {
+        let place = if s.cpu == cpu && !one_cpu {
             "on the submitting CPU".to_string()
         } else {
             format!("on CPU {}", s.cpu)
@@ -656,5 +664,112 @@ mod tests {
         assert_eq!(e.path(), Some("block.unplug_threshold"));
         let e = blk("nr_requests: 2\n").unwrap_err();
         assert_eq!(e.hint(), Some("write a whole number from 4 to 100000"));
+    }
+
+    /// A scenario on `cpus` CPUs with `device` and `block`.
+    fn mq(cpus: u32, device: &str, block: &str) -> String {
+        format!(
+            "cpus: {cpus}\ndevice: {{ kind: {device} }}\nblock:\n{block}workloads:\n  - kind: fio\n"
+        )
+    }
+
+    #[test]
+    fn blk_mq_defaults_follow_the_device_as_the_kernel_does() {
+        let b = ok(&mq(8, "nvme", "  mode: blk-mq\n")).block.mq;
+        assert_eq!(
+            (b.hw_queues, b.scheduler, b.bio_based),
+            (8, MqScheduler::None, false)
+        );
+        assert_eq!(b.irq_cpus, [0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(b.rq_affinity, 1);
+        let b = ok(&mq(64, "nvme", "  mode: blk-mq\n")).block.mq;
+        assert_eq!((b.hw_queues, b.queue_map[63]), (NVME_MAX_HW_QUEUES, 31));
+        for dev in ["sata-ssd", "hdd7200", "nvme"] {
+            let cpus = if dev == "nvme" { 1 } else { 4 };
+            let b = ok(&mq(cpus, dev, "  mode: blk-mq\n")).block.mq;
+            assert_eq!(
+                (b.hw_queues, b.scheduler),
+                (1, MqScheduler::MqDeadline),
+                "{dev}"
+            );
+            assert_eq!(b.deadline.read_expire, SimDuration::from_ms(500));
+        }
+        let b = ok(&mq(4, "ramdisk", "  mode: blk-mq\n")).block.mq;
+        assert!(b.bio_based);
+        assert_eq!(b.scheduler, MqScheduler::None);
+        let text = "cpus: 2\ndevice: { kind: generic, service: 1ms }\nblock: { mode: blk-mq }\n\
+                    workloads:\n  - kind: fio\n";
+        assert_eq!(ok(text).block.mq.scheduler, MqScheduler::None);
+        let b = ok(&mq(
+            4,
+            "nvme",
+            "  mode: blk-mq\n  hw_queues: 2\n  irq_cpus: [3, 1]\n  \
+                                 rq_affinity: 2\n  scheduler: mq-deadline\n  fifo_batch: 4\n",
+        ))
+        .block
+        .mq;
+        assert_eq!((b.irq_cpus, b.queue_map), (vec![3, 1], vec![0, 0, 1, 1]));
+        assert_eq!((b.rq_affinity, b.deadline.fifo_batch), (2, 4));
+    }
+
+    #[test]
+    fn blk_mq_fields_are_refused_where_they_do_not_apply() {
+        let cases = [
+            (
+                mq(4, "nvme", "  scheduler: none\n"),
+                4,
+                "block.scheduler",
+                "mode: blk-mq",
+            ),
+            (
+                mq(4, "nvme", "  mode: blk-mq\n  hw_queues: 8\n"),
+                5,
+                "block.hw_queues",
+                "at most one",
+            ),
+            (
+                mq(4, "nvme", "  mode: blk-mq\n  irq_cpus: [0, 1]\n"),
+                5,
+                "block.irq_cpus",
+                "one CPU per",
+            ),
+            (
+                mq(
+                    2,
+                    "nvme",
+                    "  mode: blk-mq\n  hw_queues: 1\n  irq_cpus: [2]\n",
+                ),
+                6,
+                "block.irq_cpus",
+                "0 to 1",
+            ),
+            (
+                mq(4, "nvme", "  mode: blk-mq\n  read_expire: 1s\n"),
+                5,
+                "block.read_expire",
+                "scheduler: mq-deadline",
+            ),
+            (
+                mq(4, "ramdisk", "  mode: blk-mq\n  irq_cpus: [0]\n"),
+                5,
+                "block.irq_cpus",
+                "bio-based",
+            ),
+            (
+                mq(4, "hdd7200", "  mode: blk-mq\n  rq_affinity: 3\n"),
+                5,
+                "block.rq_affinity",
+                "0 to 2",
+            ),
+        ];
+        for (text, line, path, hint) in cases {
+            let e = err(&text);
+            assert_eq!(
+                (e.line(), e.path()),
+                (Some(line), Some(path)),
+                "{text}: {e}"
+            );
+            assert!(e.hint().unwrap().contains(hint), "{text}: {e}");
+        }
     }
 }

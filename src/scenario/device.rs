@@ -469,6 +469,28 @@ fn floor_culprit(
     }
 }
 
+/// The bytes a workload may address: an HDD's capacity, times its drives for an array
+/// (`None`: no limit is checked for other kinds).
+pub(crate) fn capacity(device: &DeviceConfig) -> Option<u64> {
+    match device {
+        DeviceConfig::Hdd(h) => Some(h.capacity.saturating_mul(u64::from(h.disks))),
+        _ => None,
+    }
+}
+
+/// An array's row: its drives, chunk and total capacity.
+fn describe_array(o: &mut Rows, h: &HddConfig) {
+    if h.disks > 1 {
+        let text = format!(
+            "{} drives behind one HBA, md RAID0 in {} chunks ({} in all), a head and a queue each",
+            h.disks,
+            format_bytes(h.chunk),
+            format_bytes(h.capacity.saturating_mul(u64::from(h.disks)))
+        );
+        row(o, 2, "array", &text);
+    }
+}
+
 /// `device:`'s rows in `qsim check`: the resolved parameters and the mean service times.
 pub(crate) fn describe_device(o: &mut Rows, dev: &DeviceConfig) {
     match dev {
@@ -498,20 +520,7 @@ pub(crate) fn describe_device(o: &mut Rows, dev: &DeviceConfig) {
             row(o, 2, "transfer_rate", &format_bandwidth(h.transfer_rate));
             row(o, 2, "capacity", &format_bytes(h.capacity));
             row(o, 2, "queue_depth", &h.queue_depth.to_string());
-            if h.disks > 1 {
-                row(
-                    o,
-                    2,
-                    "array",
-                    &format!(
-                        "{} drives behind one HBA, md RAID0 in {} chunks ({} in all), a head \
-                         and a queue each",
-                        h.disks,
-                        format_bytes(h.chunk),
-                        format_bytes(h.capacity.saturating_mul(u64::from(h.disks)))
-                    ),
-                );
-            }
+            describe_array(o, h);
         }
         DeviceConfig::Nvme(n) => {
             row(o, 0, "device", &n.preset);
@@ -764,5 +773,65 @@ latency: 1us
 ")
         .unwrap_err();
         assert_eq!((e.line(), e.path()), (Some(2), Some("device.latency")));
+    }
+
+    #[test]
+    fn the_sata_ssd_preset_gives_its_data_sheet_iops() {
+        let s = ok("device: { kind: sata-ssd }\nworkloads:\n  - kind: fio\n");
+        let DeviceConfig::Nvme(n) = &s.device else {
+            panic!("sata-ssd")
+        };
+        assert_eq!(
+            (n.preset.as_str(), n.channels, n.queue_depth),
+            ("sata-ssd", 1, 32)
+        );
+        assert!(!n.stall.is_on());
+        // QD32: the bottleneck alone, ~98k IOPS; QD1: the whole service, ~13k IOPS.
+        let per = nvme_bottleneck_secs(n.overhead, n.transfer_rate, 4096);
+        assert!((1.0 / per - 98_000.0).abs() < 100.0, "{}", 1.0 / per);
+        let qd1 = mean_service(&s.device, 4096, true).as_secs_f64();
+        assert!((1.0 / qd1 - 13_000.0).abs() < 20.0, "{}", 1.0 / qd1);
+        let e = err("device: { kind: sata-ssd, stall_length: 1ms }\nworkloads:\n  - kind: fio\n");
+        assert_eq!(e.path(), Some("device.stall_length"));
+    }
+
+    #[test]
+    fn an_hdd_array_takes_disks_and_a_chunk() {
+        let s = ok("device: { kind: hdd7200, disks: 4 }\nworkloads:\n  - kind: fio\n");
+        let DeviceConfig::Hdd(h) = &s.device else {
+            panic!("hdd")
+        };
+        assert_eq!(
+            (h.preset.as_str(), h.disks, h.chunk),
+            ("hdd7200", 4, MD_CHUNK)
+        );
+        assert_eq!(capacity(&s.device), Some(4_000_000_000_000));
+        let h1 = ok(BASE);
+        let DeviceConfig::Hdd(h1) = &h1.device else {
+            panic!("hdd")
+        };
+        assert_eq!((h1.disks, h1.chunk), (1, 0));
+        for (dev, path, hint) in [
+            (
+                "{ kind: hdd7200, chunk: 64KiB }",
+                "device.chunk",
+                "add `disks:`",
+            ),
+            (
+                "{ kind: hdd7200, disks: 2, chunk: 6000 }",
+                "device.chunk",
+                "4KiB pages",
+            ),
+            ("{ kind: hdd7200, disks: 65 }", "device.disks", "1 to 64"),
+            ("{ kind: nvme, disks: 2 }", "device.disks", "latency"),
+        ] {
+            let e = err(&format!("device: {dev}\nworkloads:\n  - kind: fio\n"));
+            assert_eq!((e.line(), e.path()), (Some(1), Some(path)), "{dev}: {e}");
+            assert!(e.hint().unwrap().contains(hint), "{dev}: {e}");
+        }
+        // The array's capacity bounds the workload's region.
+        let text = "device: { kind: hdd5400, disks: 2 }\nworkloads:\n  - kind: fio\n    \
+                    offset: 500GB\n    size: 100GB\n";
+        ok(text);
     }
 }
