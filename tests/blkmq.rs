@@ -52,7 +52,7 @@ fn an_hdd_array_spreads_large_reads_over_its_spindles() {
     assert!(four > 2.5 * one, "4 disks {four} IOPS vs 1 disk {one}");
     let check = Run::of(&["check", &dir.file("c.yaml", &array(4))]);
     check.assert_ok().stdout_has(&[
-        "4 drives behind one HBA, md RAID0 in 512KiB chunks",
+        "4 drives on one HBA, md RAID0 of 512KiB chunks, 4TB in all",
         "scheduler             mq-deadline",
         "BLOCK_SOFTIRQ on CPU 0",
     ]);

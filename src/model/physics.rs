@@ -169,7 +169,8 @@ pub const SUBMIT_COST: SimDuration = SimDuration::ZERO;
 
 /// The `sata-ssd` preset, a Samsung 870 EVO on AHCI (KitGuru's review of the 1 TB drive,
 /// quoting Samsung's data sheet: 560 MB/s sequential read, 13,000 IOPS 4 KiB random read at
-/// QD1, 98,000 at QD32; https://www.kitguru.net/components/ssd-drives/simon-crisp/samsung-ssd-870-evo-1tb-review/all/1/).
+/// QD1, 98,000 at QD32;
+/// <https://www.kitguru.net/components/ssd-drives/simon-crisp/samsung-ssd-870-evo-1tb-review/all/1/>).
 /// Served as the NVMe model: at QD32 one channel holds a 4 KiB read 1/98,000 s = 10.2 µs (the
 /// bottleneck), at QD1 a read takes 1/13,000 s = 76.9 µs, so the fixed latency is the
 /// difference, 66.7 µs. Writes are served like reads (the sheet's 36,000 QD1 and 88,000 QD32

@@ -482,7 +482,7 @@ pub(crate) fn capacity(device: &DeviceConfig) -> Option<u64> {
 fn describe_array(o: &mut Rows, h: &HddConfig) {
     if h.disks > 1 {
         let text = format!(
-            "{} drives behind one HBA, md RAID0 in {} chunks ({} in all), a head and a queue each",
+            "{} drives on one HBA, md RAID0 of {} chunks, {} in all",
             h.disks,
             format_bytes(h.chunk),
             format_bytes(h.capacity.saturating_mul(u64::from(h.disks)))
