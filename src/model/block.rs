@@ -13,16 +13,21 @@
 //! - the elevator: `fifo` (noop), or CFQ with a sync queue per io context, one async queue and
 //!   the kernel version's rules (`src/model/cfq.rs`).
 //!
-//! blk-mq keeps one tag pool for both classes, never reports congestion, has no unplug timer and
-//! no elevator. Under dm-crypt every submitter is a kcryptd thread, so CFQ sees one sync context;
+//! blk-mq keeps one tag pool for both classes (shared by every hardware queue), never reports
+//! congestion and has no unplug timer; its scheduler is `none` (a FIFO) or mq-deadline
+//! (`src/model/deadline.rs`). Where a request completes, on which CPU and in which context,
+//! is [`RequestQueue::completion_site`] (`src/model/blkmq.rs`). Under dm-crypt every submitter is a kcryptd thread, so CFQ sees one sync context;
 //! without it (policy `none`) each process submitting its own I/O has its own.
 
-use super::bio::BioId;
+use super::bio::{BioId, Dir};
 use super::cfq::Cfq;
+use super::deadline::Deadline;
 use super::event::Event;
 use super::observe::BlockObs;
 use crate::engine::{EventId, Scheduler, SimDuration, SimTime};
-use crate::model::config::{BlockConfig, Elevator, KernelConfig, QueueMode};
+use crate::model::config::{
+    BlockConfig, CompletionSite, Elevator, KernelConfig, MqScheduler, QueueMode,
+};
 use std::collections::VecDeque;
 
 use super::ids::ActorId;
@@ -82,6 +87,7 @@ pub struct Freed {
 enum ElevatorState {
     Fifo(VecDeque<BioId>),
     Cfq(Box<Cfq>),
+    Deadline(Box<Deadline>),
 }
 
 /// The disk's request queue.
@@ -112,6 +118,9 @@ impl RequestQueue {
             (QueueMode::Legacy, Elevator::Cfq) => {
                 ElevatorState::Cfq(Box::new(Cfq::new(cfg, kernel)))
             }
+            (QueueMode::BlkMq, _) if cfg.mq.scheduler == MqScheduler::MqDeadline => {
+                ElevatorState::Deadline(Box::new(Deadline::new(cfg.mq.deadline)))
+            }
             _ => ElevatorState::Fifo(VecDeque::new()),
         };
         RequestQueue {
@@ -135,6 +144,12 @@ impl RequestQueue {
 
     fn legacy(&self) -> bool {
         self.cfg.mode == QueueMode::Legacy
+    }
+
+    /// On which CPU and in which context a request submitted from `submit_cpu` completes
+    /// (`blk_mq_complete_request`; [`super::blkmq::completion_site`]).
+    pub fn completion_site(&self, submit_cpu: u32) -> CompletionSite {
+        super::blkmq::completion_site(&self.cfg, submit_cpu)
     }
 
     /// Whether the class is congested (the bdi flag writeback and reclaim look at).
@@ -224,14 +239,15 @@ impl RequestQueue {
     }
 
     /// Adds an allocated request to the elevator, plugging or unplugging as the kernel does.
-    /// `at` is the request's (byte offset, bytes) on the disk, for CFQ's seek statistics; `ctx`
+    /// `at` is the request's (byte offset, bytes, direction) on the disk, for CFQ's seek
+    /// statistics and mq-deadline's sort and direction; `ctx`
     /// the io context CFQ files it under (a process submitting its own I/O; `None` for
     /// dm-crypt's threads, which share one).
     pub fn insert(
         &mut self,
         id: BioId,
         sync: bool,
-        at: (u64, u32),
+        at: (u64, u32, Dir),
         unplug: bool,
         ctx: Option<ActorId>,
         sched: &mut Scheduler<Event>,
@@ -245,9 +261,14 @@ impl RequestQueue {
         match &mut self.elevator {
             ElevatorState::Fifo(q) => q.push_back(id),
             ElevatorState::Cfq(c) => {
-                let (offset, bytes) = at;
+                let (offset, bytes, _) = at;
                 let sectors = u64::from(bytes).div_ceil(512);
                 c.insert(id, sync, ctx, (offset / 512, sectors), sched.now());
+            }
+            ElevatorState::Deadline(d) => {
+                let (offset, bytes, dir) = at;
+                let sectors = u64::from(bytes).div_ceil(512);
+                d.insert(id, dir == Dir::Write, (offset / 512, sectors), sched.now());
             }
         }
         if self.plugged && self.queued >= self.cfg.unplug_threshold {
@@ -294,6 +315,7 @@ impl RequestQueue {
         let got = match &mut self.elevator {
             ElevatorState::Fifo(q) => q.pop_front(),
             ElevatorState::Cfq(c) => c.next(sched, now),
+            ElevatorState::Deadline(d) => d.dispatch(now),
         };
         if got.is_some() {
             self.queued -= 1;
@@ -348,6 +370,7 @@ mod tests {
             cfq_quantum: 4,
             cfq: k.version.cfq(),
             hw_tag: true,
+            mq: Default::default(),
         }
     }
 

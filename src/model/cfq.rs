@@ -476,6 +476,7 @@ mod tests {
             cfq_quantum: 4,
             cfq: v.cfq(),
             hw_tag: true,
+            mq: Default::default(),
         };
         Cfq::new(&cfg, &k)
     }

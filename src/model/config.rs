@@ -466,6 +466,11 @@ pub struct HddConfig {
     pub capacity: u64,
     /// Requests the drive accepts at once (NCQ depth); served one at a time in arrival order.
     pub queue_depth: u32,
+    /// Drives striped as one md RAID0 array behind one HBA (1: a single disk); each has its own
+    /// head and its own queue (docs/model/device.md §4).
+    pub disks: u32,
+    /// The array's chunk (md's `chunk_size`), bytes; unused for a single disk.
+    pub chunk: u64,
 }
 
 /// NVMe-like parameters.
@@ -594,6 +599,9 @@ pub struct BlockConfig {
     /// The disk queues commands (CFQ's `hw_tag`): its queue depth reaches
     /// `CFQ_HW_QUEUE_MIN` = 5.
     pub hw_tag: bool,
+    /// blk-mq's hardware queues, interrupt CPUs and scheduler (ignored by a legacy queue except
+    /// for the interrupt CPU of [`crate::model::block::RequestQueue::completion_site`]).
+    pub mq: BlkMqConfig,
 }
 
 impl BlockConfig {
@@ -881,4 +889,87 @@ pub struct SweepValue {
     /// Its number in [`SweepParam::unit`], when every value of the axis is a number of the same
     /// kind (a count, size, rate or duration); `None` for names.
     pub x: Option<f64>,
+}
+
+/// blk-mq's I/O scheduler (`block.scheduler`); a legacy queue's is its [`Elevator`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MqScheduler {
+    /// `none`: requests go to the device in the order they were inserted.
+    None,
+    /// `mq-deadline`: sector-sorted batches with read and write expiry (block/mq-deadline.c).
+    MqDeadline,
+}
+
+/// mq-deadline's tunables (its sysfs `iosched/` files; block/mq-deadline.c).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeadlineTunables {
+    /// How long a read may wait before it is served ahead of sort order (`read_expire`, HZ/2).
+    pub read_expire: SimDuration,
+    /// The same for writes (`write_expire`, 5·HZ).
+    pub write_expire: SimDuration,
+    /// Requests dispatched in sort order before the direction and expiry are looked at again
+    /// (`fifo_batch`, 16).
+    pub fifo_batch: u32,
+    /// Times reads may be chosen over waiting writes before writes get a batch
+    /// (`writes_starved`, 2).
+    pub writes_starved: u32,
+}
+
+impl DeadlineTunables {
+    /// The kernel's defaults at `hz` (block/mq-deadline.c: `read_expire = HZ / 2`,
+    /// `write_expire = 5 * HZ`, `writes_starved = 2`, `fifo_batch = 16`).
+    pub fn kernel(kernel: &KernelConfig) -> DeadlineTunables {
+        DeadlineTunables {
+            read_expire: kernel.hz_div(2),
+            write_expire: SimDuration::from_secs(5),
+            fifo_batch: 16,
+            writes_starved: 2,
+        }
+    }
+}
+
+/// blk-mq's hardware side of the disk: its hardware queues, which CPU maps to which
+/// (`blk_mq_map_queues`), the CPU that takes each queue's interrupt, `rq_affinity`, and the
+/// scheduler (docs/model/block.md §7).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BlkMqConfig {
+    /// Hardware queues (`nr_hw_queues`).
+    pub hw_queues: u32,
+    /// The CPU that takes each hardware queue's completion interrupt (one per queue).
+    pub irq_cpus: Vec<u32>,
+    /// The hardware queue each CPU submits to (one per CPU; `blk_mq_map_queues`).
+    pub queue_map: Vec<u32>,
+    /// `/sys/block/*/queue/rq_affinity`: 0 completes where the interrupt lands, 1 (the
+    /// default) moves the completion to the submitting CPU when the two share no cache, 2
+    /// always moves it there.
+    pub rq_affinity: u32,
+    /// A bio-based driver (brd, the RAM disk): no request, no tag, no interrupt; `submit_bio`
+    /// ends the bio itself in the submitting task.
+    pub bio_based: bool,
+    /// The I/O scheduler.
+    pub scheduler: MqScheduler,
+    /// mq-deadline's tunables (used when [`BlkMqConfig::scheduler`] is `mq-deadline`).
+    pub deadline: DeadlineTunables,
+}
+
+impl Default for BlkMqConfig {
+    /// One hardware queue mapped from one CPU, its interrupt on CPU 0, `rq_affinity` 1, no
+    /// scheduler: what qsim's blk-mq was before hardware queues existed.
+    fn default() -> Self {
+        BlkMqConfig {
+            hw_queues: 1,
+            irq_cpus: vec![0],
+            queue_map: vec![0],
+            rq_affinity: 1,
+            bio_based: false,
+            scheduler: MqScheduler::None,
+            deadline: DeadlineTunables {
+                read_expire: SimDuration::from_ms(500),
+                write_expire: SimDuration::from_secs(5),
+                fifo_batch: 16,
+                writes_starved: 2,
+            },
+        }
+    }
 }

@@ -36,6 +36,7 @@
 mod actors;
 mod atomic;
 pub mod bio;
+pub mod blkmq;
 pub mod block;
 mod cfq;
 mod checks;
@@ -43,6 +44,7 @@ pub mod config;
 pub mod cpu;
 pub mod crypt;
 pub mod cwait;
+pub mod deadline;
 pub mod device;
 pub mod dmcrypt;
 pub mod event;
@@ -311,6 +313,7 @@ pub mod testing {
                 cfq_quantum: 4,
                 cfq: kernel.version.cfq(),
                 hw_tag: false,
+                mq: Default::default(),
             },
             kernel,
             crypt: CryptConfig {

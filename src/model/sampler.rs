@@ -560,7 +560,8 @@ mod tests {
                 let mut b = Bio::new(Dir::Read, true, bytes, 0, Origin::Job(0), t0);
                 b.service_u = u;
                 let id = bios.insert(b);
-                let Some(DeviceWake::ChannelDone(t, _)) = Device::new(&cfg).accept(id, &bios, t0)
+                let Some(DeviceWake::ChannelDone(t, _)) =
+                    Device::new(&cfg).accept(id, &bios, t0).next()
                 else {
                     panic!("an idle channel starts at once")
                 };
@@ -588,6 +589,8 @@ mod tests {
             transfer_rate: 60e6,
             capacity: 100_000_000_000,
             queue_depth: 1,
+            disks: 1,
+            chunk: 0,
         });
         // A full stroke from the head's start at 0: seek 20 ms; 4 KiB at 60 MB/s.
         let fixed = 0.020 + 4096.0 / 60e6;
@@ -599,7 +602,8 @@ mod tests {
                 let mut b = Bio::new(Dir::Read, true, 4096, 100_000_000_000, Origin::Job(0), t0);
                 b.service_u = u;
                 let id = bios.insert(b);
-                let Some(DeviceWake::ChannelDone(t, _)) = Device::new(&cfg).accept(id, &bios, t0)
+                let Some(DeviceWake::ChannelDone(t, _)) =
+                    Device::new(&cfg).accept(id, &bios, t0).next()
                 else {
                     panic!("an idle disk starts at once")
                 };

@@ -199,10 +199,8 @@ impl World {
         let unplug = self.submit_unplugs(a);
         self.bios[bio].submit_cpu = self.actors[a.index()].cpu;
         self.enter(bio, Stage::BlockQueue, now);
-        let (sync, at) = (
-            self.bios[bio].sync,
-            (self.bios[bio].offset, self.bios[bio].bytes),
-        );
+        let b = &self.bios[bio];
+        let (sync, at) = (b.sync, (b.offset, b.bytes, b.dir));
         // CFQ's io context: a process submitting its own I/O has its own; dm-crypt's threads
         // (and the flusher and swap writer, whose writes are async) share one.
         let ctx = matches!(
@@ -246,7 +244,7 @@ impl World {
             };
             let now = sched.now();
             self.enter(bio, Stage::Device, now);
-            if let Some(wake) = self.device.accept(bio, &self.bios, now) {
+            for wake in self.device.accept(bio, &self.bios, now) {
                 schedule_device(wake, sched);
             }
         }
@@ -258,6 +256,10 @@ impl World {
         if let Some(wake) = next {
             schedule_device(wake, sched);
         }
+        // An array member finished a piece of a bio still out on other members.
+        let Some(bio) = bio else {
+            return;
+        };
         let (sync, class, dir) = {
             let b = &self.bios[bio];
             (b.sync, b.class(), b.dir)

@@ -47,6 +47,7 @@ pub(crate) fn scenario() -> Scenario {
             cfq_quantum: 8,
             cfq: crate::model::config::KernelVersion::V2_6_32.cfq(),
             hw_tag: true,
+            mq: Default::default(),
         },
         crypt: CryptConfig {
             cipher: "aes-ni".to_string(),

@@ -8,6 +8,7 @@
 //! | `hdd5400` | seek 2 ms track-to-track, 12 ms mean; one revolution at 5400 rpm; 60 MB/s; 320 GB; depth 1 |
 //! | `hdd7200` | seek 2 ms track-to-track, 8.5 ms mean; one revolution at 7200 rpm; 105 MB/s; 1 TB; depth 31 |
 //! | `nvme` | latency 45 µs; 1 channel; 3.5 GB/s; overhead 5.18 µs − 4096 B / rate (≈ 193k IOPS at 4 KiB); depth 1023; a 12 ms controller pause every 1.37 s on average (`stall_length: 0` turns them off) |
+//! | `sata-ssd` | Samsung 870 EVO on AHCI: latency 66.72 µs; 1 channel; 560 MB/s; overhead so a 4 KiB read costs 10.2 µs (98k IOPS at QD32, 13k at QD1); NCQ depth 32; no pauses |
 //! | `ramdisk` | brd: no latency, no seek; overhead 1 µs; memcpy at 10 GB/s; 64 channels; depth 1000000 (all assumed); no pauses |
 //!
 //! An HDD's seek time over distance d is `min + (full − min)·√(d / capacity)`. Over uniform random
@@ -17,6 +18,10 @@
 //! an overridden `transfer_rate` so a 4 KiB request still costs 5.18 µs in the bottleneck.
 //! `hdd7200` keeps the 2 ms track-to-track seek of `hdd5400`; only its mean (8.5 ms) differs. An
 //! HDD preset with any override is reported as `<preset> (custom)`.
+//!
+//! An HDD preset with `disks: N` (2 or more) is N such drives behind one SAS HBA, striped as md
+//! RAID0 in `chunk`-byte chunks (default 512 KiB, mdadm's): the capacity is N times the
+//! member's, and `chunk` is refused on a single disk (docs/model/device.md §4).
 
 use super::Error;
 use super::check::{Checker, MAX_DISK_BYTES, Zero, fmt_ns, loc};
@@ -28,9 +33,9 @@ use super::units::{Duration, Rate, Size, format_bandwidth, format_bytes, trim_fl
 use super::workload::MAX_REQUEST_BYTES;
 use crate::engine::SimDuration;
 use crate::model::physics::{
-    HDD5400, HDD7200, HddPreset, NVME_LATENCY, NVME_QUEUE_DEPTH, NVME_RATE, NVME_STALL_INTERVAL,
-    NVME_STALL_LENGTH, RAMDISK, mean_random_seek, mean_service, nvme_bottleneck_secs,
-    nvme_overhead, revolution, sector_crypto_secs, sector_device_secs,
+    HDD5400, HDD7200, HddPreset, MD_CHUNK, NVME_LATENCY, NVME_QUEUE_DEPTH, NVME_RATE,
+    NVME_STALL_INTERVAL, NVME_STALL_LENGTH, RAMDISK, SATA_SSD, mean_random_seek, mean_service,
+    nvme_bottleneck_secs, nvme_overhead, revolution, sector_crypto_secs, sector_device_secs,
 };
 use serde_saphyr::Location;
 
@@ -54,6 +59,8 @@ names! {
         Generic = "generic",
         /// A RAM disk (brd): a memory copy per request.
         Ramdisk = "ramdisk",
+        /// A SATA SSD on AHCI.
+        SataSsd = "sata-ssd",
     }
 }
 
@@ -68,6 +75,15 @@ impl DeviceKind {
                 "revolution",
                 "transfer_rate",
                 "capacity",
+                "queue_depth",
+                "disks",
+                "chunk",
+            ],
+            DeviceKind::SataSsd => &[
+                "latency",
+                "channels",
+                "overhead",
+                "transfer_rate",
                 "queue_depth",
             ],
             DeviceKind::Nvme => &[
@@ -90,7 +106,9 @@ impl DeviceKind {
         match self {
             DeviceKind::Hdd5400 => Some(&HDD5400),
             DeviceKind::Hdd7200 => Some(&HDD7200),
-            DeviceKind::Nvme | DeviceKind::Generic | DeviceKind::Ramdisk => None,
+            DeviceKind::Nvme | DeviceKind::Generic | DeviceKind::Ramdisk | DeviceKind::SataSsd => {
+                None
+            }
         }
     }
 }
@@ -124,6 +142,10 @@ raw_section! {
         [value] stall_interval: Duration,
         /// NVMe: length of one controller pause (0: none).
         [value] stall_length: Duration,
+        /// HDD: drives striped as md RAID0.
+        [value] disks: u32,
+        /// HDD array: the RAID0 chunk.
+        [value] chunk: Size,
     }
 }
 
@@ -131,6 +153,7 @@ raw_section! {
 pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
     ("device.queue_depth", 1, 1_000_000),
     ("device.channels", 1, 4096),
+    ("device.disks", 1, 64),
 ];
 
 /// `device:`: its kind, then the fields that kind takes, each over the preset's value.
@@ -148,6 +171,7 @@ pub(crate) fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<Devic
         Some(p) => hdd(c, d, kind, p),
         None if kind == DeviceKind::Nvme => nvme(c, d),
         None if kind == DeviceKind::Ramdisk => ramdisk(c, d),
+        None if kind == DeviceKind::SataSsd => sata_ssd(c, d),
         None => generic(c, d, here),
     }
 }
@@ -203,7 +227,11 @@ fn hdd(c: &Checker, d: &RawDevice, kind: DeviceKind, p: &HddPreset) -> Result<De
         Some(s) => s.value.0,
         None => p.capacity,
     };
-    let custom = !d.present().is_empty();
+    let custom = d
+        .present()
+        .iter()
+        .any(|(f, _)| !matches!(*f, "disks" | "chunk"));
+    let (disks, chunk) = array(c, d)?;
     Ok(DeviceConfig::Hdd(HddConfig {
         preset: if custom {
             format!("{} (custom)", kind.name())
@@ -216,6 +244,59 @@ fn hdd(c: &Checker, d: &RawDevice, kind: DeviceKind, p: &HddPreset) -> Result<De
         transfer_rate,
         capacity,
         queue_depth: c.int(&d.queue_depth, "device.queue_depth", p.queue_depth)?,
+        disks,
+        chunk,
+    }))
+}
+
+/// An HDD's `disks` and `chunk`: one disk and no chunk by default; an array's chunk defaults
+/// to md's 512 KiB and must be a whole number of 4 KiB pages (raid0 refuses a chunk below a
+/// page).
+fn array(c: &Checker, d: &RawDevice) -> Result<(u32, u64), Error> {
+    let disks = c.int(&d.disks, "device.disks", 1)?;
+    match &d.chunk {
+        Some(ch) if disks < 2 => Err(c.at("device.chunk", ch).conflict(
+            "`chunk` applies only to an array",
+            "add `disks:` (2 or more) to stripe several drives, or remove `chunk`",
+        )),
+        Some(ch) if ch.value.0 == 0 || ch.value.0 % 4096 != 0 || ch.value.0 > 1 << 30 => {
+            Err(c.at("device.chunk", ch).bad_value(
+                format!("a chunk of {} bytes", ch.value.0),
+                "give a whole number of 4KiB pages up to 1GiB, e.g. 512KiB (md's default)",
+            ))
+        }
+        Some(ch) => Ok((disks, ch.value.0)),
+        None if disks < 2 => Ok((1, 0)),
+        None => Ok((disks, MD_CHUNK)),
+    }
+}
+
+/// A SATA SSD on AHCI: the NVMe model with the [`SATA_SSD`] preset's numbers, one channel, NCQ
+/// depth 32 and no controller pauses; an overridden `transfer_rate` moves the default
+/// `overhead` so that a 4 KiB request still costs 10.2 µs in the bottleneck.
+fn sata_ssd(c: &Checker, d: &RawDevice) -> Result<DeviceConfig, Error> {
+    let transfer_rate = match &d.transfer_rate {
+        Some(s) => c.bandwidth(s, "device.transfer_rate")?,
+        None => SATA_SSD.transfer_rate,
+    };
+    Ok(DeviceConfig::Nvme(NvmeConfig {
+        latency: c.dur(
+            &d.latency,
+            "device.latency",
+            SATA_SSD.latency,
+            Zero::Allowed,
+        )?,
+        channels: c.int(&d.channels, "device.channels", 1)?,
+        overhead: c.dur(
+            &d.overhead,
+            "device.overhead",
+            SATA_SSD.overhead(transfer_rate),
+            Zero::Allowed,
+        )?,
+        transfer_rate,
+        queue_depth: c.int(&d.queue_depth, "device.queue_depth", SATA_SSD.queue_depth)?,
+        stall: NvmeStall::NONE,
+        preset: "sata-ssd".into(),
     }))
 }
 
@@ -388,6 +469,28 @@ fn floor_culprit(
     }
 }
 
+/// The bytes a workload may address: an HDD's capacity, times its drives for an array
+/// (`None`: no limit is checked for other kinds).
+pub(crate) fn capacity(device: &DeviceConfig) -> Option<u64> {
+    match device {
+        DeviceConfig::Hdd(h) => Some(h.capacity.saturating_mul(u64::from(h.disks))),
+        _ => None,
+    }
+}
+
+/// An array's row: its drives, chunk and total capacity.
+fn describe_array(o: &mut Rows, h: &HddConfig) {
+    if h.disks > 1 {
+        let text = format!(
+            "{} drives on one HBA, md RAID0 of {} chunks, {} in all",
+            h.disks,
+            format_bytes(h.chunk),
+            format_bytes(h.capacity.saturating_mul(u64::from(h.disks)))
+        );
+        row(o, 2, "array", &text);
+    }
+}
+
 /// `device:`'s rows in `qsim check`: the resolved parameters and the mean service times.
 pub(crate) fn describe_device(o: &mut Rows, dev: &DeviceConfig) {
     match dev {
@@ -417,6 +520,7 @@ pub(crate) fn describe_device(o: &mut Rows, dev: &DeviceConfig) {
             row(o, 2, "transfer_rate", &format_bandwidth(h.transfer_rate));
             row(o, 2, "capacity", &format_bytes(h.capacity));
             row(o, 2, "queue_depth", &h.queue_depth.to_string());
+            describe_array(o, h);
         }
         DeviceConfig::Nvme(n) => {
             row(o, 0, "device", &n.preset);
@@ -636,7 +740,7 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::Missing);
         assert_eq!(
             e.hint(),
-            Some("add `kind:` with one of hdd5400, hdd7200, nvme, generic, ramdisk")
+            Some("add `kind:` with one of hdd5400, hdd7200, nvme, generic, ramdisk, sata-ssd")
         );
     }
 
@@ -669,5 +773,65 @@ latency: 1us
 ")
         .unwrap_err();
         assert_eq!((e.line(), e.path()), (Some(2), Some("device.latency")));
+    }
+
+    #[test]
+    fn the_sata_ssd_preset_gives_its_data_sheet_iops() {
+        let s = ok("device: { kind: sata-ssd }\nworkloads:\n  - kind: fio\n");
+        let DeviceConfig::Nvme(n) = &s.device else {
+            panic!("sata-ssd")
+        };
+        assert_eq!(
+            (n.preset.as_str(), n.channels, n.queue_depth),
+            ("sata-ssd", 1, 32)
+        );
+        assert!(!n.stall.is_on());
+        // QD32: the bottleneck alone, ~98k IOPS; QD1: the whole service, ~13k IOPS.
+        let per = nvme_bottleneck_secs(n.overhead, n.transfer_rate, 4096);
+        assert!((1.0 / per - 98_000.0).abs() < 100.0, "{}", 1.0 / per);
+        let qd1 = mean_service(&s.device, 4096, true).as_secs_f64();
+        assert!((1.0 / qd1 - 13_000.0).abs() < 20.0, "{}", 1.0 / qd1);
+        let e = err("device: { kind: sata-ssd, stall_length: 1ms }\nworkloads:\n  - kind: fio\n");
+        assert_eq!(e.path(), Some("device.stall_length"));
+    }
+
+    #[test]
+    fn an_hdd_array_takes_disks_and_a_chunk() {
+        let s = ok("device: { kind: hdd7200, disks: 4 }\nworkloads:\n  - kind: fio\n");
+        let DeviceConfig::Hdd(h) = &s.device else {
+            panic!("hdd")
+        };
+        assert_eq!(
+            (h.preset.as_str(), h.disks, h.chunk),
+            ("hdd7200", 4, MD_CHUNK)
+        );
+        assert_eq!(capacity(&s.device), Some(4_000_000_000_000));
+        let h1 = ok(BASE);
+        let DeviceConfig::Hdd(h1) = &h1.device else {
+            panic!("hdd")
+        };
+        assert_eq!((h1.disks, h1.chunk), (1, 0));
+        for (dev, path, hint) in [
+            (
+                "{ kind: hdd7200, chunk: 64KiB }",
+                "device.chunk",
+                "add `disks:`",
+            ),
+            (
+                "{ kind: hdd7200, disks: 2, chunk: 6000 }",
+                "device.chunk",
+                "4KiB pages",
+            ),
+            ("{ kind: hdd7200, disks: 65 }", "device.disks", "1 to 64"),
+            ("{ kind: nvme, disks: 2 }", "device.disks", "latency"),
+        ] {
+            let e = err(&format!("device: {dev}\nworkloads:\n  - kind: fio\n"));
+            assert_eq!((e.line(), e.path()), (Some(1), Some(path)), "{dev}: {e}");
+            assert!(e.hint().unwrap().contains(hint), "{dev}: {e}");
+        }
+        // The array's capacity bounds the workload's region.
+        let text = "device: { kind: hdd5400, disks: 2 }\nworkloads:\n  - kind: fio\n    \
+                    offset: 500GB\n    size: 100GB\n";
+        ok(text);
     }
 }

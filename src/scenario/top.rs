@@ -339,7 +339,8 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         ));
     };
     let device = device(c, &raw_device.value, raw_device.referenced)?;
-    let block = block(c, raw.block.as_ref().map(|b| &b.value), &kernel, &device)?;
+    let raw_block = raw.block.as_ref().map(|b| &b.value);
+    let block = block(c, raw_block, &kernel, &device, cpus)?;
     let crypt = crypt(c, raw.crypt.as_ref().map(|b| &b.value), &patch_locs)?;
     let policies = policies(c, &raw.policies, &kernel)?;
     request_floor(
@@ -357,10 +358,7 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         }
         None => None,
     };
-    let capacity = match &device {
-        DeviceConfig::Hdd(h) => Some(h.capacity),
-        _ => None,
-    };
+    let capacity = super::device::capacity(&device);
     let workloads = workloads(c, &raw.workloads, capacity)?;
     super::workload::need_memory(c, &raw.workloads, &workloads, memory.is_some())?;
     Ok(Scenario {

@@ -1,5 +1,6 @@
-//! The `device:` section: the kind (two HDD presets, NVMe, a ramdisk, a generic device with a
-//! service distribution) and the overrides each kind allows.
+//! The `device:` section: the kind (two HDD presets, alone or as an md RAID0 array, NVMe, a
+//! SATA SSD, a ramdisk, a generic device with a service distribution) and the overrides each
+//! kind allows.
 
 use super::*;
 
@@ -10,6 +11,7 @@ pub(super) enum DevKind {
     Nvme,
     Ramdisk,
     Generic,
+    SataSsd,
 }
 
 impl DevKind {
@@ -20,6 +22,7 @@ impl DevKind {
             DevKind::Nvme => "nvme",
             DevKind::Ramdisk => "ramdisk",
             DevKind::Generic => "generic",
+            DevKind::SataSsd => "sata-ssd",
         }
     }
 }
@@ -43,6 +46,8 @@ pub(super) struct Device {
     pub(super) service: Option<Dist>,
     pub(super) stall_interval: Option<Q<u64>>,
     pub(super) stall_length: Option<Q<u64>>,
+    pub(super) disks: Option<u32>,
+    pub(super) chunk: Option<Q<u64>>,
 }
 
 /// A device of `kind` with a random subset of its overrides (each with probability `p`).
@@ -69,6 +74,20 @@ pub(super) fn device(g: &mut G, kind: DevKind, p: f64) -> Device {
                 }
             });
             d.queue_depth = g.maybe(p, |g| g.edge(1, 64, 1_000_000) as u32);
+            d.disks = g.maybe(p, |g| g.edge(1, 4, 64) as u32);
+            if d.disks.is_some_and(|n| n >= 2) {
+                d.chunk = g.maybe(p, |g| {
+                    let b = multiple(g, 4096, 512 * 1024, 64 << 20);
+                    size(g, b)
+                });
+            }
+        }
+        DevKind::SataSsd => {
+            d.latency = g.maybe(p, |g| dur_in(g, 5_000, 200_000));
+            d.channels = g.maybe(p, |g| g.log(1, 8) as u32);
+            d.overhead = g.maybe(p, |g| dur_in(g, 1_000, 20_000));
+            d.transfer_rate = g.maybe(p, |g| bandwidth(g, 0.2e9, 0.6e9));
+            d.queue_depth = g.maybe(p, |g| g.log(1, 32) as u32);
         }
         DevKind::Nvme => {
             d.latency = g.maybe(p, |g| dur_in(g, 5_000, 200_000));
@@ -107,20 +126,23 @@ impl Device {
             (a, b) => set(a, b),
         }
         merge_struct!(self, o; kind, seek_min, seek_full, revolution, transfer_rate, capacity,
-            queue_depth, latency, channels, overhead, stall_interval, stall_length);
+            queue_depth, latency, channels, overhead, stall_interval, stall_length, disks, chunk);
     }
     pub(super) fn capacity(&self) -> Option<u64> {
-        match self.kind? {
-            DevKind::Hdd5400 => Some(self.capacity.as_ref().map_or(320_000_000_000, |c| c.v)),
-            DevKind::Hdd7200 => Some(self.capacity.as_ref().map_or(1_000_000_000_000, |c| c.v)),
-            _ => None,
-        }
+        let disks = u64::from(self.disks.unwrap_or(1));
+        let one = match self.kind? {
+            DevKind::Hdd5400 => self.capacity.as_ref().map_or(320_000_000_000, |c| c.v),
+            DevKind::Hdd7200 => self.capacity.as_ref().map_or(1_000_000_000_000, |c| c.v),
+            _ => return None,
+        };
+        Some(one.saturating_mul(disks))
     }
     pub(super) fn problem(&self) -> Option<String> {
         let Some(kind) = self.kind else {
             return Some("device without kind".into());
         };
         let hdd = matches!(kind, DevKind::Hdd5400 | DevKind::Hdd7200);
+        let nvme_like = matches!(kind, DevKind::Nvme | DevKind::SataSsd);
         let fields = [
             ("seek_min", self.seek_min.is_some(), hdd),
             ("seek_full", self.seek_full.is_some(), hdd),
@@ -128,15 +150,21 @@ impl Device {
             (
                 "transfer_rate",
                 self.transfer_rate.is_some(),
-                hdd || matches!(kind, DevKind::Nvme | DevKind::Ramdisk),
+                hdd || nvme_like || kind == DevKind::Ramdisk,
             ),
             ("capacity", self.capacity.is_some(), hdd),
-            ("latency", self.latency.is_some(), kind == DevKind::Nvme),
+            ("disks", self.disks.is_some(), hdd),
+            (
+                "chunk",
+                self.chunk.is_some(),
+                hdd && self.disks.is_some_and(|n| n >= 2),
+            ),
+            ("latency", self.latency.is_some(), nvme_like),
             ("channels", self.channels.is_some(), !hdd),
             (
                 "overhead",
                 self.overhead.is_some(),
-                matches!(kind, DevKind::Nvme | DevKind::Ramdisk),
+                nvme_like || kind == DevKind::Ramdisk,
             ),
             (
                 "stall_interval",
@@ -184,6 +212,8 @@ impl Device {
         put(&mut e, "overhead", &self.overhead);
         put(&mut e, "stall_interval", &self.stall_interval);
         put(&mut e, "stall_length", &self.stall_length);
+        put(&mut e, "disks", &self.disks);
+        put(&mut e, "chunk", &self.chunk);
         if let Some(s) = &self.service {
             e.push(("service".into(), s.yaml()));
         }
@@ -201,6 +231,7 @@ pub(super) fn any_device(g: &mut G, p: f64) -> Device {
         DevKind::Nvme,
         DevKind::Ramdisk,
         DevKind::Generic,
+        DevKind::SataSsd,
     ]);
     device(g, kind, p)
 }

@@ -114,7 +114,9 @@ impl Sc {
             return Some(p);
         }
         if let Some(b) = &self.block
-            && let Some(p) = b.problem()
+            && let Some(p) = b
+                .problem()
+                .or_else(|| b.mq_problem(self.cpus.unwrap_or(1), device.kind))
         {
             return Some(p);
         }

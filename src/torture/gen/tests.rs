@@ -113,6 +113,17 @@ fn the_generator_reaches_every_knob() {
         "variants:",
         "set: {}",
         "iops",
+        "hw_queues:",
+        "irq_cpus:",
+        "rq_affinity:",
+        "scheduler: mq-deadline",
+        "scheduler: none",
+        "read_expire:",
+        "write_expire:",
+        "fifo_batch:",
+        "writes_starved:",
+        "disks:",
+        "kind: sata-ssd",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -242,6 +253,32 @@ fn section_mirrors_refuse_what_the_loader_refuses() {
         ..Memory::default()
     });
     breaks.push(("min_free_kbytes out of range", "min_free_kbytes", sc));
+    let hdd = |chunk: Option<Q<u64>>| Device {
+        kind: Some(DevKind::Hdd7200),
+        chunk,
+        ..Device::default()
+    };
+    let mut sc = valid.clone();
+    sc.device = Some(hdd(None));
+    sc.block = Some(Block {
+        mode: Some("blk-mq"),
+        hw_queues: Some(1),
+        irq_cpus: Some(q(vec![0, 0], "[0, 0]".into())),
+        ..Block::default()
+    });
+    breaks.push(("irq_cpus not one per queue", "irq_cpus", sc));
+    let mut sc = valid.clone();
+    sc.device = Some(hdd(None));
+    sc.block = Some(Block {
+        mode: Some("blk-mq"),
+        scheduler: Some("none"),
+        fifo_batch: Some(4),
+        ..Block::default()
+    });
+    breaks.push(("mq-deadline tunables without mq-deadline", "fifo_batch", sc));
+    let mut sc = valid.clone();
+    sc.device = Some(hdd(Some(size(&mut g, 64 << 10))));
+    breaks.push(("device field chunk of another kind", "chunk", sc));
     for (why, field, sc) in breaks {
         assert_eq!(sc.problem().as_deref(), Some(why));
         let e = load(&sc, &mut g).expect_err(why);
