@@ -153,3 +153,46 @@ fn flags_are_accepted_in_any_order_and_the_default_policy_follows_the_kernel() {
     out.assert_ok();
     assert!(out.stdout.contains("dm-crypt"), "{}", out.stdout);
 }
+
+/// A sequential stream of large direct reads on an 8-CPU NVMe machine: 6.10 decrypts each bio
+/// on one kcryptd worker; 6.11 cuts it at `max_read_size` into pieces that several workers
+/// decrypt at once.
+const SPLIT_READS: &str = r#"
+description: "6.11 splits large reads"
+seed: 11
+duration: 200ms
+warmup: 20ms
+cpus: 8
+replications: 1
+kernel: { version: "6.11" }
+device: { kind: nvme }
+crypt: { cipher: aes-ni }
+policies: [dm-crypt]
+workloads:
+  - { name: stream, kind: fio, rw: read, bs: 512k, iodepth: 1, direct: true }
+variants:
+  - { name: "6.10", set: { kernel: { version: "6.10" } } }
+  - { name: "6.11", set: { kernel: { version: "6.11" } } }
+"#;
+
+#[test]
+fn six_eleven_decrypts_the_pieces_of_one_read_on_several_cpus() {
+    let jobs = run_jobs(SPLIT_READS);
+    let busy_cpus = |label: &str| {
+        job(&jobs, label)["qsim"]["cpu"]["by_cpu"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v.as_f64().unwrap() > 5.0)
+            .count()
+    };
+    assert_eq!(busy_cpus("6.10"), 1, "one worker decrypts each whole bio");
+    assert!(busy_cpus("6.11") >= 2, "the pieces spread over CPUs");
+    let bw = |label: &str| job(&jobs, label)["read"]["bw_bytes"].as_f64().unwrap();
+    assert!(
+        bw("6.11") > 1.3 * bw("6.10"),
+        "splitting parallelises decryption: {} vs {} B/s",
+        bw("6.11"),
+        bw("6.10")
+    );
+}

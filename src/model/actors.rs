@@ -105,6 +105,9 @@ pub(super) struct Actor {
     /// The CPU it runs on (or last ran on): its home CPU until it first runs; a bound kcryptd
     /// worker's own CPU.
     pub(super) cpu: u32,
+    /// A kcryptd worker: the CPU that queued its current item (where an unbound worker is
+    /// woken: the completing CPU of a read, the submitting one of a write).
+    pub(super) waker: u32,
 }
 
 impl Actor {
@@ -120,6 +123,7 @@ impl Actor {
             tree_seq: 0,
             syscalls: VecDeque::new(),
             cpu: 0,
+            waker: 0,
         }
     }
 }
@@ -270,6 +274,7 @@ impl World {
                 return;
             };
             self.enter(work.bio, Stage::CryptService, now);
+            self.actor(a).waker = work.cpu;
             (work.bio, work.op, self.sc.crypt.hop_cost)
         };
         let mut bio = bio;

@@ -32,6 +32,9 @@ pub enum Origin {
     SwapIn(u32),
     /// Reclaim's swap-out of anonymous pages (async write of contiguous swap slots).
     SwapOut,
+    /// A piece of this bio, cut off by dm-crypt's `crypt_map()` (6.11's `max_read_size` /
+    /// `max_write_size`): its own `dm_crypt_io`, completed into the bio it came from.
+    Piece(BioId),
 }
 
 /// One I/O.
@@ -79,6 +82,8 @@ pub struct Bio {
     /// The CPU that submitted its clone to the block layer (what picks the hardware queue and
     /// so the CPU of its completion).
     pub submit_cpu: u32,
+    /// Pieces of it still in flight (dm-crypt split it; 0 otherwise).
+    pub pieces_left: u32,
 }
 
 impl Bio {
@@ -103,6 +108,7 @@ impl Bio {
             stage_ns: [0; Stage::COUNT],
             syncio: dir == Dir::Write && sync,
             submit_cpu: 0,
+            pieces_left: 0,
         }
     }
 
@@ -119,6 +125,12 @@ impl Bio {
     /// Request-pool class: 0 = SYNC, 1 = ASYNC.
     pub fn class(&self) -> super::ids::QueueClass {
         super::ids::QueueClass::of(self.sync)
+    }
+
+    /// Whether it is a piece of a split bio ([`Origin::Piece`]): inside the system's books of
+    /// its parent, not a request of its own.
+    pub fn is_piece(&self) -> bool {
+        matches!(self.origin, Origin::Piece(_))
     }
 
     /// Number of 512-byte sectors.

@@ -27,7 +27,7 @@ impl World {
             time_sums: self.rec.time_in_stage().totals(self.bios.iter(), now),
             issued,
             completed,
-            live: self.bios.live() as u64,
+            live: self.bios.live() as u64 - self.pieces_live,
             issuers: self.issuers(),
             pages_allocated,
             pages_freed,
@@ -51,7 +51,7 @@ impl World {
             match b.origin {
                 Origin::Job(j) => job_bios[j as usize] += 1,
                 Origin::Writeback(w) => writer_bytes[w as usize] += u64::from(b.bytes),
-                Origin::Proc(_) | Origin::SwapIn(_) | Origin::SwapOut => {}
+                Origin::Proc(_) | Origin::SwapIn(_) | Origin::SwapOut | Origin::Piece(_) => {}
             }
         }
         for (j, found) in job_bios.into_iter().enumerate() {
@@ -83,7 +83,7 @@ impl World {
         n[Queue::PoolSleep.index()] = self.queue.sleepers() as u64;
         n[Queue::BlockQueue.index()] = u64::from(self.queue.queued());
         n[Queue::Device.index()] = u64::from(self.device.inflight());
-        n[Queue::System.index()] = self.bios.live() as u64;
+        n[Queue::System.index()] = self.bios.live() as u64 - self.pieces_live;
         n
     }
 

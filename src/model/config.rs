@@ -668,6 +668,12 @@ pub struct CryptConfig {
     /// dm-crypt or the block layer: the system call and direct-I/O path, and its completion
     /// wake-up (the host's, zero on bare metal; docs/model/crypt.md §2).
     pub submit_cost: SimDuration,
+    /// dm-crypt's `max_read_size` module parameter (6.11+), bytes; 0 means 128 KiB.
+    #[serde(default)]
+    pub max_read_size: u32,
+    /// dm-crypt's `max_write_size` module parameter (6.11+), bytes; 0 means 128 KiB.
+    #[serde(default)]
+    pub max_write_size: u32,
 }
 
 /// `crypt.io_queues`: which io threads submit the clones of the queued (2.6.32) layout.

@@ -6,16 +6,17 @@
 //! The mechanisms themselves are the world's threads and queues (`actors.rs`): this module
 //! only routes a bio to one of them.
 
-use super::bio::BioId;
+use super::actors::ActorKind;
+use super::bio::{Bio, BioId, Dir, Origin};
 use super::event::Event;
-use super::ids::TaskOwner;
+use super::ids::ActorId;
+use super::ids::{CpuContext, TaskOwner};
 use super::observe::Stage;
 use super::policy::{CryptOp, DmFlags, PolicyInfo, Topology, Work};
+use super::sched::{Placement, SchedClass};
 use super::world::World;
 use crate::engine::Scheduler;
-use crate::model::config::{
-    CompletionSite, DeviceConfig, DmCryptRules, HardirqFallback, IrqContext, Scenario,
-};
+use crate::model::config::{CompletionSite, DmCryptRules, HardirqFallback, IrqContext, Scenario};
 
 /// The flags a run's dm-crypt table has in force, resolved against its kernel's rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -47,6 +48,14 @@ impl Table {
     }
 }
 
+/// The bio size limit of 6.11's `get_max_request_sectors()` when the module parameter is 0.
+pub const DEFAULT_MAX_REQUEST: u32 = 128 * 1024;
+/// Writes are also capped at `BIO_MAX_VECS` pages (1 MiB with 4 KiB pages).
+pub const BIO_MAX_BYTES: u32 = 256 * 4096;
+/// Spreads the pieces' device draws over [0, 1) (the golden ratio's fractional part), so that
+/// the pieces of one bio are not served alike.
+const PIECE_STEP: f64 = 0.618_033_988_749_894_9;
+
 /// Where a read's decryption runs after the device completed its clone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum DecryptAt {
@@ -75,15 +84,165 @@ pub(super) fn decrypt_at(
 }
 
 impl World {
-    /// Where the block layer completes `bio`'s clone (the device and its queues decide).
-    pub(super) fn completion_site(&self, bio: BioId) -> CompletionSite {
-        let cpu = self.bios[bio].submit_cpu;
-        let context = match &self.sc.device {
-            DeviceConfig::Nvme(n) if n.preset == "ramdisk" => IrqContext::Submitter,
-            DeviceConfig::Nvme(_) => IrqContext::Hardirq,
-            _ => IrqContext::Softirq,
+    /// The size above which dm-crypt's map splits `id` (6.11+), if it must be split.
+    pub(super) fn split_limit(&self, id: BioId) -> Option<u32> {
+        if !self.table.rules.is_some_and(|r| r.split_bios) {
+            return None;
+        }
+        let b = &self.bios[id];
+        let c = &self.sc.crypt;
+        let param = match b.dir {
+            Dir::Read => c.max_read_size,
+            Dir::Write => c.max_write_size,
         };
-        CompletionSite { cpu, context }
+        let mut limit = if param == 0 {
+            DEFAULT_MAX_REQUEST
+        } else {
+            param
+        };
+        if b.dir == Dir::Write {
+            limit = limit.min(BIO_MAX_BYTES);
+        }
+        let limit = (limit / 512 * 512).max(512);
+        (!b.is_piece() && b.bytes > limit).then_some(limit)
+    }
+
+    /// `crypt_map()` cuts `id` into pieces of `limit` bytes with `dm_accept_partial_bio()`:
+    /// each piece is its own `dm_crypt_io`, routed on its own from `ctx`; the bio completes
+    /// with its last piece.
+    pub(super) fn split(
+        &mut self,
+        id: BioId,
+        limit: u32,
+        ctx: ActorId,
+        sched: &mut Scheduler<Event>,
+    ) {
+        let now = sched.now();
+        self.enter(id, Stage::Other, now);
+        let p = &mut self.bios[id];
+        p.accepted = now;
+        let (bytes, n) = (p.bytes, p.bytes.div_ceil(limit));
+        p.pieces_left = n;
+        let parent = p.clone();
+        for i in 0..n {
+            let len = limit.min(bytes - i * limit);
+            let offset = parent.offset + u64::from(i * limit);
+            let mut piece = Bio::new(parent.dir, parent.sync, len, offset, Origin::Piece(id), now);
+            piece.service_u = (parent.service_u + f64::from(i) * PIECE_STEP).fract();
+            piece.crypt_u = parent.crypt_u;
+            piece.measured = parent.measured;
+            piece.syncio = parent.syncio;
+            let pid = self.bios.insert(piece);
+            self.pieces_live += 1;
+            self.route_one(pid, ctx, sched);
+        }
+    }
+
+    /// A piece of a split bio completed: the bio completes with its last piece, whose path is
+    /// the bio's critical path and becomes its time per stage.
+    pub(super) fn piece_done(&mut self, id: BioId, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let mut piece = self.bios.remove(id);
+        piece.enter(Stage::Other, now);
+        self.pieces_live -= 1;
+        if piece.bounce_pages > 0 && !self.memory.free_unlimited_bounce(piece.bounce_pages) {
+            self.free_bounce(piece.bounce_pages, sched);
+        }
+        let Origin::Piece(parent) = piece.origin else {
+            unreachable!("piece_done on a whole bio")
+        };
+        let p = &mut self.bios[parent];
+        p.pieces_left -= 1;
+        if p.pieces_left > 0 {
+            self.rec.piece_completed(&piece, now);
+            return;
+        }
+        self.enter(parent, Stage::Other, now);
+        let p = &mut self.bios[parent];
+        p.stage_ns[Stage::Other.index()] -= now.since(piece.issued).as_ns();
+        for (a, b) in p.stage_ns.iter_mut().zip(piece.stage_ns) {
+            *a += b;
+        }
+        self.complete_bio(parent, sched);
+    }
+
+    /// Where the block layer completes `bio`'s clone: the request queue decides from the CPU
+    /// that submitted it (`blk_mq_complete_request`).
+    pub(super) fn completion_site(&self, bio: BioId) -> CompletionSite {
+        self.queue.completion_site(self.bios[bio].submit_cpu)
+    }
+
+    /// How task `owner` runs on the CPUs: its scheduling class, where it is placed, and the
+    /// context its time is booked to (docs/model/cpu.md; the 2.6.x layouts run on the shared
+    /// pool, which ignores class and placement).
+    pub(super) fn task_spec(&self, owner: TaskOwner) -> (SchedClass, Placement, CpuContext) {
+        let normal = SchedClass::NORMAL;
+        match owner {
+            TaskOwner::Softirq(bio) => {
+                let site = self.completion_site(bio);
+                match site.context {
+                    // brd ends the bio inside submit_bio: the submitter decrypts it.
+                    IrqContext::Submitter => {
+                        (normal, Placement::On(site.cpu), CpuContext::Submitter)
+                    }
+                    _ => (
+                        SchedClass::Softirq,
+                        Placement::On(site.cpu),
+                        CpuContext::Softirq,
+                    ),
+                }
+            }
+            TaskOwner::Actor(a) => self.actor_spec(a),
+            TaskOwner::Kswapd | TaskOwner::Reclaim(_) => {
+                (normal, Placement::Wake { prev: None }, CpuContext::Reclaim)
+            }
+            TaskOwner::Proc(_) => (
+                normal,
+                Placement::Wake { prev: None },
+                CpuContext::Application,
+            ),
+        }
+    }
+
+    /// [`World::task_spec`] of a thread: kcryptd's workers are bound under `same_cpu_crypt`
+    /// and `WQ_HIGHPRI` (nice −20) on 4.19 or with `high_priority`; `dmcrypt_write` is nice −20
+    /// with `high_priority`; every other thread wakes near where it last ran.
+    fn actor_spec(&self, a: super::ids::ActorId) -> (SchedClass, Placement, CpuContext) {
+        let actor = &self.actors[a.index()];
+        let rules = self.table.rules;
+        let flag =
+            rules.is_some_and(|r| r.high_priority_flag) && self.table.has(DmFlags::HIGH_PRIORITY);
+        let highpri_wq = flag || rules.is_some_and(|r| r.highpri_default);
+        let class = |high: bool| {
+            if high {
+                SchedClass::HIGHPRI
+            } else {
+                SchedClass::NORMAL
+            }
+        };
+        let wake = Placement::Wake {
+            prev: Some(actor.cpu),
+        };
+        match actor.kind {
+            ActorKind::Crypt(i) if self.table.has(DmFlags::SAME_CPU_CRYPT) => (
+                class(highpri_wq),
+                Placement::On(i as u32),
+                CpuContext::Kcryptd,
+            ),
+            ActorKind::Crypt(_) => (
+                class(highpri_wq),
+                Placement::Wake {
+                    prev: Some(actor.waker),
+                },
+                CpuContext::Kcryptd,
+            ),
+            ActorKind::Io | ActorKind::AsyncIo => (class(highpri_wq), wake, CpuContext::KcryptdIo),
+            ActorKind::DmcryptWrite => (class(flag), wake, CpuContext::DmcryptWrite),
+            ActorKind::JobCtx(_)
+            | ActorKind::FlusherCtx(_)
+            | ActorKind::ProcCtx(_)
+            | ActorKind::SwapWriter => (SchedClass::NORMAL, wake, CpuContext::Submitter),
+        }
     }
 
     /// A read's clone came back from the device under the workqueue layout: decrypt it in the

@@ -70,6 +70,60 @@ impl ReclaimSlot {
     }
 }
 
+/// What a CPU's time was spent on, as reported ("CPU by context"): each CPU task is booked to
+/// one of these by its owner ([`World`](super::world::World) decides).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CpuContext {
+    /// Softirq: read decryption in the completion (`no_read_workqueue`, `inline`).
+    Softirq = 0,
+    /// kcryptd's workers (or 2.6.x's crypt threads): encryption, decryption and their hops.
+    Kcryptd = 1,
+    /// kcryptd_io and Mason's kcryptd_async_io: their hops.
+    KcryptdIo = 2,
+    /// `dmcrypt_write`'s wake-ups.
+    DmcryptWrite = 3,
+    /// Submitting processes and flushers in the kernel: the submission path, and encryption
+    /// under `no_write_workqueue` / `inline`.
+    Submitter = 4,
+    /// Application work that is not I/O (fake-gitk's hashing).
+    Application = 5,
+    /// kswapd and direct reclaim scanning.
+    Reclaim = 6,
+}
+
+impl CpuContext {
+    /// Every context, in report order.
+    pub const ALL: [CpuContext; 7] = [
+        CpuContext::Softirq,
+        CpuContext::Kcryptd,
+        CpuContext::KcryptdIo,
+        CpuContext::DmcryptWrite,
+        CpuContext::Submitter,
+        CpuContext::Application,
+        CpuContext::Reclaim,
+    ];
+    /// Number of contexts.
+    pub const COUNT: usize = CpuContext::ALL.len();
+
+    /// Index into per-context arrays.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Its name in reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            CpuContext::Softirq => "softirq",
+            CpuContext::Kcryptd => "kcryptd",
+            CpuContext::KcryptdIo => "kcryptd_io",
+            CpuContext::DmcryptWrite => "dmcrypt_write",
+            CpuContext::Submitter => "submitters",
+            CpuContext::Application => "application",
+            CpuContext::Reclaim => "reclaim",
+        }
+    }
+}
+
 /// Whose work a CPU task is, handed back when the task finishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TaskOwner {

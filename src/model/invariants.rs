@@ -186,7 +186,7 @@ impl TimeInStage {
         for q in Queue::ALL {
             self.done[q.index()] += u128::from(match q.stage() {
                 Some(s) => bio.stage_ns[s.index()],
-                None => now.since(bio.issued).as_ns(),
+                None => system_ns(bio, now),
             });
         }
     }
@@ -206,11 +206,21 @@ impl TimeInStage {
                         };
                         bio.stage_ns[s.index()] + open
                     }
-                    None => end.since(bio.issued).as_ns(),
+                    None => system_ns(bio, end),
                 });
             }
         }
         sum
+    }
+}
+
+/// A bio's time in the system up to `t`; a piece of a split bio has none of its own (its
+/// parent is in the system the whole time).
+fn system_ns(bio: &Bio, t: SimTime) -> u64 {
+    if bio.is_piece() {
+        0
+    } else {
+        t.since(bio.issued).as_ns()
     }
 }
 

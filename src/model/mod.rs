@@ -327,6 +327,8 @@ pub mod testing {
                 unplug_after_submit: false,
                 io_queues: crate::model::config::IoQueues::One,
                 submit_cost: SimDuration::ZERO,
+                max_read_size: 0,
+                max_write_size: 0,
             },
             policies: vec!["none".into()],
             workloads: vec![WorkloadConfig {

@@ -486,6 +486,14 @@ pub struct RunObs {
     pub memory: Option<Box<MemoryObs>>,
     /// CPU busy time per CPU-second: utilisation of the `cpus` pool, 0..=1.
     pub cpu_utilisation: f64,
+    /// CPU time by context ([`CpuContext`](super::ids::CpuContext) order) per second of the
+    /// measured window: 1.0 is one CPU kept busy.
+    #[serde(default)]
+    pub cpu_by_context: [f64; super::ids::CpuContext::COUNT],
+    /// Each CPU's busy share of the measured window, 0..=1, on a machine of CPUs with identity
+    /// (kernels after 2.6.x); empty on the shared pool.
+    #[serde(default)]
+    pub cpu_by_cpu: Vec<f64>,
     /// Crypt queue length: time-average and maximum.
     pub crypt_queue_len_avg: f64,
     /// Maximum crypt queue length seen.
@@ -719,6 +727,12 @@ impl RunObs {
         }
         let (wa, wb) = (span.as_ns(), other_span.as_ns());
         self.cpu_utilisation = weighted(self.cpu_utilisation, wa, other.cpu_utilisation, wb);
+        for (a, b) in self.cpu_by_context.iter_mut().zip(other.cpu_by_context) {
+            *a = weighted(*a, wa, b, wb);
+        }
+        for (a, &b) in self.cpu_by_cpu.iter_mut().zip(&other.cpu_by_cpu) {
+            *a = weighted(*a, wa, b, wb);
+        }
         self.crypt_queue_len_avg =
             weighted(self.crypt_queue_len_avg, wa, other.crypt_queue_len_avg, wb);
         self.crypt_queue_len_max = self.crypt_queue_len_max.max(other.crypt_queue_len_max);

@@ -237,6 +237,12 @@ impl Recorder {
         }
     }
 
+    /// A piece of a split bio completed at `now` (not a request of its own: only its time in
+    /// the checked queues is booked; the last piece's goes with its parent).
+    pub fn piece_completed(&mut self, piece: &Bio, now: SimTime) {
+        self.time_in_stage.completed(piece, now);
+    }
+
     /// `bio` completed at `now` (it has left the system).
     #[inline]
     pub fn completed(&mut self, bio: &Bio, now: SimTime) {

@@ -21,16 +21,16 @@
 use super::actors::{Actor, ActorKind, ActorState, cast};
 use super::bio::{Bio, BioId, BioSlab, Dir, Origin};
 use super::block::{BlockEvent, RequestQueue};
-use super::cpu::CpuPool;
 use super::crypt::AsyncEngine;
 use super::cwait::{CongestionWaits, CwEvent, CwWho};
 use super::device::{Device, DeviceEvent, DeviceWake};
-use super::ids::{ActorId, QueueClass, TaskOwner};
+use super::ids::{ActorId, CpuContext, QueueClass, TaskOwner};
 use super::memory::Allocator;
 use super::mm::Memory;
 use super::observe::{RunEnd, RunObs, Stage};
 use super::policy::{CryptOp, CryptQueuePolicy, DmFlags, PolicyInfo, Topology, Work};
 use super::recorder::{RecEvent, Recorder};
+use super::sched::{Cpus, Done};
 use super::workload::{Job, WorkloadEvent, Writer};
 use crate::engine::{EventId, Model, RngStreams, Scheduler, SimDuration, SimTime};
 use crate::model::config::{CryptoEngine, QueueMode, Scenario};
@@ -46,7 +46,7 @@ pub struct World {
     /// The dm-crypt table's flags in force on this kernel (the workqueue layout).
     pub(super) table: super::dmcrypt::Table,
     pub(super) bios: BioSlab,
-    pub(super) cpu: CpuPool<TaskOwner>,
+    pub(super) cpu: Cpus<TaskOwner>,
     cpu_event: Option<EventId>,
     pub(super) device: Device,
     pub(super) queue: RequestQueue,
@@ -65,7 +65,14 @@ pub struct World {
     cw: CongestionWaits,
     /// Every statistic, behind the warm-up gate.
     pub(super) rec: Recorder,
-    scratch: Vec<TaskOwner>,
+    scratch: Vec<Done<TaskOwner>>,
+    /// Pieces of split bios in the slab (not requests of their own: the system's books
+    /// subtract them).
+    pub(super) pieces_live: u64,
+    /// Each CPU's busy time when the warm-up ended (per-CPU machine only).
+    cpu_busy_at_warmup: Vec<u128>,
+    /// Each context's CPU time when the warm-up ended.
+    cpu_at_warmup: [u128; CpuContext::COUNT],
     /// The timeline, when a run asks for one.
     pub(super) timeline: Option<Box<super::timeline::Recorder>>,
     /// The trace of a window, when a run asks for one.
@@ -111,7 +118,13 @@ impl World {
             },
             table: super::dmcrypt::Table::new(sc, info),
             bios: BioSlab::default(),
-            cpu: CpuPool::new(sc.cpus),
+            // Kernels after 2.6.x run on CPUs with identity and priority; the 2.6.x
+            // layouts keep the shared pool their results were validated on.
+            cpu: if sc.kernel.version.is_modern() {
+                Cpus::per_cpu(sc.cpus, CpuContext::COUNT)
+            } else {
+                Cpus::shared(sc.cpus, CpuContext::COUNT)
+            },
             cpu_event: None,
             device: Device::seeded(&sc.device, &streams),
             queue: RequestQueue::new(&sc.block, &sc.kernel),
@@ -127,6 +140,9 @@ impl World {
             writers: c.writers,
             cw: CongestionWaits::default(),
             scratch: Vec::new(),
+            cpu_at_warmup: [0; CpuContext::COUNT],
+            pieces_live: 0,
+            cpu_busy_at_warmup: Vec::new(),
             timeline: None,
             tracer: None,
         };
@@ -145,7 +161,13 @@ impl World {
         work: SimDuration,
         sched: &mut Scheduler<Event>,
     ) {
-        self.cpu.add(sched.now(), work, owner);
+        let (class, place, ctx) = self.task_spec(owner);
+        let cpu = self
+            .cpu
+            .add(sched.now(), work, owner, class, place, ctx.index());
+        if let TaskOwner::Actor(a) = owner {
+            self.actors[a.index()].cpu = cpu;
+        }
         self.reschedule_cpu(sched);
     }
 
@@ -163,7 +185,7 @@ impl World {
         let mut done = std::mem::take(&mut self.scratch);
         done.clear();
         self.cpu.finished(sched.now(), &mut done);
-        for &owner in &done {
+        for &Done { tag: owner, .. } in &done {
             match owner {
                 TaskOwner::Softirq(bio) => self.complete_bio(bio, sched),
                 TaskOwner::Kswapd => self.kswapd_scanned(sched),
@@ -321,8 +343,17 @@ impl World {
         self.bios.insert(bio)
     }
 
-    /// Sends an admitted bio on its way: dm-crypt's map, or the submitting context `ctx`.
+    /// Sends an admitted bio on its way: dm-crypt's map (which may first split it, 6.11+), or
+    /// the submitting context `ctx`.
     pub(super) fn route(&mut self, id: BioId, ctx: ActorId, sched: &mut Scheduler<Event>) {
+        match self.split_limit(id) {
+            Some(limit) => self.split(id, limit, ctx, sched),
+            None => self.route_one(id, ctx, sched),
+        }
+    }
+
+    /// [`World::route`] for one bio (or one piece).
+    pub(super) fn route_one(&mut self, id: BioId, ctx: ActorId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let (dir, sync) = (self.bios[id].dir, self.bios[id].sync);
         let waiter = matches!(
@@ -373,6 +404,10 @@ impl World {
     }
 
     pub(super) fn complete_bio(&mut self, id: BioId, sched: &mut Scheduler<Event>) {
+        if self.bios[id].is_piece() {
+            self.piece_done(id, sched);
+            return;
+        }
         let now = sched.now();
         let mut bio = self.bios.remove(id);
         let closed = bio.enter(Stage::Other, now);
@@ -390,6 +425,7 @@ impl World {
             Origin::Proc(p) => self.gitk_read_done(p, sched),
             Origin::SwapIn(_) => self.swapin_done(&bio, sched),
             Origin::SwapOut => self.swapout_done(&bio),
+            Origin::Piece(_) => unreachable!("pieces complete through piece_done"),
         }
     }
 
@@ -445,6 +481,39 @@ impl World {
         let mut block = self.queue.counters.clone();
         block.device_busy = self.device.busy_time(now);
         self.rec.warmup_end(now, self.cpu.busy_cpu_ns(), block);
+        for c in CpuContext::ALL {
+            self.cpu_at_warmup[c.index()] = self.cpu.account_ns(c.index());
+        }
+        if let Cpus::PerCpu(m) = &self.cpu {
+            self.cpu_busy_at_warmup = (0..m.cpus()).map(|c| m.busy_ns_on(c)).collect();
+        }
+    }
+
+    /// Each CPU's busy share of the measured window (empty on the shared pool).
+    fn cpu_by_cpu(&self, now: SimTime) -> Vec<f64> {
+        let Cpus::PerCpu(m) = &self.cpu else {
+            return Vec::new();
+        };
+        let span = now.saturating_since(self.rec.warmup()).as_ns().max(1) as f64;
+        (0..m.cpus())
+            .map(|c| {
+                let before = self
+                    .cpu_busy_at_warmup
+                    .get(c as usize)
+                    .copied()
+                    .unwrap_or(0);
+                (m.busy_ns_on(c) - before) as f64 / span
+            })
+            .collect()
+    }
+
+    /// CPU time by context over the measured window, per second of it.
+    fn cpu_by_context(&self, now: SimTime) -> [f64; CpuContext::COUNT] {
+        let span = now.saturating_since(self.rec.warmup()).as_ns().max(1) as f64;
+        CpuContext::ALL.map(|c| {
+            let ns = self.cpu.account_ns(c.index()) - self.cpu_at_warmup[c.index()];
+            ns as f64 / span
+        })
     }
 
     /// Ends the run at `now` and returns what it measured.
@@ -458,6 +527,8 @@ impl World {
         let finite_jobs = self.finite_observations();
         let finished = self.all_finite_jobs_done();
         let (busy, cpus) = (self.cpu.busy_cpu_ns(), self.cpu.cpus());
+        let cpu_by_context = self.cpu_by_context(now);
+        let cpu_by_cpu = self.cpu_by_cpu(now);
         let fio_log = self.rec.take_fio_log();
         let (r, block, cpu_utilisation) =
             self.rec.finish(now, self.cw.sleeping(), busy, cpus, totals);
@@ -474,6 +545,8 @@ impl World {
             finite_jobs,
             memory: self.memory.finish(now, warmup),
             cpu_utilisation,
+            cpu_by_context,
+            cpu_by_cpu,
             crypt_queue_len_avg: r.crypt_queue_len_avg,
             crypt_queue_len_max: r.crypt_queue_len_max,
             events,

@@ -239,6 +239,9 @@ struct Qsim<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     memory: Option<&'a super::MemoryReport>,
     cpu_util_pct: f64,
+    /// CPU time by context and by CPU (kernels after 2.6.x).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu: Option<&'a super::CpuReport>,
     crypt_queue_len_avg: f64,
     crypt_queue_len_max: u64,
     /// The registry's metrics that ask for a place in the block, by key (only when some do).
@@ -379,6 +382,7 @@ fn qsim_extras<'a>(r: &'a Report, p: &'a PolicyReport) -> Qsim<'a> {
         writeback: &p.writeback,
         memory: p.memory.as_ref(),
         cpu_util_pct: p.cpu_util_pct,
+        cpu: p.cpu.as_ref(),
         crypt_queue_len_avg: p.crypt_queue_len_avg,
         crypt_queue_len_max: p.crypt_queue_len_max,
         metrics: Ordered(

@@ -220,6 +220,9 @@ pub struct PolicyReport {
     pub memory: Option<MemoryReport>,
     /// Utilisation of the CPU pool over the measured window, percent.
     pub cpu_util_pct: f64,
+    /// Where the CPU time went, on a machine of CPUs with identity (kernels after 2.6.x).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuReport>,
     /// Time-average crypt queue length.
     pub crypt_queue_len_avg: f64,
     /// Largest crypt queue length seen.
@@ -749,6 +752,7 @@ pub(crate) fn policy_report(
             .as_deref()
             .map(|m| MemoryReport::new(m, measured_ns)),
         cpu_util_pct: run.cpu_utilisation * 100.0,
+        cpu: CpuReport::of(run),
         crypt_queue_len_avg: run.crypt_queue_len_avg,
         crypt_queue_len_max: run.crypt_queue_len_max,
         clipped,
@@ -833,3 +837,29 @@ fn direction_report(
 
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// CPU time by context and by CPU, in percent of one CPU over the measured window.
+#[derive(Debug, Clone, Serialize)]
+pub struct CpuReport {
+    /// Each context with CPU time (`kcryptd`, `softirq`, `submitters`, …), in report order.
+    pub by_context: Vec<(String, f64)>,
+    /// Each CPU's busy share, percent.
+    pub by_cpu: Vec<f64>,
+}
+
+impl CpuReport {
+    /// The report of a run on CPUs with identity; `None` on the shared pool.
+    fn of(run: &RunObs) -> Option<CpuReport> {
+        if run.cpu_by_cpu.is_empty() {
+            return None;
+        }
+        let by_context = crate::model::ids::CpuContext::ALL
+            .iter()
+            .zip(run.cpu_by_context)
+            .filter(|(_, v)| *v > 0.0)
+            .map(|(c, v)| (c.label().to_string(), v * 100.0))
+            .collect();
+        let by_cpu = run.cpu_by_cpu.iter().map(|v| v * 100.0).collect();
+        Some(CpuReport { by_context, by_cpu })
+    }
+}

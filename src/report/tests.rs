@@ -60,6 +60,8 @@ pub(crate) fn scenario() -> Scenario {
             unplug_after_submit: false,
             io_queues: crate::model::config::IoQueues::One,
             submit_cost: SimDuration::ZERO,
+            max_read_size: 0,
+            max_write_size: 0,
         },
         policies: vec!["fifo".to_string(), "split".to_string()],
         workloads: vec![WorkloadConfig {
@@ -176,6 +178,8 @@ pub(crate) fn run(policy: &str, end: RunEnd) -> RunObs {
         finite_jobs: Vec::new(),
         memory: None,
         cpu_utilisation: 0.4321,
+        cpu_by_context: Default::default(),
+        cpu_by_cpu: Vec::new(),
         crypt_queue_len_avg: 3.25,
         crypt_queue_len_max: 41,
         events: 123_456,

@@ -500,6 +500,9 @@ fn device_lines(p: &PolicyReport, s: &mut String) {
         );
     }
     let _ = writeln!(s, "  cpu          : util={:3.2}%", p.cpu_util_pct);
+    if let Some(c) = &p.cpu {
+        cpu_lines(s, c);
+    }
     let _ = writeln!(
         s,
         "  crypt queue  : avg={:.2}, max={}",
@@ -761,3 +764,35 @@ pub fn warning_text(w: &Warning) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// The per-CPU machine's CPU time: by context, then by CPU (percent of one CPU), wrapped.
+fn cpu_lines(s: &mut String, c: &super::CpuReport) {
+    let ctx: Vec<String> = c
+        .by_context
+        .iter()
+        .map(|(name, pct)| format!("{name}={pct:.1}%"))
+        .collect();
+    wrap_list(s, "  cpu by ctx   : ", &ctx);
+    let cpus: Vec<String> = c
+        .by_cpu
+        .iter()
+        .enumerate()
+        .map(|(i, pct)| format!("{i}={pct:.0}%"))
+        .collect();
+    wrap_list(s, "  cpu by CPU   : ", &cpus);
+}
+
+/// `items` after `head`, comma-separated, continued under the first item past 80 columns.
+fn wrap_list(s: &mut String, head: &str, items: &[String]) {
+    let mut line = head.to_string();
+    for (i, item) in items.iter().enumerate() {
+        let sep = if i + 1 < items.len() { ", " } else { "" };
+        if line.len() + item.len() + sep.len() > 80 && line.len() > head.len() {
+            let _ = writeln!(s, "{}", line.trim_end());
+            line = " ".repeat(head.len());
+        }
+        line.push_str(item);
+        line.push_str(sep);
+    }
+    let _ = writeln!(s, "{line}");
+}

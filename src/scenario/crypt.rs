@@ -17,7 +17,7 @@ use super::distribution::{RawDistribution, distribution};
 use super::kernel::patch_conflict;
 use super::schema::{Field, names, raw_section};
 use super::types::*;
-use super::units::{Duration, Rate, format_bandwidth, format_bytes};
+use super::units::{Duration, Rate, Size, format_bandwidth, format_bytes};
 use super::workload::MAX_REQUEST_BYTES;
 use crate::engine::SimDuration;
 use crate::model::physics::{
@@ -97,6 +97,10 @@ raw_section! {
         [value] host: HostName,
         /// CPU time a fio job's process spends per I/O before submitting it.
         [value] submit_cost: Duration,
+        /// dm-crypt's `max_read_size` module parameter (6.11+).
+        [value] max_read_size: Size,
+        /// dm-crypt's `max_write_size` module parameter (6.11+).
+        [value] max_write_size: Size,
     }
 }
 
@@ -130,6 +134,7 @@ pub(crate) fn crypt(
     c: &Checker,
     r: Option<&RawCrypt>,
     patches: &[(String, Location)],
+    kernel: &KernelConfig,
 ) -> Result<CryptConfig, Error> {
     let empty = RawCrypt::default();
     let r = r.unwrap_or(&empty);
@@ -195,7 +200,35 @@ pub(crate) fn crypt(
         engine,
         unplug_after_submit,
         io_queues,
+        max_read_size: max_size(c, &r.max_read_size, "max_read_size", kernel)?,
+        max_write_size: max_size(c, &r.max_write_size, "max_write_size", kernel)?,
     })
+}
+
+/// `crypt.max_read_size` / `max_write_size`: dm-crypt's module parameters, which exist from
+/// 6.11; 0 (or absent) means the kernel's 128 KiB; otherwise a multiple of 512 bytes.
+fn max_size(c: &Checker, f: &Field<Size>, name: &str, kernel: &KernelConfig) -> Result<u32, Error> {
+    let Some(s) = f else {
+        return Ok(0);
+    };
+    let path = at("crypt", name);
+    if !kernel.version.dmcrypt().is_some_and(|r| r.split_bios) {
+        return Err(c.at(&path, s).conflict(
+            format!(
+                "dm-crypt's `{name}` parameter appeared in 6.11; kernel.version is {}",
+                kernel.version.name()
+            ),
+            "remove it, or set kernel.version to 6.11 or later",
+        ));
+    }
+    let v = s.value.0;
+    if v % 512 != 0 || v > u64::from(u32::MAX / 2) {
+        return Err(c.at(&path, s).bad_value(
+            format!("{name} must be a multiple of 512 bytes up to 1 GiB, got {v} B"),
+            "write e.g. 128KiB (the default), 256KiB or 1MiB; 0 means the default",
+        ));
+    }
+    Ok(v as u32)
 }
 
 /// `crypt.<name>` (`hop_cost` or `submit_cost`), defaulting to the `host`'s (`bare` on bare
@@ -272,6 +305,14 @@ pub(crate) fn describe_crypt(o: &mut Rows, cr: &CryptConfig, k: &KernelConfig) {
     );
     row(o, 2, "per_sector_cost", &cr.per_sector_cost.to_string());
     row(o, 2, "hop_cost", &cr.hop_cost.to_string());
+    if k.version.dmcrypt().is_some_and(|r| r.split_bios) {
+        let size = |v: u32| match v {
+            0 => format!("{} (default)", format_bytes(128 * 1024)),
+            v => format_bytes(u64::from(v)),
+        };
+        row(o, 2, "max_read_size", &size(cr.max_read_size));
+        row(o, 2, "max_write_size", &size(cr.max_write_size));
+    }
     if !cr.submit_cost.is_zero() {
         row(o, 2, "submit_cost", &cr.submit_cost.to_string());
     }
@@ -369,7 +410,11 @@ mod tests {
 
     #[test]
     fn the_section_alone_takes_preset_rates_and_the_async_engine() {
-        let cr = |yaml: &str| section::<RawCrypt, _>(yaml, |c, r, _| crypt(c, Some(r), &[]));
+        let cr = |yaml: &str| {
+            section::<RawCrypt, _>(yaml, |c, r, _| {
+                crypt(c, Some(r), &[], &KernelConfig::new(250))
+            })
+        };
         let x = cr("cipher: aes-ni\n").unwrap();
         assert_eq!((x.encrypt_rate, x.decrypt_rate), Cipher::AesNi.rates());
         assert_eq!(x.cipher, "aes-ni");

@@ -341,7 +341,12 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
     let device = device(c, &raw_device.value, raw_device.referenced)?;
     let raw_block = raw.block.as_ref().map(|b| &b.value);
     let block = block(c, raw_block, &kernel, &device, cpus)?;
-    let crypt = crypt(c, raw.crypt.as_ref().map(|b| &b.value), &patch_locs)?;
+    let crypt = crypt(
+        c,
+        raw.crypt.as_ref().map(|b| &b.value),
+        &patch_locs,
+        &kernel,
+    )?;
     let policies = policies(c, &raw.policies, &kernel)?;
     request_floor(
         c,

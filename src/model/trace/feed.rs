@@ -65,6 +65,7 @@ impl World {
             Origin::Proc(p) => format!("gitk/{p} read"),
             Origin::SwapIn(p) => format!("gitk/{p} swap-in"),
             Origin::SwapOut => "swap-out".into(),
+            Origin::Piece(p) => format!("piece of bio {p}"),
         }
     }
 
