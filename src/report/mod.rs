@@ -591,7 +591,9 @@ fn rw_name(rw: RwKind) -> &'static str {
 fn job_options(scenario: &Scenario) -> JobOptions {
     let fio = scenario.workloads.iter().find_map(|w| match &w.kind {
         WorkloadKind::Fio(job) => Some(job),
-        WorkloadKind::BufferedWriter(_) | WorkloadKind::FakeGitk(_) => None,
+        WorkloadKind::BufferedWriter(_) | WorkloadKind::FakeGitk(_) | WorkloadKind::CpuIo(_) => {
+            None
+        }
     });
     if let Some(job) = fio {
         let iodepth = match job.arrivals {
@@ -606,7 +608,7 @@ fn job_options(scenario: &Scenario) -> JobOptions {
     }
     let writer = scenario.workloads.iter().find_map(|w| match &w.kind {
         WorkloadKind::BufferedWriter(b) => Some(b),
-        WorkloadKind::Fio(_) | WorkloadKind::FakeGitk(_) => None,
+        WorkloadKind::Fio(_) | WorkloadKind::FakeGitk(_) | WorkloadKind::CpuIo(_) => None,
     });
     match writer {
         Some(b) => JobOptions {
@@ -633,6 +635,7 @@ fn job_count(scenario: &Scenario) -> u32 {
             WorkloadKind::Fio(job) => job.numjobs,
             WorkloadKind::BufferedWriter(_) => 1,
             WorkloadKind::FakeGitk(g) => g.numjobs,
+            WorkloadKind::CpuIo(c) => c.numjobs,
         })
         .sum();
     n.max(1)

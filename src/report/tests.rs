@@ -79,6 +79,8 @@ pub(crate) fn scenario() -> Scenario {
                 io_size: None,
                 number_ios: None,
                 startdelay: SimDuration::ZERO,
+                thinktime: None,
+                startdelay_high: None,
             }),
         }],
         memory: None,
@@ -182,6 +184,7 @@ pub(crate) fn run(policy: &str, end: RunEnd) -> RunObs {
         timeline: None,
         fio_log: None,
         replications: 1,
+        app_cpu: Vec::new(),
     }
 }
 
