@@ -518,6 +518,8 @@ pub struct RunObs {
 pub struct AppCpuObs {
     /// The workload's name, with `.<copy>` when it has several copies.
     pub name: String,
+    /// The workload's name alone.
+    pub workload: String,
     /// Whether it is a fio `cpuio` process (no I/O), rather than an I/O job.
     pub cpuio: bool,
     /// CPU time its tasks finished in the measured window, ns (summed over pooled

@@ -157,13 +157,20 @@ impl World {
 
     /// Every application process's CPU time: the fio job copies, then the `cpuio` copies.
     pub(in crate::model) fn app_cpu_observations(&self) -> Vec<AppCpuObs> {
+        // A copy's label is `<workload>.<copy>` when the workload has several.
+        let workload = |label: &str, copies: u32| match label.rsplit_once('.') {
+            Some((w, _)) if copies > 1 => w.to_string(),
+            _ => label.to_string(),
+        };
         let jobs = self.jobs.iter().map(|j| AppCpuObs {
             name: j.label.clone(),
+            workload: workload(&j.label, j.cfg.numjobs),
             cpuio: false,
             cpu_ns: j.cpu_ns,
         });
         let procs = self.cpuio.iter().map(|p| AppCpuObs {
             name: p.label.clone(),
+            workload: workload(&p.label, p.cfg.numjobs),
             cpuio: true,
             cpu_ns: p.cpu_ns,
         });
@@ -407,6 +414,7 @@ mod tests {
                 ("app.1", true, 250_000_000)
             ]
         );
+        assert!(r.obs.app_cpu[1..].iter().all(|a| a.workload == "app"));
         assert!((r.obs.app_cpu_pct() - 50.0).abs() < 1e-9);
         // Only the fio job's reads were issued: one a millisecond.
         let ios = r.obs.dirs[0].ios + r.obs.dirs[1].ios;
