@@ -250,6 +250,24 @@ fn section_mirrors_refuse_what_the_loader_refuses() {
         ..Memory::default()
     });
     breaks.push(("min_free_kbytes out of range", "min_free_kbytes", sc));
+    let mut sc = valid.clone();
+    sc.workloads = Some(vec![Workload {
+        kind: Some(WK::Fio),
+        thinktime_spin: Some(dur(&mut g, 100_000)),
+        ..Workload::default()
+    }]);
+    breaks.push((
+        "a thinktime companion without thinktime",
+        "thinktime_spin",
+        sc,
+    ));
+    let mut sc = valid.clone();
+    sc.workloads = Some(vec![Workload {
+        kind: Some(WK::CpuIo),
+        cpuload: Some(10),
+        ..Workload::default()
+    }]);
+    breaks.push(("every workload is cpuio", "nothing issues I/O", sc));
     for (why, field, sc) in breaks {
         assert_eq!(sc.problem().as_deref(), Some(why));
         let e = load(&sc, &mut g).expect_err(why);
