@@ -219,6 +219,8 @@ fn list_shows_every_shipped_scenario_with_its_purpose() {
         "cloudflare-2020",
         "hubbard-2019",
         "mel-2009-swap",
+        "burst-node",
+        "storage-server",
     ]);
     // One line per file of scenarios/ and of the teaching set in scenarios/teach/.
     let files: usize = ["/scenarios", "/scenarios/teach"]

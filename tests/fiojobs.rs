@@ -194,3 +194,24 @@ fn check_shows_how_a_job_file_was_read() {
     r.assert_ok();
     r.stdout_has(&["stalls                none"]);
 }
+
+/// Issue 16: fio's thinktime family, a startdelay range and the cpuio engine carry over from
+/// a job file unchanged: `qsim check` shows the bursts, the spin and the cpuio copies, and the
+/// run reports the application's CPU time by workload (cpuio only there, not in any latency).
+#[test]
+fn bursts_spins_and_cpuio_jobs_run_from_a_job_file() {
+    Run::of(&["check", "tests/fio/burst.fio"])
+        .assert_ok()
+        .stdout_has(&[
+            "100ms after every 32 I/Os issued, once none is in flight",
+            "uniform in 0ns..100ms, drawn per copy",
+            "200us of CPU at the start of each pause",
+            "cpuio: 60% of one CPU per copy, no I/O",
+            "10ms of CPU, then 6.666ms asleep",
+        ]);
+    let r = run("tests/fio/burst.fio");
+    r.assert_ok()
+        .stdout_has(&["app cpu      : total=", "reader=", "(cpuio ×3)"]);
+    // 4 tenants × 32 writes every ~100 ms: bursts, not a stream.
+    assert!(r.stdout.contains("write: IOPS="), "{}", r.stdout);
+}

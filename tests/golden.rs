@@ -12,12 +12,14 @@ use std::path::{Path, PathBuf};
 
 /// The shipped scenarios, by the names `qsim list` gives them.
 const SCENARIOS: &[&str] = &[
+    "burst-node",
     "gfp-atomic-storm",
     "hubbard-2019",
     "mel-2009",
     "mel-2009-nocrypt",
     "mel-2009-swap",
     "nvme-fio",
+    "storage-server",
     "two-queue",
 ];
 

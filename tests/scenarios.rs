@@ -35,6 +35,8 @@ fn every_shipped_scenario_runs_briefly_and_completes_io() {
         ("gfp-atomic-storm", "3s"),
         ("mel-2009", "6s"),
         ("mel-2009-swap", "3s"),
+        ("burst-node", "2s"),
+        ("storage-server", "2s"),
     ] {
         let v = json_run(&[name, "--duration", duration]);
         for j in v["jobs"].as_array().unwrap() {

@@ -178,7 +178,7 @@ pub(super) fn cast(sc: &Scenario, info: &PolicyInfo, streams: &RngStreams) -> Ca
                 actors.push(Actor::new(ActorKind::FlusherCtx(writers.len() as u32)));
                 writers.push(Writer::new(&wl.name, b, ctx, streams));
             }
-            WorkloadKind::FakeGitk(_) => {}
+            WorkloadKind::FakeGitk(_) | WorkloadKind::CpuIo(_) => {}
         }
     }
     let async_io = mason_io(sc, info).then(|| {

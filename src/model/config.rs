@@ -758,8 +758,63 @@ pub struct FioJob {
     /// fio's `number_ios`: I/Os each copy issues, after which it issues no more. `None`: no
     /// limit. With `io_size` too, whichever is reached first ends the job.
     pub number_ios: Option<u64>,
-    /// fio's `startdelay`: each copy issues its first I/O at this simulated time.
+    /// fio's `startdelay`: each copy issues its first I/O at this simulated time (the low end
+    /// of the range when [`FioJob::startdelay_high`] is set).
     pub startdelay: SimDuration,
+    /// fio's `thinktime` with `thinktime_blocks`, `thinktime_blocks_type` and
+    /// `thinktime_spin` (closed loop only); `None`: no think time of fio's kind (the per-slot
+    /// `think` of [`Arrivals::Closed`] may still apply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime: Option<ThinkTime>,
+    /// fio's `startdelay=low-high`: each copy starts at a time drawn uniformly in
+    /// `[startdelay, startdelay_high]` from its own stream. `None`: exactly `startdelay`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startdelay_high: Option<SimDuration>,
+}
+
+/// fio's think time (HOWTO `thinktime`, `thinktime_blocks`, `thinktime_blocks_type`,
+/// `thinktime_spin`; `handle_thinktime()` in fio's `backend.c`): once `blocks` I/Os have
+/// completed (or been issued) since the last pause, the job waits for every I/O in flight,
+/// burns `spin` of CPU, then sleeps what is left of `time`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThinkTime {
+    /// The whole pause, spin included (`thinktime`).
+    pub time: SimDuration,
+    /// CPU burnt at the start of the pause (`thinktime_spin`); may exceed `time`, as in fio.
+    pub spin: SimDuration,
+    /// I/Os between pauses (`thinktime_blocks`, at least 1).
+    pub blocks: u32,
+    /// `thinktime_blocks_type=issue`: count I/Os issued; `false` (fio's `complete`): count
+    /// I/Os completed.
+    pub on_issue: bool,
+}
+
+/// fio's `ioengine=cpuio`: a process that issues no I/O and burns `cpuchunks` of CPU, then
+/// sleeps `cpuchunks × (100 − cpuload) / cpuload` (fio's `engines/cpu.c`), so that it uses
+/// `cpuload` % of one CPU when it gets one at once.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CpuIo {
+    /// Percentage of one CPU (`cpuload`, 1..=100).
+    pub cpuload: u32,
+    /// CPU burnt per cycle (`cpuchunks`, whole microseconds).
+    pub cpuchunks: SimDuration,
+    /// Copies running at once.
+    pub numjobs: u32,
+    /// When each copy starts (the low end of the range with `startdelay_high`).
+    pub startdelay: SimDuration,
+    /// fio's `startdelay=low-high`, as for [`FioJob::startdelay_high`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startdelay_high: Option<SimDuration>,
+}
+
+impl CpuIo {
+    /// The sleep after each chunk: fio's `cpucycle * (100 - cpuload) / cpuload` in whole
+    /// microseconds (integer arithmetic, as `fio_cpuio_init` computes its `thinktime`).
+    pub fn sleep(&self) -> SimDuration {
+        let us = self.cpuchunks.as_ns() / 1_000;
+        let load = u64::from(self.cpuload.clamp(1, 100));
+        SimDuration::from_us(us * (100 - load) / load)
+    }
 }
 
 impl FioJob {
@@ -777,7 +832,7 @@ impl Scenario {
         self.workloads.iter().any(|w| match &w.kind {
             WorkloadKind::Fio(f) => f.is_finite(),
             WorkloadKind::FakeGitk(_) => true,
-            WorkloadKind::BufferedWriter(_) => false,
+            WorkloadKind::BufferedWriter(_) | WorkloadKind::CpuIo(_) => false,
         })
     }
 }
@@ -809,6 +864,9 @@ pub enum WorkloadKind {
     BufferedWriter(BufferedWriter),
     /// Mel Gorman's fake-gitk: reads logs into a growing anonymous buffer, walks it, frees it.
     FakeGitk(FakeGitk),
+    /// fio's `ioengine=cpuio`: application threads that only burn CPU.
+    #[serde(rename = "cpuio")]
+    CpuIo(CpuIo),
 }
 
 /// `kind: fake-gitk`: each copy reads `size` bytes of commit logs (sync buffered reads of `bs`,

@@ -201,6 +201,17 @@ impl World {
                 Placement::Wake { prev: None },
                 CpuContext::Application,
             ),
+            // A job's process spinning in its think time runs where the process is.
+            TaskOwner::Spin(j) => {
+                let cpu = self.actors[self.jobs[j as usize].ctx.index()].cpu;
+                let prev = Some(cpu);
+                (normal, Placement::Wake { prev }, CpuContext::Application)
+            }
+            // A cpuio process p starts on CPU p (mod cpus) and stays near it.
+            TaskOwner::CpuIo(p) => {
+                let prev = Some(p % self.sc.cpus.max(1));
+                (normal, Placement::Wake { prev }, CpuContext::Application)
+            }
         }
     }
 

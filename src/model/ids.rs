@@ -137,6 +137,10 @@ pub enum TaskOwner {
     Reclaim(ReclaimSlot),
     /// A fake-gitk process's CPU work (hashing its buffer).
     Proc(u32),
+    /// Job `j`'s fio `thinktime_spin` (application CPU work).
+    Spin(u32),
+    /// A chunk of fio `cpuio` process `p` (application CPU work).
+    CpuIo(u32),
 }
 
 #[cfg(test)]

@@ -350,6 +350,8 @@ pub mod testing {
                     io_size: None,
                     number_ios: None,
                     startdelay: SimDuration::ZERO,
+                    thinktime: None,
+                    startdelay_high: None,
                 }),
             }],
             memory: None,

@@ -514,6 +514,38 @@ pub struct RunObs {
     /// ([`super::Recording::fio_log`]). Like the timeline, pooling keeps replication 0's.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub fio_log: Option<Box<crate::stats::windows::WindowLog>>,
+    /// The application's CPU time in the measured window, per process: each fio job copy (its
+    /// `crypt.submit_cost` steps and `thinktime_spin`) then each `cpuio` copy, in workload
+    /// order. Pooling adds them up, process by process.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub app_cpu: Vec<AppCpuObs>,
+}
+
+/// One application process's CPU time ([`RunObs::app_cpu`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppCpuObs {
+    /// The workload's name, with `.<copy>` when it has several copies.
+    pub name: String,
+    /// The workload's name alone.
+    pub workload: String,
+    /// Whether it is a fio `cpuio` process (no I/O), rather than an I/O job.
+    pub cpuio: bool,
+    /// CPU time its tasks finished in the measured window, ns (summed over pooled
+    /// replications).
+    pub cpu_ns: u64,
+}
+
+impl RunObs {
+    /// The application's CPU time in the measured window, in percent of one CPU (summed over
+    /// its processes; 200 is two CPUs' worth). 0 for an empty window.
+    pub fn app_cpu_pct(&self) -> f64 {
+        let span = self.measured.as_ns();
+        if span == 0 {
+            return 0.0;
+        }
+        let cpu: u64 = self.app_cpu.iter().map(|a| a.cpu_ns).sum();
+        cpu as f64 / span as f64 * 100.0
+    }
 }
 
 impl RunObs {
@@ -744,5 +776,8 @@ impl RunObs {
         }
         self.measured += other.measured;
         self.replications += other.replications;
+        for (a, b) in self.app_cpu.iter_mut().zip(&other.app_cpu) {
+            a.cpu_ns += b.cpu_ns;
+        }
     }
 }

@@ -4,7 +4,8 @@
 //! `/think`, `/service`), so the arrival times, offsets and device service draws it produces are
 //! the same under every policy: policies are compared with common random numbers.
 //!
-//! A job starts at its `startdelay`. A finite job (fio's `io_size` or `number_ios`) counts what
+//! A job starts at its `startdelay` (or at a time drawn in its `startdelay` range from its own
+//! stream `<name>.<copy>/startdelay`). A finite job (fio's `io_size` or `number_ios`) counts what
 //! it issues, warm-up included; once that reaches its limit it issues nothing more, and when its
 //! last I/O completes it is done. When every finite job of the world is done the world asks the
 //! engine to stop ([`Scheduler::request_stop`]): the run ends there, background workloads and
@@ -15,6 +16,9 @@
 //! in `congestion_wait(ASYNC, HZ/10)`. Its flusher writes dirty data back in `chunk`-sized async
 //! bios (512 KiB: the largest request) while the disk beneath is not write-congested, and backs
 //! off with `congestion_wait(ASYNC, HZ/10)` when it is, as 2.6.32's background writeback does.
+//!
+//! fio's think time (`thinktime`, `thinktime_blocks`, `thinktime_spin`) and `cpuio` processes,
+//! the application's CPU work and its accounting live in the submodule `app`.
 
 use super::bio::{Bio, BioId, Dir, Origin};
 use super::cwait::CwWho;
@@ -46,6 +50,16 @@ pub enum WorkloadEvent {
         /// Writer index.
         writer: u32,
     },
+    /// A job with fio's `thinktime` (re)starts issuing: its start, or its pause is over.
+    JobResume {
+        /// Job index.
+        job: u32,
+    },
+    /// A `cpuio` process starts its next chunk of CPU work.
+    CpuIoRun {
+        /// Process index (in the world's `cpuio` list).
+        process: u32,
+    },
 }
 
 /// Bytes a buffered writer dirties per step.
@@ -69,6 +83,16 @@ pub struct Job {
     done_bytes: u64,
     /// When a finite job's last I/O completed.
     finished: Option<SimTime>,
+    /// When this copy starts: `startdelay`, or its draw in the `startdelay` range.
+    start: SimDuration,
+    /// Where fio's think-time loop is (always running without `thinktime`).
+    phase: app::Phase,
+    /// The think-time counter at the last pause (fio's `last_thinktime_blocks`).
+    last_think_blocks: u64,
+    /// When the current `thinktime_spin` started.
+    spin_started: SimTime,
+    /// Application CPU time finished in the measured window, ns.
+    cpu_ns: u64,
     next_seq: u64,
     arrival: SimRng,
     offset: SimRng,
@@ -101,6 +125,11 @@ impl Job {
             done_ios: 0,
             done_bytes: 0,
             finished: None,
+            start: app::start_delay(cfg.startdelay, cfg.startdelay_high, || s("startdelay")),
+            phase: app::Phase::Running,
+            last_think_blocks: 0,
+            spin_started: SimTime::ZERO,
+            cpu_ns: 0,
             next_seq: cfg.offset,
             arrival: s("arrival"),
             offset: s("offset"),
@@ -132,7 +161,7 @@ impl Job {
         if !self.is_finite() {
             return None;
         }
-        let start = SimTime::ZERO + self.cfg.startdelay;
+        let start = SimTime::ZERO + self.start;
         Some(FiniteJobObs {
             name: self.label.clone(),
             start,
@@ -253,7 +282,11 @@ pub fn depth_bucket(depth: u32) -> usize {
 impl World {
     pub(super) fn start_workloads(&mut self, sched: &mut Scheduler<Event>) {
         for j in 0..self.jobs.len() as u32 {
-            let delay = self.jobs[j as usize].cfg.startdelay;
+            let delay = self.jobs[j as usize].start;
+            if self.jobs[j as usize].fio_think().is_some() {
+                self.start_thinking_job(j, delay, sched);
+                continue;
+            }
             match self.jobs[j as usize].cfg.arrivals {
                 Arrivals::Closed { iodepth, .. } if delay.is_zero() => {
                     for _ in 0..iodepth {
@@ -287,6 +320,7 @@ impl World {
                 Event::Workload(WorkloadEvent::WriterTick { writer: w }),
             );
         }
+        self.start_cpuio(sched);
     }
 
     /// A job's issue event: an open-loop arrival or the end of a think time.
@@ -313,7 +347,7 @@ impl World {
         self.job_submit(j, sched);
     }
 
-    fn job_submit(&mut self, j: u32, sched: &mut Scheduler<Event>) {
+    pub(super) fn job_submit(&mut self, j: u32, sched: &mut Scheduler<Event>) {
         let job = &mut self.jobs[j as usize];
         let bio = job.make_bio(sched, j);
         job.inflight += 1;
@@ -348,6 +382,9 @@ impl World {
         let Origin::Job(j) = self.bios[id].origin else {
             unreachable!("only a job's bio takes the submission path")
         };
+        // The process has just run its submission path on a CPU (or had none to run).
+        let cost = self.sc.crypt.submit_cost;
+        self.app_cpu(app::App::Job(j), cost, sched.now());
         let direct = self.jobs[j as usize].cfg.direct;
         let buffered = self.memory.is_zone() && !direct && self.bios[id].dir == Dir::Read;
         if !buffered {
@@ -375,6 +412,10 @@ impl World {
                 job.finished = Some(sched.now());
                 self.finite_job_done(sched);
             }
+            return;
+        }
+        if job.fio_think().is_some() {
+            self.think_completed(j, sched);
             return;
         }
         if let Arrivals::Closed { think, .. } = &job.cfg.arrivals {
@@ -539,6 +580,9 @@ impl World {
     }
 }
 
+mod app;
+pub use app::{CpuProc, cpuio_procs};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -564,6 +608,8 @@ mod tests {
             io_size: None,
             number_ios: None,
             startdelay: SimDuration::ZERO,
+            thinktime: None,
+            startdelay_high: None,
         };
         Job::new(
             "arrivals",

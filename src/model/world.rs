@@ -62,6 +62,8 @@ pub struct World {
     pub(super) memory: Memory,
     pub(super) jobs: Vec<Job>,
     pub(super) writers: Vec<Writer>,
+    /// The fio `cpuio` processes (application CPU load), in workload order.
+    pub(super) cpuio: Vec<super::workload::CpuProc>,
     cw: CongestionWaits,
     /// Every statistic, behind the warm-up gate.
     pub(super) rec: Recorder,
@@ -138,6 +140,7 @@ impl World {
             memory: pressure.map_or(Memory::Unlimited(Allocator::default()), Memory::Zone),
             jobs: c.jobs,
             writers: c.writers,
+            cpuio: super::workload::cpuio_procs(sc, &streams),
             cw: CongestionWaits::default(),
             scratch: Vec::new(),
             cpu_at_warmup: [0; CpuContext::COUNT],
@@ -192,6 +195,8 @@ impl World {
                 TaskOwner::Reclaim(slot) => self.reclaim_scanned(slot, sched),
                 TaskOwner::Actor(a) => self.actor_cpu_done(a, sched),
                 TaskOwner::Proc(p) => self.gitk_cpu_done(p, sched),
+                TaskOwner::Spin(j) => self.spin_done(j, sched),
+                TaskOwner::CpuIo(p) => self.cpuio_chunk_done(p, sched),
             }
         }
         self.scratch = done;
@@ -530,6 +535,7 @@ impl World {
         let cpu_by_context = self.cpu_by_context(now);
         let cpu_by_cpu = self.cpu_by_cpu(now);
         let fio_log = self.rec.take_fio_log();
+        let app_cpu = self.app_cpu_observations();
         let (r, block, cpu_utilisation) =
             self.rec.finish(now, self.cw.sleeping(), busy, cpus, totals);
         RunObs {
@@ -560,6 +566,7 @@ impl World {
             timeline: self.timeline.take().map(|r| r.finish(now)),
             replications: 1,
             fio_log,
+            app_cpu,
         }
     }
 }
@@ -588,6 +595,8 @@ impl Model for World {
                 WorkloadEvent::JobIssue { job } => self.job_issue(job, sched),
                 WorkloadEvent::WriterTick { writer } => self.writer_tick(writer, sched),
                 WorkloadEvent::FlusherRun { writer } => self.flusher_run(writer, sched),
+                WorkloadEvent::JobResume { job } => self.job_resume(job, sched),
+                WorkloadEvent::CpuIoRun { process } => self.cpuio_run(process, sched),
             },
             Event::CpuDone => self.cpu_done(sched),
             Event::Device(DeviceEvent::Delay { bio }) => {

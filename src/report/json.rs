@@ -252,6 +252,9 @@ struct Qsim<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     spread: Option<&'a super::spread::RunSpread>,
     warnings: Vec<&'a super::Warning>,
+    /// The application's CPU time by workload (only when the application used some).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    app_cpu: &'a [super::AppCpuReport],
 }
 
 fn fio_output(report: &Report, plus: bool) -> FioOutput<'_> {
@@ -404,6 +407,7 @@ fn qsim_extras<'a>(r: &'a Report, p: &'a PolicyReport) -> Qsim<'a> {
                 | super::Warning::HistogramClipped { policy, .. } => *policy == p.policy,
             })
             .collect(),
+        app_cpu: &p.app_cpu,
     }
 }
 

@@ -390,6 +390,17 @@ pub const METRICS: &[Metric] = &[
             })
         },
     },
+    Metric {
+        key: "app_cpu_pct",
+        label: "app CPU",
+        unit: "%",
+        lower_is_better: false,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: true,
+        read: |r| r.obs.app_cpu_pct(),
+    },
 ];
 
 /// A figure of the run's anonymous memory and swap; NaN when the run modelled none.

@@ -237,6 +237,55 @@ pub struct PolicyReport {
     pub spread: Option<spread::RunSpread>,
     /// The registry's metrics of this block's observations (pooled, like the block).
     pub metrics: metrics::Metrics,
+    /// The application's CPU time by workload (its copies summed), in workload order; empty
+    /// when the application used none (docs/model/workloads.md §2c).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub app_cpu: Vec<AppCpuReport>,
+}
+
+/// One workload's share of the application's CPU time ([`PolicyReport::app_cpu`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AppCpuReport {
+    /// The workload's name.
+    pub workload: String,
+    /// Its copies (`numjobs`).
+    pub copies: u32,
+    /// Whether it is a `cpuio` workload (no I/O).
+    pub cpuio: bool,
+    /// Its CPU time over the measured window, percent of one CPU.
+    pub pct: f64,
+}
+
+/// The application's CPU time of `run` by workload; empty when it used none.
+fn app_cpu_report(run: &RunObs) -> Vec<AppCpuReport> {
+    let span = run.measured.as_ns();
+    if span == 0 || run.app_cpu.iter().all(|a| a.cpu_ns == 0) {
+        return Vec::new();
+    }
+    let mut out: Vec<(AppCpuReport, u64)> = Vec::new();
+    for a in &run.app_cpu {
+        match out.iter_mut().find(|(r, _)| r.workload == a.workload) {
+            Some((r, ns)) => {
+                r.copies += 1;
+                *ns += a.cpu_ns;
+            }
+            None => out.push((
+                AppCpuReport {
+                    workload: a.workload.clone(),
+                    copies: 1,
+                    cpuio: a.cpuio,
+                    pct: 0.0,
+                },
+                a.cpu_ns,
+            )),
+        }
+    }
+    out.into_iter()
+        .map(|(mut r, ns)| {
+            r.pct = ns as f64 / span as f64 * 100.0;
+            r
+        })
+        .collect()
 }
 
 impl PolicyReport {
@@ -594,7 +643,9 @@ fn rw_name(rw: RwKind) -> &'static str {
 fn job_options(scenario: &Scenario) -> JobOptions {
     let fio = scenario.workloads.iter().find_map(|w| match &w.kind {
         WorkloadKind::Fio(job) => Some(job),
-        WorkloadKind::BufferedWriter(_) | WorkloadKind::FakeGitk(_) => None,
+        WorkloadKind::BufferedWriter(_) | WorkloadKind::FakeGitk(_) | WorkloadKind::CpuIo(_) => {
+            None
+        }
     });
     if let Some(job) = fio {
         let iodepth = match job.arrivals {
@@ -609,7 +660,7 @@ fn job_options(scenario: &Scenario) -> JobOptions {
     }
     let writer = scenario.workloads.iter().find_map(|w| match &w.kind {
         WorkloadKind::BufferedWriter(b) => Some(b),
-        WorkloadKind::Fio(_) | WorkloadKind::FakeGitk(_) => None,
+        WorkloadKind::Fio(_) | WorkloadKind::FakeGitk(_) | WorkloadKind::CpuIo(_) => None,
     });
     match writer {
         Some(b) => JobOptions {
@@ -636,6 +687,7 @@ fn job_count(scenario: &Scenario) -> u32 {
             WorkloadKind::Fio(job) => job.numjobs,
             WorkloadKind::BufferedWriter(_) => 1,
             WorkloadKind::FakeGitk(g) => g.numjobs,
+            WorkloadKind::CpuIo(c) => c.numjobs,
         })
         .sum();
     n.max(1)
@@ -759,6 +811,7 @@ pub(crate) fn policy_report(
         replications: run.replications.max(1),
         spread: None,
         metrics: metrics::Metrics::nan(),
+        app_cpu: app_cpu_report(run),
     };
     block.metrics = metrics::Metrics::of_run(metrics::Run {
         obs: run,

@@ -82,6 +82,8 @@ pub(crate) fn scenario() -> Scenario {
                 io_size: None,
                 number_ios: None,
                 startdelay: SimDuration::ZERO,
+                thinktime: None,
+                startdelay_high: None,
             }),
         }],
         memory: None,
@@ -187,6 +189,7 @@ pub(crate) fn run(policy: &str, end: RunEnd) -> RunObs {
         timeline: None,
         fio_log: None,
         replications: 1,
+        app_cpu: Vec::new(),
     }
 }
 
@@ -460,5 +463,45 @@ fn replications_attach_metrics_spread_and_plot_series_per_run() {
     assert_eq!(
         plots.runs[1].memory.as_ref().unwrap().failures.mean,
         r.metrics[1].1[0][metrics::ATOMIC_FAILURES]
+    );
+}
+
+#[test]
+fn app_cpu_is_grouped_by_workload_and_shown_only_when_used() {
+    let obs =
+        |workload: &str, name: &str, cpuio: bool, cpu_ns: u64| crate::model::observe::AppCpuObs {
+            name: name.to_string(),
+            workload: workload.to_string(),
+            cpuio,
+            cpu_ns,
+        };
+    let plain = run("fifo", RunEnd::Horizon);
+    let mut busy = plain.clone();
+    let span = busy.measured.as_ns();
+    busy.app_cpu = vec![
+        obs("reader", "reader", false, span / 10),
+        obs("idle", "idle", false, 0),
+        obs("app", "app.0", true, span / 2),
+        obs("app", "app.1", true, span / 2),
+    ];
+    let r = Report::new(&scenario(), &[plain, busy]);
+    assert!(r.policies[0].app_cpu.is_empty());
+    let got: Vec<(&str, u32, bool)> = r.policies[1]
+        .app_cpu
+        .iter()
+        .map(|a| (a.workload.as_str(), a.copies, a.cpuio))
+        .collect();
+    assert_eq!(
+        got,
+        vec![("reader", 1, false), ("idle", 1, false), ("app", 2, true)]
+    );
+    assert!((r.policies[1].app_cpu[2].pct - 100.0).abs() < 1e-9);
+    let mut text = Vec::new();
+    crate::report::text::render(&r, &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert_eq!(text.matches("  app cpu      : ").count(), 1, "{text}");
+    assert!(
+        text.contains("  app cpu      : total=110.0%, reader=10.00%, app=100.0% (cpuio ×2)\n"),
+        "{text}"
     );
 }

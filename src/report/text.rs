@@ -503,11 +503,36 @@ fn device_lines(p: &PolicyReport, s: &mut String) {
     if let Some(c) = &p.cpu {
         cpu_lines(s, c);
     }
+    app_cpu_lines(p, s);
     let _ = writeln!(
         s,
         "  crypt queue  : avg={:.2}, max={}",
         p.crypt_queue_len_avg, p.crypt_queue_len_max
     );
+}
+
+/// The application's CPU time by workload, in percent of one CPU (workloads that used some;
+/// nothing when none did): `app cpu : total=…%, reader=…%, app=…% (cpuio ×6)`.
+fn app_cpu_lines(p: &PolicyReport, s: &mut String) {
+    if p.app_cpu.is_empty() {
+        return;
+    }
+    let total: f64 = p.app_cpu.iter().map(|a| a.pct).sum();
+    let mut items = vec![format!("total={}%", super::replications::num(total))];
+    for a in p.app_cpu.iter().filter(|a| a.pct > 0.0) {
+        let what = match (a.cpuio, a.copies) {
+            (true, 1) => " (cpuio)".to_string(),
+            (true, n) => format!(" (cpuio ×{n})"),
+            (false, 1) => String::new(),
+            (false, n) => format!(" (×{n})"),
+        };
+        items.push(format!(
+            "{}={}%{what}",
+            a.workload,
+            super::replications::num(a.pct)
+        ));
+    }
+    kv_lines("app cpu", &items, s);
 }
 
 /// The registry's metrics that ask for a place in the block ([`super::metrics::Metric::in_block`]),

@@ -174,7 +174,13 @@ struct Job {
     rate_bw: PerDir<u64>,
     poisson: bool,
     think: Option<SimDuration>,
+    think_blocks: Option<u64>,
+    think_on_issue: Option<bool>,
+    think_spin: Option<SimDuration>,
     startdelay: SimDuration,
+    startdelay_high: Option<SimDuration>,
+    cpuload: Option<u64>,
+    cpuchunks: Option<u64>,
     filename: bool,
     at: BTreeMap<&'static str, (u64, String)>,
 }
@@ -203,7 +209,13 @@ impl Job {
             rate_bw: PerDir::default(),
             poisson: false,
             think: None,
+            think_blocks: None,
+            think_on_issue: None,
+            think_spin: None,
             startdelay: SimDuration::ZERO,
+            startdelay_high: None,
+            cpuload: None,
+            cpuchunks: None,
             filename: false,
             at: BTreeMap::new(),
         }
@@ -218,7 +230,7 @@ impl Job {
 /// Engines qsim knows: the synchronous ones (`psync` is fio's default) and the asynchronous
 /// ones whose `iodepth` is the I/Os in flight.
 const KNOWN_ENGINES: &[&str] = &[
-    "sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "posixaio",
+    "sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "posixaio", "cpuio",
 ];
 
 /// Options read and used without effect on the model: names, files, report grouping.
@@ -430,6 +442,7 @@ impl Reader<'_> {
         for o in opts {
             self.apply(&mut job, o, kb)?;
         }
+        self.check_app_options(&mut job)?;
         Ok(job)
     }
 }
@@ -441,4 +454,5 @@ fn value_of(o: &Opt) -> &str {
 
 mod apply;
 mod build;
+mod think;
 mod values;

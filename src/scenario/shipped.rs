@@ -14,6 +14,10 @@ use std::path::Path;
 /// adding a line here (`tests/teach.rs` checks that every file of `scenarios/teach/` is listed).
 const FILES: &[(&str, &str)] = &[
     (
+        "burst-node.yaml",
+        include_str!("../../scenarios/burst-node.yaml"),
+    ),
+    (
         "cipher-sweep.yaml",
         include_str!("../../scenarios/cipher-sweep.yaml"),
     ),
@@ -44,6 +48,10 @@ const FILES: &[(&str, &str)] = &[
     (
         "nvme-fio.yaml",
         include_str!("../../scenarios/nvme-fio.yaml"),
+    ),
+    (
+        "storage-server.yaml",
+        include_str!("../../scenarios/storage-server.yaml"),
     ),
     (
         "teach/cwait.yaml",

@@ -15,9 +15,11 @@
 //!   at least 1); either makes the job finite, and the run then ends when every finite job has
 //!   completed its I/O, or at `duration`. `startdelay` (default 0) may exceed `duration`: the
 //!   job then never starts and is reported unfinished.
+//! - fio's think time (`thinktime` and its companions), `startdelay` ranges and `kind: cpuio`
+//!   are read in the submodule `app`.
 
 use super::Error;
-use super::check::{Checker, MAX_DISK_BYTES, Zero, at, loc, val};
+use super::check::{Checker, MAX_DISK_BYTES, at, loc, val};
 use super::describe::{Rows, on_off, row};
 use super::distribution::{RawDistribution, distribution, fmt_dist};
 use super::memory::PAGE;
@@ -55,6 +57,8 @@ names! {
         BufferedWriter = "buffered-writer",
         /// Mel Gorman's fake-gitk process.
         FakeGitk = "fake-gitk",
+        /// fio's `ioengine=cpuio`: burns CPU, issues no I/O.
+        CpuIo = "cpuio",
     }
 }
 
@@ -120,8 +124,8 @@ raw_section! {
         [value] io_size: Size,
         /// fio: I/Os per copy, then it stops issuing.
         [value] number_ios: u64,
-        /// fio: when each copy starts.
-        [value] startdelay: Duration,
+        /// fio: when each copy starts (a duration, or a range `low-high`).
+        [value] startdelay: app::DelayRange,
         /// buffered-writer: writeback request size.
         [value] chunk: Size,
         /// buffered-writer: background threshold.
@@ -134,6 +138,18 @@ raw_section! {
         [value] progress_every: Size,
         /// fake-gitk: CPU time to hash one MiB of its buffer.
         [value] hash_cost: Duration,
+        /// fio: pause after `thinktime_blocks` I/Os (bare number: microseconds).
+        [value] thinktime: app::Micros,
+        /// fio: I/Os between pauses.
+        [value] thinktime_blocks: u32,
+        /// fio: count `complete`d or `issue`d I/Os.
+        [value] thinktime_blocks_type: app::BlocksTypeName,
+        /// fio: CPU burnt at the start of each pause (bare number: microseconds).
+        [value] thinktime_spin: app::Micros,
+        /// cpuio: percentage of one CPU each copy burns.
+        [value] cpuload: u32,
+        /// cpuio: CPU burnt per cycle (bare number: microseconds).
+        [value] cpuchunks: app::Micros,
     }
 }
 
@@ -158,6 +174,10 @@ impl WorkloadKindName {
                 "io_size",
                 "number_ios",
                 "startdelay",
+                "thinktime",
+                "thinktime_blocks",
+                "thinktime_blocks_type",
+                "thinktime_spin",
             ],
             WorkloadKindName::BufferedWriter => &[
                 "rate",
@@ -177,6 +197,7 @@ impl WorkloadKindName {
                 "numjobs",
                 "startdelay",
             ],
+            WorkloadKindName::CpuIo => &["cpuload", "cpuchunks", "numjobs", "startdelay"],
         }
     }
 }
@@ -189,6 +210,8 @@ pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
     ("workloads[].numjobs", 1, 1024),
     ("workloads[].number_ios", 1, u64::MAX),
     ("workloads[].loops", 1, 1000),
+    ("workloads[].thinktime_blocks", 1, 1_000_000_000),
+    ("workloads[].cpuload", 1, 100),
 ];
 
 /// `workloads:`: at least one, each resolved in order (a region without `offset` starts where
@@ -236,6 +259,7 @@ pub(crate) fn workloads(
         }
         out.push(wl);
     }
+    app::some_io(c, raw.value.iter().next().map(|w| w.referenced), &out)?;
     in_flight_bounded(c, raw, &out)?;
     Ok(out)
 }
@@ -333,6 +357,7 @@ fn workload(
             WorkloadKind::BufferedWriter(writer(c, w, here, &mut place)?)
         }
         WorkloadKindName::FakeGitk => WorkloadKind::FakeGitk(gitk::fake_gitk(c, w, &mut place)?),
+        WorkloadKindName::CpuIo => WorkloadKind::CpuIo(app::cpuio(c, w, here, path)?),
     };
     Ok(WorkloadConfig {
         name,
@@ -395,7 +420,9 @@ fn fio(c: &Checker, w: &RawWorkload, place: &mut Place, gitk: bool) -> Result<Fi
     let iodepth = c.int(&w.iodepth, &p("iodepth"), 1)?;
     let arrivals = arrivals(c, w, place.path, bs, iodepth, gitk)?;
     let offset = region(c, w, place, size)?;
-    let (io_size, number_ios, startdelay) = fio_limits(c, w, place.path, bs)?;
+    let (io_size, number_ios) = fio_limits(c, w, place.path, bs)?;
+    let (startdelay, startdelay_high) = app::start_delay(w);
+    let thinktime = app::thinktime(c, w, place.path)?;
     Ok(FioJob {
         rw,
         rwmixread,
@@ -409,6 +436,8 @@ fn fio(c: &Checker, w: &RawWorkload, place: &mut Place, gitk: bool) -> Result<Fi
         io_size,
         number_ios,
         startdelay,
+        thinktime,
+        startdelay_high,
     })
 }
 
@@ -432,9 +461,12 @@ fn arrivals(
         }
         let think = match &w.think {
             Some(t) => Some(distribution(c, t, &p("think"))?),
-            None if gitk => Some(Distribution::Exponential {
-                mean: SimDuration::from_ms(2),
-            }),
+            // The preset's think time gives way to fio's own, when the job has one.
+            None if gitk && val(&w.thinktime).is_none_or(|t| t.0.is_zero()) => {
+                Some(Distribution::Exponential {
+                    mean: SimDuration::from_ms(2),
+                })
+            }
             None => None,
         };
         return Ok(Arrivals::Closed { iodepth, think });
@@ -556,15 +588,14 @@ fn chunk(c: &Checker, w: &RawWorkload, path: &str) -> Result<u64, Error> {
     Ok(chunk)
 }
 
-/// A fio job's amount of work and start: `io_size` (whole sectors, at least one block),
-/// `number_ios` (at least 1), `startdelay` (default 0). Absent limits mean the job runs until
-/// the run ends.
+/// A fio job's amount of work: `io_size` (whole sectors, at least one block), `number_ios` (at
+/// least 1). Absent limits mean the job runs until the run ends.
 fn fio_limits(
     c: &Checker,
     w: &RawWorkload,
     path: &str,
     bs: u64,
-) -> Result<(Option<u64>, Option<u64>, SimDuration), Error> {
+) -> Result<(Option<u64>, Option<u64>), Error> {
     let p = |f: &str| at(path, f);
     let io_size = match &w.io_size {
         None => None,
@@ -595,13 +626,7 @@ fn fio_limits(
         }
         Some(s) => Some(s.value),
     };
-    let startdelay = c.dur(
-        &w.startdelay,
-        &p("startdelay"),
-        SimDuration::ZERO,
-        Zero::Allowed,
-    )?;
-    Ok((io_size, number_ios, startdelay))
+    Ok((io_size, number_ios))
 }
 
 /// The region's offset (given, or right after the previous workload's region), checked to be
@@ -694,6 +719,7 @@ pub(crate) fn describe_workload(o: &mut Rows, w: &WorkloadConfig) {
             row(o, 4, "region", &region_text(b.offset, b.size));
         }
         WorkloadKind::FakeGitk(g) => gitk::describe(o, &w.name, g),
+        WorkloadKind::CpuIo(cio) => app::describe_cpuio(o, &w.name, cio),
     }
 }
 
@@ -737,7 +763,13 @@ fn describe_fio(o: &mut Rows, name: &str, f: &FioJob) {
     }
     row(o, 4, "numjobs", &f.numjobs.to_string());
     row(o, 4, "amount", &amount_text(f));
-    row(o, 4, "startdelay", &f.startdelay.to_string());
+    app::describe_thinktime(o, f);
+    row(
+        o,
+        4,
+        "startdelay",
+        &app::delay_text(f.startdelay, f.startdelay_high),
+    );
     row(o, 4, "sync writes", on_off(f.sync_writes));
     row(
         o,
@@ -775,6 +807,7 @@ fn region_text(offset: u64, size: u64) -> String {
     )
 }
 
+mod app;
 mod gitk;
 #[cfg(test)]
 mod tests;

@@ -98,25 +98,18 @@ impl Reader<'_> {
             "rate_process" => job.poisson = self.rate_process(n, o)?,
             "thinktime" => {
                 job.think = Some(self.time(n, o, MICROSECOND)?).filter(|t| t.as_ns() > 0);
-                set("think", job);
-            }
-            "startdelay" => {
-                if value_has_range(o) {
-                    return Err(self.unmodelled_value(n, o, "a random start delay (a range)"));
-                }
-                job.startdelay = self.time(n, o, SECOND)?;
-                set("startdelay", job);
+                set("thinktime", job);
             }
             "name" => job.name = self.text_value(n, o)?,
             "filename" => job.filename = true,
             key if HARMLESS.contains(&key) => {}
-            _ => self.other(n, o)?,
+            _ => self.apply_app(job, o, kb)?,
         }
         Ok(())
     }
 
     /// An option outside the mapped ones: a warning if fio knows it, an error if not.
-    fn other(&mut self, job: &str, o: &Opt) -> Result<(), Error> {
+    pub(super) fn other(&mut self, job: &str, o: &Opt) -> Result<(), Error> {
         if FIO_OPTIONS.binary_search(&o.key.as_str()).is_ok() {
             self.warn(
                 o.line,
@@ -160,17 +153,6 @@ impl Reader<'_> {
             }
         }
         Ok(())
-    }
-
-    /// An error for a value qsim cannot model.
-    fn unmodelled_value(&self, job: &str, o: &Opt, what: &str) -> Error {
-        self.bad(
-            job,
-            o,
-            ErrorKind::BadValue,
-            format!("{what} is not modelled by qsim"),
-            "give a single value",
-        )
     }
 
     /// A non-empty text value.
@@ -282,9 +264,4 @@ impl Reader<'_> {
             )),
         }
     }
-}
-
-/// Whether a value is a range (`1-5`, `1:5`).
-fn value_has_range(o: &Opt) -> bool {
-    o.value.as_deref().is_some_and(|v| v.contains(['-', ':']))
 }

@@ -9,13 +9,13 @@ use std::path::Path;
 
 /// The generated document: its lines, each with the job-file line and option it came from.
 #[derive(Default)]
-struct Doc {
+pub(super) struct Doc {
     text: String,
     origin: Vec<Option<(u64, String)>>,
 }
 
 impl Doc {
-    fn line(&mut self, text: String, origin: Option<(u64, String)>) {
+    pub(super) fn line(&mut self, text: String, origin: Option<(u64, String)>) {
         self.text.push_str(&text);
         self.text.push('\n');
         self.origin.push(origin);
@@ -132,7 +132,7 @@ impl Reader<'_> {
     }
 
     /// Where a workload field came from: the option that set it, else the job's header.
-    fn origin(job: &Job, field: &str) -> Option<(u64, String)> {
+    pub(super) fn origin(job: &Job, field: &str) -> Option<(u64, String)> {
         Some(match job.at.get(field) {
             Some((line, key)) => (*line, format!("[{}] {key}", job.name)),
             None => (job.line, format!("[{}]", job.name)),
@@ -143,6 +143,11 @@ impl Reader<'_> {
     fn workload(&mut self, job: &Job, name: &str, doc: &mut Doc) -> Result<(), Error> {
         let head = Self::origin(job, "");
         doc.line(format!("  - name: {}", quoted(name)), head.clone());
+        if job.engine == "cpuio" {
+            doc.line("    kind: cpuio".to_string(), head);
+            self.cpuio_workload(job, doc);
+            return Ok(());
+        }
         doc.line("    kind: fio".to_string(), head);
         let (rw, mixed) = self.pattern(job);
         doc.line(format!("    rw: {rw}"), Self::origin(job, "rw"));
@@ -183,12 +188,7 @@ impl Reader<'_> {
             doc.line("    sync: true".to_string(), Self::origin(job, "sync"));
         }
         self.pace(job, bs, mixed, doc)?;
-        if job.startdelay.as_ns() > 0 {
-            doc.line(
-                format!("    startdelay: {}ns", job.startdelay.as_ns()),
-                Self::origin(job, "startdelay"),
-            );
-        }
+        self.startdelay_line(job, doc);
         Ok(())
     }
 
@@ -339,15 +339,10 @@ impl Reader<'_> {
             (None, None) => None,
         };
         let Some(ops) = ops else {
-            if let Some(t) = job.think {
-                doc.line(
-                    format!("    think: {}ns", t.as_ns()),
-                    Self::origin(job, "think"),
-                );
-            }
+            Self::thinktime_lines(job, doc);
             return Ok(());
         };
-        if let Some((line, key)) = job.at.get("think").filter(|_| job.think.is_some()) {
+        if let Some((line, key)) = job.at.get("thinktime").filter(|_| job.think.is_some()) {
             return Err(self.error(
                 ErrorKind::Conflict,
                 *line,

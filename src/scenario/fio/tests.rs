@@ -141,10 +141,105 @@ fn mixes_rates_and_think_times_map_onto_the_workload() {
         job(&f, 2).arrivals,
         Arrivals::Open { rate, poisson: true, .. } if rate == 2048.0
     ));
+    // fio's thinktime keeps its own rule (a pause after each completed I/O by default).
+    let think = job(&f, 3);
     assert!(matches!(
-        &job(&f, 3).arrivals,
-        Arrivals::Closed { think: Some(_), .. }
+        &think.arrivals,
+        Arrivals::Closed { think: None, .. }
     ));
+    let tt = think.thinktime.expect("thinktime");
+    assert_eq!(
+        (tt.time, tt.spin, tt.blocks, tt.on_issue),
+        (SimDuration::from_us(500), SimDuration::ZERO, 1, false)
+    );
+}
+
+#[test]
+fn think_time_options_start_ranges_and_cpuio_map_onto_workloads() {
+    let f = ok(
+        "[global]\nsize=64m\n[burst]\nioengine=libaio\ndirect=1\niodepth=8\n\
+                rw=randwrite\nthinktime=250ms\nthinktime_blocks=32\n\
+                thinktime_blocks_type=issue\nthinktime_spin=100\nstartdelay=0-2\n\
+                [app]\nioengine=cpuio\ncpuload=150\ncpuchunks=10000\nnumjobs=2\n\
+                cpumode=qsort\n",
+    );
+    let b = job(&f, 0);
+    let tt = b.thinktime.expect("thinktime");
+    assert_eq!(
+        (tt.time, tt.spin, tt.blocks, tt.on_issue),
+        (
+            SimDuration::from_ms(250),
+            SimDuration::from_us(100),
+            32,
+            true
+        )
+    );
+    assert_eq!(
+        (b.startdelay, b.startdelay_high),
+        (SimDuration::ZERO, Some(SimDuration::from_secs(2)))
+    );
+    let WorkloadKind::CpuIo(c) = &f.scenario.workloads[1].kind else {
+        panic!("cpuio")
+    };
+    // fio clamps cpuload to 100.
+    assert_eq!(
+        (c.cpuload, c.cpuchunks, c.numjobs),
+        (100, SimDuration::from_ms(10), 2)
+    );
+    let shown: Vec<String> = f.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        shown
+            .iter()
+            .any(|w| w.contains("[app] cpuload: cpuload=150 is over 100")),
+        "{shown:?}"
+    );
+    assert!(
+        shown.iter().any(|w| w.contains("[app] cpumode: qsort")),
+        "{shown:?}"
+    );
+    // Companions without thinktime are ignored (fio ignores them), with a warning.
+    let f = ok("[j]\nsize=1m\nthinktime_spin=5\n");
+    assert!(job(&f, 0).thinktime.is_none());
+    assert!(
+        f.warnings[0]
+            .to_string()
+            .contains("no effect without thinktime"),
+        "{:?}",
+        f.warnings
+    );
+}
+
+#[test]
+fn cpuio_options_on_another_engine_and_bad_think_values_are_errors() {
+    for (text, line, want) in [
+        (
+            "[j]\nsize=1m\ncpuload=50\n",
+            3,
+            "[j] cpuload: `cpuload` is an option of ioengine=cpuio",
+        ),
+        (
+            "[j]\nsize=1m\nthinktime=5\nthinktime_blocks_type=later\n",
+            4,
+            "[j] thinktime_blocks_type: expected complete or issue",
+        ),
+        (
+            "[j]\nsize=1m\nstartdelay=5-2\n",
+            3,
+            "[j] startdelay: the range \"5-2\" ends before it starts",
+        ),
+        (
+            "[j]\nsize=1m\nthinktime=5\nthinktime_blocks=0\n",
+            4,
+            "[j] thinktime_blocks",
+        ),
+        ("[a]\nsize=1m\n[app]\nioengine=cpuio\n", 3, "[app]"),
+    ] {
+        let e = err(text).to_string();
+        assert!(
+            e.starts_with(&format!("job.fio:{line}:")) && e.contains(want),
+            "{text}\n{e}"
+        );
+    }
 }
 
 #[test]

@@ -77,12 +77,7 @@ pub(super) fn fake_gitk(
         progress_every: every,
         hash_cost,
         numjobs: c.int(&w.numjobs, &p("numjobs"), 1)?,
-        startdelay: c.dur(
-            &w.startdelay,
-            &p("startdelay"),
-            SimDuration::ZERO,
-            Zero::Allowed,
-        )?,
+        startdelay: super::app::fixed_start_delay(c, w, path)?,
     })
 }
 

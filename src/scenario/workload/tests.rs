@@ -118,7 +118,9 @@ fn fio_direct_is_fios_option() {
 fn finite_jobs_take_fios_io_size_number_ios_and_startdelay() {
     let fio = |s: &Scenario, i: usize| match &s.workloads[i].kind {
         WorkloadKind::Fio(f) => f.clone(),
-        WorkloadKind::BufferedWriter(_) | WorkloadKind::FakeGitk(_) => panic!("fio"),
+        WorkloadKind::BufferedWriter(_) | WorkloadKind::FakeGitk(_) | WorkloadKind::CpuIo(_) => {
+            panic!("fio")
+        }
     };
     // Defaults: unlimited, starting at once; gitk too.
     let s = ok("device: { kind: nvme }\nworkloads:\n  - kind: fio\n  - kind: gitk\n");
@@ -359,4 +361,158 @@ fn fake_gitk_takes_its_fields_and_needs_memory() {
                  workloads:\n  - { kind: fio }\n",
     );
     assert_eq!(e.path(), Some("memory.swap_offset"));
+}
+
+#[test]
+fn fio_think_time_and_start_ranges_resolve_in_fio_units() {
+    let s = ok(
+        "device: { kind: nvme }\nworkloads:\n  - kind: fio\n    iodepth: 8\n    \
+         thinktime: 500\n    thinktime_blocks: 32\n    thinktime_blocks_type: issue\n    \
+         thinktime_spin: 2ms\n    startdelay: 100ms-2s\n  - kind: gitk\n    thinktime: \"250\"\n",
+    );
+    let fio = |i: usize| match &s.workloads[i].kind {
+        WorkloadKind::Fio(f) => f.clone(),
+        _ => panic!("fio"),
+    };
+    let f = fio(0);
+    assert_eq!(
+        f.thinktime,
+        Some(crate::model::config::ThinkTime {
+            time: SimDuration::from_us(500),
+            spin: SimDuration::from_ms(2),
+            blocks: 32,
+            on_issue: true,
+        })
+    );
+    assert_eq!(
+        (f.startdelay, f.startdelay_high),
+        (SimDuration::from_ms(100), Some(SimDuration::from_secs(2)))
+    );
+    // gitk's preset think time gives way to fio's; a bare string of digits is µs too.
+    let g = fio(1);
+    assert!(matches!(g.arrivals, Arrivals::Closed { think: None, .. }));
+    let tt = g.thinktime.expect("thinktime");
+    assert_eq!(
+        (tt.time, tt.blocks, tt.on_issue),
+        (SimDuration::from_us(250), 1, false)
+    );
+    // thinktime 0 is none, as in fio.
+    let s = ok("device: { kind: nvme }\nworkloads:\n  - { kind: fio, thinktime: 0 }\n");
+    let WorkloadKind::Fio(f) = &s.workloads[0].kind else {
+        panic!("fio")
+    };
+    assert!(f.thinktime.is_none() && f.startdelay_high.is_none());
+}
+
+#[test]
+fn cpuio_resolves_with_fio_defaults_and_takes_no_region() {
+    let s = ok(
+        "device: { kind: nvme }\nworkloads:\n  - { kind: fio, size: 1GiB }\n  - { kind: cpuio, \
+         cpuload: 85, numjobs: 3 }\n  - { kind: fio }\n",
+    );
+    let WorkloadKind::CpuIo(c) = &s.workloads[1].kind else {
+        panic!("cpuio")
+    };
+    assert_eq!(s.workloads[1].name, "cpuio1");
+    assert_eq!(
+        (c.cpuload, c.cpuchunks, c.numjobs),
+        (85, SimDuration::from_ms(50), 3)
+    );
+    // fio: 50000 × 15 / 85 = 8823 µs (integer microseconds).
+    assert_eq!(c.sleep(), SimDuration::from_us(8823));
+    let WorkloadKind::Fio(f) = &s.workloads[2].kind else {
+        panic!("fio")
+    };
+    assert_eq!(f.offset, 1 << 30, "the cpuio workload has no region");
+}
+
+#[test]
+fn think_time_and_cpuio_errors_name_the_field() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "  - { kind: fio, thinktime_spin: 100 }\n",
+            "workloads[0].thinktime_spin",
+            "applies only with a `thinktime`",
+        ),
+        (
+            "  - { kind: fio, rate: 100/s, thinktime: 1ms }\n",
+            "workloads[0].thinktime",
+            "`rate`",
+        ),
+        (
+            "  - { kind: fio, think: 1ms, thinktime: 1ms }\n",
+            "workloads[0].thinktime",
+            "`think`",
+        ),
+        (
+            "  - { kind: fio, thinktime: 1ms, thinktime_blocks: 0 }\n",
+            "workloads[0].thinktime_blocks",
+            "",
+        ),
+        (
+            "  - { kind: fio, thinktime: 1.5 }\n",
+            "workloads[0].thinktime",
+            "whole microseconds",
+        ),
+        (
+            "  - { kind: fio, thinktime: 1ms, thinktime_blocks_type: done }\n",
+            "workloads[0].thinktime_blocks_type",
+            "",
+        ),
+        (
+            "  - { kind: fio, startdelay: 2s-1s }\n",
+            "workloads[0].startdelay",
+            "ends before it starts",
+        ),
+        (
+            "  - { kind: fio }\n  - { kind: cpuio }\n",
+            "workloads[1].cpuload",
+            "needs a `cpuload`",
+        ),
+        (
+            "  - { kind: fio }\n  - { kind: cpuio, cpuload: 101 }\n",
+            "workloads[1].cpuload",
+            "",
+        ),
+        (
+            "  - { kind: fio }\n  - { kind: cpuio, cpuload: 10, cpuchunks: 1500ns }\n",
+            "workloads[1].cpuchunks",
+            "whole number of microseconds",
+        ),
+        (
+            "  - { kind: fio }\n  - { kind: cpuio, cpuload: 10, bs: 4k }\n",
+            "workloads[1].bs",
+            "",
+        ),
+        (
+            "  - { kind: cpuio, cpuload: 10 }\n",
+            "workloads[0].kind",
+            "nothing issues I/O",
+        ),
+    ];
+    for (list, path, words) in cases {
+        let e = err(&format!("device: {{ kind: nvme }}\nworkloads:\n{list}"));
+        assert_eq!(e.path(), Some(*path), "{list}: {e}");
+        assert!(e.line().is_some(), "{list}: {e}");
+        assert!(e.to_string().contains(words), "{list}: {e}");
+    }
+}
+
+#[test]
+fn check_rows_show_think_time_and_cpuio() {
+    let s = ok(
+        "device: { kind: nvme }\nworkloads:\n  - { kind: fio, iodepth: 4, thinktime: 200ms, \
+         thinktime_blocks: 16, thinktime_spin: 1ms, startdelay: 0s-300ms }\n  - { name: app, \
+         kind: cpuio, cpuload: 60, cpuchunks: 10000 }\n",
+    );
+    let text = crate::scenario::describe::describe(&s);
+    for want in [
+        "200ms after every 16 I/Os completed, once none is in flight",
+        "1ms of CPU at the start of each pause",
+        "uniform in 0ns..300ms, drawn per copy",
+        "cpuio: 60% of one CPU per copy, no I/O",
+        "10ms of CPU, then 6.666ms asleep",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
 }

@@ -370,6 +370,10 @@ pub(super) fn base_draw(g: &mut G) -> Sc {
         sc.workloads = Some(workloads(g, d_ns));
     }
     g.side(|g| add_fake_gitk(g, &mut sc, cap));
+    let d_ns = sc.duration_ns();
+    if let Some(ws) = sc.workloads.as_mut() {
+        g.side(|g| super::workload::add_app_options(g, ws, d_ns));
+    }
     sc
 }
 

@@ -110,6 +110,14 @@ fn the_generator_reaches_every_knob() {
         "swap_offset:",
         "swappiness:",
         "submit_cost:",
+        "thinktime:",
+        "thinktime_blocks:",
+        "thinktime_blocks_type: issue",
+        "thinktime_blocks_type: complete",
+        "thinktime_spin:",
+        "kind: cpuio",
+        "cpuload:",
+        "cpuchunks:",
         "variants:",
         "set: {}",
         "iops",
@@ -279,6 +287,24 @@ fn section_mirrors_refuse_what_the_loader_refuses() {
     let mut sc = valid.clone();
     sc.device = Some(hdd(Some(size(&mut g, 64 << 10))));
     breaks.push(("device field chunk of another kind", "chunk", sc));
+    let mut sc = valid.clone();
+    sc.workloads = Some(vec![Workload {
+        kind: Some(WK::Fio),
+        thinktime_spin: Some(dur(&mut g, 100_000)),
+        ..Workload::default()
+    }]);
+    breaks.push((
+        "a thinktime companion without thinktime",
+        "thinktime_spin",
+        sc,
+    ));
+    let mut sc = valid.clone();
+    sc.workloads = Some(vec![Workload {
+        kind: Some(WK::CpuIo),
+        cpuload: Some(10),
+        ..Workload::default()
+    }]);
+    breaks.push(("every workload is cpuio", "nothing issues I/O", sc));
     for (why, field, sc) in breaks {
         assert_eq!(sc.problem().as_deref(), Some(why));
         let e = load(&sc, &mut g).expect_err(why);

@@ -1,5 +1,6 @@
-//! The `workloads:` list: fio jobs, gitk and buffered writers, and the loader's rules on the
-//! list as a whole (names, regions on the disk, I/Os in flight).
+//! The `workloads:` list: fio jobs (with fio's think time and `startdelay` ranges), gitk,
+//! buffered writers and `cpuio` processes, and the loader's rules on the list as a whole
+//! (names, regions on the disk, I/Os in flight, some I/O).
 
 use super::*;
 
@@ -10,6 +11,8 @@ pub(super) enum WK {
     Writer,
     /// `kind: fake-gitk`: a process with an anonymous buffer (needs `memory:`).
     FakeGitk,
+    /// `kind: cpuio`: fio's CPU-burning engine (no I/O, no region).
+    CpuIo,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -37,6 +40,15 @@ pub(super) struct Workload {
     pub(super) loops: Option<u32>,
     pub(super) progress_every: Option<Q<u64>>,
     pub(super) hash_cost: Option<Q<u64>>,
+    /// The high end of a `startdelay` range (written `low-high`).
+    pub(super) startdelay_high: Option<Q<u64>>,
+    /// fio's think time: the pause, in a fio spelling (a bare number is microseconds).
+    pub(super) thinktime: Option<Q<u64>>,
+    pub(super) thinktime_blocks: Option<u32>,
+    pub(super) thinktime_blocks_type: Option<&'static str>,
+    pub(super) thinktime_spin: Option<Q<u64>>,
+    pub(super) cpuload: Option<u32>,
+    pub(super) cpuchunks: Option<Q<u64>>,
 }
 
 /// Most I/Os per second an open-loop job is given.
@@ -171,6 +183,7 @@ impl Workload {
                 WK::Gitk => "gitk",
                 WK::Writer => "buffered-writer",
                 WK::FakeGitk => "fake-gitk",
+                WK::CpuIo => "cpuio",
             };
             e.push(("kind".into(), Y::S(name.into())));
         }
@@ -192,7 +205,21 @@ impl Workload {
             e.push((key.to_string(), Y::S(s.text.clone())));
         }
         put(&mut e, "number_ios", &self.number_ios);
-        put(&mut e, "startdelay", &self.startdelay);
+        match (&self.startdelay, &self.startdelay_high) {
+            (Some(lo), Some(hi)) => {
+                e.push((
+                    "startdelay".into(),
+                    Y::S(format!("{}-{}", lo.text, hi.text)),
+                ));
+            }
+            _ => put(&mut e, "startdelay", &self.startdelay),
+        }
+        put(&mut e, "thinktime", &self.thinktime);
+        put(&mut e, "thinktime_blocks", &self.thinktime_blocks);
+        put(&mut e, "thinktime_blocks_type", &self.thinktime_blocks_type);
+        put(&mut e, "thinktime_spin", &self.thinktime_spin);
+        put(&mut e, "cpuload", &self.cpuload);
+        put(&mut e, "cpuchunks", &self.cpuchunks);
         put(&mut e, "chunk", &self.chunk);
         put(&mut e, "background", &self.background);
         put(&mut e, "dirty_limit", &self.dirty_limit);
@@ -218,6 +245,9 @@ pub(super) fn workloads_problem(ws: &[Workload], capacity: Option<u64>) -> Optio
         let Some(kind) = w.kind else {
             return Some("workload without kind".into());
         };
+        if let Some(p) = app_problem(w) {
+            return Some(p);
+        }
         // gitk is a fio preset, so its iodepth counts too; a fake-gitk is a process.
         if kind == WK::Fio || kind == WK::Gitk {
             in_flight += u64::from(w.iodepth.unwrap_or(1)) * u64::from(w.numjobs.unwrap_or(1));
@@ -230,12 +260,17 @@ pub(super) fn workloads_problem(ws: &[Workload], capacity: Option<u64>) -> Optio
             WK::Gitk => format!("gitk{i}"),
             WK::Writer => format!("buffered-writer{i}"),
             WK::FakeGitk => format!("fake-gitk{i}"),
+            WK::CpuIo => format!("cpuio{i}"),
         };
         let name = w.name.clone().unwrap_or(default_name);
         if names.contains(&name) {
             return Some(format!("workload name {name} twice"));
         }
         names.push(name);
+        if kind == WK::CpuIo {
+            // No region: the layout cursor stays where it is.
+            continue;
+        }
         let size = w.size.as_ref().map_or(
             match kind {
                 WK::Gitk => 256 << 20,
@@ -256,7 +291,92 @@ pub(super) fn workloads_problem(ws: &[Workload], capacity: Option<u64>) -> Optio
             return Some(p);
         }
     }
+    if ws.iter().all(|w| w.kind == Some(WK::CpuIo)) {
+        return Some("every workload is cpuio".into());
+    }
     None
+}
+
+/// Why the loader must refuse `w`'s think-time and cpuio fields, if it must.
+fn app_problem(w: &Workload) -> Option<String> {
+    let think_on = w.thinktime.as_ref().is_some_and(|t| t.v > 0);
+    let companions = w.thinktime_blocks.is_some()
+        || w.thinktime_blocks_type.is_some()
+        || w.thinktime_spin.is_some();
+    if companions && !think_on {
+        return Some("a thinktime companion without thinktime".into());
+    }
+    if think_on && (w.rate.is_some() || w.think.is_some()) {
+        return Some("thinktime beside rate or think".into());
+    }
+    if w.thinktime_blocks == Some(0) {
+        return Some("thinktime_blocks 0".into());
+    }
+    if w.kind == Some(WK::CpuIo) && !w.cpuload.is_some_and(|l| (1..=100).contains(&l)) {
+        return Some("cpuio without a cpuload in 1..=100".into());
+    }
+    if w.cpuchunks
+        .as_ref()
+        .is_some_and(|c| c.v == 0 || c.v % 1_000 != 0)
+    {
+        return Some("cpuchunks not whole microseconds above zero".into());
+    }
+    None
+}
+
+/// A fio time of `ns` (whole microseconds): a bare number of microseconds (fio's unit) or a
+/// duration spelling.
+fn fio_time(g: &mut G, ns: u64) -> Q<u64> {
+    if g.chance(0.4) {
+        q(ns, format!("{}", ns / 1_000))
+    } else {
+        dur(g, ns)
+    }
+}
+
+/// Now and then (on the side stream, so the main draws stay as they were): fio's think time
+/// on a closed-loop job without `think`, a `startdelay` range, and a `cpuio` process.
+pub(super) fn add_app_options(g: &mut G, ws: &mut Vec<Workload>, duration_ns: u64) {
+    for w in ws.iter_mut() {
+        let fio = matches!(w.kind, Some(WK::Fio | WK::Gitk));
+        if fio && w.rate.is_none() && w.think.is_none() && g.chance(0.3) {
+            let us = g.edge(1, 500_000, 5_000_000);
+            w.thinktime = Some(fio_time(g, us * 1_000));
+            w.thinktime_blocks = g.maybe(0.6, |g| g.edge(1, 64, 100_000) as u32);
+            w.thinktime_blocks_type = g.maybe(0.4, |g| g.pick(&["complete", "issue"]));
+            w.thinktime_spin = g.maybe(0.4, |g| {
+                let spin = g.int(0, us * 2);
+                fio_time(g, spin * 1_000)
+            });
+        }
+        if fio && g.chance(0.15) {
+            let lo = w
+                .startdelay
+                .clone()
+                .unwrap_or_else(|| dur_in(g, 0, duration_ns / 2));
+            let span = dur_in(g, 0, duration_ns);
+            w.startdelay_high = Some(dur(g, lo.v + span.v));
+            w.startdelay = Some(lo);
+        }
+    }
+    if g.chance(0.25) {
+        let mut w = Workload {
+            name: g.maybe(0.4, |g| g.pick(&["app", "cpu", "burn"]).to_string()),
+            kind: Some(WK::CpuIo),
+            cpuload: Some(g.int(1, 100) as u32),
+            ..Workload::default()
+        };
+        w.cpuchunks = g.maybe(0.6, |g| {
+            let us = g.edge(100, 50_000, 1_000_000);
+            fio_time(g, us * 1_000)
+        });
+        w.numjobs = g.maybe(0.4, |g| g.edge(1, 4, 16) as u32);
+        w.startdelay = g.maybe(0.3, |g| dur_in(g, 0, duration_ns));
+        ws.push(w);
+        if workloads_problem(ws, None).is_some() {
+            ws.pop();
+        }
+    }
 }
 
 pub(super) fn workloads(g: &mut G, duration_ns: u64) -> Vec<Workload> {
