@@ -221,6 +221,8 @@ fn list_shows_every_shipped_scenario_with_its_purpose() {
         "mel-2009-swap",
         "burst-node",
         "storage-server",
+        "nvme-desktop",
+        "hdd-array",
     ]);
     // One line per file of scenarios/ and of the teaching set in scenarios/teach/.
     let files: usize = ["/scenarios", "/scenarios/teach"]

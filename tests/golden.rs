@@ -14,10 +14,12 @@ use std::path::{Path, PathBuf};
 const SCENARIOS: &[&str] = &[
     "burst-node",
     "gfp-atomic-storm",
+    "hdd-array",
     "hubbard-2019",
     "mel-2009",
     "mel-2009-nocrypt",
     "mel-2009-swap",
+    "nvme-desktop",
     "nvme-fio",
     "storage-server",
     "two-queue",

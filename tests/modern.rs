@@ -169,7 +169,7 @@ device: { kind: nvme }
 crypt: { cipher: aes-ni }
 policies: [dm-crypt]
 workloads:
-  - { name: stream, kind: fio, rw: read, bs: 512k, iodepth: 1, direct: true }
+  - { name: stream, kind: fio, rw: read, bs: 1M, iodepth: 1, direct: true }
 variants:
   - { name: "6.10", set: { kernel: { version: "6.10" } } }
   - { name: "6.11", set: { kernel: { version: "6.11" } } }

@@ -37,6 +37,8 @@ fn every_shipped_scenario_runs_briefly_and_completes_io() {
         ("mel-2009-swap", "3s"),
         ("burst-node", "2s"),
         ("storage-server", "2s"),
+        ("nvme-desktop", "1s"),
+        ("hdd-array", "2s"),
     ] {
         let v = json_run(&[name, "--duration", duration]);
         for j in v["jobs"].as_array().unwrap() {

@@ -37,6 +37,7 @@ impl World {
             tags_queued: u64::from(self.queue.queued()),
             tags_on_device: u64::from(self.device.inflight()),
             crypt_queued: self.policy.len() as u64,
+            pieces: self.pieces_live,
             memory: self.memory_checks(held),
         };
         InvariantReport::check(&snapshot)

@@ -260,6 +260,8 @@ pub struct Snapshot {
     pub tags_on_device: u64,
     /// Items in the crypt policy's lists.
     pub crypt_queued: u64,
+    /// Pieces of split bios in flight (each may hold a crypt item of its own).
+    pub pieces: u64,
     /// Further conservation laws of the memory model (empty without one).
     pub memory: Vec<ConservationCheck>,
 }
@@ -344,8 +346,12 @@ impl InvariantReport {
             },
             ConservationCheck {
                 law: "crypt items",
-                detail: format!("{} queued <= {} in flight", s.crypt_queued, s.live),
-                holds: s.crypt_queued <= s.live,
+                detail: format!(
+                    "{} queued <= {} in flight",
+                    s.crypt_queued,
+                    s.live + s.pieces
+                ),
+                holds: s.crypt_queued <= s.live + s.pieces,
             },
         ];
         conservation.extend(s.memory.iter().cloned());
@@ -494,6 +500,7 @@ mod tests {
             tags_queued: 1,
             tags_on_device: 0,
             crypt_queued: 0,
+            pieces: 0,
             memory: Vec::new(),
         }
     }

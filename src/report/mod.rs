@@ -756,12 +756,6 @@ pub(crate) fn policy_report(
         .collect();
 
     let (congestion, congestion_early_pct) = memory::class_waits(&run.congestion_waits);
-    let b = &run.block;
-    let device_util_pct = if measured_ns == 0 {
-        0.0
-    } else {
-        (b.device_busy.as_ns() as f64 / measured_ns as f64 * 100.0).min(100.0)
-    };
     let clipped = run
         .dirs
         .iter()
@@ -782,18 +776,7 @@ pub(crate) fn policy_report(
         depth_pct: depth_shares(&run.depth_buckets),
         congestion,
         congestion_early_pct,
-        block: BlockReport {
-            congested_ns: [b.congested[0].as_ns(), b.congested[1].as_ns()],
-            pool_sleeps: b.pool_sleeps,
-            clears: b.clears,
-            timer_unplugs: b.timer_unplugs,
-            threshold_unplugs: b.threshold_unplugs,
-            dispatched: b.dispatched,
-            device_busy_ns: b.device_busy.as_ns(),
-            device_util_pct,
-            completed: b.completed,
-            ticks_ns: [b.ticks[0].as_ns(), b.ticks[1].as_ns()],
-        },
+        block: BlockReport::of(&run.block, measured_ns),
         writeback: WritebackReport {
             dirtied_bytes: run.writeback.dirtied_bytes,
             written_back_bytes: run.writeback.written_back_bytes,
@@ -818,6 +801,29 @@ pub(crate) fn policy_report(
         block: &block,
     });
     block
+}
+
+impl BlockReport {
+    /// The block counters of a run whose measured window was `measured_ns` long.
+    fn of(b: &crate::model::observe::BlockObs, measured_ns: u64) -> BlockReport {
+        let device_util_pct = if measured_ns == 0 {
+            0.0
+        } else {
+            (b.device_busy.as_ns() as f64 / measured_ns as f64 * 100.0).min(100.0)
+        };
+        BlockReport {
+            congested_ns: [b.congested[0].as_ns(), b.congested[1].as_ns()],
+            pool_sleeps: b.pool_sleeps,
+            clears: b.clears,
+            timer_unplugs: b.timer_unplugs,
+            threshold_unplugs: b.threshold_unplugs,
+            dispatched: b.dispatched,
+            device_busy_ns: b.device_busy.as_ns(),
+            device_util_pct,
+            completed: b.completed,
+            ticks_ns: [b.ticks[0].as_ns(), b.ticks[1].as_ns()],
+        }
+    }
 }
 
 fn direction_report(

@@ -64,56 +64,51 @@ pub(crate) fn policy_fits(
 }
 
 /// A modern kernel's dm-crypt rules, and the flags each listed policy sets.
-pub(crate) fn describe_dmcrypt(
-    o: &mut Rows,
-    r: &crate::model::config::DmCryptRules,
-    policies: &[String],
-) {
+pub(crate) fn describe_dmcrypt(o: &mut Rows, r: &crate::model::config::DmCryptRules) {
     use crate::model::config::HardirqFallback;
-    let yes = |b: bool, what: &str| {
-        if b {
-            what.to_string()
-        } else {
-            format!("no {what}")
-        }
-    };
-    let fallback = match r.hardirq_fallback {
-        HardirqFallback::Tasklet => "a tasklet (softirq, same CPU)",
-        HardirqFallback::Workqueue => "the kcryptd workqueue, as without the flag",
-        HardirqFallback::BhWorkqueue => "the BH workqueue (softirq, same CPU)",
-    };
+    use crate::model::policy::DmFlags;
     row(
         o,
         2,
         "dm-crypt",
-        &format!(
-            "unbound kcryptd (a worker per CPU), dmcrypt_write; {}; {}; {}",
-            if r.highpri_default {
-                "WQ_HIGHPRI workqueues"
-            } else {
-                "normal-priority workqueues"
-            },
-            yes(r.high_priority_flag, "high_priority flag"),
-            if r.split_bios {
-                "bios split at max_read_size / max_write_size"
-            } else {
-                "no bio splitting"
-            }
-        ),
+        "unbound kcryptd (a worker per CPU), dmcrypt_write",
     );
+    let prio = if r.highpri_default {
+        "WQ_HIGHPRI (nice -20) always"
+    } else if r.high_priority_flag {
+        "normal; WQ_HIGHPRI with high_priority"
+    } else {
+        "normal"
+    };
+    row(o, 4, "workqueues", prio);
+    let flags: Vec<&str> = DmFlags::ALL
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| {
+            (r.bypass_flags || !n.starts_with("no_"))
+                && (r.high_priority_flag || *n != "high_priority")
+        })
+        .collect();
+    row(o, 4, "flags", &flags.join(", "));
     if r.bypass_flags {
+        let fallback = match r.hardirq_fallback {
+            HardirqFallback::Tasklet => "tasklet (softirq, same CPU)",
+            HardirqFallback::Workqueue => "kcryptd workqueue (as without the flag)",
+            HardirqFallback::BhWorkqueue => "BH workqueue (softirq, same CPU)",
+        };
         row(
             o,
             4,
-            "hard-IRQ fallback",
-            &format!("no_read_workqueue uses {fallback}"),
+            "hard-IRQ read",
+            &format!("no_read_workqueue falls back to the {fallback}"),
         );
     }
-    for p in policies {
-        if let Some(info) = crate::model::policy::find(p).filter(|i| i.flags.0 != 0) {
-            row(o, 4, p, &format!("flags {}", info.flags.names().join(", ")));
-        }
-    }
+    let split = if r.split_bios {
+        "at max_read_size / max_write_size"
+    } else {
+        "none"
+    };
+    row(o, 4, "bio splitting", split);
 }
 
 /// A `memory:` section (at `at`) on a kernel after 2.6.x is refused: qsim's reclaim rules are

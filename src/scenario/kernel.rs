@@ -540,7 +540,15 @@ fn describe_patches(o: &mut Rows, k: &KernelConfig, policies: &[String]) {
 pub(crate) fn describe_kernel(o: &mut Rows, k: &KernelConfig, policies: &[String]) {
     row(o, 2, "version", k.version.name());
     if let Some(r) = k.version.dmcrypt() {
-        super::dmcrypt::describe_dmcrypt(o, &r, policies);
+        super::dmcrypt::describe_dmcrypt(o, &r);
+        // No reclaim rules after 2.6.37, and no 2009 patches: their rows would say nothing.
+        row(
+            o,
+            2,
+            "reclaim",
+            "not modelled after 2.6.37 (no memory: section)",
+        );
+        return;
     }
     row(
         o,

@@ -30,6 +30,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../scenarios/gfp-atomic-storm.yaml"),
     ),
     (
+        "hdd-array.yaml",
+        include_str!("../../scenarios/hdd-array.yaml"),
+    ),
+    (
         "hubbard-2019.yaml",
         include_str!("../../scenarios/hubbard-2019.yaml"),
     ),
@@ -44,6 +48,10 @@ const FILES: &[(&str, &str)] = &[
     (
         "mel-2009-swap.yaml",
         include_str!("../../scenarios/mel-2009-swap.yaml"),
+    ),
+    (
+        "nvme-desktop.yaml",
+        include_str!("../../scenarios/nvme-desktop.yaml"),
     ),
     (
         "nvme-fio.yaml",

@@ -311,6 +311,20 @@ fn horizon(c: &Checker, raw: &RawScenario) -> Result<(SimDuration, SimDuration),
     Ok((duration, warmup))
 }
 
+/// What the machine bounds the workloads by: the disk's capacity, and the largest bio of the
+/// kernel (512 KiB on 2.6.x, 1 MiB after).
+fn bounds(kernel: &KernelConfig, capacity: Option<u64>) -> super::workload::Bounds {
+    let max_request = if kernel.version.is_modern() {
+        super::workload::MAX_BIO_BYTES
+    } else {
+        super::workload::MAX_REQUEST_BYTES
+    };
+    super::workload::Bounds {
+        capacity,
+        max_request,
+    }
+}
+
 /// [`scenario`] once its `machine:` is expanded.
 fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Error> {
     let name = match &raw.name {
@@ -364,7 +378,7 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         None => None,
     };
     let capacity = super::device::capacity(&device);
-    let workloads = workloads(c, &raw.workloads, capacity)?;
+    let workloads = workloads(c, &raw.workloads, bounds(&kernel, capacity))?;
     super::workload::need_memory(c, &raw.workloads, &workloads, memory.is_some())?;
     Ok(Scenario {
         name,

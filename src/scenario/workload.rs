@@ -31,6 +31,8 @@ use serde_saphyr::{Location, Spanned};
 
 /// Largest block or chunk size: 1024 sectors, the largest request.
 pub const MAX_REQUEST_BYTES: u64 = 512 * 1024;
+/// Largest bio on kernels after 2.6.x: `BIO_MAX_VECS` (256) pages of 4 KiB.
+pub const MAX_BIO_BYTES: u64 = 1 << 20;
 
 /// Largest rate at which a buffered writer dirties page cache: 10 GB/s, about a memory bus; it
 /// dirties 64 KiB a step, so even then a step is 6.5 µs apart.
@@ -219,7 +221,7 @@ pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
 pub(crate) fn workloads(
     c: &Checker,
     list: &Field<Capped<Spanned<RawWorkload>, MAX_WORKLOADS>>,
-    capacity: Option<u64>,
+    bounds: Bounds,
 ) -> Result<Vec<WorkloadConfig>, Error> {
     let raw = match list {
         Some(w) if !w.value.is_empty() => {
@@ -245,7 +247,7 @@ pub(crate) fn workloads(
     let mut cursor = 0u64;
     for (i, w) in raw.value.iter().enumerate() {
         let path = format!("workloads[{i}]");
-        let wl = workload(c, &w.value, w.referenced, &path, i, &mut cursor, capacity)?;
+        let wl = workload(c, &w.value, w.referenced, &path, i, &mut cursor, bounds)?;
         if out.iter().any(|o| o.name == wl.name) {
             return Err(c
                 .at(
@@ -305,6 +307,19 @@ struct Place<'p> {
     path: &'p str,
     cursor: &'p mut u64,
     capacity: Option<u64>,
+    /// The largest request (`bs`) the kernel passes as one bio.
+    max_request: u64,
+}
+
+/// What the machine bounds a workload by: the disk's capacity (if it has one) and the largest
+/// bio (512 KiB on 2.6.x, whose requests stop at 1024 sectors; 1 MiB after, `BIO_MAX_VECS`
+/// pages).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Bounds {
+    /// The disk's capacity, bytes.
+    pub(crate) capacity: Option<u64>,
+    /// The largest `bs`, bytes.
+    pub(crate) max_request: u64,
 }
 
 impl Place<'_> {
@@ -321,7 +336,7 @@ fn workload(
     path: &str,
     index: usize,
     cursor: &mut u64,
-    capacity: Option<u64>,
+    bounds: Bounds,
 ) -> Result<WorkloadConfig, Error> {
     let Some(kind) = &w.kind else {
         return Err(c.at(path, here).missing(
@@ -347,7 +362,8 @@ fn workload(
     let mut place = Place {
         path,
         cursor,
-        capacity,
+        capacity: bounds.capacity,
+        max_request: bounds.max_request,
     };
     let kind_cfg = match kind {
         WorkloadKindName::Fio | WorkloadKindName::Gitk => {
@@ -374,11 +390,31 @@ fn size_of(c: &Checker, f: &Field<Size>, path: &str, default: u64) -> Result<u64
 
 /// A request size (`bs`, `chunk`): whole sectors, 512 B to [`MAX_REQUEST_BYTES`].
 fn request_size(c: &Checker, f: &Field<Size>, path: &str, default: u64) -> Result<u64, Error> {
+    request_size_up_to(c, f, path, default, MAX_REQUEST_BYTES)
+}
+
+/// A request size of whole sectors, 512 B to `max` (a 2.6.x request or a later kernel's bio).
+fn request_size_up_to(
+    c: &Checker,
+    f: &Field<Size>,
+    path: &str,
+    default: u64,
+    max: u64,
+) -> Result<u64, Error> {
     let v = size_of(c, f, path, default)?;
-    if v == 0 || v > MAX_REQUEST_BYTES {
+    if v == 0 || v > max {
+        let hint = if max == MAX_REQUEST_BYTES {
+            "the largest request is 1024 sectors = 512KiB (1MiB bios on kernels after 2.6.x)"
+        } else {
+            "the largest bio is BIO_MAX_VECS = 256 pages = 1MiB"
+        };
         return Err(c.at(path, f).bad_value(
-            format!("must be between 512 and 512KiB, got {}", format_bytes(v)),
-            "the largest request is 1024 sectors = 512KiB",
+            format!(
+                "must be between 512 and {}, got {}",
+                format_bytes(max),
+                format_bytes(v)
+            ),
+            hint,
         ));
     }
     Ok(v)
@@ -404,7 +440,7 @@ fn fio(c: &Checker, w: &RawWorkload, place: &mut Place, gitk: bool) -> Result<Fi
         ));
     }
     let rwmixread = c.int(&w.rwmixread, &p("rwmixread"), 50)?;
-    let bs = request_size(c, &w.bs, &p("bs"), 4096)?;
+    let bs = request_size_up_to(c, &w.bs, &p("bs"), 4096, place.max_request)?;
     let default_size = if gitk { 256 << 20 } else { 1 << 30 };
     let size = size_of(c, &w.size, &p("size"), default_size)?;
     if size < bs {

@@ -291,7 +291,15 @@ fn one_workload_alone_takes_its_kinds_fields_and_moves_the_cursor() {
     use super::{RawWorkload, workload};
     let mut cursor = 4096u64;
     let w = section::<RawWorkload, _>("kind: fio\nsize: 1MiB\n", |c, r, here| {
-        workload(c, r, here, "workloads[1]", 1, &mut cursor, Some(1 << 30))
+        workload(
+            c,
+            r,
+            here,
+            "workloads[1]",
+            1,
+            &mut cursor,
+            bounds(Some(1 << 30)),
+        )
     })
     .unwrap();
     assert_eq!(w.name, "fio1");
@@ -305,7 +313,7 @@ fn one_workload_alone_takes_its_kinds_fields_and_moves_the_cursor() {
     assert_eq!(cursor, 4096 + (1 << 20));
     let e = section::<RawWorkload, _>(
         "kind: buffered-writer\nrate: 1MB/s\nbs: 4k\n",
-        |c, r, here| workload(c, r, here, "workloads[1]", 1, &mut 0, None),
+        |c, r, here| workload(c, r, here, "workloads[1]", 1, &mut 0, bounds(None)),
     )
     .unwrap_err();
     assert_eq!((e.line(), e.path()), (Some(3), Some("workloads[1].bs")));
@@ -514,5 +522,13 @@ fn check_rows_show_think_time_and_cpuio() {
         "10ms of CPU, then 6.666ms asleep",
     ] {
         assert!(text.contains(want), "{want}: {text}");
+    }
+}
+
+/// 2.6.x's bounds with a disk of `capacity`.
+fn bounds(capacity: Option<u64>) -> super::Bounds {
+    super::Bounds {
+        capacity,
+        max_request: super::MAX_REQUEST_BYTES,
     }
 }

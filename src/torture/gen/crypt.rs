@@ -18,6 +18,8 @@ pub(super) struct Crypt {
     pub(super) io_queues: Option<&'static str>,
     pub(super) host: Option<&'static str>,
     pub(super) submit_cost: Option<Q<u64>>,
+    pub(super) max_read_size: Option<Q<u64>>,
+    pub(super) max_write_size: Option<Q<u64>>,
 }
 
 pub(super) fn crypt(g: &mut G, p: f64) -> Crypt {
@@ -34,7 +36,21 @@ pub(super) fn crypt(g: &mut G, p: f64) -> Crypt {
             })
         });
     }
+    // dm-crypt's module parameters (6.11+), also on the side stream.
+    c.max_read_size = g.side(|g| g.maybe(p * 0.3, split_size));
+    c.max_write_size = g.side(|g| g.maybe(p * 0.3, split_size));
     c
+}
+
+/// A value for `max_read_size` / `max_write_size`: usually a power of two, else any whole
+/// number of sectors up to 2 MiB.
+pub(super) fn split_size(g: &mut G) -> Q<u64> {
+    let bytes = if g.chance(0.7) {
+        g.pick(&[64u64, 128, 256, 512, 1024]) << 10
+    } else {
+        g.int(1, 4096) * 512
+    };
+    size(g, bytes)
 }
 
 fn crypt_main(g: &mut G, p: f64) -> Crypt {
@@ -67,6 +83,8 @@ fn crypt_main(g: &mut G, p: f64) -> Crypt {
         io_queues: g.maybe(p * 0.5, |g| g.pick(&["one", "mason-v3"])),
         host: g.maybe(p * 0.3, |g| g.pick(&["bare-metal", "vm-2020"])),
         submit_cost: None,
+        max_read_size: None,
+        max_write_size: None,
     }
 }
 
@@ -79,7 +97,7 @@ impl Crypt {
         }
         merge_struct!(self, o; cipher, encrypt_rate, decrypt_rate, per_sector_cost, hop_cost,
             engine, async_queue_limit, async_rate, unplug_after_submit, io_queues, host,
-            submit_cost);
+            submit_cost, max_read_size, max_write_size);
     }
     pub(super) fn problem(&self, k: Option<&Kernel>) -> Option<String> {
         if self.io_queues == Some("one") && k.is_some_and(|k| k.patched("dm-crypt-unplug")) {
@@ -95,6 +113,13 @@ impl Crypt {
         }
         if self.host.is_some() && self.submit_cost.is_some() {
             return Some("host and submit_cost together".into());
+        }
+        let split = k
+            .and_then(Kernel::modern)
+            .and_then(|v| v.dmcrypt())
+            .is_some_and(|r| r.split_bios);
+        if !split && (self.max_read_size.is_some() || self.max_write_size.is_some()) {
+            return Some("max_read_size or max_write_size before 6.11".into());
         }
         self.cost.as_ref().and_then(|c| c.problem(false))
     }
@@ -115,6 +140,8 @@ impl Crypt {
         put(&mut e, "io_queues", &self.io_queues);
         put(&mut e, "host", &self.host);
         put(&mut e, "submit_cost", &self.submit_cost);
+        put(&mut e, "max_read_size", &self.max_read_size);
+        put(&mut e, "max_write_size", &self.max_write_size);
         Y::map(e)
     }
 }

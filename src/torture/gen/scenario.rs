@@ -294,6 +294,48 @@ pub(super) fn horizon(g: &mut G) -> (Q<u64>, Option<Q<u64>>) {
     (d, w)
 }
 
+/// Repairs what a kernel after 2.6.x refuses in a base draw (memory, a legacy queue, 2009
+/// patches, 2.6.x policies), and draws dm-crypt's module parameters for a kernel that splits
+/// bios (dropping them for one that does not).
+fn repair_modern(g: &mut G, sc: &mut Sc) {
+    let split = sc
+        .kernel
+        .as_ref()
+        .and_then(Kernel::modern)
+        .and_then(|v| v.dmcrypt())
+        .is_some_and(|r| r.split_bios);
+    match (split, &mut sc.crypt) {
+        (false, Some(c)) => {
+            c.max_read_size = None;
+            c.max_write_size = None;
+        }
+        // A kernel that splits bios: its module parameters are worth drawing more often.
+        (true, c) => {
+            let c = c.get_or_insert_with(Crypt::default);
+            let draw = |g: &mut G| g.side(|g| g.maybe(0.8, split_size));
+            if c.max_read_size.is_none() {
+                c.max_read_size = draw(g);
+            }
+            if c.max_write_size.is_none() {
+                c.max_write_size = draw(g);
+            }
+        }
+        (false, None) => {}
+    }
+    if sc.kernel.as_ref().and_then(Kernel::modern).is_some() {
+        sc.memory = None;
+        if let Some(b) = &mut sc.block {
+            b.mode = Some("blk-mq");
+        }
+        if let Some(k) = &mut sc.kernel {
+            k.patches = None;
+        }
+        if sc.policies.is_some() {
+            sc.policies = Some(modern_policies(g));
+        }
+    }
+}
+
 /// A random valid base scenario (no variants, no event budget yet): drawn until the mirror
 /// of the rules finds nothing wrong (the draws below make that the usual first outcome).
 pub(super) fn base(g: &mut G) -> Sc {
@@ -339,18 +381,7 @@ pub(super) fn base_draw(g: &mut G) -> Sc {
     };
     // Each rule broken by the base's own draw is repaired on the field at fault (the variant
     // draws below are retried instead).
-    if sc.kernel.as_ref().and_then(Kernel::modern).is_some() {
-        sc.memory = None;
-        if let Some(b) = &mut sc.block {
-            b.mode = Some("blk-mq");
-        }
-        if let Some(k) = &mut sc.kernel {
-            k.patches = None;
-        }
-        if sc.policies.is_some() {
-            sc.policies = Some(modern_policies(g));
-        }
-    }
+    repair_modern(g, &mut sc);
     if let (Some(k), Some(c)) = (&mut sc.kernel, &mut sc.crypt)
         && k.patched("dm-crypt-unplug")
         && c.io_queues == Some("one")
