@@ -11,7 +11,7 @@
 //! ```
 //!
 //! The components, each in its own module: the threads (`actors.rs`) and the async
-//! crypto engine ([`super::crypt`]), the [`CpuPool`], the [`RequestQueue`], the [`Device`],
+//! crypto engine ([`super::crypt`]), the CPUs ([`Cpus`]), the [`RequestQueue`], the [`Device`],
 //! the workloads ([`super::workload`]), `congestion_wait` ([`super::cwait`]), the memory model
 //! (`mm.rs`: unlimited, or a zone with kswapd, direct reclaim, GFP_ATOMIC and the mempool in
 //! [`super::pressure`]), and the [`Recorder`], which owns the statistics and the warm-up gate.

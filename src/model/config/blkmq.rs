@@ -29,7 +29,7 @@ pub struct CompletionSite {
     pub context: IrqContext,
 }
 
-/// blk-mq's I/O scheduler (`block.scheduler`); a legacy queue's is its [`Elevator`].
+/// blk-mq's I/O scheduler (`block.scheduler`); a legacy queue's is its [`Elevator`](super::Elevator).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MqScheduler {
