@@ -163,6 +163,22 @@ pub const VM2020_HOP_COST: SimDuration = SimDuration::from_ns(30_508);
 /// 1.4096 µs (its 1 µs overhead plus 4096 B at 10 GB/s); 20.2465 − 1.4096 = 18.837 µs.
 pub const VM2020_SUBMIT_COST: SimDuration = SimDuration::from_ns(18_837);
 
+/// `crypt.host: g9-2020`: one workqueue hop on Cloudflare's bare-metal server of the 2020 blog
+/// post ("Speeding up Linux disk encryption", 2020-03-25: a ramdisk, aes-xts-plain64, fio 4 KiB
+/// direct read-write at QD1), calibrated once from two of its rows together with
+/// [`G9_2020_SUBMIT_COST`] and the cipher's per-sector cost (docs/model/crypt.md §2): the
+/// default table took 4096 / (294 MiB/s) = 13.287 µs an I/O and the inline path 4096 /
+/// (640 MiB/s) = 6.104 µs; the default's reads take one hop (kcryptd) and its writes two
+/// (kcryptd, then `dmcrypt_write`), 1.5 a mixed I/O on average, so a hop is (13.287 − 6.104) /
+/// 1.5 = 4.789 µs.
+pub const G9_2020_HOP_COST: SimDuration = SimDuration::from_ns(4_789);
+
+/// `crypt.host: g9-2020`: the fio process's own CPU time per I/O on that server (the
+/// `pread`/`pwrite` system call and the direct-I/O path), calibrated once from the post's
+/// plain ramdisk row: 1126 MiB/s read plus 1126 MiB/s write is 4096 / (2252 MiB/s) = 1.7346 µs
+/// an I/O, of which the [`RAMDISK`] preset spends 1.4096 µs; 1.7346 − 1.4096 = 0.325 µs.
+pub const G9_2020_SUBMIT_COST: SimDuration = SimDuration::from_ns(325);
+
 /// The default submission cost: none (bare metal; every scenario before the `vm-2020` preset
 /// ran without one, and fio's slat on bare metal is a few µs at most).
 pub const SUBMIT_COST: SimDuration = SimDuration::ZERO;

@@ -227,15 +227,33 @@ fn claim_result(c: &Claim, runs: &[RunMetrics]) -> ClaimResult {
     let (sa, sb) = (spread(&xa), spread(&xb));
     let mut ratio = sa.mean / sb.mean;
     let (test, noise, reproduced, shows) = match &c.kind {
-        ClaimKind::Ratio(rule) => {
-            let ok = rule.holds(ratio, 1.0);
-            let test = format!("ratio {}", rule.describe());
+        ClaimKind::Ratio(rule, target) => {
+            let ok = rule.holds(ratio, *target);
+            let test = match rule {
+                Rule::Within(_) | Rule::Factor(_) if *target != 1.0 => {
+                    format!("ratio {} of {}", rule.describe(), trimmed(*target))
+                }
+                _ => format!("ratio {}", rule.describe()),
+            };
             let shows = if sb.mean == 0.0 {
                 format!("{} of zero in the second run: no ratio", c.metric)
+            } else if *target != 1.0 {
+                format!("a ratio of {}", significant(ratio))
             } else {
                 format!("a ratio of {}", shown_against(ratio, *rule))
             };
             (test, None, ok, shows)
+        }
+        ClaimKind::Better => {
+            let word = noise_word(&xa, &xb, m.lower_is_better);
+            let better = if m.lower_is_better { "lower" } else { "higher" };
+            let shows = format!("a difference {word} (ratio {})", significant(ratio));
+            (
+                format!("{better} beyond noise"),
+                Some(word.to_string()),
+                word == better,
+                shows,
+            )
         }
         ClaimKind::Spread(rule) => {
             ratio = sa.stddev / sb.stddev;
@@ -273,6 +291,21 @@ fn claim_result(c: &Claim, runs: &[RunMetrics]) -> ClaimResult {
         } else {
             format!("not reproduced: the model shows {shows}")
         },
+    }
+}
+
+/// A published ratio without trailing zeros (`0.1306`, `2.507`).
+fn trimmed(x: f64) -> String {
+    let s = format!("{x:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A ratio with three significant digits at least (`0.131`, `1.22`, `2.51`).
+fn significant(x: f64) -> String {
+    if x.abs() >= 1.0 || x == 0.0 || !x.is_finite() {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
     }
 }
 
@@ -466,7 +499,11 @@ pub fn render_text(r: &Reproduction, out: &mut String) {
             "    {} ({}): ratio {}: {}",
             c.metric,
             c.test,
-            ratio(c.ratio),
+            if c.ratio.is_finite() {
+                significant(c.ratio)
+            } else {
+                ratio(c.ratio)
+            },
             c.verdict
         );
     }
@@ -609,8 +646,8 @@ mod tests {
                 row(200.0, Rule::Within(0.05)),
             ],
             claims: vec![
-                claim(ClaimKind::Ratio(Rule::AtLeast(1.8))),
-                claim(ClaimKind::Ratio(Rule::AtLeast(2.5))),
+                claim(ClaimKind::Ratio(Rule::AtLeast(1.8), 1.0)),
+                claim(ClaimKind::Ratio(Rule::AtLeast(2.5), 1.0)),
                 claim(ClaimKind::Noise),
             ],
         };
@@ -627,6 +664,57 @@ mod tests {
         assert!(
             s.contains("1 of 2 figures and 1 of 3 claims reproduced"),
             "{s}"
+        );
+    }
+
+    #[test]
+    fn published_ratios_and_orders_are_judged() {
+        // a is twice b in every replication (paired); c ties b exactly.
+        let runs = [
+            run("a", &[100.0, 102.0, 98.0]),
+            run("b", &[50.0, 51.0, 49.0]),
+            run("c", &[50.0, 51.0, 49.0]),
+        ];
+        let claim = |a: usize, b: usize, kind| Claim {
+            name: "c".into(),
+            metric: "read_iops".into(),
+            a: runs[a].run.clone(),
+            b: runs[b].run.clone(),
+            kind,
+        };
+        let p = Published {
+            source: "test".into(),
+            replications: None,
+            rows: vec![],
+            claims: vec![
+                claim(0, 1, ClaimKind::Ratio(Rule::Within(0.2), 1.8)),
+                claim(0, 1, ClaimKind::Ratio(Rule::Within(0.05), 1.8)),
+                claim(1, 0, ClaimKind::Ratio(Rule::Within(0.2), 0.5)),
+                claim(0, 1, ClaimKind::Better),
+                claim(1, 0, ClaimKind::Better),
+                claim(1, 2, ClaimKind::Better),
+            ],
+        };
+        let r = reproduce("t", &p, 3, &runs);
+        let c = &r.claims;
+        assert!(
+            c[0].reproduced,
+            "2.0 is within 20% of 1.8: {}",
+            c[0].verdict
+        );
+        assert_eq!(c[0].test, "ratio within 20% of 1.8");
+        assert_eq!(
+            c[1].verdict,
+            "not reproduced: the model shows a ratio of 2.00"
+        );
+        assert!(c[2].reproduced, "0.5 of 0.5: {}", c[2].verdict);
+        assert!(c[3].reproduced, "{}", c[3].verdict);
+        assert_eq!(c[3].test, "higher beyond noise");
+        assert!(!c[4].reproduced, "b is not better than a");
+        assert!(!c[5].reproduced, "a tie is no order: {}", c[5].verdict);
+        assert_eq!(
+            c[5].verdict,
+            "not reproduced: the model shows a difference within noise (ratio 1.00)"
         );
     }
 
@@ -657,7 +745,7 @@ mod tests {
                 claim(0, 2, ClaimKind::Spread(Rule::AtLeast(1.5))),
                 claim(2, 2, ClaimKind::Spread(Rule::AtLeast(1.5))),
                 claim(0, 3, ClaimKind::Spread(Rule::AtMost(100.0))),
-                claim(0, 4, ClaimKind::Ratio(Rule::AtLeast(1.01))),
+                claim(0, 4, ClaimKind::Ratio(Rule::AtLeast(1.01), 1.0)),
             ],
         };
         let r = reproduce("t", &p, 3, &runs);

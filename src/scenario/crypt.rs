@@ -21,7 +21,8 @@ use super::units::{Duration, Rate, Size, format_bandwidth, format_bytes};
 use super::workload::MAX_REQUEST_BYTES;
 use crate::engine::SimDuration;
 use crate::model::physics::{
-    Cipher, HOP_COST, SUBMIT_COST, VM2020_HOP_COST, VM2020_SUBMIT_COST, crypto_cost, moments,
+    Cipher, G9_2020_HOP_COST, G9_2020_SUBMIT_COST, HOP_COST, SUBMIT_COST, VM2020_HOP_COST,
+    VM2020_SUBMIT_COST, crypto_cost, moments,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -122,6 +123,8 @@ names! {
         BareMetal = "bare-metal",
         /// Cloudflare's 2020 4-vCPU VirtualBox VM (calibrated, docs/model/crypt.md).
         Vm2020 = "vm-2020",
+        /// Cloudflare's 2020 bare-metal server of the blog post (calibrated, docs/model/crypt.md).
+        G92020 = "g9-2020",
     }
 }
 
@@ -184,14 +187,19 @@ pub(crate) fn crypt(
             SimDuration::ZERO,
             Zero::Allowed,
         )?,
-        hop_cost: host_cost(c, r, "hop_cost", &r.hop_cost, HOP_COST, VM2020_HOP_COST)?,
+        hop_cost: host_cost(
+            c,
+            r,
+            "hop_cost",
+            &r.hop_cost,
+            [HOP_COST, VM2020_HOP_COST, G9_2020_HOP_COST],
+        )?,
         submit_cost: host_cost(
             c,
             r,
             "submit_cost",
             &r.submit_cost,
-            SUBMIT_COST,
-            VM2020_SUBMIT_COST,
+            [SUBMIT_COST, VM2020_SUBMIT_COST, G9_2020_SUBMIT_COST],
         )?,
         cost: match &r.cost {
             Some(d) => Some(distribution(c, d, "crypt.cost")?),
@@ -231,16 +239,16 @@ fn max_size(c: &Checker, f: &Field<Size>, name: &str, kernel: &KernelConfig) -> 
     Ok(v as u32)
 }
 
-/// `crypt.<name>` (`hop_cost` or `submit_cost`), defaulting to the `host`'s (`bare` on bare
-/// metal, `vm` for `vm-2020`: [`HOP_COST`] / [`VM2020_HOP_COST`], [`SUBMIT_COST`] /
-/// [`VM2020_SUBMIT_COST`]); giving both the field and `host` is refused.
+/// `crypt.<name>` (`hop_cost` or `submit_cost`), defaulting to the `host`'s: `presets` holds
+/// bare metal's, `vm-2020`'s and `g9-2020`'s ([`HOP_COST`], [`VM2020_HOP_COST`],
+/// [`G9_2020_HOP_COST`]; [`SUBMIT_COST`], [`VM2020_SUBMIT_COST`], [`G9_2020_SUBMIT_COST`]);
+/// giving both the field and `host` is refused.
 fn host_cost(
     c: &Checker,
     r: &RawCrypt,
     name: &str,
     field: &Field<Duration>,
-    bare: SimDuration,
-    vm: SimDuration,
+    presets: [SimDuration; 3],
 ) -> Result<SimDuration, Error> {
     let host = val(&r.host).unwrap_or(HostName::BareMetal);
     let path = at("crypt", name);
@@ -256,8 +264,9 @@ fn host_cost(
         ));
     }
     let preset = match host {
-        HostName::BareMetal => bare,
-        HostName::Vm2020 => vm,
+        HostName::BareMetal => presets[0],
+        HostName::Vm2020 => presets[1],
+        HostName::G92020 => presets[2],
     };
     c.dur(field, &path, preset, Zero::Allowed)
 }
@@ -437,6 +446,14 @@ mod tests {
         let x = cr("host: vm-2020\n").unwrap();
         assert_eq!(x.submit_cost, VM2020_SUBMIT_COST);
         assert_eq!(x.submit_cost, SimDuration::from_ns(18_837));
+        // Cloudflare's bare-metal server: both of its calibrated costs, and the same refusal.
+        let x = cr("host: g9-2020\n").unwrap();
+        assert_eq!(
+            (x.hop_cost, x.submit_cost),
+            (SimDuration::from_ns(4_789), SimDuration::from_ns(325))
+        );
+        let e = cr("host: g9-2020\nhop_cost: 1us\n").unwrap_err();
+        assert_eq!((e.line(), e.path()), (Some(2), Some("crypt.hop_cost")));
         let x = cr("submit_cost: 3us\n").unwrap();
         assert_eq!(x.submit_cost, SimDuration::from_us(3));
         let e = cr("host: vm-2020\nsubmit_cost: 1us\n").unwrap_err();

@@ -18,6 +18,14 @@
 //!       metric: elapsed_s
 //!       ratio: ["2.6.32-rc6", "2.6.30"]   # run a over run b ("variant" or "variant/policy")
 //!       at_least: 1.8                      # the same rules as a row, on the ratio
+//!     - name: "dm-crypt at 13 % of the plain ramdisk's MB/s"
+//!       metric: read_mib_s
+//!       ratio: ["dm-crypt", "none"]
+//!       value: 0.1306                      # the published ratio (1 when absent)
+//!       within: 20%                        # judged against `value`
+//!     - name: "submit_from_crypt_cpus faster than the default"
+//!       metric: read_mib_s
+//!       better: ["dm-crypt+submit_from_crypt_cpus", "dm-crypt"]  # paired, beyond noise
 //!     - name: "patch 6 within noise"
 //!       metric: elapsed_s
 //!       noise: ["2.6.32-rc6 + 1..6", "2.6.32-rc6"]  # the paired 95 % interval holds zero
@@ -29,8 +37,12 @@
 //!
 //! Every row and ratio claim has exactly one rule. A row's rule applies to the simulated mean
 //! over replications; `within: 5%` means |sim / published − 1| ≤ 5 %, `factor: 2` means the
-//! ratio lies in [1/2, 2], `range` is inclusive. A ratio whose second run is zero and first is
-//! not is infinite: only `at_least` can hold for it. A `spread` claim needs at least two
+//! ratio lies in [1/2, 2], `range` is inclusive. A ratio claim's `within` and `factor` are
+//! judged against its `value`, the published ratio (1 when absent); `range`, `at_least` and
+//! `at_most` against the ratio itself. A ratio whose second run is zero and first is
+//! not is infinite: only `at_least` can hold for it. A `better` claim holds when run a is
+//! better than run b on the metric (lower or higher, as the registry says) and the paired 95 %
+//! interval of the difference excludes zero: an order that a tie does not satisfy. A `spread` claim needs at least two
 //! replications (`published.replications`, else the scenario's); its stddevs are the sample
 //! standard deviations over replications, as the report prints them. Runs are named as the report names them; a
 //! name that matches no run is refused at its line, with the runs listed. The scenario layer
@@ -102,7 +114,11 @@ raw_section! {
         [value] noise: Vec<Spanned<String>>,
         /// Two runs whose ratio of standard deviations over replications the rule judges.
         [value] spread: Vec<Spanned<String>>,
-        /// Rule on the ratio: relative tolerance around 1, `5%`.
+        /// Two runs, the first better than the second beyond noise (paired).
+        [value] better: Vec<Spanned<String>>,
+        /// The published ratio a `ratio` claim's `within` or `factor` is judged against.
+        [value] value: f64,
+        /// Rule on the ratio: relative tolerance around `value` (1 when absent), `5%`.
         [value] within: String,
         /// Rule on the ratio: at most this factor either way of 1.
         [value] factor: f64,
@@ -202,12 +218,15 @@ pub struct Row {
 /// What a claim compares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClaimKind {
-    /// mean(a) / mean(b) must satisfy the rule (against 1).
-    Ratio(Rule),
+    /// mean(a) / mean(b) must satisfy the rule against the target (the published ratio; 1
+    /// when none was given).
+    Ratio(Rule, f64),
     /// The paired 95 % interval of a − b must hold zero.
     Noise,
     /// stddev(a) / stddev(b) over replications must satisfy the rule (against 1).
     Spread(Rule),
+    /// a must be better than b on the metric, the paired 95 % interval excluding zero.
+    Better,
 }
 
 /// A published relation between two runs.
@@ -221,7 +240,7 @@ pub struct Claim {
     pub a: RunRef,
     /// The second run.
     pub b: RunRef,
-    /// Ratio, noise or spread.
+    /// Ratio, noise, spread or better.
     pub kind: ClaimKind,
 }
 
@@ -599,7 +618,8 @@ fn claim(
 /// Two runs as a claim lists them.
 type RunPair = Spanned<Vec<Spanned<String>>>;
 
-/// The claim's one comparison (`ratio`, `noise` or `spread`), the runs it lists and its kind.
+/// The claim's one comparison (`ratio`, `noise`, `spread` or `better`), the runs it lists and
+/// its kind.
 fn claim_kind<'a>(
     c: &Checker,
     v: &'a RawClaim,
@@ -611,13 +631,15 @@ fn claim_kind<'a>(
         ("ratio", v.ratio.as_ref()),
         ("noise", v.noise.as_ref()),
         ("spread", v.spread.as_ref()),
+        ("better", v.better.as_ref()),
     ];
     let mut present = given.iter().filter_map(|(f, p)| p.map(|p| (*f, p)));
     let Some((field, pair)) = present.next() else {
         return Err(c.at(&at(path, "ratio"), here).missing(
             "the claim compares nothing",
-            "add `ratio: [a, b]` or `spread: [a, b]` with a rule, or `noise: [a, b]`; a and b \
-             are runs as the report names them (`variant` or `variant/policy`)",
+            "add `ratio: [a, b]` or `spread: [a, b]` with a rule, or `noise: [a, b]` or \
+             `better: [a, b]`; a and b are runs as the report names them (`variant` or \
+             `variant/policy`)",
         ));
     };
     if let Some((second, p)) = present.next() {
@@ -638,8 +660,14 @@ fn claim_kind<'a>(
             path,
         )
     };
+    if let (Some(x), false) = (&v.value, field == "ratio") {
+        return Err(c.at(&at(path, "value"), x).conflict(
+            format!("only a `ratio` claim takes a published `value`; this is a `{field}` claim"),
+            "remove `value`, or compare with `ratio: [a, b]`",
+        ));
+    }
     let kind = match field {
-        "ratio" => ClaimKind::Ratio(rule()?),
+        "ratio" => ClaimKind::Ratio(rule()?, ratio_target(c, v, path)?),
         "spread" => {
             if reps < 2 {
                 return Err(c.at(&at(path, "spread"), pair).bad_value(
@@ -650,24 +678,50 @@ fn claim_kind<'a>(
             }
             ClaimKind::Spread(rule()?)
         }
-        _ => {
-            let rules = [
-                loc(&v.within),
-                loc(&v.factor),
-                loc(&v.range),
-                loc(&v.at_least),
-                loc(&v.at_most),
-            ];
-            if let Some(l) = rules.into_iter().flatten().next() {
-                return Err(c.at(path, l).conflict(
-                    "a `noise` claim takes no rule",
-                    "it holds when the paired 95% interval of the difference holds zero",
-                ));
-            }
-            ClaimKind::Noise
-        }
+        _ => ruleless(c, v, path, field)?,
     };
     Ok((field, pair, kind))
+}
+
+/// A ratio claim's published `value` (1 when absent): a positive number.
+fn ratio_target(c: &Checker, v: &RawClaim, path: &str) -> Result<f64, Error> {
+    match &v.value {
+        Some(x) if !(x.value.is_finite() && x.value > 0.0) => {
+            Err(c.at(&at(path, "value"), x).bad_value(
+                format!("a published ratio of {}", x.value),
+                "give the published ratio of the two runs' means, a positive number",
+            ))
+        }
+        Some(x) => Ok(x.value),
+        None => Ok(1.0),
+    }
+}
+
+/// A `noise` or `better` claim, which takes no rule: a rule given is refused at its line.
+fn ruleless(c: &Checker, v: &RawClaim, path: &str, field: &str) -> Result<ClaimKind, Error> {
+    let rules = [
+        loc(&v.within),
+        loc(&v.factor),
+        loc(&v.range),
+        loc(&v.at_least),
+        loc(&v.at_most),
+    ];
+    if let Some(l) = rules.into_iter().flatten().next() {
+        return Err(c.at(path, l).conflict(
+            format!("a `{field}` claim takes no rule"),
+            if field == "noise" {
+                "it holds when the paired 95% interval of the difference holds zero"
+            } else {
+                "it holds when a is better than b and the paired 95% interval of the \
+                 difference excludes zero"
+            },
+        ));
+    }
+    Ok(if field == "noise" {
+        ClaimKind::Noise
+    } else {
+        ClaimKind::Better
+    })
 }
 
 /// A run written as the report labels it: `variant`, `variant/policy`, or a policy without
@@ -783,6 +837,31 @@ mod tests {
             "{TWO}published:\n  source: s\n  claims:\n    - {{ name: c, metric: m, \
              ratio: [a/fifo, b/none], factor: 2 }}\n"
         ));
+        ok(&format!(
+            "{TWO}published:\n  source: s\n  claims:\n    - {{ name: c, metric: m, \
+             ratio: [a/fifo, b/none], value: 0.13, within: 20% }}\n    - {{ name: d, \
+             metric: m, better: [a/fifo, b/none] }}\n"
+        ));
+        for (bad, path) in [
+            (
+                "better: [a/fifo, b/none], at_least: 1",
+                "published.claims[0]",
+            ),
+            (
+                "noise: [a/fifo, b/none], value: 2",
+                "published.claims[0].value",
+            ),
+            (
+                "ratio: [a/fifo, b/none], value: -1, within: 5%",
+                "published.claims[0].value",
+            ),
+        ] {
+            let e = err(&format!(
+                "{TWO}published:\n  source: s\n  claims:\n    - {{ name: c, metric: m, \
+                 {bad} }}\n"
+            ));
+            assert_eq!(e.path(), Some(path), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -26,6 +26,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../scenarios/cloudflare-2020.yaml"),
     ),
     (
+        "cloudflare-blog-2020.yaml",
+        include_str!("../../scenarios/cloudflare-blog-2020.yaml"),
+    ),
+    (
         "gfp-atomic-storm.yaml",
         include_str!("../../scenarios/gfp-atomic-storm.yaml"),
     ),

@@ -81,7 +81,7 @@ fn crypt_main(g: &mut G, p: f64) -> Crypt {
         },
         unplug_after_submit: g.maybe(p * 0.5, |g| g.chance(0.5)),
         io_queues: g.maybe(p * 0.5, |g| g.pick(&["one", "mason-v3"])),
-        host: g.maybe(p * 0.3, |g| g.pick(&["bare-metal", "vm-2020"])),
+        host: g.maybe(p * 0.3, |g| g.pick(&["bare-metal", "vm-2020", "g9-2020"])),
         submit_cost: None,
         max_read_size: None,
         max_write_size: None,

@@ -66,6 +66,7 @@ fn the_generator_reaches_every_knob() {
         "unplug_after_submit:",
         "io_queues: mason-v3",
         "host: vm-2020",
+        "host: g9-2020",
         "ram:",
         "min_free_kbytes:",
         "unreclaimable:",
