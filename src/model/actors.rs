@@ -51,7 +51,7 @@ pub(super) enum Step {
     Crypt(CryptOp),
     IoHop,
     InlineEncrypt,
-    /// `dmcrypt_write` woke and took the tree.
+    /// `dmcrypt_write` woke (one hop): it now takes the tree.
     WriteWake,
     /// A job's process ran its submission path (`crypt.submit_cost`): the bio now enters
     /// dm-crypt or the block layer.
@@ -394,7 +394,7 @@ impl World {
                     self.try_submit(a, bio, sched);
                 }
             }
-            Step::WriteWake => {}
+            Step::WriteWake => self.take_write_tree(a),
             Step::Submit => self.job_enter(bio, a, sched),
             Step::IoHop => {
                 self.try_submit(a, bio, sched);
@@ -488,26 +488,39 @@ impl World {
         }
     }
 
-    /// `dmcrypt_write`: submits its batch in order until the pool puts it to sleep; with none
-    /// left, wakes for the tree if kcryptd filled it (one hop) and takes it whole.
+    /// `dmcrypt_write`: submits its batch in order until the pool puts it to sleep. With none
+    /// left it looks at the tree, as `dmcrypt_write()` does under its lock: a thread that was
+    /// running (it just submitted) takes a tree kcryptd filled meanwhile at once; a sleeping
+    /// one is woken (one hop) and takes the tree whole only when it runs, so every write
+    /// inserted during its wake-up joins the same sorted batch ([`Step::WriteWake`]).
     fn kick_write_thread(&mut self, a: ActorId, sched: &mut Scheduler<Event>) {
+        let mut running = false;
         while self.actor(a).state == ActorState::Idle {
             if let Some(bio) = self.actor(a).queue.pop_front() {
                 self.try_submit(a, bio, sched);
+                running = true;
                 continue;
             }
-            let actor = self.actor(a);
-            let Some((_, &first)) = actor.tree.first_key_value() else {
+            let Some((_, &first)) = self.actor(a).tree.first_key_value() else {
                 return;
             };
-            let tree = std::mem::take(&mut actor.tree);
-            actor.queue.extend(tree.into_values());
-            actor.state = ActorState::Cpu {
+            if running {
+                self.take_write_tree(a);
+                continue;
+            }
+            self.actor(a).state = ActorState::Cpu {
                 bio: first,
                 step: Step::WriteWake,
             };
             self.start_cpu(TaskOwner::Actor(a), self.sc.crypt.hop_cost, sched);
         }
+    }
+
+    /// `dmcrypt_write` swaps out its whole tree: the writes, in sector order, become its batch.
+    fn take_write_tree(&mut self, a: ActorId) {
+        let actor = self.actor(a);
+        let tree = std::mem::take(&mut actor.tree);
+        actor.queue.extend(tree.into_values());
     }
 
     // ----- the policy's crypt queue ---------------------------------------------------------
@@ -860,13 +873,36 @@ workloads:
             ids.push(id);
         }
         assert_eq!(w.actors[wr.index()].tree.len(), 4);
+        // Swapping the tree out gives sector order, equal sectors by arrival.
+        let mut copy = w.actors[wr.index()].tree.clone();
+        w.take_write_tree(wr);
+        let batch: Vec<BioId> = w.actors[wr.index()].queue.drain(..).collect();
+        assert_eq!(batch, vec![ids[1], ids[3], ids[2], ids[0]]);
+        std::mem::swap(&mut w.actors[wr.index()].tree, &mut copy);
+        // Asleep, it is woken and pays its hop before it takes the tree, so a write encrypted
+        // during the wake-up joins the same batch.
         w.actors[wr.index()].state = ActorState::Idle;
         w.kick(wr, &mut sched);
-        // It takes the whole tree at its wake: sector order, equal sectors by arrival.
-        let batch: Vec<BioId> = w.actors[wr.index()].queue.iter().copied().collect();
-        assert_eq!(batch, vec![ids[1], ids[3], ids[2], ids[0]]);
-        assert!(w.actors[wr.index()].tree.is_empty());
-        // After the wake's 30 µs hop it has submitted them all, in that order, to the device.
+        assert!(matches!(
+            w.actors[wr.index()].state,
+            ActorState::Cpu {
+                step: Step::WriteWake,
+                ..
+            }
+        ));
+        assert!(w.actors[wr.index()].queue.is_empty());
+        let late = w.admit(Bio::new(
+            Dir::Write,
+            false,
+            4096,
+            150 * 512,
+            Origin::Job(0),
+            now,
+        ));
+        w.queue_for_io_thread(late, &mut sched);
+        ids.push(late);
+        assert_eq!(w.actors[wr.index()].tree.len(), 5);
+        // After the wake's 30 µs hop it has submitted them all to the device.
         let horizon = now + SimDuration::from_us(31);
         run(
             &mut w,
