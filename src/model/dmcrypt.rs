@@ -6,7 +6,7 @@
 //! The mechanisms themselves are the world's threads and queues (`actors.rs`): this module
 //! only routes a bio to one of them.
 
-use super::actors::ActorKind;
+use super::actors::{ActorKind, ActorState, Step};
 use super::bio::{Bio, BioId, Dir, Origin};
 use super::event::Event;
 use super::ids::ActorId;
@@ -181,10 +181,13 @@ impl World {
             TaskOwner::Softirq(bio) => {
                 let site = self.completion_site(bio);
                 match site.context {
-                    // brd ends the bio inside submit_bio: the submitter decrypts it.
-                    IrqContext::Submitter => {
-                        (normal, Placement::On(site.cpu), CpuContext::Submitter)
-                    }
+                    // brd ends the bio inside submit_bio: the submitter decrypts it, in
+                    // crypt_convert() without cond_resched() (atomic under the flag).
+                    IrqContext::Submitter => (
+                        SchedClass::NoResched,
+                        Placement::On(site.cpu),
+                        CpuContext::Submitter,
+                    ),
                     _ => (
                         SchedClass::Softirq,
                         Placement::On(site.cpu),
@@ -234,6 +237,27 @@ impl World {
         let wake = Placement::Wake {
             prev: Some(actor.cpu),
         };
+        // crypt_convert()'s `atomic` is the direction's no-workqueue flag, wherever the
+        // conversion runs (the submitter, or kcryptd when a read falls back to it): such a
+        // conversion never calls cond_resched(), so it keeps its CPU against other threads.
+        let atomic = match actor.state {
+            ActorState::Cpu {
+                step: Step::InlineEncrypt,
+                ..
+            } => rules.is_some(),
+            ActorState::Cpu {
+                step: Step::Crypt(CryptOp::Decrypt),
+                ..
+            } => self.table.has(DmFlags::NO_READ_WORKQUEUE),
+            _ => false,
+        };
+        let class = |high: bool| {
+            if atomic {
+                SchedClass::NoResched
+            } else {
+                class(high)
+            }
+        };
         match actor.kind {
             ActorKind::Crypt(i) if self.table.has(DmFlags::SAME_CPU_CRYPT) => (
                 class(highpri_wq),
@@ -252,7 +276,7 @@ impl World {
             ActorKind::JobCtx(_)
             | ActorKind::FlusherCtx(_)
             | ActorKind::ProcCtx(_)
-            | ActorKind::SwapWriter => (SchedClass::NORMAL, wake, CpuContext::Submitter),
+            | ActorKind::SwapWriter => (class(false), wake, CpuContext::Submitter),
         }
     }
 

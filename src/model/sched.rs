@@ -8,7 +8,11 @@
 //!   (kernel/softirq.c `__do_softirq`, run from `irq_exit`);
 //! - **threads**, which share what softirq leaves under CFS weighted fair sharing: each runnable
 //!   thread progresses at `weight / Σ weights` of its CPU, the weights from the kernel's
-//!   `sched_prio_to_weight` table ([`SCHED_PRIO_TO_WEIGHT`]).
+//!   `sched_prio_to_weight` table ([`SCHED_PRIO_TO_WEIGHT`]);
+//! - between the two, a thread's **section without `cond_resched()`**
+//!   ([`SchedClass::NoResched`]): on a kernel without full preemption such a section keeps its
+//!   CPU against every other thread until it ends, while softirq work still interrupts it. These
+//!   run one at a time in arrival order at full speed, after softirq and before threads.
 //!
 //! A task is placed on one CPU when it is added ([`Placement`]: bound, or a simplified
 //! `select_idle_sibling`) and never migrates. Per CPU, threads keep an exact integer *virtual
@@ -69,6 +73,10 @@ const ASCALE: u128 = 1 << 20;
 pub enum SchedClass {
     /// Softirq context: runs before every thread on its CPU, one item at a time, FIFO.
     Softirq,
+    /// A thread in a section that never calls `cond_resched()` (dm-crypt's `crypt_convert()`
+    /// with `atomic` set, as under the no-workqueue flags): it holds its CPU against every
+    /// thread until done, preempted only by softirq; such sections queue FIFO per CPU.
+    NoResched,
     /// A thread at a nice level (−20..=19; out-of-range values are clamped).
     Thread {
         /// The nice level; its weight is [`nice_to_weight`].
@@ -210,6 +218,8 @@ impl Books {
 #[derive(Debug, Clone)]
 struct Cpu<T> {
     soft: VecDeque<Soft<T>>,
+    /// Thread sections without `cond_resched()`, FIFO, after softirq and before threads.
+    held: VecDeque<Soft<T>>,
     threads: BinaryHeap<Reverse<Thread<T>>>,
     /// Thread virtual time, in units of 1/VSCALE ns of CPU at weight 1.
     vtime: u128,
@@ -225,6 +235,7 @@ impl<T: Copy> Cpu<T> {
     fn new(accounts: usize) -> Self {
         Cpu {
             soft: VecDeque::new(),
+            held: VecDeque::new(),
             threads: BinaryHeap::new(),
             vtime: 0,
             weight: 0,
@@ -234,11 +245,17 @@ impl<T: Copy> Cpu<T> {
     }
 
     fn runnable(&self) -> usize {
-        self.soft.len() + self.threads.len()
+        self.soft.len() + self.held.len() + self.threads.len()
     }
 
     fn idle(&self) -> bool {
         self.runnable() == 0
+    }
+
+    /// The thread load placement compares: Σ weights, a held section counting as a nice-0
+    /// thread (it occupies the CPU as one would, and more).
+    fn load(&self) -> u64 {
+        self.weight + self.held.len() as u64 * u64::from(nice_to_weight(0))
     }
 
     fn push_thread(&mut self, work: SimDuration, weight: u32, seq: u64, account: usize, tag: T) {
@@ -264,22 +281,24 @@ impl<T: Copy> Cpu<T> {
 
     /// When this CPU's next task finishes if nothing changes, counted from `now`.
     fn next_completion(&self, now: SimTime) -> Option<SimTime> {
-        match self.soft.front() {
+        match self.soft.front().or(self.held.front()) {
             Some(head) => Some(now + SimDuration::from_ns(head.rem)),
             None => Some(now + SimDuration::from_ns(self.thread_ns_to_finish()?)),
         }
     }
 
-    /// Moves every softirq item with no work left at the head, and every thread whose finish tag
-    /// is reached, to `done` at `at`.
+    /// Moves every softirq item (then held section) with no work left at the head, and every
+    /// thread whose finish tag is reached, to `done` at `at`.
     fn retire(&mut self, at: SimTime, cpu: u32, done: &mut Vec<Finished<T>>) {
-        while let Some(head) = self.soft.front().filter(|s| s.rem == 0) {
-            let (seq, tag) = (head.seq, head.tag);
-            self.soft.pop_front();
-            done.push(Finished { at, cpu, seq, tag });
-        }
-        if !self.soft.is_empty() {
-            return;
+        for q in [&mut self.soft, &mut self.held] {
+            while let Some(head) = q.front().filter(|s| s.rem == 0) {
+                let (seq, tag) = (head.seq, head.tag);
+                q.pop_front();
+                done.push(Finished { at, cpu, seq, tag });
+            }
+            if !q.is_empty() {
+                return;
+            }
         }
         while let Some(t) = self.threads.peek().filter(|t| t.0.finish <= self.vtime) {
             let t = t.0;
@@ -307,7 +326,10 @@ impl<T: Copy> Cpu<T> {
             if left == 0 {
                 return;
             }
-            if let Some(head) = self.soft.front_mut() {
+            if let Some(head) = match self.soft.front_mut() {
+                Some(h) => Some(h),
+                None => self.held.front_mut(),
+            } {
                 let run = head.rem.min(left);
                 head.rem -= run;
                 books.charge(head.account, u128::from(run));
@@ -392,6 +414,12 @@ impl<T: Copy> Machine<T> {
                 account,
                 tag,
             }),
+            SchedClass::NoResched => c.held.push_back(Soft {
+                rem: work.as_ns(),
+                seq,
+                account,
+                tag,
+            }),
             SchedClass::Thread { nice } => {
                 c.push_thread(work, nice_to_weight(nice), seq, account, tag)
             }
@@ -418,13 +446,13 @@ impl<T: Copy> Machine<T> {
         if let Some(i) = self.cpus.iter().position(Cpu::idle) {
             return i as u32;
         }
-        let least = self.cpus.iter().map(|c| c.weight).min().unwrap_or(0);
-        if let Some(p) = prev.filter(|&p| self.cpus[p as usize].weight == least) {
+        let least = self.cpus.iter().map(Cpu::load).min().unwrap_or(0);
+        if let Some(p) = prev.filter(|&p| self.cpus[p as usize].load() == least) {
             return p;
         }
         self.cpus
             .iter()
-            .position(|c| c.weight == least)
+            .position(|c| c.load() == least)
             .unwrap_or(0) as u32
     }
 

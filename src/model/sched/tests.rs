@@ -68,12 +68,14 @@ fn drive(cpus: u32, accounts: usize, jobs: &[Job]) -> (Vec<(u64, u32)>, Machine<
 fn reference(cpus: u32, accounts: usize, jobs: &[Job]) -> (Vec<u64>, Vec<f64>, u64) {
     let n = cpus as usize;
     let mut soft: Vec<VecDeque<(usize, u64)>> = vec![VecDeque::new(); n];
+    let mut held: Vec<VecDeque<(usize, u64)>> = vec![VecDeque::new(); n];
     let mut threads: Vec<Vec<(usize, f64, f64)>> = vec![Vec::new(); n];
     let mut done = vec![u64::MAX; jobs.len()];
     let mut acct = vec![0.0; accounts];
     let (mut busy, mut t, mut next) = (0u64, 0u64, 0usize);
     while next < jobs.len()
         || soft.iter().any(|q| !q.is_empty())
+        || held.iter().any(|q| !q.is_empty())
         || threads.iter().any(|v| !v.is_empty())
     {
         while let Some(j) = jobs.get(next).filter(|j| j.at == t) {
@@ -82,6 +84,7 @@ fn reference(cpus: u32, accounts: usize, jobs: &[Job]) -> (Vec<u64>, Vec<f64>, u
             };
             match j.class {
                 SchedClass::Softirq => soft[c as usize].push_back((next, j.work)),
+                SchedClass::NoResched => held[c as usize].push_back((next, j.work)),
                 SchedClass::Thread { nice } => {
                     threads[c as usize].push((next, j.work as f64, f64::from(nice_to_weight(nice))))
                 }
@@ -90,13 +93,18 @@ fn reference(cpus: u32, accounts: usize, jobs: &[Job]) -> (Vec<u64>, Vec<f64>, u
         }
         t += 1;
         for c in 0..n {
-            if let Some(head) = soft[c].front_mut() {
+            let q = if soft[c].is_empty() {
+                &mut held[c]
+            } else {
+                &mut soft[c]
+            };
+            if let Some(head) = q.front_mut() {
                 head.1 -= 1;
                 acct[jobs[head.0].account] += 1.0;
                 busy += 1;
                 if head.1 == 0 {
                     done[head.0] = t;
-                    soft[c].pop_front();
+                    q.pop_front();
                 }
                 continue;
             }
@@ -137,12 +145,12 @@ fn random_jobs(g: &mut Gen, cpus: u32, count: usize) -> Vec<Job> {
     const NICES: [i8; 5] = [-20, -5, 0, 5, 19];
     let mut jobs: Vec<Job> = (0..count)
         .map(|_| {
-            let class = if g.below(4) == 0 {
-                SchedClass::Softirq
-            } else {
-                thread(NICES[g.below(5) as usize])
+            let class = match g.below(6) {
+                0 => SchedClass::Softirq,
+                1 => SchedClass::NoResched,
+                _ => thread(NICES[g.below(5) as usize]),
             };
-            let work = if class == SchedClass::Softirq {
+            let work = if !matches!(class, SchedClass::Thread { .. }) {
                 1 + g.below(40)
             } else {
                 1 + g.below(300)
@@ -253,6 +261,28 @@ fn softirq_runs_first_in_fifo_order_and_threads_resume_where_they_were() {
     assert_eq!(m.account_ns(0), 200);
     assert_eq!(m.busy_cpu_ns(), 255);
     assert_eq!((m.busy_ns_on(0), m.busy_ns_on(1)), (155, 100));
+}
+
+#[test]
+fn a_section_without_cond_resched_holds_its_cpu_against_threads_but_not_softirq() {
+    let jobs = [
+        job(0, 100, thread(0), 0, 0),
+        job(10, 50, SchedClass::NoResched, 0, 1),
+        job(20, 30, SchedClass::NoResched, 0, 1),
+        job(30, 5, SchedClass::Softirq, 0, 2),
+    ];
+    let (done, m) = drive(1, 3, &jobs);
+    // The thread ran 10 ns; the first section runs from 10, loses 5 ns to the softirq
+    // item (30..35) and ends at 65; the second follows to 95; only then does the thread go on,
+    // its 90 ns left ending at 185.
+    assert_eq!(done[3], (35, 0));
+    assert_eq!(done[1], (65, 0));
+    assert_eq!(done[2], (95, 0));
+    assert_eq!(done[0], (185, 0));
+    assert_eq!(
+        (m.account_ns(0), m.account_ns(1), m.account_ns(2)),
+        (100, 80, 5)
+    );
 }
 
 #[test]
