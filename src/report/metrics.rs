@@ -511,6 +511,11 @@ impl MetricId {
         panic!("no metric with this key in the registry")
     }
 
+    /// The metric whose key is `key`, if the registry has one (at run time).
+    pub fn of_key(key: &str) -> Option<MetricId> {
+        METRICS.iter().position(|m| m.key == key).map(MetricId)
+    }
+
     /// Its row of the registry.
     pub fn metric(self) -> &'static Metric {
         &METRICS[self.0]

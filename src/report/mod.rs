@@ -27,6 +27,7 @@
 pub mod export;
 pub mod fiodir;
 pub mod fiofmt;
+pub mod flags;
 pub mod invariants;
 pub mod json;
 pub mod memory;
@@ -602,8 +603,10 @@ impl Report {
             .collect();
         self.plots = timelines.map(|t| plots::plot_data(self, samples, t));
         let swept = sweep::sweep_data(self);
+        let flagged = flags::plot_data(self);
         if let Some(p) = self.plots.as_mut() {
             p.sweep = swept;
+            p.flags = flagged;
         }
     }
 }
