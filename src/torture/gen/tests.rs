@@ -139,7 +139,7 @@ fn the_generator_reaches_every_knob() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    for list in [&PATCHES[..], &POLICIES[..]] {
+    for list in [&PATCHES[..], &POLICIES[..], &scenario::FLAG_PATTERNS[..]] {
         wanted.extend(list.iter().map(|s| s.to_string()));
     }
     for v in ["2.6.30", "2.6.31", "2.6.32", "2.6.33", "2.6.37"] {
