@@ -41,8 +41,8 @@ pub(super) fn flags<DB: DrawingBackend>(
         Some(v) => format!("dm-crypt flags against the default, variant {v}"),
         None => "dm-crypt flags against the default".to_string(),
     };
-    let note = "bar: paired ratio to dm-crypt (blue: read p99.9, lower is better; vermillion: \
-                total MiB/s, higher is better) · whisker: 95 % CI";
+    let note = "paired ratio to dm-crypt · blue: read p99.9 (lower is better) · vermillion: \
+                total MiB/s · whisker: 95 % CI";
     let body = frame(root, data, &what, note)?;
     let n = f.rows.len();
     if n == 0 {

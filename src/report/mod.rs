@@ -12,7 +12,8 @@
 //! - the precision outcome ([`precision`]) and, when asked, the runs' invariants.
 //!
 //! Who reads what: [`text`] (the blocks, comparison tables and warnings, then the replication
-//! summary of [`replications`], the precision line and the [`invariants`] tables), [`json`]
+//! summary of [`replications`], the [`flags`] comparison of dm-crypt's flag combinations, the
+//! precision line and the [`invariants`] tables), [`json`]
 //! (fio-compatible jobs from the blocks; the `--json` export adds [`export::ResultsQsim`]: the
 //! paired comparisons of the metrics, the precision line and the [`plots`] series), [`export`]
 //! (CSV and Markdown from the metrics), and `qsim plot` (the plot series, read back from the
