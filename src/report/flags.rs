@@ -477,7 +477,7 @@ mod tests {
         );
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[0], "                   group             v");
-        assert_eq!(lines[1], "  k             a      b             vs");
+        assert_eq!(lines[1], "  k             a      b            vs");
         assert_eq!(lines[2], "  dm-crypt  1.000  22.00             x");
         assert_eq!(lines[3], "  nr        3.000  4.000  within noise");
     }

@@ -247,10 +247,11 @@ pub(super) fn modern_policies(g: &mut G) -> Vec<&'static str> {
     let n = g.int(1, 4);
     let mut out: Vec<&'static str> = Vec::new();
     for _ in 0..n {
-        let name = match g.int(0, 5) {
+        let name = match g.int(0, 6) {
             0 => "none",
-            1 if g.chance(0.3) => FLAG_PATTERNS[g.int(0, FLAG_PATTERNS.len() as u64 - 1) as usize],
             1 => "dm-crypt",
+            2 => g.pick(&FLAG_PATTERNS),
+            3 if g.chance(0.5) => FLAG_PATTERNS[0],
             _ => {
                 let bits = g.int(1, (1 << DmFlags::ALL.len()) - 1) as u8;
                 let name = DmFlags(bits).policy_name();
