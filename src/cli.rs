@@ -202,6 +202,14 @@ pub struct RunArgs {
     /// registry key such as read_p999_ms.
     #[arg(long = "sensitivity-metric", value_name = "METRIC")]
     pub sensitivity_metric: Option<String>,
+    /// Compare dm-crypt's cryptsetup --perf-* flags: `all` runs every combination of the flags
+    /// the scenario's kernel has, `no_read_workqueue,same_cpu_crypt` every combination of
+    /// those (flags: same_cpu_crypt, submit_from_crypt_cpus, no_read_workqueue,
+    /// no_write_workqueue, high_priority). Replaces the scenario's policies, default table
+    /// first; the report adds a "Flag comparison" section paired against `dm-crypt`, and
+    /// --plots a `flags` plot.
+    #[arg(long = "flags", value_name = "all|FLAG,FLAG")]
+    pub flags: Option<String>,
 }
 
 /// The flags that choose what `qsim run` (and `qsim merge`, which takes the same) prints and

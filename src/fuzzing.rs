@@ -230,6 +230,7 @@ impl Bytes<'_> {
             .collect();
         PlotData {
             sweep: None,
+            flags: Vec::new(),
             scenario: "fuzz".to_string(),
             seed: self.u64(),
             replications: self.pick(&[0, 1, 2, u32::MAX]),

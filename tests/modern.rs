@@ -196,3 +196,101 @@ fn six_eleven_decrypts_the_pieces_of_one_read_on_several_cpus() {
         bw("6.10")
     );
 }
+
+/// A small desktop on 6.12 for the flag comparison: 4 KiB reads beside a 256 KiB writer.
+const FLAGS_DESKTOP: &str = r#"
+description: "flag comparison"
+seed: 16
+duration: 300ms
+warmup: 50ms
+cpus: 4
+replications: 3
+kernel: { version: "6.12" }
+device: { kind: nvme }
+crypt: { cipher: aes-ni }
+policies: [none]
+workloads:
+  - { name: reader, kind: fio, rw: randread, bs: 4k, iodepth: 1, direct: true }
+  - { name: writer, kind: fio, rw: write, bs: 256k, rate: 300/s, iodepth: 8, direct: true }
+"#;
+
+#[test]
+fn flags_compares_every_combination_against_the_default_and_plots_it() {
+    let dir = TempDir::new();
+    let file = dir.file("desk.yaml", FLAGS_DESKTOP);
+    let plots = dir.path().join("plots");
+    let json = dir.path().join("out.json");
+    let run = Run::of(&[
+        "run",
+        &file,
+        "--flags",
+        "no_read_workqueue,no_write_workqueue",
+        "--plots",
+        plots.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    run.assert_ok();
+    let out = &run.stdout;
+    // The policies are the pattern's, default first; `none` is replaced.
+    assert!(out.contains("policies: dm-crypt,"), "{out}");
+    let section = out
+        .split("\nFlag comparison (")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no flag comparison:\n{out}"));
+    for row in ["  dm-crypt ", "  nr ", "  nw ", "  nr+nw "] {
+        assert!(section.contains(row), "no row {row:?}:\n{section}");
+    }
+    assert!(section.contains("reference"), "{section}");
+    // Each verdict reads as noise or a factor.
+    let verdicts = section
+        .lines()
+        .filter(|l| l.starts_with("  n"))
+        .filter(|l| l.ends_with("within noise") || l.ends_with("better") || l.ends_with("worse"))
+        .count();
+    assert_eq!(verdicts, 6, "{section}");
+    assert!(section.contains("Best read p99.9: "), "{section}");
+    assert!(section.contains("Best throughput: "), "{section}");
+    assert!(
+        section.lines().all(|l| l.chars().count() <= 80),
+        "{section}"
+    );
+    for f in ["flags.png", "flags.svg"] {
+        assert!(plots.join(f).is_file(), "no {f}");
+    }
+    // qsim plot redraws it from the JSON export.
+    let again = dir.path().join("again");
+    let redraw = Run::of(&[
+        "plot",
+        json.to_str().unwrap(),
+        "--plots",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(redraw.code, Some(0), "{}", redraw.stderr);
+    assert!(
+        again.join("flags.svg").is_file(),
+        "qsim plot drew no flags plot"
+    );
+}
+
+#[test]
+fn flags_refuses_a_flag_the_kernel_lacks_and_one_it_does_not_know() {
+    let dir = TempDir::new();
+    let file = dir.file("old.yaml", &FLAGS_DESKTOP.replace("\"6.12\"", "\"5.9\""));
+    Run::of(&["run", &file, "--flags", "high_priority"])
+        .assert_bad_input()
+        .stderr_has(&["--flags high_priority", "Invalid feature arguments"]);
+    Run::of(&["run", &file, "--flags", "no_read_wq"])
+        .assert_bad_input()
+        .stderr_has(&["--flags no_read_wq", "unknown flag `no_read_wq`"]);
+    // `all` takes only what 5.9 has: 16 tables.
+    let run = Run::of(&["check", &file, "--set", "policies=[\"dm-crypt+*\"]"]);
+    run.assert_ok();
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("policies"))
+        .expect("policies row");
+    assert_eq!(line.matches("dm-crypt").count(), 16, "{line}");
+    assert!(!line.contains("high_priority"), "{line}");
+}

@@ -1,5 +1,6 @@
-//! `qsim run --sweep` and `--sensitivity`: the command-line forms of a scenario's `sweep:` and
-//! `sensitivity:` sections ([`crate::scenario::sweep`]), in the spirit of hyperfine's
+//! `qsim run --sweep`, `--sensitivity` and `--flags`: the command-line forms of a scenario's
+//! `sweep:` and `sensitivity:` sections ([`crate::scenario::sweep`]) and of a `policies:` flag
+//! pattern, in the spirit of hyperfine's
 //! `--parameter-list` and `--parameter-scan`. Each is turned into the section it stands for,
 //! written as one more `--set` (so it is parsed, merged and validated exactly as the file's
 //! section would be, after the user's `--set`s), and errors in it name the flags as given.
@@ -11,6 +12,9 @@
 //!   own step) or `PATH=LOW..HIGH`; they replace the file's knobs. `--sensitivity-metric KEY`
 //!   picks the metric (a registry key such as `read_p999_ms`, or `p99`, `p99.9`, `mean`,
 //!   `failures`).
+//! - `--flags all` or `--flags FLAG,FLAG`: the scenario's `policies:` replaced by the pattern
+//!   `dm-crypt+*` or `dm-crypt+{FLAG,FLAG}` (every combination of dm-crypt's flags, the
+//!   kernel's or those), so a flag the kernel lacks is refused as in the file.
 
 use super::RunArgs;
 use crate::error::UsageError;
@@ -121,6 +125,40 @@ fn knob(arg: &str) -> Result<String, UsageError> {
     }
 }
 
+/// The `policies:` pattern a `--flags` argument stands for: `all` is `dm-crypt+*`, a
+/// comma-separated list of flags `dm-crypt+{a,b}`; an unknown or repeated flag is refused here,
+/// named as given (a flag the kernel lacks is refused by the scenario, at `--flags`).
+fn flag_pattern(arg: &str) -> Result<String, UsageError> {
+    use crate::model::policy::DmFlags;
+    let names: Vec<&str> = DmFlags::ALL.iter().map(|(n, _)| *n).collect();
+    let hint = format!(
+        "--flags all, or flags separated by commas among: {}",
+        names.join(", ")
+    );
+    let arg_t = arg.trim();
+    if arg_t == "all" {
+        return Ok("dm-crypt+*".into());
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for f in arg_t.split(',').map(str::trim) {
+        if f.is_empty() {
+            return Err(bad("--flags", arg, "an empty flag", &hint));
+        }
+        if !names.contains(&f) {
+            let msg = match crate::scenario::suggestion(f, &names) {
+                Some(s) => format!("unknown flag `{f}` (did you mean `{s}`?)"),
+                None => format!("unknown flag `{f}`"),
+            };
+            return Err(bad("--flags", arg, &msg, &hint));
+        }
+        if seen.contains(&f) {
+            return Err(bad("--flags", arg, &format!("`{f}` is given twice"), &hint));
+        }
+        seen.push(f);
+    }
+    Ok(format!("dm-crypt+{{{}}}", seen.join(",")))
+}
+
 /// Generated `--set` labels and the flags to name instead.
 pub(super) type Labels = Vec<(String, String)>;
 
@@ -169,6 +207,12 @@ pub(super) fn sets(args: &RunArgs) -> Result<(Vec<String>, Labels), UsageError> 
         add(
             format!("sensitivity.knobs=[{}]", knobs.join(", ")),
             shown.join(" "),
+        );
+    }
+    if let Some(f) = &args.flags {
+        add(
+            format!("policies=[{}]", quoted(&flag_pattern(f)?)),
+            format!("--flags {f}"),
         );
     }
     if let Some(m) = &args.sensitivity_metric {
@@ -230,6 +274,16 @@ mod tests {
         assert!(sweep_param("x=1..2:ten").is_err());
         assert!(sweep_param("x=1..2:3:cubic").is_err());
         assert!(sweep_param("x").is_err());
+        assert_eq!(flag_pattern("all").unwrap(), "dm-crypt+*");
+        assert_eq!(
+            flag_pattern("no_read_workqueue, same_cpu_crypt").unwrap(),
+            "dm-crypt+{no_read_workqueue,same_cpu_crypt}"
+        );
+        let e = flag_pattern("no_read_workqueu").unwrap_err();
+        assert!(e.message.contains("`no_read_workqueu`"), "{}", e.message);
+        assert!(e.message.contains("did you mean `no_read_workqueue`"));
+        assert!(flag_pattern("same_cpu_crypt,same_cpu_crypt").is_err());
+        assert!(flag_pattern("").is_err());
         assert_eq!(knob("memory.ram").unwrap(), r#"{path: "memory.ram"}"#);
         assert_eq!(knob("cpus:50%").unwrap(), r#"{path: "cpus", step: "50%"}"#);
         assert_eq!(

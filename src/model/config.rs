@@ -257,6 +257,25 @@ pub struct DmCryptRules {
     pub split_bios: bool,
 }
 
+impl DmCryptRules {
+    /// The cryptsetup `--perf-*` flags this kernel's dm-crypt accepts: `same_cpu_crypt` and
+    /// `submit_from_crypt_cpus` always, the two no-workqueue flags from 5.9, `high_priority`
+    /// from 6.10.
+    pub fn flags(&self) -> crate::model::policy::DmFlags {
+        use crate::model::policy::DmFlags;
+        let mut f = DmFlags::SAME_CPU_CRYPT.union(DmFlags::SUBMIT_FROM_CRYPT_CPUS);
+        if self.bypass_flags {
+            f = f
+                .union(DmFlags::NO_READ_WORKQUEUE)
+                .union(DmFlags::NO_WRITE_WORKQUEUE);
+        }
+        if self.high_priority_flag {
+            f = f.union(DmFlags::HIGH_PRIORITY);
+        }
+        f
+    }
+}
+
 /// The version-derived rules of CFQ that differ between 2.6.31, 2.6.32 and 2.6.33
 /// (docs/model/block.md §5). Not settable: they follow `kernel.version`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

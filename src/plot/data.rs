@@ -173,6 +173,10 @@ impl PlotData {
              most 255 bytes): qsim plot names its default directory after it",
         )?;
         at_most(self.runs.len(), MAX_RUNS, || format!("{AT}.runs"))?;
+        at_most(self.flags.len(), MAX_RUNS, || format!("{AT}.flags"))?;
+        for (i, f) in self.flags.iter().enumerate() {
+            at_most(f.rows.len(), MAX_RUNS, || format!("{AT}.flags[{i}].rows"))?;
+        }
         let mut stages = std::collections::HashSet::new();
         for (i, r) in self.runs.iter().enumerate() {
             let at = format!("{AT}.runs[{i}]");

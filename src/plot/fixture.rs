@@ -266,6 +266,7 @@ pub(super) fn with_memory() -> PlotData {
     ];
     PlotData {
         sweep: None,
+        flags: Vec::new(),
         scenario: "gfp-atomic-storm".into(),
         seed: 42,
         replications: 10,
@@ -302,6 +303,7 @@ pub(super) fn without_memory() -> PlotData {
     ];
     PlotData {
         sweep: None,
+        flags: Vec::new(),
         scenario: "two-queue".into(),
         seed: 1234,
         replications: 5,

@@ -15,6 +15,7 @@
 //! | `timeline-<label>` | replication 0 of a run over time: free pages and watermarks, kswapd state, crypt queues, dirty pages |
 //! | `knee-<metric>[-<slice>]` | a sweep: the metric against the swept value, one line per policy with its CI band, knee and crossovers marked |
 //! | `tornado-<policy>` | a sensitivity study: each knob's paired effect, low and high, largest on top |
+//! | `flags[-<variant>]` | dm-crypt's flag combinations: each one's paired ratio to `dm-crypt` on read p99.9 and total MiB/s, with 95 % CIs |
 //!
 //! A run whose results equal an earlier run's is labelled `<label> (= <earlier>)` in every
 //! plot, since its lines and bars hide under the other's.
@@ -27,6 +28,7 @@
 pub mod ascii;
 mod bars;
 pub mod data;
+mod flags;
 mod gantt;
 mod knee;
 mod lines;
@@ -105,6 +107,8 @@ enum Kind {
     Knee(usize),
     /// The tornado chart of the study's ranking `i`.
     Tornado(usize),
+    /// The flag comparison `i` ([`data::PlotData::flags`]).
+    Flags(usize),
 }
 
 /// The plots `data` yields, in the order [`render_all`] writes them.
@@ -147,6 +151,16 @@ fn plan(data: &PlotData) -> Vec<Planned> {
         }
     }
     sweep_plots(data, &mut out);
+    for (i, f) in data.flags.iter().enumerate() {
+        let name = match &f.variant {
+            Some(v) => format!("flags-{}", file_label(v, i)),
+            None => "flags".to_string(),
+        };
+        out.push(Planned {
+            name,
+            kind: Kind::Flags(i),
+        });
+    }
     let mut taken: std::collections::HashSet<String> = out.iter().map(|p| p.name.clone()).collect();
     for (i, run) in data.runs.iter().enumerate() {
         if run.timeline.is_none() {
@@ -382,6 +396,7 @@ fn draw<DB: DrawingBackend>(
             Some(sw) => tornado::tornado(root, data, &sw.rankings[i]),
             None => Ok(()),
         },
+        Kind::Flags(i) => flags::flags(root, data, &data.flags[i]),
     }
 }
 

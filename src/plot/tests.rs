@@ -146,6 +146,7 @@ fn five_variants_with_awkward_labels_render() {
 fn an_empty_plan_still_draws_the_fixed_plots() {
     let data = PlotData {
         sweep: None,
+        flags: Vec::new(),
         scenario: "empty".into(),
         seed: 1,
         replications: 1,
@@ -232,6 +233,7 @@ fn finite_run(label: &str) -> PlotData {
     let tl: Timeline = serde_json::from_str(&json).unwrap();
     PlotData {
         sweep: None,
+        flags: Vec::new(),
         scenario: "mel-2009".into(),
         seed: 1,
         replications: 1,

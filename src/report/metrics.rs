@@ -7,6 +7,7 @@
 //! row here plus the model's measurement.
 
 use super::{DEFAULT_PERCENTILES, Direction, PolicyReport};
+use crate::model::ids::CpuContext;
 use crate::model::observe::RunObs;
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
@@ -65,15 +66,60 @@ pub struct Run<'a> {
 /// The read clat percentile `want` in ms (NaN without reads); the value of the fio block, so
 /// the two never disagree.
 fn read_clat_ms(p: &PolicyReport, want: f64) -> f64 {
-    let read = p.direction(Direction::Read);
-    if read.ios == 0 {
+    clat_ms(p, Direction::Read, want)
+}
+
+/// The clat percentile `want` of direction `dir` in ms (NaN without I/Os that way), from the
+/// fio block.
+fn clat_ms(p: &PolicyReport, dir: Direction, want: f64) -> f64 {
+    let d = p.direction(dir);
+    if d.ios == 0 {
         return f64::NAN;
     }
     DEFAULT_PERCENTILES
         .iter()
         .position(|&q| q == want)
-        .and_then(|i| read.clat.percentiles_ns.get(i))
+        .and_then(|i| d.clat.percentiles_ns.get(i))
         .map_or(f64::NAN, |&ns| ns as f64 / 1e6)
+}
+
+/// The CPU time of context `ctx` over the measured window, in percent of one CPU, from the
+/// per-CPU machine's accounts (kernels after 2.6.x); NaN on 2.6.x's shared CPU pool, which
+/// keeps no accounts by CPU.
+fn cpu_ctx_pct(obs: &RunObs, ctx: CpuContext) -> f64 {
+    if obs.cpu_by_cpu.is_empty() {
+        return f64::NAN;
+    }
+    obs.cpu_by_context[ctx.index()] * 100.0
+}
+
+/// Read plus write throughput, MiB/s.
+fn total_mib_s(p: &PolicyReport) -> f64 {
+    let bytes =
+        p.direction(Direction::Read).bw_bytes_per_s + p.direction(Direction::Write).bw_bytes_per_s;
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// A detail row: in the exports and the paired comparisons, not in the text summary, no
+/// headline, no block line, no plot of its own.
+const fn detail(
+    key: &'static str,
+    label: &'static str,
+    unit: &'static str,
+    lower_is_better: bool,
+    read: fn(&Run) -> f64,
+) -> Metric {
+    Metric {
+        key,
+        label,
+        unit,
+        lower_is_better,
+        headline: None,
+        in_block: false,
+        plot: false,
+        summary: false,
+        read,
+    }
 }
 
 /// The read clat mean (or, with `stddev`, its standard deviation) in ms; NaN without reads.
@@ -401,6 +447,40 @@ pub const METRICS: &[Metric] = &[
         summary: true,
         read: |r| r.obs.app_cpu_pct(),
     },
+    detail("write_p50_ms", "write p50", "ms", true, |r| {
+        clat_ms(r.block, Direction::Write, 50.0)
+    }),
+    detail("write_p99_ms", "write p99", "ms", true, |r| {
+        clat_ms(r.block, Direction::Write, 99.0)
+    }),
+    detail("write_p999_ms", "write p99.9", "ms", true, |r| {
+        clat_ms(r.block, Direction::Write, 99.9)
+    }),
+    detail("total_mib_s", "total MiB/s", "", false, |r| {
+        total_mib_s(r.block)
+    }),
+    detail("cpu_softirq_pct", "CPU softirq", "%", true, |r| {
+        cpu_ctx_pct(r.obs, CpuContext::Softirq)
+    }),
+    detail("cpu_kcryptd_pct", "CPU kcryptd", "%", true, |r| {
+        cpu_ctx_pct(r.obs, CpuContext::Kcryptd)
+    }),
+    detail("cpu_kcryptd_io_pct", "CPU kcryptd_io", "%", true, |r| {
+        cpu_ctx_pct(r.obs, CpuContext::KcryptdIo)
+    }),
+    detail(
+        "cpu_dmcrypt_write_pct",
+        "CPU dmcrypt_write",
+        "%",
+        true,
+        |r| cpu_ctx_pct(r.obs, CpuContext::DmcryptWrite),
+    ),
+    detail("cpu_submitters_pct", "CPU submitters", "%", true, |r| {
+        cpu_ctx_pct(r.obs, CpuContext::Submitter)
+    }),
+    detail("cpu_application_pct", "CPU application", "%", true, |r| {
+        cpu_ctx_pct(r.obs, CpuContext::Application)
+    }),
 ];
 
 /// A figure of the run's anonymous memory and swap; NaN when the run modelled none.
@@ -429,6 +509,11 @@ impl MetricId {
             i += 1;
         }
         panic!("no metric with this key in the registry")
+    }
+
+    /// The metric whose key is `key`, if the registry has one (at run time).
+    pub fn of_key(key: &str) -> Option<MetricId> {
+        METRICS.iter().position(|m| m.key == key).map(MetricId)
     }
 
     /// Its row of the registry.

@@ -12,7 +12,8 @@
 //! - the precision outcome ([`precision`]) and, when asked, the runs' invariants.
 //!
 //! Who reads what: [`text`] (the blocks, comparison tables and warnings, then the replication
-//! summary of [`replications`], the precision line and the [`invariants`] tables), [`json`]
+//! summary of [`replications`], the [`flags`] comparison of dm-crypt's flag combinations, the
+//! precision line and the [`invariants`] tables), [`json`]
 //! (fio-compatible jobs from the blocks; the `--json` export adds [`export::ResultsQsim`]: the
 //! paired comparisons of the metrics, the precision line and the [`plots`] series), [`export`]
 //! (CSV and Markdown from the metrics), and `qsim plot` (the plot series, read back from the
@@ -27,6 +28,7 @@
 pub mod export;
 pub mod fiodir;
 pub mod fiofmt;
+pub mod flags;
 pub mod invariants;
 pub mod json;
 pub mod memory;
@@ -602,8 +604,10 @@ impl Report {
             .collect();
         self.plots = timelines.map(|t| plots::plot_data(self, samples, t));
         let swept = sweep::sweep_data(self);
+        let flagged = flags::plot_data(self);
         if let Some(p) = self.plots.as_mut() {
             p.sweep = swept;
+            p.flags = flagged;
         }
     }
 }

@@ -100,6 +100,10 @@ pub struct PlotData {
     /// plots; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<super::sweep::SweepData>,
+    /// The flag comparisons ([`super::flags`]), one per variant that runs `dm-crypt` beside a
+    /// flagged table, for the `flags` plots; absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<super::flags::FlagPlot>,
 }
 
 /// A value across replications as the plots draw it (a half-width of 0 with one replication;
@@ -221,6 +225,7 @@ pub fn plot_data(
         .collect();
     PlotData {
         sweep: None,
+        flags: Vec::new(),
         scenario: report.scenario.clone(),
         seed: report.seed,
         replications: report.replications,

@@ -57,6 +57,7 @@ pub fn render_run(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
     render(report, &mut buf)?;
     let mut summary = String::new();
     super::replications::render(&report.metrics, &mut summary);
+    super::flags::render(report, &mut summary);
     super::sweep::render(report, &mut summary);
     if let Some(p) = &report.precision {
         summary.push('\n');

@@ -403,11 +403,25 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
 
 /// `policies:`: names from the model's registry (or `dm-crypt+<flag>…`), each once, that the
 /// kernel has; `fifo` when absent (`dm-crypt` after 2.6.x).
+///
+/// Two patterns stand for many tables ([`FlagPattern`]): `dm-crypt+*` is every combination of
+/// the flags the kernel has (a kernel without a flag is silently spared it), and
+/// `dm-crypt+{a,b,…}` every combination of just those (a flag the kernel lacks is refused as
+/// the table would be, "Invalid feature arguments", at the entry's line). Either expands in
+/// place to the default `dm-crypt` first, then by number of flags in [`DmFlags::ALL`] order
+/// ([`DmFlags::combinations`]). A name that two entries give and a pattern made is listed
+/// once, where it first came; a name written out twice is an error, as without patterns. The
+/// expanded list holds at most [`MAX_LISTED_NAMES`] names.
+///
+/// [`FlagPattern`]: crate::model::policy::FlagPattern
+/// [`DmFlags::ALL`]: crate::model::policy::DmFlags::ALL
+/// [`DmFlags::combinations`]: crate::model::policy::DmFlags::combinations
 fn policies(
     c: &Checker,
     f: &Option<Spanned<Capped<Spanned<String>, MAX_LISTED_NAMES>>>,
     kernel: &KernelConfig,
 ) -> Result<Vec<String>, Error> {
+    use crate::model::policy::{DmFlags, FlagPattern};
     let valid = crate::model::policy_names();
     let Some(list) = f else {
         return Ok(vec![
@@ -431,32 +445,82 @@ fn policies(
             format!("name at least one of: {}", valid.join(", ")),
         ));
     }
-    let mut out: Vec<String> = Vec::new();
+    const FLAGS: &str = "; dm-crypt's flags as dm-crypt+<flag>+…: same_cpu_crypt, \
+                         submit_from_crypt_cpus, no_read_workqueue, no_write_workqueue, \
+                         high_priority; every combination as dm-crypt+* or dm-crypt+{a,b}";
+    // Each name as written, its canonical name (flags in any order are one table) and whether
+    // a pattern made it (duplicates of those are dropped, not refused).
+    let mut out: Vec<(String, &'static str, bool)> = Vec::new();
     for (i, p) in list.value.iter().enumerate() {
         let path = format!("policies[{i}]");
+        let named = super::shorten(&p.value);
+        if let Some(pattern) = FlagPattern::parse(&p.value) {
+            let pattern = pattern.map_err(|why| {
+                c.at(&path, p).unknown(
+                    format!("`{named}`: {why}"),
+                    "write dm-crypt+* for every combination of the kernel's flags, or \
+                     dm-crypt+{a,b} with flags among same_cpu_crypt, submit_from_crypt_cpus, \
+                     no_read_workqueue, no_write_workqueue, high_priority",
+                )
+            })?;
+            let set = match pattern {
+                FlagPattern::All => {
+                    // The plain table on this kernel: refused before 4.19 like `dm-crypt`.
+                    let base = crate::model::policy::find("dm-crypt").expect("registered");
+                    super::dmcrypt::policy_fits(c, &path, p, base, kernel)?;
+                    kernel
+                        .version
+                        .dmcrypt()
+                        .map_or(DmFlags::NONE, |r| r.flags())
+                }
+                FlagPattern::Subset(set) => {
+                    let all = crate::model::policy::find(&set.policy_name()).expect("a flag set");
+                    super::dmcrypt::policy_fits(c, &path, p, all, kernel)?;
+                    set
+                }
+            };
+            for flags in set.combinations() {
+                let info = crate::model::policy::find(&flags.policy_name()).expect("a flag set");
+                if !out.iter().any(|(_, n, _)| *n == info.name) {
+                    out.push((info.name.to_string(), info.name, true));
+                }
+            }
+            if out.len() > MAX_LISTED_NAMES {
+                return Err(c.at(&path, p).bad_value(
+                    format!(
+                        "`{named}` makes the policy list {} names long; at most \
+                         {MAX_LISTED_NAMES} may be listed",
+                        out.len()
+                    ),
+                    "name fewer flags in the braces, or fewer other policies",
+                ));
+            }
+            continue;
+        }
         let Some(info) = crate::model::policy::find(&p.value) else {
-            let flags = "; dm-crypt's flags as dm-crypt+<flag>+…: same_cpu_crypt, \
-                         submit_from_crypt_cpus, no_read_workqueue, no_write_workqueue, \
-                         high_priority";
             let hint = match suggestion(&p.value, &valid) {
                 Some(s) => format!("did you mean `{s}`? valid policies: {}", valid.join(", ")),
                 None => format!("valid policies: {}", valid.join(", ")),
             };
             return Err(c.at(&path, p).unknown(
-                format!("unknown policy `{}`", super::shorten(&p.value)),
-                format!("{hint}{flags}"),
+                format!("unknown policy `{named}`"),
+                format!("{hint}{FLAGS}"),
             ));
         };
         super::dmcrypt::policy_fits(c, &path, p, info, kernel)?;
-        if out.contains(&p.value) {
-            return Err(c.at(&path, p).conflict(
-                format!("policy `{}` is listed twice", super::shorten(&p.value)),
-                "list each policy once; replications, not repeats, measure noise",
-            ));
+        match out.iter().find(|(_, n, _)| *n == info.name) {
+            Some((_, _, false)) => {
+                return Err(c.at(&path, p).conflict(
+                    format!("policy `{named}` is listed twice"),
+                    "list each policy once; replications, not repeats, measure noise",
+                ));
+            }
+            // Already made by a pattern above: it keeps that place.
+            Some((_, _, true)) => {}
+            None => out.push((p.value.clone(), info.name, false)),
         }
-        out.push(p.value.clone());
     }
-    Ok(out)
+    Ok(out.into_iter().map(|(n, _, _)| n).collect())
 }
 
 #[cfg(test)]
@@ -520,6 +584,86 @@ mod tests {
         assert!(e.message().contains("twice"));
         let e = err(&format!("{BASE}policies: []\n"));
         assert_eq!(e.kind(), ErrorKind::Missing);
+    }
+
+    /// A modern scenario on `version` with `policies` (YAML flow text).
+    fn modern(version: &str, policies: &str) -> String {
+        format!(
+            "device: {{ kind: nvme }}\nkernel: {{ version: \"{version}\" }}\n\
+             workloads: [{{ kind: fio }}]\npolicies: {policies}\n"
+        )
+    }
+
+    #[test]
+    fn flag_patterns_expand_to_every_combination_the_kernel_has() {
+        let s = ok(&modern("6.12", "[dm-crypt+*]"));
+        assert_eq!(s.policies.len(), 32);
+        assert_eq!(s.policies[0], "dm-crypt");
+        assert_eq!(s.policies[1], "dm-crypt+same_cpu_crypt");
+        assert_eq!(
+            s.policies[31],
+            "dm-crypt+same_cpu_crypt+submit_from_crypt_cpus+no_read_workqueue+\
+             no_write_workqueue+high_priority"
+        );
+        // 5.9 has no high_priority: 16; 4.19 has neither no-workqueue flag: 4.
+        let s = ok(&modern("5.9", "[dm-crypt+*]"));
+        assert_eq!(s.policies.len(), 16);
+        assert!(s.policies.iter().all(|p| !p.contains("high_priority")));
+        assert_eq!(ok(&modern("4.19", "[dm-crypt+*]")).policies.len(), 4);
+        // A subset in braces, in place among other names.
+        let s = ok(&modern(
+            "6.12",
+            "[none, \"dm-crypt+{no_write_workqueue,no_read_workqueue}\"]",
+        ));
+        assert_eq!(
+            s.policies,
+            [
+                "none",
+                "dm-crypt",
+                "dm-crypt+no_read_workqueue",
+                "dm-crypt+no_write_workqueue",
+                "dm-crypt+no_read_workqueue+no_write_workqueue"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_flag_the_kernel_lacks_in_braces_is_refused_at_its_entry() {
+        let e = err(&modern(
+            "5.9",
+            "[none, \"dm-crypt+{same_cpu_crypt,high_priority}\"]",
+        ));
+        assert_eq!((e.line(), e.path()), (Some(4), Some("policies[1]")));
+        assert!(e.message().contains("Invalid feature arguments"), "{e}");
+        assert!(e.message().contains("high_priority"), "{e}");
+        let e = err(&modern("6.12", "[\"dm-crypt+{no_read_wq}\"]"));
+        assert_eq!(e.kind(), ErrorKind::UnknownName);
+        assert!(e.message().contains("unknown flag `no_read_wq`"), "{e}");
+        // Before 4.19 there is no dm-crypt to expand.
+        let e = err(&format!("{BASE}policies: [dm-crypt+*]\n"));
+        assert_eq!(e.path(), Some("policies[0]"));
+    }
+
+    #[test]
+    fn names_a_pattern_makes_twice_are_listed_once() {
+        // An explicit name before or after a pattern keeps the first place; the pattern adds
+        // the rest once.
+        let s = ok(&modern(
+            "6.12",
+            "[dm-crypt+no_read_workqueue, \"dm-crypt+{no_read_workqueue}\", dm-crypt]",
+        ));
+        assert_eq!(s.policies, ["dm-crypt+no_read_workqueue", "dm-crypt"]);
+        let s = ok(&modern(
+            "6.12",
+            "[dm-crypt+*, \"dm-crypt+{high_priority}\"]",
+        ));
+        assert_eq!(s.policies.len(), 32);
+        // Written out twice (in any flag order) is still an error.
+        let e = err(&modern(
+            "6.12",
+            "[dm-crypt+no_read_workqueue+same_cpu_crypt, dm-crypt+same_cpu_crypt+no_read_workqueue]",
+        ));
+        assert!(e.message().contains("twice"), "{e}");
     }
 
     #[test]

@@ -287,6 +287,7 @@ mod tests {
                 replications: 1,
                 runs: Vec::new(),
                 sweep: None,
+                flags: Vec::new(),
             },
             report: tag.to_string(),
             elapsed_ms: 0,

@@ -232,6 +232,37 @@ impl DmFlags {
             .collect()
     }
 
+    /// The flags of `self` and `other` together.
+    pub fn union(self, other: DmFlags) -> DmFlags {
+        DmFlags(self.0 | other.0)
+    }
+
+    /// How many flags are set.
+    pub fn count(self) -> u32 {
+        self.0.count_ones()
+    }
+
+    /// Every combination of the flags of `self`, the empty one (the default table) first, then
+    /// by number of flags, and among as many flags in [`DmFlags::ALL`] order (the first flag
+    /// decides, then the second, …): `2^n` sets for `n` flags.
+    pub fn combinations(self) -> Vec<DmFlags> {
+        // Each flag's position in ALL: a set sorts by its positions read as a word.
+        let positions = |f: DmFlags| -> Vec<usize> {
+            DmFlags::ALL
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, g))| f.has(*g))
+                .map(|(i, _)| i)
+                .collect()
+        };
+        let mut out: Vec<DmFlags> = (0..1u8 << DmFlags::ALL.len())
+            .map(DmFlags)
+            .filter(|f| self.has(*f))
+            .collect();
+        out.sort_by_key(|&f| (f.count(), positions(f)));
+        out
+    }
+
     /// `dm-crypt`, then `+<flag>` for each flag set.
     pub fn policy_name(self) -> String {
         let mut s = dm_crypt::INFO.name.to_string();
@@ -240,6 +271,47 @@ impl DmFlags {
             s.push_str(n);
         }
         s
+    }
+}
+
+/// A `policies:` entry that stands for several `dm-crypt` tables: `dm-crypt+*` (every
+/// combination of the flags the kernel has) or `dm-crypt+{flag,flag,…}` (every combination of
+/// just those). [`FlagPattern::parse`] reads one; [`DmFlags::combinations`] expands it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlagPattern {
+    /// `dm-crypt+*`: whatever flags the kernel has.
+    All,
+    /// `dm-crypt+{…}`: these flags (at least one), whether the kernel has them or not.
+    Subset(DmFlags),
+}
+
+impl FlagPattern {
+    /// The pattern `name` is: `None` when it is no pattern (a plain policy name, right or
+    /// wrong), `Some(Err(why))` for a pattern that is malformed (an unknown or repeated flag
+    /// in the braces, empty braces, text after them).
+    pub fn parse(name: &str) -> Option<Result<FlagPattern, String>> {
+        let rest = name.strip_prefix(dm_crypt::INFO.name)?.strip_prefix('+')?;
+        if rest == "*" {
+            return Some(Ok(FlagPattern::All));
+        }
+        let inner = rest.strip_prefix('{')?;
+        let Some(inner) = inner.strip_suffix('}') else {
+            return Some(Err("the flag list must end with `}`".into()));
+        };
+        let mut flags = DmFlags::NONE;
+        for part in inner.split(',').map(str::trim) {
+            if part.is_empty() {
+                return Some(Err("an empty flag in the braces".into()));
+            }
+            let Some(&(_, f)) = DmFlags::ALL.iter().find(|(n, _)| *n == part) else {
+                return Some(Err(format!("unknown flag `{part}`")));
+            };
+            if flags.has(f) {
+                return Some(Err(format!("flag `{part}` is listed twice")));
+            }
+            flags.0 |= f.0;
+        }
+        Some(Ok(FlagPattern::Subset(flags)))
     }
 }
 
@@ -313,6 +385,56 @@ mod tests {
                 assert_eq!(by_list, fast.len(), "{}: lists sum to len", info.name);
             }
             assert_eq!(order_fast, order_slow, "policy {}", info.name);
+        }
+    }
+
+    #[test]
+    fn combinations_come_default_first_then_by_count_in_flag_order() {
+        let all = DmFlags(0b11111).combinations();
+        assert_eq!(all.len(), 32);
+        assert_eq!(all[0], DmFlags::NONE);
+        let names: Vec<String> = all.iter().map(|f| f.policy_name()).collect();
+        assert_eq!(names[1], "dm-crypt+same_cpu_crypt");
+        assert_eq!(names[5], "dm-crypt+high_priority");
+        assert_eq!(names[6], "dm-crypt+same_cpu_crypt+submit_from_crypt_cpus");
+        assert_eq!(names[15], "dm-crypt+no_write_workqueue+high_priority");
+        assert_eq!(names[31].matches('+').count(), 5);
+        assert!(all.windows(2).all(|w| w[0].count() <= w[1].count()));
+        // Every name is one policy::find accepts, under its canonical name.
+        for n in &names {
+            assert_eq!(find(n).unwrap().name, n);
+        }
+        let two = DmFlags::NO_READ_WORKQUEUE
+            .union(DmFlags::NO_WRITE_WORKQUEUE)
+            .combinations();
+        assert_eq!(
+            two,
+            [
+                DmFlags::NONE,
+                DmFlags::NO_READ_WORKQUEUE,
+                DmFlags::NO_WRITE_WORKQUEUE,
+                DmFlags(12)
+            ]
+        );
+    }
+
+    #[test]
+    fn patterns_parse_or_say_why_not() {
+        assert_eq!(FlagPattern::parse("dm-crypt"), None);
+        assert_eq!(FlagPattern::parse("dm-crypt+same_cpu_crypt"), None);
+        assert_eq!(FlagPattern::parse("fifo"), None);
+        assert_eq!(FlagPattern::parse("dm-crypt+*"), Some(Ok(FlagPattern::All)));
+        assert_eq!(
+            FlagPattern::parse("dm-crypt+{no_write_workqueue, same_cpu_crypt}"),
+            Some(Ok(FlagPattern::Subset(DmFlags(9))))
+        );
+        for bad in [
+            "dm-crypt+{}",
+            "dm-crypt+{same_cpu_crypt",
+            "dm-crypt+{same_cpu_crypt,same_cpu_crypt}",
+            "dm-crypt+{no_read_wq}",
+        ] {
+            assert!(matches!(FlagPattern::parse(bad), Some(Err(_))), "{bad}");
         }
     }
 

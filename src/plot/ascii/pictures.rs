@@ -24,7 +24,40 @@ pub fn render(data: &PlotData) -> String {
         out.push('\n');
         out.push_str(&knee(c));
     }
+    for f in &data.flags {
+        out.push('\n');
+        out.push_str(&flags(f));
+    }
     out
+}
+
+/// A flag comparison as bars: per combination its paired ratio to `dm-crypt` on read p99.9
+/// (`<codes> p99.9`, below 1 is faster) and on total MiB/s (`<codes> MiB/s`, above 1 is more),
+/// with the 95 % CI as whiskers.
+pub fn flags(f: &crate::report::flags::FlagPlot) -> String {
+    let mut rows = Vec::new();
+    for r in &f.rows {
+        let code = crate::report::flags::code_of(&r.policy);
+        for (what, q) in [("p99.9", r.read_p999), ("MiB/s", r.throughput)] {
+            rows.push(Bar {
+                label: format!("{code} {what}"),
+                value: q.map_or(f64::NAN, |q| q.estimate),
+                range: q.map(|q| (q.low, q.high)),
+            });
+        }
+    }
+    let whose = match &f.variant {
+        Some(v) => format!(", variant {}", ascii_name(v)),
+        None => String::new(),
+    };
+    bars(
+        &format!(
+            "dm-crypt flags: ratio to dm-crypt{whose} (read p99.9: lower is better; MiB/s: \
+             higher is better; [95% CI])"
+        ),
+        &rows,
+        MAX_WIDTH,
+    )
 }
 
 /// `s` in ASCII: `µ` as `u`, `±` as `+-`, any other non-ASCII character as `?`.

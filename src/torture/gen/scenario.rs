@@ -69,9 +69,12 @@ impl Sc {
         self.duration.as_ref().map_or(DEFAULT_DURATION_NS, |d| d.v)
     }
 
-    /// Runs in one report pass: policies × replications.
+    /// Runs in one report pass: policies (flag patterns expanded, as the loader does) ×
+    /// replications.
     pub(super) fn runs(&self) -> u64 {
-        self.policies.as_ref().map_or(1, |p| p.len() as u64)
+        self.policies
+            .as_ref()
+            .map_or(1, |p| expanded(p, self.kernel.as_ref()).len() as u64)
             * u64::from(self.replications.unwrap_or(10))
     }
 
@@ -181,7 +184,18 @@ impl Sc {
             sections.push((
                 "policies".into(),
                 Y::L {
-                    items: p.iter().map(|s| Y::S(s.to_string())).collect(),
+                    // A flag pattern (`dm-crypt+*`, `dm-crypt+{a,b}`) is quoted: `*`, `{` and `,`
+                    // mean something to YAML.
+                    items: p
+                        .iter()
+                        .map(|s| {
+                            if s.contains(['*', '{']) {
+                                Y::S(quoted(s))
+                            } else {
+                                Y::S(s.to_string())
+                            }
+                        })
+                        .collect(),
                     flow: g.chance(0.8),
                 },
             ));
@@ -216,6 +230,16 @@ impl Sc {
     }
 }
 
+/// The flag patterns the generator draws (one of several policies a modern draw may list):
+/// the kernel's every combination, and subsets whose flags some kernels lack (the mirror
+/// refuses those where they do). `dm-crypt+*` stands for up to 32 runs, so it is drawn least.
+pub(super) const FLAG_PATTERNS: [&str; 4] = [
+    "dm-crypt+*",
+    "dm-crypt+{no_read_workqueue}",
+    "dm-crypt+{no_write_workqueue,same_cpu_crypt}",
+    "dm-crypt+{high_priority,submit_from_crypt_cpus}",
+];
+
 /// Policies for a kernel after 2.6.x: `none`, `dm-crypt` and `dm-crypt+<flags>` (flags the
 /// kernel may lack included: the mirror refuses those).
 pub(super) fn modern_policies(g: &mut G) -> Vec<&'static str> {
@@ -223,9 +247,11 @@ pub(super) fn modern_policies(g: &mut G) -> Vec<&'static str> {
     let n = g.int(1, 4);
     let mut out: Vec<&'static str> = Vec::new();
     for _ in 0..n {
-        let name = match g.int(0, 5) {
+        let name = match g.int(0, 6) {
             0 => "none",
             1 => "dm-crypt",
+            2 => g.pick(&FLAG_PATTERNS),
+            3 if g.chance(0.5) => FLAG_PATTERNS[0],
             _ => {
                 let bits = g.int(1, (1 << DmFlags::ALL.len()) - 1) as u8;
                 let name = DmFlags(bits).policy_name();
@@ -239,9 +265,42 @@ pub(super) fn modern_policies(g: &mut G) -> Vec<&'static str> {
     out
 }
 
+/// The policy names `policies` stand for on kernel `k`: each flag pattern expanded to its
+/// combinations (`dm-crypt+*` to the kernel's flags), names a pattern made twice listed once
+/// (the mirror of `scenario::top`'s `policies`). Patterns on a kernel without dm-crypt stand
+/// for nothing (the loader refuses them).
+pub(super) fn expanded(policies: &[&'static str], k: Option<&Kernel>) -> Vec<String> {
+    use crate::model::policy::{DmFlags, FlagPattern, find};
+    let mut out: Vec<String> = Vec::new();
+    for p in policies {
+        let set = match FlagPattern::parse(p) {
+            None => {
+                let name = find(p).map_or(p.to_string(), |i| i.name.to_string());
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+                continue;
+            }
+            Some(Err(_)) => continue,
+            Some(Ok(FlagPattern::Subset(f))) => f,
+            Some(Ok(FlagPattern::All)) => k
+                .and_then(Kernel::modern)
+                .and_then(|v| v.dmcrypt())
+                .map_or(DmFlags::NONE, |r| r.flags()),
+        };
+        for f in set.combinations() {
+            let name = f.policy_name();
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
 /// Why a kernel refuses policy `p`, if it does (the mirror of `scenario::kernel::policy_fits`).
 pub(super) fn policy_problem(p: &str, k: Option<&Kernel>) -> Option<String> {
-    use crate::model::policy::{DmFlags, find};
+    use crate::model::policy::{DmFlags, FlagPattern, find};
     let dm = p.starts_with("dm-crypt");
     let Some(v) = k.and_then(Kernel::modern) else {
         return dm.then(|| format!("{p} on a 2.6.x kernel"));
@@ -253,7 +312,13 @@ pub(super) fn policy_problem(p: &str, k: Option<&Kernel>) -> Option<String> {
         return Some(format!("{p} on kernel {}", v.name()));
     }
     let rules = v.dmcrypt().expect("modern");
-    let flags = find(p).expect("generated names are policies").flags;
+    let flags = match FlagPattern::parse(p) {
+        // `dm-crypt+*` takes only the flags the kernel has.
+        Some(Ok(FlagPattern::All)) => return None,
+        Some(Ok(FlagPattern::Subset(f))) => f,
+        Some(Err(e)) => return Some(format!("{p}: {e}")),
+        None => find(p).expect("generated names are policies").flags,
+    };
     let bypass = flags.has(DmFlags::NO_READ_WORKQUEUE) || flags.has(DmFlags::NO_WRITE_WORKQUEUE);
     if (bypass && !rules.bypass_flags)
         || (flags.has(DmFlags::HIGH_PRIORITY) && !rules.high_priority_flag)
