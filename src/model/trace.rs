@@ -751,6 +751,56 @@ mod tests {
         assert_eq!(a.trace, c.trace);
     }
 
+    /// hdd-array's 6.12 kernel splits its 512 KiB bios into 128 KiB pieces: each piece is a
+    /// traced bio of its own, named after its parent, its stages in order (a recycled slab
+    /// slot is a new traced bio); every piece of a completed bio completed; a completed split
+    /// bio carries its last piece's stages; and the whole bios' sums equal the report's.
+    #[test]
+    fn a_split_bios_pieces_complete_and_its_sums_equal_the_reports() {
+        let sc = crate::scenario::resolve("hdd-array").expect("shipped");
+        let (sc, r) = run_traced(sc, "dm-crypt", TraceWindow::DEFAULT_MAX_SPANS);
+        let t = r.trace.as_ref().expect("trace");
+        assert!(t.truncated.is_none());
+        let mut split = 0;
+        for (k, b) in t.bios.iter().enumerate() {
+            for w in b.stages.windows(2) {
+                assert!(w[0].end <= w[1].start, "#{k}: stages in order {w:?}");
+            }
+            let pieces = t.pieces(k as u32);
+            if let Some(p) = b.parent {
+                assert!(b.origin.contains(&format!(" of #{p}")), "{}", b.origin);
+                assert!(t.pieces(p).contains(&(k as u32)));
+            }
+            if pieces.is_empty() || b.completed.is_none() || b.issued < t.from {
+                continue;
+            }
+            split += 1;
+            let last = pieces
+                .iter()
+                .filter_map(|&p| t.bios[p as usize].completed)
+                .max();
+            assert_eq!(last, b.completed, "#{k} completes with its last piece");
+            assert!(b.stages.iter().any(|s| s.piece.is_some()), "#{k}");
+        }
+        assert!(
+            split > 0,
+            "some split bio was issued and completed in the window"
+        );
+        let sums = crate::report::trace::stage_sums(t, &r.obs);
+        assert!(sums.iter().flatten().all(|(a, b)| a == b), "{sums:?}");
+        assert!(r.obs.dirs[0].ios > 0 && r.obs.dirs[1].ios > 0);
+        let pick = crate::report::trace::pick_read(t).expect("a read to highlight");
+        assert_eq!(t.bios[pick as usize].parent, None, "a whole read is picked");
+        let plain = run_replication_with(
+            &sc,
+            policy::find("dm-crypt").unwrap(),
+            0,
+            Recording::default(),
+        );
+        assert_eq!(r.obs.events, plain.obs.events, "tracing changes nothing");
+        assert_eq!(r.obs.dirs[0].clat.sum(), plain.obs.dirs[0].clat.sum());
+    }
+
     #[test]
     fn a_small_budget_truncates() {
         let sc = crate::scenario::resolve("two-queue").expect("shipped");
