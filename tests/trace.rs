@@ -118,3 +118,63 @@ fn kswapds_waits_time_out_under_2_6_31_and_end_early_under_2_6_30() {
     assert!(marks("2.6.31", "woke early").is_empty());
     assert!(!marks("2.6.30", "congestion_wait(SYNC) woke early").is_empty());
 }
+
+/// The bio a log line is about: its first `#k` (the line's own bio; `of #p` comes later).
+fn bio_of(line: &str) -> Option<&str> {
+    line.split_whitespace().find(|w| w.starts_with('#'))
+}
+
+/// hdd-array's 6.12 kernel splits its 512 KiB bios into 128 KiB pieces. The trace agrees with
+/// the report; each piece is its own bio of the trace, issued and completed once, with nothing
+/// done to it after its completion; every piece of a bio issued and completed in the window
+/// completes in it; and the highlighted read is a whole read, with its pieces listed.
+#[test]
+fn a_split_workload_on_6_12_agrees_and_its_pieces_complete() {
+    for policy in ["dm-crypt", "dm-crypt+no_read_workqueue+no_write_workqueue"] {
+        let run = Run::of(&["trace", "hdd-array", "--policy", policy, "--log"]);
+        run.assert_ok()
+            .stdout_has(&["trace and report agree", "piece 4/4 of #"]);
+        let head = run
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("Highlighted: "))
+            .expect("a highlighted read");
+        assert!(head.contains(" read from job "), "{policy}: {head}");
+        let log: Vec<&str> = run
+            .stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("Event log"))
+            .collect();
+        let lane = |l: &str| l.split_whitespace().nth(1).map(str::to_string);
+        let mut done = std::collections::HashMap::new();
+        let mut issued = std::collections::HashSet::new();
+        for (i, l) in log.iter().enumerate() {
+            let (Some(k), Some(lane)) = (bio_of(l), lane(l)) else {
+                continue;
+            };
+            if let Some(&at) = done.get(k) {
+                panic!("{policy}: {k} after its completion (line {at}): {l}");
+            }
+            if lane == "issue" {
+                assert!(issued.insert(k.to_string()), "{policy}: {k} issued twice");
+            } else if lane == "complete" {
+                done.insert(k.to_string(), i);
+            }
+        }
+        let mut whole = 0;
+        for l in log
+            .iter()
+            .filter(|l| l.contains(" completes") && !l.contains("piece"))
+        {
+            let k = bio_of(l).unwrap();
+            if !issued.contains(k) || !l.contains(" 512K ") {
+                continue;
+            }
+            let of = format!(" of {k} completes");
+            let pieces = log.iter().filter(|l| l.contains(&of)).count();
+            assert_eq!(pieces, 4, "{policy}: {k}'s four pieces complete");
+            whole += 1;
+        }
+        assert!(whole > 0, "{policy}: a split bio was issued and completed");
+    }
+}

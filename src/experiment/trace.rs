@@ -156,4 +156,18 @@ mod tests {
         let err = gantt_svg(&sc, "nosuch").unwrap_err().to_string();
         assert!(err.contains("--policy nosuch"), "{err}");
     }
+
+    /// What `qsim serve` draws for a modern policy whose kernel splits bios (6.12): a chart
+    /// with a whole read highlighted and its pieces named after it.
+    #[test]
+    fn the_chart_of_a_split_workload_highlights_a_whole_read() {
+        let sc = crate::scenario::resolve("hdd-array").unwrap();
+        let svg = gantt_svg(&sc, "dm-crypt").unwrap();
+        assert!(svg.contains("hdd-array: policy dm-crypt") && svg.contains("highlighted"));
+        assert!(svg.contains("from job restore") || svg.contains("from job lookup"));
+        assert!(
+            !svg.contains("piece of bio"),
+            "pieces are named by trace number"
+        );
+    }
 }

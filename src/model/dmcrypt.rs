@@ -139,31 +139,45 @@ impl World {
     }
 
     /// A piece of a split bio completed: the bio completes with its last piece, whose path is
-    /// the bio's critical path and becomes its time per stage.
+    /// the bio's critical path and becomes its time per stage. A trace records the piece's
+    /// completion as a bio's, and gives the parent the last piece's stages in place of its
+    /// wait for its pieces ([`World::trace_piece_done`]).
     pub(super) fn piece_done(&mut self, id: BioId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let mut piece = self.bios.remove(id);
-        piece.enter(Stage::Other, now);
+        let closed = piece.enter(Stage::Other, now);
         self.pieces_live -= 1;
-        if piece.bounce_pages > 0 && !self.memory.free_unlimited_bounce(piece.bounce_pages) {
-            self.free_bounce(piece.bounce_pages, sched);
-        }
+        self.free_bio_bounce(&piece, sched);
         let Origin::Piece(parent) = piece.origin else {
             unreachable!("piece_done on a whole bio")
         };
         let p = &mut self.bios[parent];
         p.pieces_left -= 1;
-        if p.pieces_left > 0 {
+        let last = p.pieces_left == 0;
+        if self.tracer.is_some() {
+            self.trace_piece_done(id, &piece, closed, now, last);
+        }
+        if !last {
             self.rec.piece_completed(&piece, now);
             return;
         }
-        self.enter(parent, Stage::Other, now);
+        // Not `World::enter`: the wait since the split is replaced by the piece's stages, in
+        // the report's books below and in the trace's (which adopted them above).
         let p = &mut self.bios[parent];
+        p.enter(Stage::Other, now);
         p.stage_ns[Stage::Other.index()] -= now.since(piece.issued).as_ns();
         for (a, b) in p.stage_ns.iter_mut().zip(piece.stage_ns) {
             *a += b;
         }
         self.complete_bio(parent, sched);
+    }
+
+    /// Gives back the bounce pages `bio` held (a write, from its encryption to its
+    /// completion): to the unlimited pool when it has them, else to the mempool.
+    pub(super) fn free_bio_bounce(&mut self, bio: &Bio, sched: &mut Scheduler<Event>) {
+        if bio.bounce_pages > 0 && !self.memory.free_unlimited_bounce(bio.bounce_pages) {
+            self.free_bounce(bio.bounce_pages, sched);
+        }
     }
 
     /// Where the block layer completes `bio`'s clone: the request queue decides from the CPU

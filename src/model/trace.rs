@@ -9,6 +9,10 @@
 //! on, hands the closed span to the tracer. A window's per-stage sums from the trace
 //! therefore equal the report's for the same window, and a test checks it.
 //!
+//! A piece of a bio split by dm-crypt (6.11+) is a traced bio of its own, linked to its parent
+//! ([`TracedBio::parent`]); the parent completes with its last piece and takes that piece's
+//! stages from the split on ([`StageSpan::piece`]), as the report's books do.
+//!
 //! What is not a bio stage is read from the model's state once at the end of every event (as
 //! the timeline does), and recorded only when it changed: each thread's state and the bio it
 //! works on, each device channel's bio, the CPUs' runnable count and kswapd's state. A state
@@ -116,6 +120,9 @@ pub struct StageSpan {
     pub start: SimTime,
     /// When it left it (the window's end if it had not).
     pub end: SimTime,
+    /// On a split bio (6.11+), a stage of the piece it completed with (an index into
+    /// [`Trace::bios`]): after the split, a bio's time is its last piece's, as in the report.
+    pub piece: Option<u32>,
 }
 
 /// A bio seen in the window.
@@ -127,8 +134,12 @@ pub struct TracedBio {
     pub sync: bool,
     /// Size in bytes.
     pub bytes: u32,
-    /// Who issued it (`job reader`, `flusher writer`, `swap-in`, ...).
+    /// Who issued it (`job reader`, `flusher writer`, `swap-in`, ...; `piece 2/4 of #7` for a
+    /// piece).
     pub origin: String,
+    /// For a piece of a split bio (6.11+), the bio it was cut from (an index into
+    /// [`Trace::bios`]). A piece is not a request of its own: the report does not count it.
+    pub parent: Option<u32>,
     /// When it was issued.
     pub issued: SimTime,
     /// When it completed, if it did before the window's end.
@@ -171,6 +182,20 @@ pub struct Trace {
     pub marks: Vec<Mark>,
     /// Recording stopped here because [`TraceWindow::max_spans`] was reached.
     pub truncated: Option<SimTime>,
+}
+
+impl Trace {
+    /// Whether traced bio `bio` is bio `k` or one of its pieces: what highlighting `k` shows.
+    pub fn is_of(&self, bio: u32, k: u32) -> bool {
+        bio == k || self.bios.get(bio as usize).and_then(|b| b.parent) == Some(k)
+    }
+
+    /// The pieces bio `k` was split into, in order of first sight (none unless it was split).
+    pub fn pieces(&self, k: u32) -> Vec<u32> {
+        (0..self.bios.len() as u32)
+            .filter(|&p| self.bios[p as usize].parent == Some(k))
+            .collect()
+    }
 }
 
 /// Queue lanes by the stage whose waiting they show, in drawing order. The crypt queue gets
@@ -296,8 +321,15 @@ impl Tracer {
         true
     }
 
-    /// The traced index of slab slot `id`'s bio, adding it on first sight.
-    pub(super) fn bio(&mut self, id: usize, b: &Bio, origin: impl FnOnce() -> String) -> u32 {
+    /// The traced index of slab slot `id`'s bio, adding it on first sight (with `parent`, the
+    /// traced index of the bio it is a piece of).
+    pub(super) fn bio(
+        &mut self,
+        id: usize,
+        b: &Bio,
+        parent: Option<u32>,
+        origin: impl FnOnce() -> String,
+    ) -> u32 {
         if self.seen.len() <= id {
             self.seen.resize(id + 1, UNSEEN);
         }
@@ -307,6 +339,7 @@ impl Tracer {
                 sync: b.sync,
                 bytes: b.bytes,
                 origin: origin(),
+                parent,
                 issued: b.issued,
                 completed: None,
                 measured: b.measured,
@@ -325,23 +358,26 @@ impl Tracer {
         self.crypt_list[id] = list.min(self.crypt_lanes.len().saturating_sub(1)) as u8;
     }
 
-    /// Bio `id` (`b`, already moved on) closed `stage`, entered at `start`, at `end`: the span
-    /// [`Bio::enter`](Bio::enter) just added to the bio's own time in stage.
+    /// Slab slot `id`'s bio closed `stage`, entered at `start`, at `end`: the span
+    /// [`Bio::enter`](Bio::enter) just added to the bio's own time in stage. `bio` gives the
+    /// bio's traced index (adding it on first sight) when the span is recorded.
     pub(super) fn stage_closed(
         &mut self,
         id: usize,
-        b: &Bio,
         (stage, start): (Stage, SimTime),
         end: SimTime,
-        origin: impl FnOnce() -> String,
+        bio: impl FnOnce(&mut Tracer) -> u32,
     ) {
         if end <= self.win.from || end == start || !self.on(end) || !self.count(end) {
             return;
         }
-        let k = self.bio(id, b, origin);
-        self.trace.bios[k as usize]
-            .stages
-            .push(StageSpan { stage, start, end });
+        let k = bio(self);
+        self.trace.bios[k as usize].stages.push(StageSpan {
+            stage,
+            start,
+            end,
+            piece: None,
+        });
         if let Some(lane) = self.queue_lane(id, stage) {
             let what = Activity::Bio { bio: k, stage };
             self.trace.spans.push(Span {
@@ -369,7 +405,13 @@ impl Tracer {
             .map(|i| self.queue_lanes[i])
     }
 
-    /// Bio `id` completed at `now` (its last stage already closed).
+    /// The traced index of slab slot `id`'s bio, if it is traced.
+    pub(super) fn traced(&self, id: usize) -> Option<u32> {
+        self.seen.get(id).copied().filter(|&k| k != UNSEEN)
+    }
+
+    /// Bio `id` completed at `now` (its last stage already closed): its slab slot may now hold
+    /// another bio, which is another traced bio.
     pub(super) fn completed(&mut self, id: usize, now: SimTime) {
         if let Some(k) = self.seen.get_mut(id) {
             if *k != UNSEEN {
@@ -377,6 +419,21 @@ impl Tracer {
             }
             *k = UNSEEN;
         }
+    }
+
+    /// Traced bio `parent` completes with its last piece, traced bio `piece`: the piece's
+    /// stages become the parent's from the split on (what the report's books do, in
+    /// `World::piece_done`).
+    pub(super) fn adopt(&mut self, parent: u32, piece: u32) {
+        let stages: Vec<StageSpan> = self.trace.bios[piece as usize]
+            .stages
+            .iter()
+            .map(|s| StageSpan {
+                piece: Some(piece),
+                ..*s
+            })
+            .collect();
+        self.trace.bios[parent as usize].stages.extend(stages);
     }
 
     /// A mark on `lane` at `now`.
@@ -456,11 +513,13 @@ impl Tracer {
     }
 
     /// Ends the trace at `now` (the window's end, or earlier if the run stopped): closes every
-    /// open lane, and the stage every bio still in flight is in (`live`: slab slot, bio).
+    /// open lane, and the stage every bio still in flight is in (`live`: slab slot, bio;
+    /// `register` gives a bio's traced index, adding it on first sight).
     pub(super) fn finish<'a>(
         mut self,
         now: SimTime,
-        live: impl Iterator<Item = (usize, &'a Bio, String)>,
+        live: impl Iterator<Item = (usize, &'a Bio)>,
+        mut register: impl FnMut(&mut Tracer, usize, &Bio) -> u32,
     ) -> Trace {
         let end = self.trace.truncated.unwrap_or(now).min(self.win.to);
         self.trace.to = end;
@@ -486,17 +545,18 @@ impl Tracer {
             }
         }
         if self.trace.truncated.is_none() {
-            for (id, b, origin) in live {
+            for (id, b) in live {
                 let start = b.stage_since.max(self.win.from);
                 if end <= start {
                     continue;
                 }
-                let k = self.bio(id, b, || origin);
+                let k = register(&mut self, id, b);
                 let stage = b.stage;
                 self.trace.bios[k as usize].stages.push(StageSpan {
                     stage,
                     start: b.stage_since,
                     end,
+                    piece: None,
                 });
                 if let Some(lane) = self.queue_lane(id, stage) {
                     let what = Activity::Bio { bio: k, stage };
@@ -689,6 +749,56 @@ mod tests {
         assert_eq!(a.obs.events, b.obs.events);
         let (_, c) = traced("fifo", true);
         assert_eq!(a.trace, c.trace);
+    }
+
+    /// hdd-array's 6.12 kernel splits its 512 KiB bios into 128 KiB pieces: each piece is a
+    /// traced bio of its own, named after its parent, its stages in order (a recycled slab
+    /// slot is a new traced bio); every piece of a completed bio completed; a completed split
+    /// bio carries its last piece's stages; and the whole bios' sums equal the report's.
+    #[test]
+    fn a_split_bios_pieces_complete_and_its_sums_equal_the_reports() {
+        let sc = crate::scenario::resolve("hdd-array").expect("shipped");
+        let (sc, r) = run_traced(sc, "dm-crypt", TraceWindow::DEFAULT_MAX_SPANS);
+        let t = r.trace.as_ref().expect("trace");
+        assert!(t.truncated.is_none());
+        let mut split = 0;
+        for (k, b) in t.bios.iter().enumerate() {
+            for w in b.stages.windows(2) {
+                assert!(w[0].end <= w[1].start, "#{k}: stages in order {w:?}");
+            }
+            let pieces = t.pieces(k as u32);
+            if let Some(p) = b.parent {
+                assert!(b.origin.contains(&format!(" of #{p}")), "{}", b.origin);
+                assert!(t.pieces(p).contains(&(k as u32)));
+            }
+            if pieces.is_empty() || b.completed.is_none() || b.issued < t.from {
+                continue;
+            }
+            split += 1;
+            let last = pieces
+                .iter()
+                .filter_map(|&p| t.bios[p as usize].completed)
+                .max();
+            assert_eq!(last, b.completed, "#{k} completes with its last piece");
+            assert!(b.stages.iter().any(|s| s.piece.is_some()), "#{k}");
+        }
+        assert!(
+            split > 0,
+            "some split bio was issued and completed in the window"
+        );
+        let sums = crate::report::trace::stage_sums(t, &r.obs);
+        assert!(sums.iter().flatten().all(|(a, b)| a == b), "{sums:?}");
+        assert!(r.obs.dirs[0].ios > 0 && r.obs.dirs[1].ios > 0);
+        let pick = crate::report::trace::pick_read(t).expect("a read to highlight");
+        assert_eq!(t.bios[pick as usize].parent, None, "a whole read is picked");
+        let plain = run_replication_with(
+            &sc,
+            policy::find("dm-crypt").unwrap(),
+            0,
+            Recording::default(),
+        );
+        assert_eq!(r.obs.events, plain.obs.events, "tracing changes nothing");
+        assert_eq!(r.obs.dirs[0].clat.sum(), plain.obs.dirs[0].clat.sum());
     }
 
     #[test]

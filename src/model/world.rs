@@ -419,9 +419,7 @@ impl World {
         if self.tracer.is_some() {
             self.trace_completed(id, &bio, closed, now);
         }
-        if bio.bounce_pages > 0 && !self.memory.free_unlimited_bounce(bio.bounce_pages) {
-            self.free_bounce(bio.bounce_pages, sched);
-        }
+        self.free_bio_bounce(&bio, sched);
         self.memory.cache_done(&bio);
         self.rec.completed(&bio, now);
         match bio.origin {

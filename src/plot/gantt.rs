@@ -198,6 +198,8 @@ pub(super) fn look(trace: &Trace, kind: LaneKind, what: Activity) -> Look {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Focus {
     pub bio: u32,
+    /// The bio and its pieces, when it was split: the bars drawn as the highlighted bio's.
+    pub family: Vec<u32>,
     pub blockers: Vec<usize>,
     pub summary: String,
 }
@@ -230,6 +232,7 @@ pub(super) fn focus(trace: &Trace, highlight: Option<u32>) -> Option<Focus> {
     let Some(b) = trace.bios.get(bio as usize) else {
         return Some(Focus {
             bio,
+            family: vec![bio],
             blockers: Vec::new(),
             summary: format!("no bio #{bio} in this trace"),
         });
@@ -279,8 +282,11 @@ pub(super) fn focus(trace: &Trace, highlight: Option<u32>) -> Option<Focus> {
             summary.push_str(&format!(" and {} more", behind.len() - 4));
         }
     }
+    let mut family = trace.pieces(bio);
+    family.push(bio);
     Some(Focus {
         bio,
+        family,
         blockers: blockers.iter().map(|b| b.span).collect(),
         summary,
     })
@@ -710,7 +716,7 @@ fn draw_focus<DB: DrawingBackend>(
             let (y0, y1) = row_ys(l, lane_y, r);
             for b in row {
                 let (x0, x1) = (geo.x(b.start), geo.x(b.end).max(geo.x(b.start) + 1));
-                let mine = matches!(b.what, Activity::Bio { bio, .. } if bio == f.bio);
+                let mine = matches!(b.what, Activity::Bio { bio, .. } if f.family.contains(&bio));
                 if mine {
                     rect(
                         root,

@@ -42,7 +42,10 @@ pub fn bio_label(t: &Trace, k: u32) -> String {
 }
 
 /// The read the chart highlights by default: the one that waited longest in a crypt queue in
-/// the window, else the one with the longest wait of any kind, else none.
+/// the window, else the one with the longest wait of any kind, else the slowest read issued
+/// and completed in the window, else none. Only whole reads
+/// (what the workload issued) are picked, never a piece of a split one: a split read's waits
+/// are its own before the split and its last piece's after it, as in the report.
 pub fn pick_read(t: &Trace) -> Option<u32> {
     let wait = |b: &TracedBio, only: Option<Stage>| -> u64 {
         b.stages
@@ -53,13 +56,26 @@ pub fn pick_read(t: &Trace) -> Option<u32> {
     };
     let best = |only: Option<Stage>| {
         (0..t.bios.len())
-            .filter(|&k| t.bios[k].dir == Dir::Read)
+            .filter(|&k| t.bios[k].dir == Dir::Read && t.bios[k].parent.is_none())
             .map(|k| (wait(&t.bios[k], only), std::cmp::Reverse(k)))
             .filter(|&(w, _)| w > 0)
             .max()
             .map(|(_, k)| k.0 as u32)
     };
-    best(Some(Stage::CryptQueue)).or_else(|| best(None))
+    let slowest = || {
+        (0..t.bios.len())
+            .filter(|&k| t.bios[k].dir == Dir::Read && t.bios[k].parent.is_none())
+            .filter_map(|k| {
+                let b = &t.bios[k];
+                let done = b.completed?;
+                (b.issued >= t.from).then(|| (done.since(b.issued), std::cmp::Reverse(k)))
+            })
+            .max()
+            .map(|(_, k)| k.0 as u32)
+    };
+    best(Some(Stage::CryptQueue))
+        .or_else(|| best(None))
+        .or_else(slowest)
 }
 
 /// One thing a highlighted bio waited behind.
@@ -94,16 +110,17 @@ fn holders(waiting: Stage) -> &'static [(LaneKind, Stage)] {
     }
 }
 
-/// What bio `k` waited behind in each of its waits: the bios being served by the threads
-/// (or device channels, or the engine) that serve its queue while it waited, and the bios
-/// already in its queue when it arrived, each with how long they overlapped its wait. Empty
-/// for a bio the trace does not list.
+/// What bio `k` waited behind in each of its waits (and its pieces' waits, when it was
+/// split): the bios being served by the threads (or device channels, or the engine) that
+/// serve its queue while it waited, and the bios already in its queue when it arrived, each
+/// with how long they overlapped its wait. A split bio's own pieces are not listed. Empty for
+/// a bio the trace does not list.
 pub fn waited_behind(t: &Trace, k: u32) -> Vec<Behind> {
     let mut out = Vec::new();
     if k as usize >= t.bios.len() {
         return out;
     }
-    let mine = |s: &Span| matches!(s.what, Activity::Bio { bio, .. } if bio == k);
+    let mine = |s: &Span| matches!(s.what, Activity::Bio { bio, .. } if t.is_of(bio, k));
     for w in t.spans.iter().filter(|s| mine(s)) {
         let Activity::Bio { stage: waiting, .. } = w.what else {
             continue;
@@ -115,7 +132,7 @@ pub fn waited_behind(t: &Trace, k: u32) -> Vec<Behind> {
             let Activity::Bio { bio, stage } = s.what else {
                 continue;
             };
-            if bio == k || s.end <= w.start || s.start >= w.end {
+            if t.is_of(bio, k) || s.end <= w.start || s.start >= w.end {
                 continue;
             }
             let kind = t.lanes[s.lane as usize].kind;
@@ -148,12 +165,22 @@ pub fn highlight_text(t: &Trace, k: u32) -> String {
     let b = &t.bios[k as usize];
     let mut s = String::new();
     let dir = if b.dir == Dir::Read { "read" } else { "write" };
-    let _ = write!(
-        s,
-        "Highlighted: #{k}, a {} KiB {dir} from {}",
-        b.bytes / 1024,
-        b.origin
-    );
+    let _ = match b.parent {
+        Some(p) => write!(
+            s,
+            "Highlighted: #{k}, a {} KiB {dir}, {} (a {} KiB {dir} from {})",
+            b.bytes / 1024,
+            b.origin,
+            t.bios[p as usize].bytes / 1024,
+            t.bios[p as usize].origin
+        ),
+        None => write!(
+            s,
+            "Highlighted: #{k}, a {} KiB {dir} from {}",
+            b.bytes / 1024,
+            b.origin
+        ),
+    };
     let _ = write!(s, ", issued at {} ms", ms(b.issued));
     match b.completed {
         Some(c) => {
@@ -169,12 +196,16 @@ pub fn highlight_text(t: &Trace, k: u32) -> String {
     for st in b.stages.iter().filter(|x| x.stage != Stage::Other) {
         let _ = writeln!(
             s,
-            "  {:<20} {:>10} from {} ms",
+            "  {:<20} {:>10} from {} ms{}",
             st.stage.label(),
             dur(st.end.since(st.start)),
-            ms(st.start)
+            ms(st.start),
+            st.piece
+                .map(|p| format!(" (piece #{p})"))
+                .unwrap_or_default()
         );
     }
+    s.push_str(&pieces_text(t, k));
     let behind = waited_behind(t, k);
     if behind.is_empty() {
         s.push_str("  It waited behind nothing: every stage began as soon as it arrived.\n");
@@ -204,6 +235,34 @@ pub fn highlight_text(t: &Trace, k: u32) -> String {
             "    {:<28} {how}, {} of it",
             bio_label(t, w.bio),
             dur(w.overlap)
+        );
+    }
+    s
+}
+
+/// For a split bio, a line on its pieces: each one's number and completion, and which one
+/// its stages after the split come from (the last to complete: its critical path).
+fn pieces_text(t: &Trace, k: u32) -> String {
+    let pieces = t.pieces(k);
+    if pieces.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = pieces
+        .iter()
+        .map(|&p| match t.bios[p as usize].completed {
+            Some(c) => format!("#{p} done at {} ms", ms(c)),
+            None => format!("#{p} in flight"),
+        })
+        .collect();
+    let mut s = format!(
+        "  Split into pieces: {}
+",
+        each.join(", ")
+    );
+    if let Some(last) = t.bios[k as usize].stages.iter().find_map(|x| x.piece) {
+        let _ = writeln!(
+            s,
+            "  After the split its time is its last piece's, #{last}'s (as in the report)."
         );
     }
     s
@@ -350,13 +409,14 @@ fn log_lines(t: &Trace, queues: &[usize]) -> Vec<Line> {
 }
 
 /// The window's per-stage totals for measured, completed bios, from the trace, and the same
-/// from the report of the same run: `(trace ns, report ns)` per direction and stage.
+/// from the report of the same run: `(trace ns, report ns)` per direction and stage. Pieces of
+/// split bios are left out: their parents carry the last piece's stages, as the report does.
 pub fn stage_sums(t: &Trace, obs: &RunObs) -> [[(u128, u128); Stage::COUNT]; 2] {
     let mut out = [[(0u128, 0u128); Stage::COUNT]; 2];
     for b in t
         .bios
         .iter()
-        .filter(|b| b.measured && b.completed.is_some())
+        .filter(|b| b.measured && b.completed.is_some() && b.parent.is_none())
     {
         for s in &b.stages {
             out[b.dir as usize][s.stage.index()].0 += u128::from(s.end.since(s.start).as_ns());
@@ -443,14 +503,16 @@ pub fn stage_csv(t: &Trace, obs: &RunObs) -> String {
 }
 
 /// One line on reads' crypt-queue waits in the window: how many reads waited and the longest,
-/// or that none did (what tells fifo from split at a glance).
+/// or that none did (what tells fifo from split at a glance). Whole reads only, as
+/// [`pick_read`].
 pub fn read_waits(t: &Trace) -> String {
-    let reads = t.bios.iter().filter(|b| b.dir == Dir::Read).count();
+    let whole_read = |b: &TracedBio| b.dir == Dir::Read && b.parent.is_none();
+    let reads = t.bios.iter().filter(|b| whole_read(b)).count();
     let waits: Vec<(u64, usize)> = t
         .bios
         .iter()
         .enumerate()
-        .filter(|(_, b)| b.dir == Dir::Read)
+        .filter(|(_, b)| whole_read(b))
         .map(|(k, b)| {
             let w = b
                 .stages

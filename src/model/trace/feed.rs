@@ -65,8 +65,25 @@ impl World {
             Origin::Proc(p) => format!("gitk/{p} read"),
             Origin::SwapIn(p) => format!("gitk/{p} swap-in"),
             Origin::SwapOut => "swap-out".into(),
-            Origin::Piece(p) => format!("piece of bio {p}"),
+            // Pieces are named by [`World::trace_bio`], which knows the parent's traced index.
+            Origin::Piece(_) => "piece".into(),
         }
+    }
+
+    /// The traced index of bio `id` (`b`), adding it on first sight; a piece's parent is added
+    /// first, so that the piece can name it (`piece 2/4 of #7`) and be counted under it.
+    fn trace_bio(&self, t: &mut Tracer, id: BioId, b: &Bio) -> u32 {
+        let Origin::Piece(p) = b.origin else {
+            return t.bio(id as usize, b, None, || self.origin_name(b));
+        };
+        let pb = &self.bios[p];
+        let pk = t.bio(p as usize, pb, None, || self.origin_name(pb));
+        t.bio(id as usize, b, Some(pk), || {
+            let limit = u64::from(self.split_limit(p).unwrap_or(b.bytes).max(1));
+            let i = b.offset.saturating_sub(pb.offset) / limit + 1;
+            let n = u64::from(pb.bytes).div_ceil(limit);
+            format!("piece {i}/{n} of #{pk}")
+        })
     }
 
     /// Moves bio `id` to `stage` at `now` ([`Bio::enter`]), handing the closed stage to the
@@ -83,7 +100,7 @@ impl World {
     fn trace_closed(&mut self, id: BioId, closed: (Stage, SimTime), now: SimTime) {
         let mut t = self.tracer.take().expect("tracer");
         let b = &self.bios[id];
-        t.stage_closed(id as usize, b, closed, now, || self.origin_name(b));
+        t.stage_closed(id as usize, closed, now, |t| self.trace_bio(t, id, b));
         self.tracer = Some(t);
     }
 
@@ -98,8 +115,37 @@ impl World {
         let Some(mut t) = self.tracer.take() else {
             return;
         };
-        t.stage_closed(id as usize, b, closed, now, || self.origin_name(b));
+        t.stage_closed(id as usize, closed, now, |t| self.trace_bio(t, id, b));
         t.completed(id as usize, now);
+        self.tracer = Some(t);
+    }
+
+    /// Piece `id` of a split bio (`b`, already out of the slab; its parent still in it)
+    /// completed at `now`, closing `closed`, as a bio does ([`World::trace_completed`]). When
+    /// it is the `last`, its stages become its parent's from the split on.
+    pub(in crate::model) fn trace_piece_done(
+        &mut self,
+        id: BioId,
+        b: &Bio,
+        closed: (Stage, SimTime),
+        now: SimTime,
+        last: bool,
+    ) {
+        let Some(mut t) = self.tracer.take() else {
+            return;
+        };
+        let mut piece = t.traced(id as usize);
+        t.stage_closed(id as usize, closed, now, |t| {
+            let k = self.trace_bio(t, id, b);
+            piece = Some(k);
+            k
+        });
+        t.completed(id as usize, now);
+        if let (true, Some(pk), Origin::Piece(p)) = (last, piece, b.origin)
+            && let Some(k) = t.traced(p as usize)
+        {
+            t.adopt(k, pk);
+        }
         self.tracer = Some(t);
     }
 
@@ -156,7 +202,7 @@ impl World {
     fn lane_states(&self, t: &mut Tracer) -> LaneStates {
         let mut bio = |id: BioId, stage: Option<Stage>| {
             let b = &self.bios[id];
-            let k = t.bio(id as usize, b, || self.origin_name(b));
+            let k = self.trace_bio(t, id, b);
             Activity::Bio {
                 bio: k,
                 stage: stage.unwrap_or(b.stage),
@@ -202,10 +248,7 @@ impl World {
     /// Ends the trace at `now`, if one runs.
     pub(in crate::model) fn take_trace(&mut self, now: SimTime) -> Option<Trace> {
         let t = self.tracer.take()?;
-        let live = self
-            .bios
-            .iter_ids()
-            .map(|(id, b)| (id as usize, b, self.origin_name(b)));
-        Some(t.finish(now, live))
+        let live = self.bios.iter_ids().map(|(id, b)| (id as usize, b));
+        Some(t.finish(now, live, |t, id, b| self.trace_bio(t, id as BioId, b)))
     }
 }

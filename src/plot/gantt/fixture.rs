@@ -139,6 +139,7 @@ pub(in crate::plot) fn fixture() -> Trace {
                     stage,
                     start: at(a),
                     end: at(b),
+                    piece: None,
                 });
             }
         }
@@ -147,6 +148,7 @@ pub(in crate::plot) fn fixture() -> Trace {
             sync: *dir == Dir::Read,
             bytes: *bytes,
             origin: origin.to_string(),
+            parent: None,
             issued: at(*issued),
             completed: done.map(at),
             measured: true,
