@@ -62,6 +62,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../scenarios/nvme-fio.yaml"),
     ),
     (
+        "split-6.11.yaml",
+        include_str!("../../scenarios/split-6.11.yaml"),
+    ),
+    (
         "storage-server.yaml",
         include_str!("../../scenarios/storage-server.yaml"),
     ),
