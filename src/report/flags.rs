@@ -307,6 +307,15 @@ fn render_group(g: &Group, out: &mut String) {
         .iter()
         .map(|m| compare(m.reps, reference, "total_mib_s"))
         .collect();
+    latency_table(g, &p999, out);
+    out.push('\n');
+    load_table(g, &tput, out);
+    winners(g, &p999, &tput, out);
+}
+
+/// The section's first table: read and write clat percentiles per combination, and the read
+/// p99.9 verdict.
+fn latency_table(g: &Group, p999: &[Option<(Verdict, Interval)>], out: &mut String) {
     // Latencies in µs when every one is under a millisecond.
     let lat: Vec<Vec<f64>> = g
         .members
@@ -350,7 +359,11 @@ fn render_group(g: &Group, out: &mut String) {
         &rows,
         out,
     );
-    out.push('\n');
+}
+
+/// The section's second table: MiB/s and CPU by context per combination, and the throughput
+/// verdict.
+fn load_table(g: &Group, tput: &[Option<(Verdict, Interval)>], out: &mut String) {
     let rows: Vec<Vec<String>> = g
         .members
         .iter()
@@ -384,6 +397,15 @@ fn render_group(g: &Group, out: &mut String) {
         &rows,
         out,
     );
+}
+
+/// The two closing lines: the best combination on read p99.9 and on total MiB/s.
+fn winners(
+    g: &Group,
+    p999: &[Option<(Verdict, Interval)>],
+    tput: &[Option<(Verdict, Interval)>],
+    out: &mut String,
+) {
     let winner = |cs: &[Option<(Verdict, Interval)>]| -> String {
         let best = cs
             .iter()
@@ -399,8 +421,8 @@ fn render_group(g: &Group, out: &mut String) {
     };
     out.push('\n');
     for line in [
-        format!("Best read p99.9: {}\n", winner(&p999)),
-        format!("Best throughput: {}\n", winner(&tput)),
+        format!("Best read p99.9: {}\n", winner(p999)),
+        format!("Best throughput: {}\n", winner(tput)),
     ] {
         out.push_str(&super::text::fit::fill(&line, super::text::fit::WIDTH));
     }

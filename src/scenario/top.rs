@@ -421,7 +421,7 @@ fn policies(
     f: &Option<Spanned<Capped<Spanned<String>, MAX_LISTED_NAMES>>>,
     kernel: &KernelConfig,
 ) -> Result<Vec<String>, Error> {
-    use crate::model::policy::{DmFlags, FlagPattern};
+    use crate::model::policy::FlagPattern;
     let valid = crate::model::policy_names();
     let Some(list) = f else {
         return Ok(vec![
@@ -455,46 +455,7 @@ fn policies(
         let path = format!("policies[{i}]");
         let named = super::shorten(&p.value);
         if let Some(pattern) = FlagPattern::parse(&p.value) {
-            let pattern = pattern.map_err(|why| {
-                c.at(&path, p).unknown(
-                    format!("`{named}`: {why}"),
-                    "write dm-crypt+* for every combination of the kernel's flags, or \
-                     dm-crypt+{a,b} with flags among same_cpu_crypt, submit_from_crypt_cpus, \
-                     no_read_workqueue, no_write_workqueue, high_priority",
-                )
-            })?;
-            let set = match pattern {
-                FlagPattern::All => {
-                    // The plain table on this kernel: refused before 4.19 like `dm-crypt`.
-                    let base = crate::model::policy::find("dm-crypt").expect("registered");
-                    super::dmcrypt::policy_fits(c, &path, p, base, kernel)?;
-                    kernel
-                        .version
-                        .dmcrypt()
-                        .map_or(DmFlags::NONE, |r| r.flags())
-                }
-                FlagPattern::Subset(set) => {
-                    let all = crate::model::policy::find(&set.policy_name()).expect("a flag set");
-                    super::dmcrypt::policy_fits(c, &path, p, all, kernel)?;
-                    set
-                }
-            };
-            for flags in set.combinations() {
-                let info = crate::model::policy::find(&flags.policy_name()).expect("a flag set");
-                if !out.iter().any(|(_, n, _)| *n == info.name) {
-                    out.push((info.name.to_string(), info.name, true));
-                }
-            }
-            if out.len() > MAX_LISTED_NAMES {
-                return Err(c.at(&path, p).bad_value(
-                    format!(
-                        "`{named}` makes the policy list {} names long; at most \
-                         {MAX_LISTED_NAMES} may be listed",
-                        out.len()
-                    ),
-                    "name fewer flags in the braces, or fewer other policies",
-                ));
-            }
+            expand_pattern(c, &path, p, pattern, kernel, &mut out)?;
             continue;
         }
         let Some(info) = crate::model::policy::find(&p.value) else {
@@ -521,6 +482,62 @@ fn policies(
         }
     }
     Ok(out.into_iter().map(|(n, _, _)| n).collect())
+}
+
+/// The names a flag pattern (`dm-crypt+*`, `dm-crypt+{a,b}`, written at `path`) expands to on
+/// `kernel`, appended to `out` unless already there (a name a pattern makes is never refused as
+/// a repeat); the list may not grow past [`MAX_LISTED_NAMES`].
+fn expand_pattern(
+    c: &Checker,
+    path: &str,
+    p: &Spanned<String>,
+    pattern: Result<crate::model::policy::FlagPattern, String>,
+    kernel: &KernelConfig,
+    out: &mut Vec<(String, &'static str, bool)>,
+) -> Result<(), Error> {
+    use crate::model::policy::{DmFlags, FlagPattern};
+    let named = super::shorten(&p.value);
+    let pattern = pattern.map_err(|why| {
+        c.at(path, p).unknown(
+            format!("`{named}`: {why}"),
+            "write dm-crypt+* for every combination of the kernel's flags, or \
+                 dm-crypt+{a,b} with flags among same_cpu_crypt, submit_from_crypt_cpus, \
+                 no_read_workqueue, no_write_workqueue, high_priority",
+        )
+    })?;
+    let set = match pattern {
+        FlagPattern::All => {
+            // The plain table on this kernel: refused before 4.19 like `dm-crypt`.
+            let base = crate::model::policy::find("dm-crypt").expect("registered");
+            super::dmcrypt::policy_fits(c, path, p, base, kernel)?;
+            kernel
+                .version
+                .dmcrypt()
+                .map_or(DmFlags::NONE, |r| r.flags())
+        }
+        FlagPattern::Subset(set) => {
+            let all = crate::model::policy::find(&set.policy_name()).expect("a flag set");
+            super::dmcrypt::policy_fits(c, path, p, all, kernel)?;
+            set
+        }
+    };
+    for flags in set.combinations() {
+        let info = crate::model::policy::find(&flags.policy_name()).expect("a flag set");
+        if !out.iter().any(|(_, n, _)| *n == info.name) {
+            out.push((info.name.to_string(), info.name, true));
+        }
+    }
+    if out.len() > MAX_LISTED_NAMES {
+        return Err(c.at(path, p).bad_value(
+            format!(
+                "`{named}` makes the policy list {} names long; at most \
+                     {MAX_LISTED_NAMES} may be listed",
+                out.len()
+            ),
+            "name fewer flags in the braces, or fewer other policies",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
