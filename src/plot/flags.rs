@@ -13,22 +13,8 @@ use plotters::prelude::*;
 
 /// The x range of every ratio and whisker, 1 included, padded by 5 %.
 fn x_range(f: &FlagPlot) -> (f64, f64) {
-    let (mut lo, mut hi) = (1.0f64, 1.0f64);
-    for q in f
-        .rows
-        .iter()
-        .flat_map(|r| [r.read_p999, r.throughput])
-        .flatten()
-    {
-        for v in [q.low, q.high, q.estimate] {
-            if v.is_finite() {
-                lo = lo.min(v);
-                hi = hi.max(v);
-            }
-        }
-    }
-    let pad = ((hi - lo) * 0.05).max(1e-3);
-    (lo - pad, hi + pad)
+    let all = f.rows.iter().flat_map(|r| [&r.read_p999, &r.throughput]);
+    super::scale::interval_span(1.0, all.flatten(), 1e-3)
 }
 
 /// Draws the flag comparison `f`.

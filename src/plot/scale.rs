@@ -209,6 +209,27 @@ pub(super) fn spread_labels(ys: &[i32], gap: i32, top: i32, bottom: i32) -> Vec<
     out
 }
 
+/// The span of `anchor` and every finite estimate and bound of `intervals`, padded by 5 % of
+/// its width (at least `min_pad`): the x range of the tornado and flags charts, whose bars start
+/// at `anchor` (0 for an effect, 1 for a ratio).
+pub(super) fn interval_span<'a>(
+    anchor: f64,
+    intervals: impl Iterator<Item = &'a crate::stats::compare::Interval>,
+    min_pad: f64,
+) -> (f64, f64) {
+    let (mut lo, mut hi) = (anchor, anchor);
+    for e in intervals {
+        for v in [e.low, e.high, e.estimate] {
+            if v.is_finite() {
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+        }
+    }
+    let pad = ((hi - lo) * 0.05).max(min_pad);
+    (lo - pad, hi + pad)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

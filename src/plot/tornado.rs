@@ -12,17 +12,8 @@ use plotters::prelude::*;
 
 /// The x range of every effect and whisker, zero included, padded by 5 %.
 fn x_range(r: &Ranking) -> (f64, f64) {
-    let (mut lo, mut hi) = (0.0f64, 0.0f64);
-    for e in r.knobs.iter().flat_map(|k| k.effect.iter().flatten()) {
-        for v in [e.low, e.high, e.estimate] {
-            if v.is_finite() {
-                lo = lo.min(v);
-                hi = hi.max(v);
-            }
-        }
-    }
-    let pad = ((hi - lo) * 0.05).max(1e-9);
-    (lo - pad, hi + pad)
+    let all = r.knobs.iter().flat_map(|k| k.effect.iter().flatten());
+    super::scale::interval_span(0.0, all, 1e-9)
 }
 
 /// Draws the tornado chart of `r`.
