@@ -18,6 +18,7 @@ pub mod fit;
 mod memory;
 mod status;
 
+use super::warning::SUSTAINED_DROP_PERCENT;
 use crate::engine::SimDuration;
 use crate::stats::Summary;
 use std::fmt::Write as _;
@@ -745,11 +746,26 @@ pub fn warning_text(w: &Warning) -> String {
             policy,
             dropped,
             issued,
-        } => format!(
-            "{policy}: saturated: {dropped} open-loop arrivals were dropped at the iodepth cap \
-             ({issued} issued); the offered rate exceeds what this policy serves. Lower the \
-             rate, or raise iodepth to see how deep the queue grows."
-        ),
+            sustained,
+        } => {
+            let arrivals = dropped + issued;
+            let pct = *dropped as f64 / arrivals.max(1) as f64 * 100.0;
+            if *sustained {
+                format!(
+                    "{policy}: saturated: {dropped} of {arrivals} open-loop arrivals \
+                     ({pct:.2}%) were dropped at the iodepth cap; the offered rate is at or \
+                     beyond what this policy serves. Lower the rate, or raise iodepth to see how \
+                     deep the queue grows."
+                )
+            } else {
+                format!(
+                    "{policy}: {dropped} of {arrivals} open-loop arrivals ({pct:.2}%) were \
+                     dropped at the iodepth cap. Under {SUSTAINED_DROP_PERCENT}% is a transient \
+                     such as a burst or a device pause, not an overload. The latencies lack \
+                     those waits; raise iodepth to keep them."
+                )
+            }
+        }
         Warning::Unfinished {
             policy,
             job,

@@ -347,3 +347,29 @@ fn block_metrics_are_key_value_items_with_a_dash_when_unmeasured() {
     metrics_line(&r.policies[0], &mut s);
     assert!(s.is_empty(), "{s}");
 }
+
+#[test]
+fn dropped_arrivals_are_saturation_only_when_sustained() {
+    let warn = |dropped, issued| {
+        warning_text(&Warning::Overloaded {
+            policy: "dm-crypt".into(),
+            dropped,
+            issued,
+            sustained: crate::report::warning::sustained_drops(dropped, issued),
+        })
+    };
+    // storage-server's pauses: 56 of 82,467 arrivals.
+    let transient = warn(56, 82_411);
+    assert!(
+        transient.starts_with("dm-crypt: 56 of 82467 open-loop arrivals (0.07%) were dropped"),
+        "{transient}"
+    );
+    assert!(transient.contains("is a transient"), "{transient}");
+    assert!(!transient.contains("saturated"), "{transient}");
+    // Twice what the device serves: half the arrivals dropped.
+    let sustained = warn(2_000, 2_000);
+    assert!(
+        sustained.starts_with("dm-crypt: saturated: 2000 of 4000 open-loop arrivals (50.00%)"),
+        "{sustained}"
+    );
+}
