@@ -494,6 +494,11 @@ pub struct RunObs {
     /// (kernels after 2.6.x); empty on the shared pool.
     #[serde(default)]
     pub cpu_by_cpu: Vec<f64>,
+    /// CPU time per second of the measured window (1.0 is one CPU) during which a CPU sat idle
+    /// while a thread not bound to its CPU waited beside another task elsewhere: what load
+    /// balancing, which qsim does not model, could have used. 0 on the shared pool.
+    #[serde(default)]
+    pub cpu_idle_beside_waiting: f64,
     /// Crypt queue length: time-average and maximum.
     pub crypt_queue_len_avg: f64,
     /// Maximum crypt queue length seen.
@@ -765,6 +770,12 @@ impl RunObs {
         for (a, &b) in self.cpu_by_cpu.iter_mut().zip(&other.cpu_by_cpu) {
             *a = weighted(*a, wa, b, wb);
         }
+        self.cpu_idle_beside_waiting = weighted(
+            self.cpu_idle_beside_waiting,
+            wa,
+            other.cpu_idle_beside_waiting,
+            wb,
+        );
         self.crypt_queue_len_avg =
             weighted(self.crypt_queue_len_avg, wa, other.crypt_queue_len_avg, wb);
         self.crypt_queue_len_max = self.crypt_queue_len_max.max(other.crypt_queue_len_max);

@@ -124,6 +124,8 @@ struct Thread<T> {
     seq: u64,
     weight: u32,
     account: usize,
+    /// Placed by [`Placement::Wake`]: the load balancer could move it (a bound one it could not).
+    movable: bool,
     tag: T,
 }
 
@@ -227,6 +229,8 @@ struct Cpu<T> {
     weight: u64,
     /// Σ weights of the runnable threads per account.
     acct_weight: Vec<u64>,
+    /// Runnable threads placed by [`Placement::Wake`] (not bound to this CPU).
+    movable: usize,
     /// CPU-ns this CPU has been busy.
     busy_ns: u128,
 }
@@ -240,6 +244,7 @@ impl<T: Copy> Cpu<T> {
             vtime: 0,
             weight: 0,
             acct_weight: vec![0; accounts],
+            movable: 0,
             busy_ns: 0,
         }
     }
@@ -258,17 +263,34 @@ impl<T: Copy> Cpu<T> {
         self.weight + self.held.len() as u64 * u64::from(nice_to_weight(0))
     }
 
-    fn push_thread(&mut self, work: SimDuration, weight: u32, seq: u64, account: usize, tag: T) {
+    /// Adds a runnable thread, `movable` if placed by wake-up (else bound to this CPU).
+    fn push_thread(
+        &mut self,
+        work: SimDuration,
+        weight: u32,
+        seq: u64,
+        account: usize,
+        movable: bool,
+        tag: T,
+    ) {
         let finish = self.vtime + (u128::from(work.as_ns()) * VSCALE).div_ceil(u128::from(weight));
         self.weight += u64::from(weight);
         self.acct_weight[account] += u64::from(weight);
+        self.movable += usize::from(movable);
         self.threads.push(Reverse(Thread {
             finish,
             seq,
             weight,
             account,
+            movable,
             tag,
         }));
+    }
+
+    /// Runnable threads here that another CPU could take: the movable ones beyond the one task
+    /// that would keep this CPU busy.
+    fn waiting_movable(&self) -> usize {
+        self.movable.min(self.runnable().saturating_sub(1))
     }
 
     /// Real ns until the earliest thread's finish tag, at the present weight.
@@ -305,6 +327,7 @@ impl<T: Copy> Cpu<T> {
             self.threads.pop();
             self.weight -= u64::from(t.weight);
             self.acct_weight[t.account] -= u64::from(t.weight);
+            self.movable -= usize::from(t.movable);
             let (seq, tag) = (t.seq, t.tag);
             done.push(Finished { at, cpu, seq, tag });
         }
@@ -360,6 +383,8 @@ pub struct Machine<T> {
     /// Finished tasks not yet handed out.
     done: Vec<Finished<T>>,
     books: Books,
+    /// CPU-ns a CPU sat idle while a movable thread waited on another ([`Machine::idle_beside_waiting_ns`]).
+    idle_beside_waiting_ns: u128,
 }
 
 impl<T: Copy> Machine<T> {
@@ -372,6 +397,7 @@ impl<T: Copy> Machine<T> {
             seq: 0,
             done: Vec::new(),
             books: Books::new(accounts),
+            idle_beside_waiting_ns: 0,
         }
     }
 
@@ -380,6 +406,12 @@ impl<T: Copy> Machine<T> {
         let from = self.last;
         assert!(now >= from, "time went backwards: {now:?} < {from:?}");
         self.last = now;
+        let idle = self.cpus.iter().filter(|c| c.idle()).count();
+        if idle > 0 {
+            let waiting: usize = self.cpus.iter().map(Cpu::waiting_movable).sum();
+            let lost = idle.min(waiting) as u128;
+            self.idle_beside_waiting_ns += lost * u128::from(now.since(from).as_ns());
+        }
         for (i, cpu) in self.cpus.iter_mut().enumerate() {
             if !cpu.idle() {
                 cpu.advance(from, now, i as u32, &mut self.books, &mut self.done);
@@ -421,7 +453,8 @@ impl<T: Copy> Machine<T> {
                 tag,
             }),
             SchedClass::Thread { nice } => {
-                c.push_thread(work, nice_to_weight(nice), seq, account, tag)
+                let movable = matches!(place, Placement::Wake { .. });
+                c.push_thread(work, nice_to_weight(nice), seq, account, movable, tag)
             }
         }
         cpu
@@ -498,6 +531,17 @@ impl<T: Copy> Machine<T> {
     /// CPU-ns booked to `account` so far (rounded down).
     pub fn account_ns(&self, account: usize) -> u128 {
         self.books.account_ns(account)
+    }
+
+    /// CPU-ns so far during which a CPU had nothing to run while a thread that was not bound
+    /// to its CPU waited beside another task elsewhere: at each instant, the smaller of the
+    /// idle CPUs and those waiting threads. It is what a load balancer (kernel/sched/fair.c's
+    /// newidle and periodic balancing, which qsim does not model: tasks never migrate) could
+    /// have put to work, an upper bound on what the missing balancing costs a run. Exact when
+    /// completions are handed out at the instants [`Machine::next_completion`] gives, as the
+    /// world does: the runnable sets are then constant between calls.
+    pub fn idle_beside_waiting_ns(&self) -> u128 {
+        self.idle_beside_waiting_ns
     }
 
     /// CPU-ns `cpu` has been busy so far (softirq and threads).

@@ -73,6 +73,9 @@ pub struct World {
     pub(super) pieces_live: u64,
     /// Each CPU's busy time when the warm-up ended (per-CPU machine only).
     cpu_busy_at_warmup: Vec<u128>,
+    /// [`Machine::idle_beside_waiting_ns`](super::sched::Machine::idle_beside_waiting_ns) at
+    /// the end of the warm-up.
+    idle_beside_waiting_at_warmup: u128,
     /// Each context's CPU time when the warm-up ended.
     cpu_at_warmup: [u128; CpuContext::COUNT],
     /// The timeline, when a run asks for one.
@@ -146,6 +149,7 @@ impl World {
             cpu_at_warmup: [0; CpuContext::COUNT],
             pieces_live: 0,
             cpu_busy_at_warmup: Vec::new(),
+            idle_beside_waiting_at_warmup: 0,
             timeline: None,
             tracer: None,
         };
@@ -489,7 +493,18 @@ impl World {
         }
         if let Cpus::PerCpu(m) = &self.cpu {
             self.cpu_busy_at_warmup = (0..m.cpus()).map(|c| m.busy_ns_on(c)).collect();
+            self.idle_beside_waiting_at_warmup = m.idle_beside_waiting_ns();
         }
+    }
+
+    /// CPUs' worth of idle time beside waiting movable threads over the measured window (0 on
+    /// the shared pool, which has no CPUs to be idle apart).
+    fn cpu_idle_beside_waiting(&self, now: SimTime) -> f64 {
+        let Cpus::PerCpu(m) = &self.cpu else {
+            return 0.0;
+        };
+        let span = now.saturating_since(self.rec.warmup()).as_ns().max(1) as f64;
+        (m.idle_beside_waiting_ns() - self.idle_beside_waiting_at_warmup) as f64 / span
     }
 
     /// Each CPU's busy share of the measured window (empty on the shared pool).
@@ -532,6 +547,7 @@ impl World {
         let (busy, cpus) = (self.cpu.busy_cpu_ns(), self.cpu.cpus());
         let cpu_by_context = self.cpu_by_context(now);
         let cpu_by_cpu = self.cpu_by_cpu(now);
+        let cpu_idle_beside_waiting = self.cpu_idle_beside_waiting(now);
         let fio_log = self.rec.take_fio_log();
         let app_cpu = self.app_cpu_observations();
         let (r, block, cpu_utilisation) =
@@ -551,6 +567,7 @@ impl World {
             cpu_utilisation,
             cpu_by_context,
             cpu_by_cpu,
+            cpu_idle_beside_waiting,
             crypt_queue_len_avg: r.crypt_queue_len_avg,
             crypt_queue_len_max: r.crypt_queue_len_max,
             events,

@@ -267,7 +267,7 @@ const LATENCY_KEYS: [&str; 6] = [
 ];
 
 /// The MiB/s and CPU keys of the second table, in column order.
-const LOAD_KEYS: [&str; 7] = [
+const LOAD_KEYS: [&str; 8] = [
     "read_mib_s",
     "write_mib_s",
     "cpu_softirq_pct",
@@ -275,6 +275,7 @@ const LOAD_KEYS: [&str; 7] = [
     "cpu_dmcrypt_write_pct",
     "cpu_submitters_pct",
     "cpu_application_pct",
+    "cpu_idle_beside_waiting_pct",
 ];
 
 fn render_group(g: &Group, out: &mut String) {
@@ -292,7 +293,8 @@ fn render_group(g: &Group, out: &mut String) {
     let intro = format!(
         "Flag comparison{whose} (means over {reps} replications; verdicts paired against \
          dm-crypt, 95% CI; flags: {}; CPU: sirq softirq, kcr kcryptd workers, dmw \
-         dmcrypt_write, sub submitters, app application):\n",
+         dmcrypt_write, sub submitters, app application, idle a CPU idle beside a waiting \
+         thread, which qsim never migrates):\n",
         legend.join(", ")
     );
     out.push('\n');
@@ -381,7 +383,7 @@ fn load_table(g: &Group, tput: &[Option<(Verdict, Interval)>], out: &mut String)
         .collect();
     table(
         &[
-            vec![(1, "MiB/s"), (3, "CPU, % of one CPU"), (8, "total MiB/s")],
+            vec![(1, "MiB/s"), (3, "CPU, % of one CPU"), (9, "total MiB/s")],
             vec![
                 (0, "flags"),
                 (1, "read"),
@@ -391,7 +393,8 @@ fn load_table(g: &Group, tput: &[Option<(Verdict, Interval)>], out: &mut String)
                 (5, "dmw"),
                 (6, "sub"),
                 (7, "app"),
-                (8, "vs dm-crypt"),
+                (8, "idle"),
+                (9, "vs dm-crypt"),
             ],
         ],
         &rows,

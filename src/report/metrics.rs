@@ -481,6 +481,19 @@ pub const METRICS: &[Metric] = &[
     detail("cpu_application_pct", "CPU application", "%", true, |r| {
         cpu_ctx_pct(r.obs, CpuContext::Application)
     }),
+    detail(
+        "cpu_idle_beside_waiting_pct",
+        "CPU idle beside waiting threads",
+        "%",
+        true,
+        |r| {
+            if r.obs.cpu_by_cpu.is_empty() {
+                f64::NAN
+            } else {
+                r.obs.cpu_idle_beside_waiting * 100.0
+            }
+        },
+    ),
 ];
 
 /// A figure of the run's anonymous memory and swap; NaN when the run modelled none.

@@ -908,6 +908,9 @@ pub struct CpuReport {
     pub by_context: Vec<(String, f64)>,
     /// Each CPU's busy share, percent.
     pub by_cpu: Vec<f64>,
+    /// Idle CPU time beside waiting movable threads, percent of one CPU
+    /// ([`RunObs::cpu_idle_beside_waiting`]).
+    pub idle_beside_waiting: f64,
 }
 
 impl CpuReport {
@@ -923,6 +926,10 @@ impl CpuReport {
             .map(|(c, v)| (c.label().to_string(), v * 100.0))
             .collect();
         let by_cpu = run.cpu_by_cpu.iter().map(|v| v * 100.0).collect();
-        Some(CpuReport { by_context, by_cpu })
+        Some(CpuReport {
+            by_context,
+            by_cpu,
+            idle_beside_waiting: run.cpu_idle_beside_waiting * 100.0,
+        })
     }
 }

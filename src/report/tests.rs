@@ -182,6 +182,7 @@ pub(crate) fn run(policy: &str, end: RunEnd) -> RunObs {
         cpu_utilisation: 0.4321,
         cpu_by_context: Default::default(),
         cpu_by_cpu: Vec::new(),
+        cpu_idle_beside_waiting: 0.0,
         crypt_queue_len_avg: 3.25,
         crypt_queue_len_max: 41,
         events: 123_456,

@@ -715,6 +715,27 @@ fn warnings(r: &Report, s: &mut String) {
     }
 }
 
+/// The warning for open-loop arrivals dropped at the iodepth cap: saturation when they are a
+/// sustained share of the arrivals, else a transient.
+fn overloaded_text(policy: &str, dropped: u64, issued: u64, sustained: bool) -> String {
+    let arrivals = dropped + issued;
+    let pct = dropped as f64 / arrivals.max(1) as f64 * 100.0;
+    if sustained {
+        format!(
+            "{policy}: saturated: {dropped} of {arrivals} open-loop arrivals ({pct:.2}%) were \
+             dropped at the iodepth cap; the offered rate is at or beyond what this policy \
+             serves. Lower the rate, or raise iodepth to see how deep the queue grows."
+        )
+    } else {
+        format!(
+            "{policy}: {dropped} of {arrivals} open-loop arrivals ({pct:.2}%) were dropped at \
+             the iodepth cap. Under {SUSTAINED_DROP_PERCENT}% is a transient such as a burst or \
+             a device pause, not an overload. The latencies lack those waits; raise iodepth to \
+             keep them."
+        )
+    }
+}
+
 /// One-line text of a warning with a hint that uses the scenario's own settings.
 pub fn warning_text(w: &Warning) -> String {
     match w {
@@ -747,25 +768,7 @@ pub fn warning_text(w: &Warning) -> String {
             dropped,
             issued,
             sustained,
-        } => {
-            let arrivals = dropped + issued;
-            let pct = *dropped as f64 / arrivals.max(1) as f64 * 100.0;
-            if *sustained {
-                format!(
-                    "{policy}: saturated: {dropped} of {arrivals} open-loop arrivals \
-                     ({pct:.2}%) were dropped at the iodepth cap; the offered rate is at or \
-                     beyond what this policy serves. Lower the rate, or raise iodepth to see how \
-                     deep the queue grows."
-                )
-            } else {
-                format!(
-                    "{policy}: {dropped} of {arrivals} open-loop arrivals ({pct:.2}%) were \
-                     dropped at the iodepth cap. Under {SUSTAINED_DROP_PERCENT}% is a transient \
-                     such as a burst or a device pause, not an overload. The latencies lack \
-                     those waits; raise iodepth to keep them."
-                )
-            }
-        }
+        } => overloaded_text(policy, *dropped, *issued, *sustained),
         Warning::Unfinished {
             policy,
             job,
@@ -822,6 +825,11 @@ fn cpu_lines(s: &mut String, c: &super::CpuReport) {
         .map(|(i, pct)| format!("{i}={pct:.0}%"))
         .collect();
     wrap_list(s, "  cpu by CPU   : ", &cpus);
+    let _ = writeln!(
+        s,
+        "  cpu balance  : idle beside waiting threads={:.1}% (no task migrates in qsim)",
+        c.idle_beside_waiting
+    );
 }
 
 /// `items` after `head`, comma-separated, continued under the first item past 80 columns.

@@ -562,3 +562,36 @@ fn nice_levels_map_to_the_kernel_weights() {
         assert!((1.20..1.30).contains(&r), "{w:?}");
     }
 }
+
+/// A CPU idle while a thread that could move waits beside another task elsewhere is counted
+/// (what a load balancer could use); one beside a thread bound to its CPU is not.
+#[test]
+fn idle_time_beside_a_waiting_movable_thread_is_counted() {
+    let wake = |at, work, prev| Job {
+        at,
+        work,
+        class: thread(0),
+        place: Placement::Wake { prev: Some(prev) },
+        account: 0,
+    };
+    // A bound on CPU 0 (100 ns), B bound on CPU 1 (50 ns), then C wakes with both busy and
+    // joins A on its previous CPU 0 (equal loads: prev wins).
+    let jobs = [
+        job(0, 100, thread(0), 0, 0),
+        job(0, 50, thread(0), 1, 0),
+        wake(0, 100, 0),
+    ];
+    let (res, m) = drive(2, 1, &jobs);
+    assert_eq!(res, vec![(200, 0), (50, 1), (200, 0)]);
+    // From 50 to 200 CPU 1 is idle while C shares CPU 0 with A.
+    assert_eq!(m.idle_beside_waiting_ns(), 150);
+
+    // The same with C bound to CPU 0: nothing a balancer could move.
+    let jobs = [
+        job(0, 100, thread(0), 0, 0),
+        job(0, 50, thread(0), 1, 0),
+        job(0, 100, thread(0), 0, 0),
+    ];
+    let (_, m) = drive(2, 1, &jobs);
+    assert_eq!(m.idle_beside_waiting_ns(), 0);
+}
