@@ -14,7 +14,6 @@ use super::memory::describe_memory;
 use super::types::*;
 use super::workload::describe_workload;
 use crate::engine::SimDuration;
-use std::fmt::Write as _;
 
 /// Seconds as a duration, rounded to the nanosecond.
 pub(crate) fn fmt_secs(s: f64) -> String {
@@ -30,6 +29,9 @@ pub(crate) fn on_off(b: bool) -> &'static str {
 pub(crate) enum Line {
     /// `key` padded to the value column, then `value`.
     Row(usize, String, String),
+    /// A row whose value is a comma-separated list, continued under its first item past
+    /// [`CHECK_WIDTH`].
+    List(usize, String, String),
     /// An empty line between sections.
     Blank,
 }
@@ -51,13 +53,20 @@ impl Rows {
         for line in &self.0 {
             match line {
                 Line::Blank => out.push('\n'),
-                Line::Row(indent, key, value) => {
+                Line::Row(indent, key, value) | Line::List(indent, key, value) => {
                     let width = VALUE_COLUMN.saturating_sub(*indent);
                     let mut key = key.clone();
                     if key.chars().count() >= width && !value.is_empty() {
                         key.push(' ');
                     }
-                    let _ = writeln!(out, "{:indent$}{key:<width$}{value}", "");
+                    let lead = format!("{:indent$}{key:<width$}", "");
+                    if matches!(line, Line::List(..)) {
+                        wrap_value(&lead, value, &mut out);
+                    } else {
+                        out.push_str(&lead);
+                        out.push_str(value);
+                        out.push('\n');
+                    }
                 }
             }
         }
@@ -70,7 +79,7 @@ impl Rows {
         let mut stack: Vec<(usize, String)> = Vec::new();
         let mut out: Vec<(String, String)> = Vec::new();
         for line in &self.0 {
-            let Line::Row(indent, key, value) = line else {
+            let (Line::Row(indent, key, value) | Line::List(indent, key, value)) = line else {
                 continue;
             };
             while stack.last().is_some_and(|(i, _)| i >= indent) {
@@ -93,6 +102,32 @@ impl Rows {
         }
         out
     }
+}
+
+/// How wide a `qsim check` line may grow before a list value continues on the next line.
+const CHECK_WIDTH: usize = 100;
+
+/// `lead` then `value`; a comma-separated value that would pass [`CHECK_WIDTH`] continues
+/// under its first item, broken after a `, ` (a single item longer than the line stays whole).
+fn wrap_value(lead: &str, value: &str, out: &mut String) {
+    let indent = lead.chars().count();
+    let mut line = lead.to_string();
+    let items: Vec<&str> = value.split(", ").collect();
+    for (i, item) in items.iter().enumerate() {
+        let sep = if i + 1 < items.len() { "," } else { "" };
+        let used = line.chars().count();
+        if i > 0 && used + 1 + item.chars().count() + sep.len() > CHECK_WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line = " ".repeat(indent);
+        } else if i > 0 {
+            line.push(' ');
+        }
+        line.push_str(item);
+        line.push_str(sep);
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
 }
 
 /// Appends a row: `key` at `indent`, its value in the value column.
@@ -186,7 +221,7 @@ fn body(s: &Scenario) -> Rows {
     o.blank();
     describe_crypt(o, &s.crypt, &s.kernel);
     o.blank();
-    row(o, 0, "policies", &s.policies.join(", "));
+    o.0.push(Line::List(0, "policies".into(), s.policies.join(", ")));
     o.blank();
     row(o, 0, "workloads", &s.workloads.len().to_string());
     for w in &s.workloads {
@@ -211,6 +246,32 @@ mod tests {
     const BASE: &str = "device: { kind: hdd5400 }\nworkloads:\n  - kind: fio\n";
     const MEM: &str =
         "device: { kind: hdd5400 }\nworkloads:\n  - kind: gitk\nmemory:\n  ram: 2GiB\n";
+
+    #[test]
+    fn a_long_policy_list_continues_under_its_first_item() {
+        let text = describe(&ok(&format!(
+            "{BASE}kernel: {{ version: \"6.12\" }}\npolicies: [\"dm-crypt+*\"]\n"
+        )));
+        let at = text.find("\npolicies ").expect("a policies row");
+        let rows: Vec<&str> = text[at + 1..].lines().take_while(|l| !l.is_empty()).collect();
+        assert!(rows.len() > 5, "32 tables on several lines: {rows:?}");
+        for r in &rows {
+            // Only a single item longer than the line may pass it.
+            let one = !r[VALUE_COLUMN..].contains(", ");
+            assert!(r.chars().count() <= CHECK_WIDTH || one, "{r}");
+        }
+        for r in &rows[1..] {
+            assert!(r.starts_with(&" ".repeat(VALUE_COLUMN)), "{r}");
+            assert!(!r[VALUE_COLUMN..].starts_with(' '), "{r}");
+        }
+        let items: Vec<&str> = rows
+            .iter()
+            .map(|r| r[VALUE_COLUMN..].trim_end_matches(','))
+            .flat_map(|r| r.split(", "))
+            .collect();
+        assert_eq!(items.len(), 32);
+        assert_eq!(items[0], "dm-crypt");
+    }
 
     #[test]
     fn describe_shows_kernel_memory_and_variants() {
