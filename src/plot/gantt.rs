@@ -88,8 +88,8 @@ pub(super) struct LaneRows {
 
 /// Every lane of `trace` with its spans clipped to the window, in lane order; a queue
 /// lane's spans packed greedily by start time into the first sub-row free at that start,
-/// at most `cap` sub-rows, the `first` bio's own spans placed before any other so a long
-/// queue cannot hide the highlighted bio. Spans on lanes the trace does not have are left out.
+/// at most `cap` sub-rows, the `first` bio's own spans and its pieces' placed before any other
+/// so a long queue cannot hide the highlighted bio. Spans on lanes the trace does not have are left out.
 pub(super) fn lanes(trace: &Trace, cap: usize, first: Option<u32>) -> Vec<LaneRows> {
     let w = Window::of(trace);
     let mut bars: Vec<Vec<Bar>> = vec![Vec::new(); trace.lanes.len()];
@@ -106,6 +106,10 @@ pub(super) fn lanes(trace: &Trace, cap: usize, first: Option<u32>) -> Vec<LaneRo
             });
         }
     }
+    let mine = |b: &Bar| match (b.what, first) {
+        (Activity::Bio { bio, .. }, Some(k)) => trace.is_of(bio, k),
+        _ => false,
+    };
     trace
         .lanes
         .iter()
@@ -113,7 +117,7 @@ pub(super) fn lanes(trace: &Trace, cap: usize, first: Option<u32>) -> Vec<LaneRo
         .map(|(lane, mut bars)| {
             bars.sort_by_key(|b| (b.start, b.end, b.span));
             let (rows, hidden) = if lane.kind == LaneKind::Queue {
-                pack(bars, cap.max(1), first)
+                pack(bars, cap.max(1), &mine)
             } else {
                 (vec![bars], 0)
             };
@@ -127,20 +131,19 @@ pub(super) fn lanes(trace: &Trace, cap: usize, first: Option<u32>) -> Vec<LaneRo
         .collect()
 }
 
-/// Greedy interval packing of `bars` (sorted by start): the `first` bio's bars take the top
-/// row, then each other bar goes into the first row whose last bar ended by its start (and
-/// which it does not overlap); with every one of `cap` rows busy it is counted as hidden.
-fn pack(bars: Vec<Bar>, cap: usize, first: Option<u32>) -> (Vec<Vec<Bar>>, usize) {
-    let mine = |b: &Bar| matches!(b.what, Activity::Bio { bio, .. } if Some(bio) == first);
+/// Greedy interval packing of `bars` (sorted by start). The highlighted bio's bars (`mine`:
+/// the bio and, when it was split, its pieces, which may overlap one another) are packed
+/// first, from the top row down, so a long queue cannot hide them; then each other bar goes
+/// into the first row whose last bar ended by its start and whose highlighted bars it does not
+/// overlap. With every one of `cap` rows busy a bar is counted as hidden.
+fn pack(bars: Vec<Bar>, cap: usize, mine: &dyn Fn(&Bar) -> bool) -> (Vec<Vec<Bar>>, usize) {
     let (top, rest): (Vec<Bar>, Vec<Bar>) = bars.into_iter().partition(|b| mine(b));
-    // Per row, when its last bar (by start order) ends; the top row must also clear `top`.
-    let mut ends: Vec<u64> = vec![0];
-    let mut rows: Vec<Vec<Bar>> = vec![top.clone()];
+    let mut rows: Vec<Vec<Bar>> = vec![Vec::new()];
     let mut hidden = 0;
-    for b in rest {
-        let clear_of_top = top.iter().all(|t| t.end <= b.start || t.start >= b.end);
-        let free = (0..rows.len()).find(|&k| ends[k] <= b.start && (k > 0 || clear_of_top));
-        match free {
+    // Per row, when its last highlighted bar ends (phase one), then its last other bar.
+    let mut ends: Vec<u64> = vec![0];
+    for b in top {
+        match (0..rows.len()).find(|&k| ends[k] <= b.start) {
             Some(k) => {
                 ends[k] = b.end;
                 rows[k].push(b);
@@ -151,6 +154,29 @@ fn pack(bars: Vec<Bar>, cap: usize, first: Option<u32>) -> (Vec<Vec<Bar>>, usize
             }
             None => hidden += 1,
         }
+    }
+    let fixed: Vec<Vec<Bar>> = rows.clone();
+    let mut ends = vec![0; rows.len()];
+    for b in rest {
+        let clear = |k: usize| {
+            fixed
+                .get(k)
+                .is_none_or(|f| f.iter().all(|t| t.end <= b.start || t.start >= b.end))
+        };
+        match (0..rows.len()).find(|&k| ends[k] <= b.start && clear(k)) {
+            Some(k) => {
+                ends[k] = b.end;
+                rows[k].push(b);
+            }
+            None if rows.len() < cap => {
+                ends.push(b.end);
+                rows.push(vec![b]);
+            }
+            None => hidden += 1,
+        }
+    }
+    for row in &mut rows {
+        row.sort_by_key(|b| (b.start, b.end, b.span));
     }
     (rows, hidden)
 }

@@ -253,7 +253,10 @@ mod tests {
             "{BASE}kernel: {{ version: \"6.12\" }}\npolicies: [\"dm-crypt+*\"]\n"
         )));
         let at = text.find("\npolicies ").expect("a policies row");
-        let rows: Vec<&str> = text[at + 1..].lines().take_while(|l| !l.is_empty()).collect();
+        let rows: Vec<&str> = text[at + 1..]
+            .lines()
+            .take_while(|l| !l.is_empty())
+            .collect();
         assert!(rows.len() > 5, "32 tables on several lines: {rows:?}");
         for r in &rows {
             // Only a single item longer than the line may pass it.

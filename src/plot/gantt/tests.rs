@@ -89,7 +89,7 @@ fn spans_are_clipped_to_the_window_and_queues_packed_under_a_cap() {
         end: 100,
         what: Activity::Runnable(1),
     };
-    let (rows, hidden) = pack((0..8).map(bar).collect(), 6, None);
+    let (rows, hidden) = pack((0..8).map(bar).collect(), 6, &|_| false);
     assert_eq!((rows.len(), hidden), (6, 2));
 }
 
@@ -154,6 +154,62 @@ fn a_queue_longer_than_the_cap_draws_the_cap_and_says_how_many_more() {
                         .all(|b| a.end <= b.start || b.end <= a.start)
                 );
             }
+        }
+    }
+}
+
+/// A split bio's pieces wait side by side; highlighting the bio draws every piece's bar, so a
+/// crowded queue lane cannot hide one of them in a sub-row past the cap.
+#[test]
+fn a_highlighted_bio_draws_all_its_pieces_in_a_crowded_queue() {
+    let mut t = super::fixture::deep_elevator(9);
+    let parent = 0u32;
+    let mut pieces = Vec::new();
+    for p in 0..3 {
+        let mut piece = t.bios[parent as usize].clone();
+        piece.parent = Some(parent);
+        piece.origin = format!("piece {}/3 of #0", p + 1);
+        piece.stages.clear();
+        t.bios.push(piece);
+        let bio = (t.bios.len() - 1) as u32;
+        pieces.push(bio);
+        // Late in the crowd, all three overlapping one another.
+        t.spans.push(crate::model::trace::Span {
+            lane: 10,
+            start: at(137.0),
+            end: at(138.5),
+            what: Activity::Bio {
+                bio,
+                stage: crate::model::observe::Stage::BlockQueue,
+            },
+        });
+    }
+    let drawn = |l: &LaneRows| -> Vec<u32> {
+        l.rows
+            .iter()
+            .flatten()
+            .filter_map(|b| match b.what {
+                Activity::Bio { bio, .. } => Some(bio),
+                _ => None,
+            })
+            .collect()
+    };
+    // Unhighlighted, the pieces come last in start order and the cap hides them.
+    let plain = &lanes(&t, MAX_SUB_ROWS, None)[10];
+    assert!(pieces.iter().any(|p| !drawn(plain).contains(p)));
+    let l = &lanes(&t, MAX_SUB_ROWS, Some(parent))[10];
+    for p in &pieces {
+        assert!(drawn(l).contains(p), "piece #{p} drawn");
+    }
+    assert_eq!(drawn(l).len() + l.hidden, drawn(plain).len() + plain.hidden);
+    for row in &l.rows {
+        for (i, a) in row.iter().enumerate() {
+            assert!(
+                row[i + 1..]
+                    .iter()
+                    .all(|b| a.end <= b.start || b.end <= a.start),
+                "no overlap in a row"
+            );
         }
     }
 }
