@@ -138,47 +138,59 @@ pub(super) fn lanes(trace: &Trace, cap: usize, first: Option<u32>) -> Vec<LaneRo
 /// overlap. With every one of `cap` rows busy a bar is counted as hidden.
 fn pack(bars: Vec<Bar>, cap: usize, mine: &dyn Fn(&Bar) -> bool) -> (Vec<Vec<Bar>>, usize) {
     let (top, rest): (Vec<Bar>, Vec<Bar>) = bars.into_iter().partition(|b| mine(b));
-    let mut rows: Vec<Vec<Bar>> = vec![Vec::new()];
-    let mut hidden = 0;
-    // Per row, when its last highlighted bar ends (phase one), then its last other bar.
-    let mut ends: Vec<u64> = vec![0];
+    let mut rows = Rows {
+        rows: vec![Vec::new()],
+        ends: vec![0],
+        cap,
+        hidden: 0,
+    };
     for b in top {
-        match (0..rows.len()).find(|&k| ends[k] <= b.start) {
-            Some(k) => {
-                ends[k] = b.end;
-                rows[k].push(b);
-            }
-            None if rows.len() < cap => {
-                ends.push(b.end);
-                rows.push(vec![b]);
-            }
-            None => hidden += 1,
-        }
+        rows.place(b, |_| true);
     }
-    let fixed: Vec<Vec<Bar>> = rows.clone();
-    let mut ends = vec![0; rows.len()];
+    // Phase two: each row's end restarts; a bar must also clear the row's highlighted bars.
+    let fixed: Vec<Vec<Bar>> = rows.rows.clone();
+    rows.ends.fill(0);
     for b in rest {
-        let clear = |k: usize| {
+        let (start, end) = (b.start, b.end);
+        rows.place(b, |k| {
             fixed
                 .get(k)
-                .is_none_or(|f| f.iter().all(|t| t.end <= b.start || t.start >= b.end))
-        };
-        match (0..rows.len()).find(|&k| ends[k] <= b.start && clear(k)) {
-            Some(k) => {
-                ends[k] = b.end;
-                rows[k].push(b);
-            }
-            None if rows.len() < cap => {
-                ends.push(b.end);
-                rows.push(vec![b]);
-            }
-            None => hidden += 1,
-        }
+                .is_none_or(|f| f.iter().all(|t| t.end <= start || t.start >= end))
+        });
     }
+    let Rows {
+        mut rows, hidden, ..
+    } = rows;
     for row in &mut rows {
         row.sort_by_key(|b| (b.start, b.end, b.span));
     }
     (rows, hidden)
+}
+
+/// Sub-rows being packed: per row its bars and the end of the last one placed.
+struct Rows {
+    rows: Vec<Vec<Bar>>,
+    ends: Vec<u64>,
+    cap: usize,
+    hidden: usize,
+}
+
+impl Rows {
+    /// Puts `b` in the first row free at its start that `fits`, a new row under the cap, or
+    /// counts it hidden.
+    fn place(&mut self, b: Bar, fits: impl Fn(usize) -> bool) {
+        match (0..self.rows.len()).find(|&k| self.ends[k] <= b.start && fits(k)) {
+            Some(k) => {
+                self.ends[k] = b.end;
+                self.rows[k].push(b);
+            }
+            None if self.rows.len() < self.cap => {
+                self.ends.push(b.end);
+                self.rows.push(vec![b]);
+            }
+            None => self.hidden += 1,
+        }
+    }
 }
 
 /// How a bar is drawn.
