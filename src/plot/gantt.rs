@@ -647,6 +647,12 @@ fn time_axis<DB: DrawingBackend>(
         )?;
     }
     let label = font(TICK_PX, INK, HPos::Center, VPos::Top);
+    let flush = font(TICK_PX, INK, HPos::Right, VPos::Top);
+    let step = ticks
+        .major
+        .get(1)
+        .zip(ticks.major.first())
+        .map(|(b, a)| b - a);
     for v in ticks.major.iter().filter(|v| inside(v)) {
         let x = px(*v);
         polyline(
@@ -657,7 +663,12 @@ fn time_axis<DB: DrawingBackend>(
             &[],
         )?;
         polyline(root, &[(x, bottom), (x, bottom + 6)], INK.to_rgba(), 1, &[])?;
-        text(root, &fmt_num(*v), (x, bottom + 9), &label)?;
+        // A label that would run past the picture's edge ends at its tick instead.
+        let tick = fmt_tick(*v, step.unwrap_or(0.0));
+        let half = text_width(root, &tick, &label)? / 2;
+        let width = root.dim_in_pixel().0 as i32;
+        let style = if x + half > width - 2 { &flush } else { &label };
+        text(root, &tick, (x, bottom + 9), style)?;
     }
     polyline(
         root,

@@ -130,6 +130,22 @@ pub(super) fn fmt_num(v: f64) -> String {
     }
 }
 
+/// A tick value `v` of an axis whose ticks are `step` apart, with the decimals the step needs
+/// and no more (`100.25` and `100.5` for steps of 0.25, `104` for steps of 1), so that ticks
+/// far from 0 on a narrow range (a 2 ms window 100 ms into a run) stay distinct.
+pub(super) fn fmt_tick(v: f64, step: f64) -> String {
+    if !(step.is_finite() && step > 0.0) {
+        return fmt_num(v);
+    }
+    let decimals = (0..=6)
+        .find(|&d| {
+            let x = step * 10f64.powi(d);
+            (x - x.round()).abs() <= 1e-6 * x
+        })
+        .unwrap_or(6) as usize;
+    format!("{v:.decimals$}")
+}
+
 /// `mean ± half` with the half-width to two significant digits and the mean to the same
 /// decimals (`0.300 ± 0.054`, `2900 ± 373`); just the mean when `half` is not positive.
 pub(super) fn fmt_pm(mean: f64, half: f64) -> String {
@@ -233,6 +249,25 @@ pub(super) fn interval_span<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ticks_far_from_zero_keep_the_decimals_their_step_needs() {
+        // A 2 ms window 100 ms in: fmt_num's three significant digits gave "100" thrice.
+        let (_, t) = linear_axis(100.0, 102.0, 8);
+        let step = t.major[1] - t.major[0];
+        let labels: Vec<String> = t.major.iter().map(|&v| fmt_tick(v, step)).collect();
+        assert_eq!(
+            labels,
+            [
+                "100.00", "100.25", "100.50", "100.75", "101.00", "101.25", "101.50", "101.75",
+                "102.00"
+            ]
+        );
+        assert_eq!(fmt_tick(104.0, 1.0), "104");
+        assert_eq!(fmt_tick(0.5, 0.5), "0.5");
+        assert_eq!(fmt_tick(1200.0, 200.0), "1200");
+        assert_eq!(fmt_tick(3.0, 0.0), fmt_num(3.0));
+    }
 
     #[test]
     fn nines_map_the_labelled_percentiles_to_whole_numbers() {
