@@ -7,7 +7,6 @@ use super::data::PlotData;
 use super::scale::fmt_num;
 use super::style::*;
 use crate::report::flags::{FlagPlot, code_of};
-use crate::stats::compare::Interval;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -69,22 +68,13 @@ pub(super) fn flags<DB: DrawingBackend>(
             (r.throughput, y + 0.12, y + 0.48, OI_VERMILLION),
         ];
         for (q, lo, hi, colour) in slots {
-            let Some(Interval {
-                estimate,
-                low,
-                high,
-            }) = q
-            else {
+            let Some(iv) = q else {
                 continue;
             };
-            if !(estimate.is_finite() && low.is_finite() && high.is_finite()) {
+            if !(iv.estimate.is_finite() && iv.low.is_finite() && iv.high.is_finite()) {
                 continue;
             }
-            let bar = Rectangle::new([(1.0, lo), (estimate, hi)], colour.mix(0.8).filled());
-            chart.draw_series(std::iter::once(bar))?;
-            let mid = (lo + hi) / 2.0;
-            let whisker = PathElement::new(vec![(low, mid), (high, mid)], INK.stroke_width(2));
-            chart.draw_series(std::iter::once(whisker))?;
+            super::tornado::interval_bar(&mut chart, 1.0, (lo, hi), iv, colour)?;
         }
     }
     let axis = PathElement::new(vec![(1.0, 0.0), (1.0, n as f64)], INK.stroke_width(1));

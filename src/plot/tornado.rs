@@ -16,6 +16,28 @@ fn x_range(r: &Ranking) -> (f64, f64) {
     super::scale::interval_span(0.0, all, 1e-9)
 }
 
+/// A horizontal bar from `base` to `iv`'s estimate between heights `lo` and `hi`, in `colour`,
+/// with `iv`'s interval as a whisker across its middle: the tornado's and the flags chart's
+/// mark.
+pub(super) fn interval_bar<DB: DrawingBackend>(
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    base: f64,
+    (lo, hi): (f64, f64),
+    iv: Interval,
+    colour: RGBColor,
+) -> Drawn<(), DB> {
+    let bar = Rectangle::new([(base, lo), (iv.estimate, hi)], colour.mix(0.8).filled());
+    chart.draw_series(std::iter::once(bar))?;
+    let mid = (lo + hi) / 2.0;
+    let whisker = PathElement::new(vec![(iv.low, mid), (iv.high, mid)], INK.stroke_width(2));
+    chart.draw_series(std::iter::once(whisker))?;
+    Ok(())
+}
+
 /// Draws the tornado chart of `r`.
 pub(super) fn tornado<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -65,19 +87,9 @@ pub(super) fn tornado<DB: DrawingBackend>(
             (y + 0.12, y + 0.48, OI_VERMILLION),
         ];
         for (e, (lo, hi, colour)) in k.effect.iter().zip(slots) {
-            let Some(Interval {
-                estimate,
-                low,
-                high,
-            }) = *e
-            else {
-                continue;
-            };
-            let bar = Rectangle::new([(0.0, lo), (estimate, hi)], colour.mix(0.8).filled());
-            chart.draw_series(std::iter::once(bar))?;
-            let mid = (lo + hi) / 2.0;
-            let whisker = PathElement::new(vec![(low, mid), (high, mid)], INK.stroke_width(2));
-            chart.draw_series(std::iter::once(whisker))?;
+            if let Some(iv) = *e {
+                interval_bar(&mut chart, 0.0, (lo, hi), iv, colour)?;
+            }
         }
     }
     let axis = PathElement::new(vec![(0.0, 0.0), (0.0, n as f64)], INK.stroke_width(1));
