@@ -406,17 +406,19 @@ impl<T: Copy> Machine<T> {
         let from = self.last;
         assert!(now >= from, "time went backwards: {now:?} < {from:?}");
         self.last = now;
-        let idle = self.cpus.iter().filter(|c| c.idle()).count();
-        if idle > 0 {
-            let waiting: usize = self.cpus.iter().map(Cpu::waiting_movable).sum();
-            let lost = idle.min(waiting) as u128;
-            self.idle_beside_waiting_ns += lost * u128::from(now.since(from).as_ns());
-        }
+        // Idle CPUs and waiting movable threads as they stood over [from, now), counted before
+        // each CPU runs (and retires what finishes at `now`).
+        let (mut idle, mut waiting) = (0usize, 0usize);
         for (i, cpu) in self.cpus.iter_mut().enumerate() {
-            if !cpu.idle() {
+            if cpu.idle() {
+                idle += 1;
+            } else {
+                waiting += cpu.waiting_movable();
                 cpu.advance(from, now, i as u32, &mut self.books, &mut self.done);
             }
         }
+        let lost = idle.min(waiting) as u128;
+        self.idle_beside_waiting_ns += lost * u128::from(now.since(from).as_ns());
     }
 
     /// Adds a task of `work` CPU time in `class`, placed by `place`, its CPU time booked to
