@@ -7,13 +7,14 @@ use super::ids::QueueClass;
 use super::invariants::{ConservationCheck, InvariantReport, QUEUES, Queue, Snapshot};
 use super::memory::PAGE_SIZE;
 use super::observe::IssueTrace;
+use super::sched::Cpus;
 use super::world::World;
 use crate::engine::SimTime;
 
 impl World {
     /// Checks the run's invariants at its end, `now` (see [`super::invariants`]): Little's law
-    /// per queue and for the whole system, conservation of requests, tags and bounce pages, and
-    /// the clock.
+    /// per queue and for the whole system, conservation of requests, tags and bounce pages, the
+    /// CPU books, and the clock.
     pub fn invariants(&mut self, now: SimTime) -> InvariantReport {
         self.integrate_occupancy(now);
         let held: u64 = self.bios.iter().map(|b| u64::from(b.bounce_pages)).sum();
@@ -39,8 +40,27 @@ impl World {
             crypt_queued: self.policy.len() as u64,
             pieces: self.pieces_live,
             memory: self.memory_checks(held),
+            cpu: self.cpu_checks(now),
         };
         InvariantReport::check(&snapshot)
+    }
+
+    /// The per-CPU machine's books ([`cpu_laws`](super::invariants::cpu_laws)) as they stand,
+    /// against `now`; none on the shared pool. The books are not brought up to `now` here, so
+    /// that checking changes nothing a later reader sees; what they hold up to their last call
+    /// fits in `now` all the more.
+    fn cpu_checks(&self, now: SimTime) -> Vec<ConservationCheck> {
+        let Cpus::PerCpu(m) = &self.cpu else {
+            return Vec::new();
+        };
+        let per_cpu: Vec<u128> = (0..m.cpus()).map(|c| m.busy_ns_on(c)).collect();
+        super::invariants::cpu_laws(
+            m.cpus(),
+            now.as_ns(),
+            &per_cpu,
+            m.busy_cpu_ns(),
+            m.idle_beside_waiting_ns(),
+        )
     }
 
     /// Each issuer's claim (bios in flight, bytes under writeback) against the live bios.

@@ -1,6 +1,7 @@
 //! The laws every run must obey, checked at its end: Little's law in its exact finite-horizon
 //! form for each queue the model keeps in a data structure and for the whole system,
-//! conservation of requests, request tags and bounce pages, and a clock that never went back.
+//! conservation of requests, request tags and bounce pages, the CPU books, and a clock that
+//! never went back.
 //!
 //! # Little's law, exactly
 //!
@@ -34,7 +35,9 @@
 //! Requests issued = completed + in flight; each issuer's own in-flight count agrees with the
 //! bios it owns; request tags allocated = requests in the elevator + on the device; bounce pages
 //! allocated = freed + held by bios in flight; the crypt queue holds no more items than there
-//! are bios; and the clock never moved backwards (the engine asserts this per event in debug
+//! are bios; on CPUs with identity, the CPUs' busy times sum to the machine's, which fits in
+//! `cpus × T`, and the idle time booked beside waiting threads fits in the idle time
+//! ([`cpu_laws`]); and the clock never moved backwards (the engine asserts this per event in debug
 //! builds; [`Occupancy`] counts regressions in every build, and the end-of-run check requires
 //! none).
 //!
@@ -264,6 +267,35 @@ pub struct Snapshot {
     pub pieces: u64,
     /// Further conservation laws of the memory model (empty without one).
     pub memory: Vec<ConservationCheck>,
+    /// The CPU books' laws ([`cpu_laws`]; empty on 2.6.x's shared pool).
+    pub cpu: Vec<ConservationCheck>,
+}
+
+/// The CPU books of a per-CPU machine of `cpus` CPUs run to `end_ns`: the CPUs' own busy times
+/// sum to the machine's busy time, which no more than `cpus × end` can hold; and the time a CPU
+/// sat idle beside a waiting movable thread (`idle_beside_ns`) fits in the idle time.
+pub fn cpu_laws(
+    cpus: u32,
+    end_ns: u64,
+    busy_per_cpu: &[u128],
+    busy_ns: u128,
+    idle_beside_ns: u128,
+) -> Vec<ConservationCheck> {
+    let capacity = u128::from(cpus) * u128::from(end_ns);
+    let per_cpu: u128 = busy_per_cpu.iter().sum();
+    let idle = capacity.saturating_sub(busy_ns);
+    vec![
+        ConservationCheck {
+            law: "CPU time",
+            detail: format!("busy {busy_ns} = Σ CPUs {per_cpu} <= {cpus} × {end_ns} ns"),
+            holds: busy_ns == per_cpu && busy_ns <= capacity,
+        },
+        ConservationCheck {
+            law: "CPU balance",
+            detail: format!("idle beside waiting {idle_beside_ns} <= idle {idle} ns"),
+            holds: idle_beside_ns <= idle && busy_ns <= capacity,
+        },
+    ]
 }
 
 /// Little's law for one queue over the run.
@@ -355,6 +387,7 @@ impl InvariantReport {
             },
         ];
         conservation.extend(s.memory.iter().cloned());
+        conservation.extend(s.cpu.iter().cloned());
         conservation.push(ConservationCheck {
             law: "clock",
             detail: format!(
@@ -502,7 +535,22 @@ mod tests {
             crypt_queued: 0,
             pieces: 0,
             memory: Vec::new(),
+            cpu: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_cpu_laws_catch_lost_time_and_idle_time_that_was_not_there() {
+        let holds = |v: Vec<ConservationCheck>| v.iter().map(|c| c.holds).collect::<Vec<_>>();
+        // Two CPUs for 100 ns: 150 busy (100 + 50), so 50 idle, 30 of it beside a waiting thread.
+        assert_eq!(holds(cpu_laws(2, 100, &[100, 50], 150, 30)), [true, true]);
+        assert_eq!(holds(cpu_laws(2, 100, &[100, 50], 150, 50)), [true, true]);
+        // A CPU's books disagree with the machine's.
+        assert_eq!(holds(cpu_laws(2, 100, &[100, 40], 150, 30)), [false, true]);
+        // More idle beside waiting threads than there was idle time.
+        assert_eq!(holds(cpu_laws(2, 100, &[100, 50], 150, 51)), [true, false]);
+        // More busy time than the CPUs had.
+        assert_eq!(holds(cpu_laws(2, 100, &[100, 110], 210, 0)), [false, false]);
     }
 
     #[test]
