@@ -293,8 +293,8 @@ fn render_group(g: &Group, out: &mut String) {
     let intro = format!(
         "Flag comparison{whose} (means over {reps} replications; verdicts paired against \
          dm-crypt, 95% CI; flags: {}; CPU: sirq softirq, kcr kcryptd workers, dmw \
-         dmcrypt_write, sub submitters, app application, idle a CPU idle beside a waiting \
-         thread, which qsim never migrates):\n",
+         dmcrypt_write, sub submitters, app application, idle time a CPU stood idle while \
+         a thread waited elsewhere, as qsim migrates no task):\n",
         legend.join(", ")
     );
     out.push('\n');
