@@ -131,7 +131,7 @@ fn hold_with_cancelled_timeouts(c: &mut Criterion) {
 /// scenario does. Throughput is in engine events, counted by a first run.
 fn mm1_through_the_model(c: &mut Criterion) {
     use qsim::engine::SimDuration;
-    use qsim::model::{policy, run_policy, testing};
+    use qsim::model::{crypt::policy, run_policy, testing};
     let sc = testing::mm1(
         800.0,
         SimDuration::from_ms(1),
@@ -155,7 +155,7 @@ fn mm1_through_the_model(c: &mut Criterion) {
 /// directly; their difference is what the memory model adds to an average event.
 fn memory_model_per_event(c: &mut Criterion) {
     use qsim::engine::SimDuration;
-    use qsim::model::{Recording, policy, run_policy, run_replication_with, testing};
+    use qsim::model::{Recording, crypt::policy, run_policy, run_replication_with, testing};
     let mut plain = qsim::scenario::resolve("two-queue").expect("shipped scenario");
     plain.duration = SimDuration::from_secs(20);
     plain.memory = None;
@@ -179,9 +179,9 @@ fn memory_model_per_event(c: &mut Criterion) {
     group.throughput(Throughput::Elements(1));
     let cfg = testing::laptop_memory(1024, 20.0, 1);
     let streams = qsim::engine::RngStreams::new(1, 0);
-    let mut mem = qsim::model::memory::Mem::new(&cfg, &streams, true);
+    let mut mem = qsim::model::mm::memory::Mem::new(&cfg, &streams, true);
     let now = qsim::engine::SimTime::ZERO;
-    use qsim::model::memory::{Gfp, PageState};
+    use qsim::model::mm::memory::{Gfp, PageState};
     group.bench_function("alloc_free_order0", |b| {
         b.iter(|| {
             let a = mem.alloc(0, Gfp::User, PageState::Filling, now);

@@ -14,11 +14,11 @@
 //! The same (run, replication) jobs can be cut into shards for other processes or machines
 //! (`qsim run --shard i/N`) and folded back by `qsim merge` into the same bytes ([`shard`]).
 //!
-//! Every run ends with its invariants checked ([`crate::model::invariants`]); a broken one fails
+//! Every run ends with its invariants checked ([`crate::model::observe::invariants`]); a broken one fails
 //! the run. `--check-invariants` also prints them, one table per policy, after the report.
 
-use crate::model::observe::RunObs;
-use crate::model::{self, RunResult, policy};
+use crate::model::base::obs::RunObs;
+use crate::model::{self, RunResult, crypt::policy};
 use crate::report::Report;
 use crate::report::export;
 pub use crate::report::plan::{PlannedRun, plan};
@@ -599,7 +599,7 @@ fn report_replicated(
     let timed_out = report
         .policies
         .iter()
-        .filter(|p| p.end == crate::model::observe::RunEnd::TimeLimit)
+        .filter(|p| p.end == crate::model::base::obs::RunEnd::TimeLimit)
         .count();
     if let (Some(limit), true) = (opts.time_limit, timed_out > 0) {
         return Err(Error::TimeLimit {

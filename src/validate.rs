@@ -69,8 +69,8 @@
 //! sojourn is biased down by that order. Service times are rounded to whole nanoseconds
 //! (unbiased, 10⁻⁶ of 1 ms).
 
-use crate::model::observe::{RunEnd, RunObs, Stage};
-use crate::model::{self, policy};
+use crate::model::base::obs::{RunEnd, RunObs, Stage};
+use crate::model::{self, crypt::policy};
 use crate::scenario::{self, Scenario};
 use crate::stats::Histogram;
 use crate::stats::histogram::{bucket_index, bucket_range};

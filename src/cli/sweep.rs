@@ -129,7 +129,7 @@ fn knob(arg: &str) -> Result<String, UsageError> {
 /// comma-separated list of flags `dm-crypt+{a,b}`; an unknown or repeated flag is refused here,
 /// named as given (a flag the kernel lacks is refused by the scenario, at `--flags`).
 fn flag_pattern(arg: &str) -> Result<String, UsageError> {
-    use crate::model::policy::DmFlags;
+    use crate::model::crypt::policy::DmFlags;
     let names: Vec<&str> = DmFlags::ALL.iter().map(|(n, _)| *n).collect();
     let hint = format!(
         "--flags all, or flags separated by commas among: {}",

@@ -5,7 +5,7 @@ use super::{load_input, parse_duration_arg};
 use crate::engine::SimDuration;
 use crate::error::UsageError;
 use crate::experiment::trace::{TraceRequest, trace};
-use crate::model::trace::TraceWindow;
+use crate::model::observe::trace::TraceWindow;
 use crate::report::trace as words;
 use anyhow::Context;
 use clap::Args;
@@ -135,8 +135,8 @@ struct Charts {
 /// Writes the trace's files into `dir` (each whole or not at all) and returns their paths.
 fn write_files(
     dir: &std::path::Path,
-    t: &crate::model::trace::Trace,
-    obs: &crate::model::observe::RunObs,
+    t: &crate::model::observe::trace::Trace,
+    obs: &crate::model::base::obs::RunObs,
     log: &str,
     charts: Charts,
 ) -> anyhow::Result<Vec<String>> {
@@ -159,7 +159,10 @@ fn write_files(
 }
 
 /// The bio `--highlight` names in `t`.
-fn highlighted(arg: &str, t: &crate::model::trace::Trace) -> Result<Option<u32>, UsageError> {
+fn highlighted(
+    arg: &str,
+    t: &crate::model::observe::trace::Trace,
+) -> Result<Option<u32>, UsageError> {
     match arg {
         "auto" => Ok(words::pick_read(t)),
         "none" => Ok(None),
@@ -178,7 +181,7 @@ fn highlighted(arg: &str, t: &crate::model::trace::Trace) -> Result<Option<u32>,
 /// The first lines: what was traced, over which window, and how much it holds.
 fn header(
     traced: &crate::experiment::trace::Traced,
-    t: &crate::model::trace::Trace,
+    t: &crate::model::observe::trace::Trace,
     variant: Option<&str>,
 ) -> String {
     let sc = &traced.scenario;

@@ -34,9 +34,9 @@
 
 use super::{Error, Fold, RunOptions, parallel_fold, plan, planned_jobs, run_one};
 use crate::error::UsageError;
-use crate::model::invariants::InvariantReport;
-use crate::model::observe::RunObs;
-use crate::model::{RunResult, observe::IssueTrace, policy};
+use crate::model::base::obs::RunObs;
+use crate::model::observe::invariants::InvariantReport;
+use crate::model::{RunResult, base::obs::IssueTrace, crypt::policy};
 use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Read, Write};

@@ -6,9 +6,9 @@
 
 use crate::engine::{SimDuration, SimTime};
 use crate::error::UsageError;
-use crate::model::config::Scenario;
-use crate::model::policy::{self, PolicyInfo};
-use crate::model::trace::TraceWindow;
+use crate::model::base::config::Scenario;
+use crate::model::crypt::policy::{self, PolicyInfo};
+use crate::model::observe::trace::TraceWindow;
 use crate::model::{Recording, RunResult, run_replication_with};
 
 /// The window `qsim trace` covers unless told otherwise.
@@ -133,7 +133,7 @@ pub fn gantt_svg(sc: &Scenario, policy: &str) -> anyhow::Result<String> {
 }
 
 /// The chart's title: scenario, policy and window.
-pub fn gantt_title(scenario: &str, t: &crate::model::trace::Trace) -> String {
+pub fn gantt_title(scenario: &str, t: &crate::model::observe::trace::Trace) -> String {
     use crate::report::trace::ms;
     format!(
         "{scenario}: policy {}, {} to {} ms",

@@ -2,7 +2,7 @@
 //! device, wired together as one [`Model`](crate::engine::Model) per queue policy.
 //!
 //! The model measures; it never formats. [`run_policy`] runs one policy of a scenario and returns
-//! its [`observe::RunObs`]; [`run_replication_with`] also records what a [`Recording`] asks for
+//! its [`base::obs::RunObs`]; [`run_replication_with`] also records what a [`Recording`] asks for
 //! (an issue trace, a [`timeline`]).
 //!
 //! # Components
@@ -33,51 +33,23 @@
 //! | invariant books | `checks.rs`, [`invariants`] |
 //! | identities (queue class, actor, task owner) | [`ids`] |
 
-mod actors;
-mod atomic;
-pub mod bio;
-pub mod blkmq;
+pub mod base;
 pub mod block;
-mod cfq;
-mod checks;
-pub mod config;
 pub mod cpu;
 pub mod crypt;
-pub mod cwait;
-pub mod deadline;
-pub mod device;
-pub mod dmcrypt;
-pub mod event;
-mod gitk;
-pub mod ids;
-pub mod invariants;
-mod kswapd;
-pub mod memory;
-mod mempool;
-mod mm;
+pub mod mm;
 pub mod observe;
-pub mod physics;
-pub mod policy;
-pub mod pressure;
-mod reclaim;
-pub mod recorder;
-pub mod sampler;
-pub mod sched;
-mod swap;
-pub mod timeline;
-pub mod trace;
 pub mod workload;
 pub mod world;
-pub mod zone;
 
 use crate::engine::{Limits, Scheduler, SimTime, StopReason};
-use crate::model::config::Scenario;
-use observe::RunObs;
-use policy::PolicyInfo;
+use crate::model::base::config::Scenario;
+use base::obs::RunObs;
+use crypt::policy::PolicyInfo;
 
 /// Names of the queue policies a scenario may list (`none` = no dm-crypt at all).
 pub fn policy_names() -> Vec<&'static str> {
-    policy::REGISTRY.iter().map(|p| p.name).collect()
+    crypt::policy::REGISTRY.iter().map(|p| p.name).collect()
 }
 
 /// Result of one run: what it measured and the invariants checked at its end.
@@ -86,14 +58,14 @@ pub struct RunResult {
     /// The measurements.
     pub obs: RunObs,
     /// Invariant violations (empty when the run is sound): [`RunResult::invariants`]'
-    /// [`violations`](invariants::InvariantReport::violations).
+    /// [`violations`](observe::invariants::InvariantReport::violations).
     pub violations: Vec<String>,
     /// Every invariant with its figures (Little's law per queue, conservation, clock).
-    pub invariants: invariants::InvariantReport,
+    pub invariants: observe::invariants::InvariantReport,
     /// The first issues of each job, if [`run_traced`] asked for them (otherwise empty).
-    pub issue_trace: observe::IssueTrace,
+    pub issue_trace: base::obs::IssueTrace,
     /// The trace of [`Recording::trace`]'s window, if the run asked for one.
-    pub trace: Option<trace::Trace>,
+    pub trace: Option<observe::trace::Trace>,
 }
 
 /// Runs replication 0 of the scenario under one policy to its horizon (or its work budget).
@@ -129,24 +101,24 @@ pub struct Recording {
     /// none).
     pub trace_issues: usize,
     /// Record a [`timeline`] of at most this many buckets into
-    /// [`RunObs::timeline`](observe::RunObs::timeline) (`None`: no timeline;
-    /// [`timeline::DEFAULT_POINTS`] is the usual count).
+    /// [`RunObs::timeline`](base::obs::RunObs::timeline) (`None`: no timeline;
+    /// [`observe::timeline::DEFAULT_POINTS`] is the usual count).
     pub timeline_points: Option<usize>,
     /// Keep the per-window sums fio's log files need in
-    /// [`RunObs::fio_log`](observe::RunObs::fio_log) (bounded; see
+    /// [`RunObs::fio_log`](base::obs::RunObs::fio_log) (bounded; see
     /// [`crate::stats::windows`]).
     pub fio_log: bool,
     /// Record a [`trace`] of this window into [`RunResult::trace`] (bounded by its
     /// `max_spans`). The run still goes to the scenario's horizon: make `duration` the
     /// window's end to stop there.
-    pub trace: Option<trace::TraceWindow>,
+    pub trace: Option<observe::trace::TraceWindow>,
 }
 
 impl Recording {
-    /// A timeline of [`timeline::DEFAULT_POINTS`] buckets, nothing else.
+    /// A timeline of [`observe::timeline::DEFAULT_POINTS`] buckets, nothing else.
     pub fn timeline() -> Recording {
         Recording {
-            timeline_points: Some(timeline::DEFAULT_POINTS),
+            timeline_points: Some(observe::timeline::DEFAULT_POINTS),
             ..Recording::default()
         }
     }
@@ -167,7 +139,7 @@ pub fn run_replication_with(
 pub const SLICE_WORK: u64 = 1 << 18;
 
 /// [`run_replication_with`] with a wall-clock safety valve: past `deadline` the run stops at
-/// its next slice of [`SLICE_WORK`] units and ends as [`observe::RunEnd::TimeLimit`]. The
+/// its next slice of [`SLICE_WORK`] units and ends as [`base::obs::RunEnd::TimeLimit`]. The
 /// slices do not change what is simulated (the engine continues exactly where it stopped);
 /// only a run that the valve stops depends on the machine's speed.
 pub fn run_replication_until(
@@ -220,7 +192,7 @@ pub fn run_replication_until(
     let saturated = stop == StopReason::WorkBudget && !timed_out;
     let mut obs = world.finish(sched.now(), events, saturated);
     if timed_out {
-        obs.end = observe::RunEnd::TimeLimit;
+        obs.end = base::obs::RunEnd::TimeLimit;
     }
     RunResult {
         obs,
@@ -241,9 +213,9 @@ pub mod testing {
         unreclaimable_mib: u64,
         rate: f64,
         burst: u32,
-    ) -> crate::model::config::MemoryConfig {
+    ) -> crate::model::base::config::MemoryConfig {
         use crate::engine::SimDuration;
-        use crate::model::config::{AtomicStream, Distribution, MemoryConfig};
+        use crate::model::base::config::{AtomicStream, Distribution, MemoryConfig};
         let ram = 2u64 << 30;
         let mfk = 5792;
         let unreclaimable = unreclaimable_mib << 20;
@@ -274,7 +246,7 @@ pub mod testing {
         }
     }
     use crate::engine::SimDuration;
-    use crate::model::config::*;
+    use crate::model::base::config::*;
 
     /// An open-loop M/M/1 (or M/M/c with `channels`): Poisson arrivals at `rate_per_s`, generic
     /// device with exponential service of mean `service`, blk-mq with a huge tag pool (no
@@ -325,7 +297,7 @@ pub mod testing {
                 cost: None,
                 engine: CryptoEngine::Sync,
                 unplug_after_submit: false,
-                io_queues: crate::model::config::IoQueues::One,
+                io_queues: crate::model::base::config::IoQueues::One,
                 submit_cost: SimDuration::ZERO,
                 max_read_size: 0,
                 max_write_size: 0,
@@ -371,7 +343,7 @@ mod tests {
         let mut sc = crate::scenario::resolve("two-queue").expect("shipped");
         // 60 s of fifo is about 870k work units (measured): several slices.
         sc.duration = SimDuration::from_secs(60);
-        let info = policy::find("fifo").expect("fifo");
+        let info = crypt::policy::find("fifo").expect("fifo");
         let whole = run_replication_with(&sc, info, 1, Recording::default());
         let far = std::time::Instant::now() + std::time::Duration::from_secs(3600);
         let sliced = run_replication_until(&sc, info, 1, Recording::default(), Some(far));
@@ -379,7 +351,7 @@ mod tests {
         // A deadline already past stops the run after its first slice.
         let past = std::time::Instant::now();
         let cut = run_replication_until(&sc, info, 1, Recording::default(), Some(past));
-        assert_eq!(cut.obs.end, observe::RunEnd::TimeLimit);
+        assert_eq!(cut.obs.end, base::obs::RunEnd::TimeLimit);
         assert!(cut.obs.ended < SimTime::ZERO + sc.duration);
         assert!(cut.violations.is_empty(), "{:?}", cut.violations);
     }
@@ -392,7 +364,7 @@ mod tests {
             1,
             SimDuration::from_secs(400),
         );
-        let r = run_policy(&sc, policy::find("none").unwrap());
+        let r = run_policy(&sc, crypt::policy::find("none").unwrap());
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         let lat = &r.obs.dirs[0].lat;
         let mean_ms = lat.mean() / 1e6;
@@ -405,14 +377,14 @@ mod tests {
 #[cfg(test)]
 mod mechanism_tests {
     use super::*;
-    use observe::{RunObs, Stage};
+    use base::obs::{RunObs, Stage};
 
     fn run(yaml: &str) -> Vec<RunObs> {
         let sc = crate::scenario::load_str("test.yaml", yaml).expect("test scenario is valid");
         sc.policies
             .iter()
             .map(|p| {
-                let r = run_policy(&sc, policy::find(p).unwrap());
+                let r = run_policy(&sc, crypt::policy::find(p).unwrap());
                 assert!(r.violations.is_empty(), "{p}: {:?}", r.violations);
                 r.obs
             })
@@ -570,7 +542,7 @@ workloads:
     fn runs(replication: u64) -> Vec<RunResult> {
         let sc = crate::scenario::load_str("crn.yaml", OPEN_LOOP).expect("valid scenario");
         // Every registered policy, whatever the scenario lists.
-        policy::REGISTRY
+        crypt::policy::REGISTRY
             .iter()
             .map(|info| {
                 let r = run_traced(&sc, info, replication, TRACED);
@@ -624,7 +596,7 @@ workloads:
     #[test]
     fn another_replication_draws_other_arrivals() {
         let sc = crate::scenario::load_str("crn.yaml", OPEN_LOOP).expect("valid scenario");
-        let fifo = policy::find("fifo").unwrap();
+        let fifo = crypt::policy::find("fifo").unwrap();
         let a = run_traced(&sc, fifo, 0, 10).issue_trace;
         let b = run_traced(&sc, fifo, 1, 10).issue_trace;
         assert_ne!(a.jobs[0], b.jobs[0]);
@@ -638,7 +610,7 @@ workloads:
 mod finite_tests {
     use super::*;
     use crate::engine::SimDuration;
-    use observe::FiniteJobObs;
+    use base::obs::FiniteJobObs;
 
     /// A 1 ms deterministic device without dm-crypt: a read at depth 1 takes exactly 1 ms.
     const IDLE_DISK: &str = "
@@ -662,7 +634,7 @@ workloads:
     /// Runs the scenario's only policy with the first `trace` issues of each job kept; every
     /// invariant must hold, however early the run ended.
     fn run(sc: &Scenario, trace: usize) -> RunResult {
-        let r = run_traced(sc, policy::find("none").unwrap(), 0, trace);
+        let r = run_traced(sc, crypt::policy::find("none").unwrap(), 0, trace);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         r
     }
@@ -688,7 +660,7 @@ workloads:
         assert_eq!((j.ios, j.bytes), (100, 400 << 10));
         let elapsed = j.elapsed_ns.expect("finished");
         assert!((ms(elapsed) - 100.0).abs() < 0.5, "{elapsed} ns");
-        assert_eq!(r.obs.end, observe::RunEnd::Finished);
+        assert_eq!(r.obs.end, base::obs::RunEnd::Finished);
         assert_eq!(
             r.obs.ended,
             j.finished().unwrap(),
@@ -722,7 +694,7 @@ workloads:
         let r = run(&sc, 0);
         assert_eq!(job(&r, "d").ios, 3);
         assert_eq!(r.obs.dirs[0].issued, 3);
-        assert_eq!(r.obs.end, observe::RunEnd::Finished);
+        assert_eq!(r.obs.end, base::obs::RunEnd::Finished);
         // With both limits the first one reached ends the job.
         let sc = scenario(
             "10s",
@@ -809,7 +781,7 @@ workloads:
              - { name: quick, kind: fio, number_ios: 5 }\n",
         );
         let r = run(&sc, 0);
-        assert_eq!(r.obs.end, observe::RunEnd::Horizon);
+        assert_eq!(r.obs.end, base::obs::RunEnd::Horizon);
         assert_eq!(r.obs.ended, SimTime::ZERO + SimDuration::from_secs(1));
         let big = job(&r, "big");
         assert_eq!(big.elapsed_ns, None);
@@ -828,7 +800,7 @@ workloads:
         assert!(r.obs.finite_jobs.is_empty());
         assert_eq!(
             (r.obs.end, r.obs.elapsed_ns()),
-            (observe::RunEnd::Horizon, None)
+            (base::obs::RunEnd::Horizon, None)
         );
     }
 
@@ -836,7 +808,7 @@ workloads:
     fn a_run_that_ends_inside_the_warm_up_measures_nothing_and_stays_sound() {
         let sc = scenario("10s", "5s", "  - { name: r, kind: fio, number_ios: 10 }\n");
         let r = run(&sc, 0);
-        assert_eq!(r.obs.end, observe::RunEnd::Finished);
+        assert_eq!(r.obs.end, base::obs::RunEnd::Finished);
         assert_eq!(r.obs.measured, SimDuration::ZERO);
         assert_eq!(r.obs.dirs[0].ios, 0);
         assert_eq!(
@@ -856,9 +828,9 @@ workloads:
              - { kind: buffered-writer, rate: 20MB/s }\n",
         )
         .unwrap();
-        let r = run_policy(&sc, policy::find("fifo").unwrap());
+        let r = run_policy(&sc, crypt::policy::find("fifo").unwrap());
         assert!(r.violations.is_empty(), "{:?}", r.violations);
-        assert_eq!(r.obs.end, observe::RunEnd::Finished);
+        assert_eq!(r.obs.end, base::obs::RunEnd::Finished);
         assert_eq!(r.obs.finite_jobs[0].ios, 256);
         assert!(r.obs.ended < SimTime::ZERO + SimDuration::from_secs(60));
     }

@@ -11,9 +11,9 @@
 
 use super::style::*;
 use super::{PlotError, WIDTH, draw_err, fonts};
-use crate::model::bio::Dir;
-use crate::model::observe::Stage;
-use crate::model::trace::{Activity, LaneKind, Trace};
+use crate::model::base::bio::Dir;
+use crate::model::base::obs::Stage;
+use crate::model::observe::trace::{Activity, LaneKind, Trace};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};

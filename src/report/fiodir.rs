@@ -25,7 +25,7 @@
 //! dropped.
 
 use super::{JobOptions, Report};
-use crate::model::config::DeviceConfig;
+use crate::model::base::config::DeviceConfig;
 use crate::stats::windows::{WindowLog, WindowSums};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -185,7 +185,7 @@ mod tests {
     #[test]
     fn a_run_logs_its_windows_and_its_disk_time() {
         use crate::engine::SimDuration;
-        use crate::model::{Recording, policy, run_replication_with, testing};
+        use crate::model::{Recording, crypt::policy, run_replication_with, testing};
         let mut sc = testing::mm1(
             200.0,
             SimDuration::from_ms(1),

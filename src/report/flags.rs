@@ -14,7 +14,7 @@
 use super::Report;
 use super::metrics::{MetricId, Metrics};
 use super::replications::{num, values};
-use crate::model::policy::DmFlags;
+use crate::model::crypt::policy::DmFlags;
 use crate::stats::compare::{Interval, Summary, Verdict, paired_diff, ratio, verdict};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;

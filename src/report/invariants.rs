@@ -1,7 +1,7 @@
 //! The invariant tables `qsim run --check-invariants` prints after the report: per run,
-//! Little's law per queue, then the conservation laws ([`crate::model::invariants`]).
+//! Little's law per queue, then the conservation laws ([`crate::model::observe::invariants`]).
 
-use crate::model::invariants::InvariantReport;
+use crate::model::observe::invariants::InvariantReport;
 use std::io::Write;
 
 /// Writes one policy's invariant table: Little's law per queue (∫N dt against Σ time, both

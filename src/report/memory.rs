@@ -4,7 +4,7 @@
 //! so [`MemoryReport`] writes its keys in that order itself.
 
 use super::{CongestionReport, share_pct};
-use crate::model::observe::{AllocFailure, CallerWaits, CongestionWaitObs, MemoryObs};
+use crate::model::base::obs::{AllocFailure, CallerWaits, CongestionWaitObs, MemoryObs};
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 

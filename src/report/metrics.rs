@@ -7,8 +7,8 @@
 //! row here plus the model's measurement.
 
 use super::{DEFAULT_PERCENTILES, Direction, PolicyReport};
-use crate::model::ids::CpuContext;
-use crate::model::observe::RunObs;
+use crate::model::base::ids::CpuContext;
+use crate::model::base::obs::RunObs;
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 use std::ops::{Index, IndexMut};
@@ -497,7 +497,7 @@ pub const METRICS: &[Metric] = &[
 ];
 
 /// A figure of the run's anonymous memory and swap; NaN when the run modelled none.
-fn swap_figure(obs: &RunObs, f: impl Fn(&crate::model::observe::SwapObs) -> f64) -> f64 {
+fn swap_figure(obs: &RunObs, f: impl Fn(&crate::model::base::obs::SwapObs) -> f64) -> f64 {
     obs.memory
         .as_ref()
         .filter(|m| m.swap.is_active())
@@ -712,7 +712,7 @@ mod tests {
         // Without a memory model, the memory metrics are not measured.
         let plain = Metrics::of(&super::super::tests::run(
             "fifo",
-            crate::model::observe::RunEnd::Horizon,
+            crate::model::base::obs::RunEnd::Horizon,
         ));
         assert!(plain[ATOMIC_FAILURES].is_nan() && plain[KSWAPD_CWAIT[0]].is_nan());
     }

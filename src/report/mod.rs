@@ -23,7 +23,7 @@
 //! strings, so every renderer (and `qsim plot`, reading the JSON) sees the same values and picks
 //! its own units. Percentiles are fio histogram bucket midpoints (see [`crate::stats::histogram`]).
 //!
-//! [`MemoryObs`]: crate::model::observe::MemoryObs
+//! [`MemoryObs`]: crate::model::base::obs::MemoryObs
 
 pub mod export;
 pub mod fiodir;
@@ -44,8 +44,8 @@ pub mod text;
 pub mod trace;
 pub mod warning;
 
-use crate::model::invariants::InvariantReport;
-use crate::model::observe::{DirectionObs, FiniteJobObs, RunEnd, RunObs, Stage};
+use crate::model::base::obs::{DirectionObs, FiniteJobObs, RunEnd, RunObs, Stage};
+use crate::model::observe::invariants::InvariantReport;
 use crate::scenario::{Arrivals, RwKind, Scenario, WorkloadKind};
 use crate::stats::histogram::{LAT_M_NR, LAT_N_NR, LAT_U_NR};
 use crate::stats::{Histogram, Running};
@@ -809,7 +809,7 @@ pub(crate) fn policy_report(
 
 impl BlockReport {
     /// The block counters of a run whose measured window was `measured_ns` long.
-    fn of(b: &crate::model::observe::BlockObs, measured_ns: u64) -> BlockReport {
+    fn of(b: &crate::model::base::obs::BlockObs, measured_ns: u64) -> BlockReport {
         let device_util_pct = if measured_ns == 0 {
             0.0
         } else {
@@ -919,7 +919,7 @@ impl CpuReport {
         if run.cpu_by_cpu.is_empty() {
             return None;
         }
-        let by_context = crate::model::ids::CpuContext::ALL
+        let by_context = crate::model::base::ids::CpuContext::ALL
             .iter()
             .zip(run.cpu_by_context)
             .filter(|(_, v)| *v > 0.0)

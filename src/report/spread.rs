@@ -8,7 +8,7 @@
 use super::metrics::{ATOMIC_FAILURES, ELAPSED, KSWAPD_CWAIT, Metrics};
 use super::plots::PLOT_PERCENTILES;
 use super::{DEFAULT_PERCENTILES, Direction};
-use crate::model::observe::RunObs;
+use crate::model::base::obs::RunObs;
 use crate::stats::Summary;
 use serde::Serialize;
 

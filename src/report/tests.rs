@@ -4,7 +4,7 @@
 use super::*;
 use crate::engine::SimDuration;
 use crate::engine::SimTime;
-use crate::model::observe::{
+use crate::model::base::obs::{
     AllocFailure, BlockObs, CallerWaits, CongestionWaitObs, FiniteJobObs, MemoryObs, PageStates,
     WritebackObs,
 };
@@ -31,7 +31,7 @@ pub(crate) fn scenario() -> Scenario {
             overhead: SimDuration::from_us(5),
             transfer_rate: 1e9,
             queue_depth: 32,
-            stall: crate::model::config::NvmeStall::NONE,
+            stall: crate::model::base::config::NvmeStall::NONE,
             preset: "custom".into(),
         }),
         block: BlockConfig {
@@ -45,7 +45,7 @@ pub(crate) fn scenario() -> Scenario {
             cfq_slice_async: SimDuration::from_ms(40),
             cfq_slice_idle: SimDuration::from_ms(8),
             cfq_quantum: 8,
-            cfq: crate::model::config::KernelVersion::V2_6_32.cfq(),
+            cfq: crate::model::base::config::KernelVersion::V2_6_32.cfq(),
             hw_tag: true,
             mq: Default::default(),
         },
@@ -58,7 +58,7 @@ pub(crate) fn scenario() -> Scenario {
             cost: None,
             engine: CryptoEngine::Sync,
             unplug_after_submit: false,
-            io_queues: crate::model::config::IoQueues::One,
+            io_queues: crate::model::base::config::IoQueues::One,
             submit_cost: SimDuration::ZERO,
             max_read_size: 0,
             max_write_size: 0,
@@ -470,7 +470,7 @@ fn replications_attach_metrics_spread_and_plot_series_per_run() {
 #[test]
 fn app_cpu_is_grouped_by_workload_and_shown_only_when_used() {
     let obs =
-        |workload: &str, name: &str, cpuio: bool, cpu_ns: u64| crate::model::observe::AppCpuObs {
+        |workload: &str, name: &str, cpuio: bool, cpu_ns: u64| crate::model::base::obs::AppCpuObs {
             name: name.to_string(),
             workload: workload.to_string(),
             cpuio,

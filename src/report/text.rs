@@ -575,7 +575,7 @@ fn memory_spread_lines(p: &PolicyReport, s: &mut String) {
 
 /// Why the run stopped short of its window, when it did.
 fn stop_lines(r: &Report, p: &PolicyReport, s: &mut String) {
-    if p.end == crate::model::observe::RunEnd::TimeLimit {
+    if p.end == crate::model::base::obs::RunEnd::TimeLimit {
         let _ = writeln!(
             s,
             "  time limit   : stopped by --time-limit after {} of the {} window; not reproducible",

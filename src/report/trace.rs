@@ -5,9 +5,9 @@
 //! Everything here reads a [`Trace`]; nothing simulates.
 
 use crate::engine::{SimDuration, SimTime};
-use crate::model::bio::Dir;
-use crate::model::observe::{RunObs, Stage};
-use crate::model::trace::{Activity, LaneKind, Span, Trace, TracedBio};
+use crate::model::base::bio::Dir;
+use crate::model::base::obs::{RunObs, Stage};
+use crate::model::observe::trace::{Activity, LaneKind, Span, Trace, TracedBio};
 use std::fmt::Write as _;
 
 /// Stages in which a bio waits for something else (the ones a highlight explains).

@@ -3,7 +3,7 @@
 //! latencies), found from each block and the scenario it ran.
 
 use super::PolicyReport;
-use crate::model::observe::RunEnd;
+use crate::model::base::obs::RunEnd;
 use crate::scenario::Scenario;
 use crate::stats::histogram::CLIP_NS;
 use serde::Serialize;

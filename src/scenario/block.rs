@@ -25,7 +25,7 @@ use super::describe::{Rows, on_off, row};
 use super::schema::{names, raw_section};
 use super::types::*;
 use super::units::Duration;
-use crate::model::blkmq::{default_irq_cpus, map_queues};
+use crate::model::block::blkmq::{default_irq_cpus, map_queues};
 use serde_saphyr::Spanned;
 
 names! {
@@ -496,7 +496,7 @@ pub(crate) fn describe_block(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
     }
 }
 
-/// Where completions run, in words ([`crate::model::blkmq::completion_site`]).
+/// Where completions run, in words ([`crate::model::block::blkmq::completion_site`]).
 fn completion(b: &BlockConfig) -> String {
     let mq = &b.mq;
     if mq.bio_based {
@@ -504,7 +504,7 @@ fn completion(b: &BlockConfig) -> String {
     }
     let cpus = mq.queue_map.len() as u32;
     let sites: Vec<_> = (0..cpus)
-        .map(|cpu| crate::model::blkmq::completion_site(b, cpu))
+        .map(|cpu| crate::model::block::blkmq::completion_site(b, cpu))
         .collect();
     // One CPU takes every completion: name it rather than "the submitting CPU" for its own.
     let one_cpu = cpus > 1 && sites.iter().all(|s| s.cpu == sites[0].cpu);

@@ -5,7 +5,7 @@ use super::schema::{Capped, Field};
 use super::units::{Duration, Rate, Size, format_bytes};
 use super::{Error, ErrorKind, Source};
 use crate::engine::SimDuration;
-use crate::model::physics::SECTOR;
+use crate::model::base::physics::SECTOR;
 use serde_saphyr::{Location, Spanned};
 
 /// Largest arrival rate of a stream (a fio job's `rate`, an atomic stream's allocations),

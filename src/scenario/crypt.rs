@@ -20,7 +20,7 @@ use super::types::*;
 use super::units::{Duration, Rate, Size, format_bandwidth, format_bytes};
 use super::workload::MAX_REQUEST_BYTES;
 use crate::engine::SimDuration;
-use crate::model::physics::{
+use crate::model::base::physics::{
     Cipher, G9_2020_HOP_COST, G9_2020_SUBMIT_COST, HOP_COST, SUBMIT_COST, VM2020_HOP_COST,
     VM2020_SUBMIT_COST, crypto_cost, moments,
 };

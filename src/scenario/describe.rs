@@ -303,7 +303,7 @@ mod tests {
         ] {
             assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
         }
-        use crate::model::physics::{atomic_floor, mempool_floor};
+        use crate::model::base::physics::{atomic_floor, mempool_floor};
         assert_eq!(atomic_floor(1448), 543);
         assert_eq!(mempool_floor(1448), 1086);
         let text = describe(&ok(BASE));

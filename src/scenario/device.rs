@@ -1,7 +1,7 @@
 //! `device:`: the disk's kind and the overrides that kind accepts, the presets' defaults
-//! (numbers in [`crate::model::physics`]), the request floor, and its `qsim check` rows.
+//! (numbers in [`crate::model::base::physics`]), the request floor, and its `qsim check` rows.
 //!
-//! Presets (their numbers live in [`crate::model::physics`]):
+//! Presets (their numbers live in [`crate::model::base::physics`]):
 //!
 //! | preset | values |
 //! |---|---|
@@ -32,7 +32,7 @@ use super::types::*;
 use super::units::{Duration, Rate, Size, format_bandwidth, format_bytes, trim_float};
 use super::workload::MAX_REQUEST_BYTES;
 use crate::engine::SimDuration;
-use crate::model::physics::{
+use crate::model::base::physics::{
     HDD5400, HDD7200, HddPreset, MD_CHUNK, NVME_LATENCY, NVME_QUEUE_DEPTH, NVME_RATE,
     NVME_STALL_INTERVAL, NVME_STALL_LENGTH, RAMDISK, SATA_SSD, mean_random_seek, mean_service,
     nvme_bottleneck_secs, nvme_overhead, revolution, sector_crypto_secs, sector_device_secs,
@@ -101,7 +101,7 @@ impl DeviceKind {
     }
 
     /// The preset numbers of a spinning-disk kind: a new HDD preset is a variant above, an arm
-    /// here and in [`DeviceKind::fields`], and its numbers in [`crate::model::physics`].
+    /// here and in [`DeviceKind::fields`], and its numbers in [`crate::model::base::physics`].
     fn hdd_preset(self) -> Option<&'static HddPreset> {
         match self {
             DeviceKind::Hdd5400 => Some(&HDD5400),
@@ -304,7 +304,7 @@ fn sata_ssd(c: &Checker, d: &RawDevice) -> Result<DeviceConfig, Error> {
 const CAPACITY_HINT: &str = "give the disk size, e.g. 320GB or 1TB";
 
 /// An NVMe device: the preset under any overrides; an overridden `transfer_rate` moves the
-/// default `overhead` so that a 4 KiB request still costs [`crate::model::physics::NVME_COST_4K`].
+/// default `overhead` so that a 4 KiB request still costs [`crate::model::base::physics::NVME_COST_4K`].
 fn nvme(c: &Checker, d: &RawDevice) -> Result<DeviceConfig, Error> {
     let transfer_rate = match &d.transfer_rate {
         Some(s) => c.bandwidth(s, "device.transfer_rate")?,
@@ -397,8 +397,8 @@ pub(crate) fn request_floor(
     let dev = sector_device_secs(device);
     let crypto = sector_crypto_secs(crypt);
     for p in policies {
-        let plain = crate::model::policy::find(p)
-            .is_some_and(|i| i.topology == crate::model::policy::Topology::Plain);
+        let plain = crate::model::crypt::policy::find(p)
+            .is_some_and(|i| i.topology == crate::model::crypt::policy::Topology::Plain);
         let total = if plain { dev } else { dev + crypto };
         if SimDuration::from_secs_f64(total) >= MIN_SERVICE {
             continue;

@@ -8,7 +8,7 @@ use super::schema::{Field, Merge, names, raw_section};
 use super::types::*;
 use super::units::Duration;
 use crate::engine::SimDuration;
-use crate::model::physics::moments;
+use crate::model::base::physics::moments;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_saphyr::Spanned;

@@ -5,7 +5,7 @@
 use super::Error;
 use super::check::Checker;
 use super::describe::{Rows, row};
-use crate::model::config::KernelConfig;
+use crate::model::base::config::KernelConfig;
 use serde_saphyr::Spanned;
 
 /// Whether policy `info` (written at `path`) exists on `kernel`: the `dm-crypt` layout and its
@@ -15,10 +15,10 @@ pub(crate) fn policy_fits(
     c: &Checker,
     path: &str,
     at: &Spanned<String>,
-    info: &crate::model::policy::PolicyInfo,
+    info: &crate::model::crypt::policy::PolicyInfo,
     kernel: &KernelConfig,
 ) -> Result<(), Error> {
-    use crate::model::policy::{DmFlags, Topology};
+    use crate::model::crypt::policy::{DmFlags, Topology};
     let v = kernel.version;
     let named = super::shorten(&at.value);
     let Some(rules) = v.dmcrypt() else {
@@ -64,9 +64,9 @@ pub(crate) fn policy_fits(
 }
 
 /// A modern kernel's dm-crypt rules, and the flags each listed policy sets.
-pub(crate) fn describe_dmcrypt(o: &mut Rows, r: &crate::model::config::DmCryptRules) {
-    use crate::model::config::HardirqFallback;
-    use crate::model::policy::DmFlags;
+pub(crate) fn describe_dmcrypt(o: &mut Rows, r: &crate::model::base::config::DmCryptRules) {
+    use crate::model::base::config::HardirqFallback;
+    use crate::model::crypt::policy::DmFlags;
     row(
         o,
         2,

@@ -496,7 +496,7 @@ pub(crate) const CRYPT_PATCH_WITHOUT_CRYPT: &str = "no effect in this run: no po
 /// Whether every policy of `policies` is the plain disk (no dm-crypt, so no io threads for
 /// patch 6 to split).
 fn without_crypt(policies: &[String]) -> bool {
-    use crate::model::policy::{Topology, find};
+    use crate::model::crypt::policy::{Topology, find};
     !policies.is_empty()
         && policies
             .iter()

@@ -17,7 +17,7 @@ use super::device::{DeviceKind, RawDevice};
 use super::memory::{MemoryPresetName, RawMemory};
 use super::schema::{Merge, names};
 use super::top::RawScenario;
-use crate::model::physics::Cipher;
+use crate::model::base::physics::Cipher;
 use serde_saphyr::{Location, Spanned};
 
 names! {

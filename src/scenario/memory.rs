@@ -32,8 +32,8 @@ use super::schema::{Capped, Field, names, raw_section};
 use super::types::*;
 use super::units::{Duration, Size, format_bytes, trim_float};
 use crate::engine::SimDuration;
-use crate::model::physics::{atomic_floor, mempool_floor};
-use crate::model::zone::{WatermarkKernel, Watermarks, min_free_kbytes};
+use crate::model::base::physics::{atomic_floor, mempool_floor};
+use crate::model::mm::zone::{WatermarkKernel, Watermarks, min_free_kbytes};
 use serde_saphyr::{Location, Spanned};
 
 /// Page size: every memory amount is a whole number of pages.
@@ -680,7 +680,7 @@ mod tests {
                  buffered-writer, rate: 89MB/s }}\nmemory:\n{memory}"
             );
             let sc = ok(&text);
-            let info = crate::model::policy::find("fifo").unwrap();
+            let info = crate::model::crypt::policy::find("fifo").unwrap();
             let r = crate::model::run_policy(&sc, info);
             assert!(r.violations.is_empty(), "{:?}", r.violations);
             sc.memory.unwrap()

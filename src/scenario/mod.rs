@@ -15,7 +15,7 @@
 //! (the located-error builder and the shared rules) and `error` (the error type and the
 //! translation of serde-saphyr's errors, located by `outline`, the field path of every node).
 //! The numbers behind presets and the closed forms `qsim check` derives live in the model
-//! ([`crate::model::physics`]), so the model and the description share one copy.
+//! ([`crate::model::base::physics`]), so the model and the description share one copy.
 //!
 //! - [`load`] and [`load_str`] are the entry points; [`load_with_overrides`] and
 //!   [`load_str_with_overrides`] also take command-line `--set path.to.field=value` overrides
@@ -65,9 +65,9 @@ mod variants;
 mod workload;
 mod written;
 
-pub use crate::model::config as types;
-pub use crate::model::config::*;
-pub use crate::model::physics::{crypto_cost, mean_random_seek, mean_service, moments};
+pub use crate::model::base::config as types;
+pub use crate::model::base::config::*;
+pub use crate::model::base::physics::{crypto_cost, mean_random_seek, mean_service, moments};
 pub use atomic::MAX_ATOMIC_STREAMS;
 pub use check::{
     MAX_ARRIVAL_RATE, MAX_DISK_BYTES, MAX_NAME_CHARS, MIN_ARRIVAL_RATE, MIN_BANDWIDTH, name_problem,

@@ -413,15 +413,15 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
 /// once, where it first came; a name written out twice is an error, as without patterns. The
 /// expanded list holds at most [`MAX_LISTED_NAMES`] names.
 ///
-/// [`FlagPattern`]: crate::model::policy::FlagPattern
-/// [`DmFlags::ALL`]: crate::model::policy::DmFlags::ALL
-/// [`DmFlags::combinations`]: crate::model::policy::DmFlags::combinations
+/// [`FlagPattern`]: crate::model::crypt::policy::FlagPattern
+/// [`DmFlags::ALL`]: crate::model::crypt::policy::DmFlags::ALL
+/// [`DmFlags::combinations`]: crate::model::crypt::policy::DmFlags::combinations
 fn policies(
     c: &Checker,
     f: &Option<Spanned<Capped<Spanned<String>, MAX_LISTED_NAMES>>>,
     kernel: &KernelConfig,
 ) -> Result<Vec<String>, Error> {
-    use crate::model::policy::FlagPattern;
+    use crate::model::crypt::policy::FlagPattern;
     let valid = crate::model::policy_names();
     let Some(list) = f else {
         return Ok(vec![
@@ -458,7 +458,7 @@ fn policies(
             expand_pattern(c, &path, p, pattern, kernel, &mut out)?;
             continue;
         }
-        let Some(info) = crate::model::policy::find(&p.value) else {
+        let Some(info) = crate::model::crypt::policy::find(&p.value) else {
             let hint = match suggestion(&p.value, &valid) {
                 Some(s) => format!("did you mean `{s}`? valid policies: {}", valid.join(", ")),
                 None => format!("valid policies: {}", valid.join(", ")),
@@ -491,11 +491,11 @@ fn expand_pattern(
     c: &Checker,
     path: &str,
     p: &Spanned<String>,
-    pattern: Result<crate::model::policy::FlagPattern, String>,
+    pattern: Result<crate::model::crypt::policy::FlagPattern, String>,
     kernel: &KernelConfig,
     out: &mut Vec<(String, &'static str, bool)>,
 ) -> Result<(), Error> {
-    use crate::model::policy::{DmFlags, FlagPattern};
+    use crate::model::crypt::policy::{DmFlags, FlagPattern};
     let named = super::shorten(&p.value);
     let pattern = pattern.map_err(|why| {
         c.at(path, p).unknown(
@@ -508,7 +508,7 @@ fn expand_pattern(
     let set = match pattern {
         FlagPattern::All => {
             // The plain table on this kernel: refused before 4.19 like `dm-crypt`.
-            let base = crate::model::policy::find("dm-crypt").expect("registered");
+            let base = crate::model::crypt::policy::find("dm-crypt").expect("registered");
             super::dmcrypt::policy_fits(c, path, p, base, kernel)?;
             kernel
                 .version
@@ -516,13 +516,13 @@ fn expand_pattern(
                 .map_or(DmFlags::NONE, |r| r.flags())
         }
         FlagPattern::Subset(set) => {
-            let all = crate::model::policy::find(&set.policy_name()).expect("a flag set");
+            let all = crate::model::crypt::policy::find(&set.policy_name()).expect("a flag set");
             super::dmcrypt::policy_fits(c, path, p, all, kernel)?;
             set
         }
     };
     for flags in set.combinations() {
-        let info = crate::model::policy::find(&flags.policy_name()).expect("a flag set");
+        let info = crate::model::crypt::policy::find(&flags.policy_name()).expect("a flag set");
         if !out.iter().any(|(_, n, _)| *n == info.name) {
             out.push((info.name.to_string(), info.name, true));
         }

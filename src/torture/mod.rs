@@ -11,7 +11,7 @@
 //! - the real loader ([`crate::scenario::load_str`]) accepts the generated file (a refusal is a
 //!   bug of the generator's mirror of the rules or of the loader), and `describe` renders it;
 //! - every replication of every run of the plan ends with all its invariants holding
-//!   ([`crate::model::invariants`]), at or before its horizon, and within its work budget: the
+//!   ([`crate::model::observe::invariants`]), at or before its horizon, and within its work budget: the
 //!   engine stops before an event once `max_events` units of work (events plus allocation
 //!   attempts and reclaim scanning) are used, so a run may pass the budget by at most its last
 //!   event's work, which is measured event by event; the engine's count of the work and its
@@ -30,7 +30,7 @@ pub use r#gen::{EVENTS_PER_PASS, scenario_yaml};
 use crate::engine::{Limits, Model, Scheduler, SimTime, StopReason};
 use crate::experiment::{self, HeadlineMetric, Precision, RunOptions};
 use crate::model::world::{Event as WorldEvent, World};
-use crate::model::{observe::RunEnd, policy};
+use crate::model::{base::obs::RunEnd, crypt::policy};
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
@@ -267,7 +267,7 @@ fn check_reports(seed: u64, sc: &crate::scenario::Scenario) -> Result<(), String
 /// One replication run as [`crate::model::run_replication`] runs it, watched: the engine's own
 /// account of its work and stop, and the most work any single event did.
 struct Watched {
-    obs: crate::model::observe::RunObs,
+    obs: crate::model::base::obs::RunObs,
     violations: Vec<String>,
     stop: StopReason,
     work: u64,

@@ -12,8 +12,8 @@
 //! The slider ranges are the page's, not the model's: they bound where a slider can go, while
 //! the text box beside it takes any value the scenario language takes.
 
-use crate::model::config::{KernelVersion, WorkloadKind};
-use crate::model::physics::Cipher;
+use crate::model::base::config::{KernelVersion, WorkloadKind};
+use crate::model::base::physics::Cipher;
 use crate::scenario::{Scenario, kernel_patches, units};
 use serde_json::{Value, json};
 

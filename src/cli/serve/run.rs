@@ -8,7 +8,7 @@
 
 use super::jobs::{Finished, Outcome, Progress};
 use crate::experiment;
-use crate::model::observe::RunEnd;
+use crate::model::base::obs::RunEnd;
 use crate::report::Report;
 use crate::scenario::Scenario;
 use std::sync::atomic::Ordering;

@@ -22,13 +22,13 @@
 //! **CPU time**: each process's CPU work (its `crypt.submit_cost` steps, its spins, its
 //! `cpuio` chunks) is counted when the task finishes inside the measured window.
 
-use super::super::event::Event;
-use super::super::ids::TaskOwner;
-use super::super::observe::AppCpuObs;
-use super::super::world::World;
 use super::{Job, WorkloadEvent};
 use crate::engine::{RngStreams, Scheduler, SimDuration, SimRng, SimTime};
-use crate::model::config::{Arrivals, CpuIo, Scenario, ThinkTime, WorkloadKind};
+use crate::model::base::config::{Arrivals, CpuIo, Scenario, ThinkTime, WorkloadKind};
+use crate::model::base::ids::TaskOwner;
+use crate::model::base::obs::AppCpuObs;
+use crate::model::world::World;
+use crate::model::world::event::Event;
 use rand::RngExt;
 
 /// Where a job with fio's `thinktime` is in its loop.
@@ -307,10 +307,10 @@ impl World {
 
 #[cfg(test)]
 mod tests {
-    use crate::model::{policy, run_policy, run_traced};
+    use crate::model::{crypt::policy, run_policy, run_traced};
 
     /// A 1 ms device that serves eight at once, one CPU, no dm-crypt work, and `workloads`.
-    fn scenario(cpus: u32, workloads: &str) -> crate::model::config::Scenario {
+    fn scenario(cpus: u32, workloads: &str) -> crate::model::base::config::Scenario {
         let yaml = format!(
             "duration: 1s\nwarmup: 0s\ncpus: {cpus}\ndevice: {{ kind: generic, service: 1ms, channels: 8 }}\n\
              block: {{ mode: blk-mq }}\ncrypt: {{ cipher: null }}\npolicies: [none]\n\
@@ -320,7 +320,7 @@ mod tests {
     }
 
     /// The issue times of job 0, in µs.
-    fn issues_us(sc: &crate::model::config::Scenario, n: usize) -> Vec<u64> {
+    fn issues_us(sc: &crate::model::base::config::Scenario, n: usize) -> Vec<u64> {
         let r = run_traced(sc, policy::find("none").expect("registered"), 0, n);
         assert!(r.violations.is_empty(), "{:?}", r.violations);
         r.issue_trace.jobs[0]

@@ -10,8 +10,8 @@
 
 use super::axis::{Axis, Scale};
 use super::{MAX_WIDTH, MIN_WIDTH, ascii, wrap_into, x_axis};
-use crate::model::bio::Dir;
-use crate::model::trace::{LaneKind, Trace};
+use crate::model::base::bio::Dir;
+use crate::model::observe::trace::{LaneKind, Trace};
 use crate::plot::gantt::{self, Bar, GanttOptions, Look, MAX_SUB_ROWS, Window};
 use crate::plot::scale::fmt_num;
 

@@ -2,9 +2,11 @@
 //! while reads wait behind it in the crypt queue.
 
 use crate::engine::SimTime;
-use crate::model::bio::Dir;
-use crate::model::observe::Stage;
-use crate::model::trace::{Activity, Lane, LaneKind, Mark, Span, StageSpan, Trace, TracedBio};
+use crate::model::base::bio::Dir;
+use crate::model::base::obs::Stage;
+use crate::model::observe::trace::{
+    Activity, Lane, LaneKind, Mark, Span, StageSpan, Trace, TracedBio,
+};
 use crate::plot::gantt::GanttOptions;
 
 /// `ms` as an instant (to the µs).
@@ -224,12 +226,12 @@ pub(in crate::plot) fn opts() -> GanttOptions {
 pub(in crate::plot) fn deep_elevator(n: u32) -> Trace {
     let mut t = fixture();
     for k in 0..n {
-        let stage = crate::model::observe::Stage::BlockQueue;
-        t.spans.push(crate::model::trace::Span {
+        let stage = crate::model::base::obs::Stage::BlockQueue;
+        t.spans.push(crate::model::observe::trace::Span {
             lane: 10,
             start: at(130.0 + f64::from(k) * 0.5),
             end: at(139.0),
-            what: crate::model::trace::Activity::Bio { bio: 4, stage },
+            what: crate::model::observe::trace::Activity::Bio { bio: 4, stage },
         });
     }
     t

@@ -174,13 +174,13 @@ fn a_highlighted_bio_draws_all_its_pieces_in_a_crowded_queue() {
         let bio = (t.bios.len() - 1) as u32;
         pieces.push(bio);
         // Late in the crowd, all three overlapping one another.
-        t.spans.push(crate::model::trace::Span {
+        t.spans.push(crate::model::observe::trace::Span {
             lane: 10,
             start: at(137.0),
             end: at(138.5),
             what: Activity::Bio {
                 bio,
-                stage: crate::model::observe::Stage::BlockQueue,
+                stage: crate::model::base::obs::Stage::BlockQueue,
             },
         });
     }

@@ -1,7 +1,7 @@
 //! Tests of the text renderer on hand-built reports.
 
 use super::*;
-use crate::model::observe::RunEnd;
+use crate::model::base::obs::RunEnd;
 use crate::report::tests::{report, run, run_with_memory, scenario};
 
 fn rendered(r: &Report) -> String {

@@ -16,7 +16,7 @@
 
 use super::{RawWorkload, WorkloadKindName};
 use crate::engine::SimDuration;
-use crate::model::config::{CpuIo, FioJob, ThinkTime, WorkloadConfig, WorkloadKind};
+use crate::model::base::config::{CpuIo, FioJob, ThinkTime, WorkloadConfig, WorkloadKind};
 use crate::scenario::Error;
 use crate::scenario::check::{Checker, at, loc, val};
 use crate::scenario::describe::{Rows, row};

@@ -14,7 +14,7 @@
 
 use super::{Place, RawWorkload, region, request_size};
 use crate::engine::SimDuration;
-use crate::model::config::FakeGitk;
+use crate::model::base::config::FakeGitk;
 use crate::scenario::Error;
 use crate::scenario::check::{Checker, Zero, at, val};
 use crate::scenario::describe::{Rows, row};

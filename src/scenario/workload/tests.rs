@@ -385,7 +385,7 @@ fn fio_think_time_and_start_ranges_resolve_in_fio_units() {
     let f = fio(0);
     assert_eq!(
         f.thinktime,
-        Some(crate::model::config::ThinkTime {
+        Some(crate::model::base::config::ThinkTime {
             time: SimDuration::from_us(500),
             spin: SimDuration::from_ms(2),
             blocks: 32,

@@ -109,9 +109,9 @@ impl Kernel {
         None
     }
     /// The version as resolved, if it is after 2.6.x (`None` for 2.6.x or absent).
-    pub(super) fn modern(&self) -> Option<crate::model::config::KernelVersion> {
+    pub(super) fn modern(&self) -> Option<crate::model::base::config::KernelVersion> {
         let v = self.version?;
-        crate::model::config::KernelVersion::ALL
+        crate::model::base::config::KernelVersion::ALL
             .into_iter()
             .find(|k| k.name() == v && k.is_modern())
     }

@@ -2,7 +2,7 @@
 //! pool) drawn so that it fits, and the GFP_ATOMIC streams under `atomic:`.
 
 use super::*;
-use crate::model::zone::{WatermarkKernel, Watermarks, min_free_kbytes};
+use crate::model::mm::zone::{WatermarkKernel, Watermarks, min_free_kbytes};
 
 #[derive(Debug, Clone, Default)]
 pub(super) struct Atomic {

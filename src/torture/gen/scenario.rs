@@ -243,7 +243,7 @@ pub(super) const FLAG_PATTERNS: [&str; 4] = [
 /// Policies for a kernel after 2.6.x: `none`, `dm-crypt` and `dm-crypt+<flags>` (flags the
 /// kernel may lack included: the mirror refuses those).
 pub(super) fn modern_policies(g: &mut G) -> Vec<&'static str> {
-    use crate::model::policy::{DmFlags, find};
+    use crate::model::crypt::policy::{DmFlags, find};
     let n = g.int(1, 4);
     let mut out: Vec<&'static str> = Vec::new();
     for _ in 0..n {
@@ -270,7 +270,7 @@ pub(super) fn modern_policies(g: &mut G) -> Vec<&'static str> {
 /// (the mirror of `scenario::top`'s `policies`). Patterns on a kernel without dm-crypt stand
 /// for nothing (the loader refuses them).
 pub(super) fn expanded(policies: &[&'static str], k: Option<&Kernel>) -> Vec<String> {
-    use crate::model::policy::{DmFlags, FlagPattern, find};
+    use crate::model::crypt::policy::{DmFlags, FlagPattern, find};
     let mut out: Vec<String> = Vec::new();
     for p in policies {
         let set = match FlagPattern::parse(p) {
@@ -300,7 +300,7 @@ pub(super) fn expanded(policies: &[&'static str], k: Option<&Kernel>) -> Vec<Str
 
 /// Why a kernel refuses policy `p`, if it does (the mirror of `scenario::kernel::policy_fits`).
 pub(super) fn policy_problem(p: &str, k: Option<&Kernel>) -> Option<String> {
-    use crate::model::policy::{DmFlags, FlagPattern, find};
+    use crate::model::crypt::policy::{DmFlags, FlagPattern, find};
     let dm = p.starts_with("dm-crypt");
     let Some(v) = k.and_then(Kernel::modern) else {
         return dm.then(|| format!("{p} on a 2.6.x kernel"));

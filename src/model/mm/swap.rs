@@ -1,0 +1,997 @@
+//! Anonymous memory and swap, as a component: [`Swap`] owns every process's anonymous pages
+//! (each one absent, resident, under swap-out, swapped, or being read back), the anon LRU, the
+//! swap volume's slots, and the anon/file scan balance of 2.6.32's `get_scan_ratio`. It works
+//! on `&mut Mem` (the zone's page books) and returns what the world must do (the slots to
+//! write); the world's adapter (the `impl World` below) issues the swap bios through dm-crypt
+//! and acts on their completions. The rules are in `docs/model/memory.md`, "Anonymous memory
+//! and swap".
+//!
+//! - **LRU.** One FIFO of resident anonymous pages, in the order they became resident, with a
+//!   referenced bit (the PTE's young bit: set when the page is written or touched): a scan
+//!   meeting a referenced page clears the bit and moves it to the tail (a rotation); else the
+//!   page is reclaimed. This folds 2.6.32's active and inactive anon lists into one
+//!   second-chance list.
+//! - **Swap-out.** A reclaimed page with a clean copy in swap (swap cache) is freed at once; any
+//!   other gets a swap slot (next-fit from a cursor, as `scan_swap_map`), is unmapped and written
+//!   as an async WRITE bio; it stays allocated (`AnonWriteback`) until the write completes, then
+//!   is freed. No slot left: the page stays, counted out of swap (`activate_locked`).
+//! - **Swap-in with readahead** (2.6.32 `do_swap_page` → `swapin_readahead`,
+//!   `valid_swaphandles`). Touching a swapped page is a major fault: the window is the run of
+//!   allocated slots around the faulting one inside its aligned cluster of
+//!   `1 << PAGE_CLUSTER` slots; a page is allocated for every slot of the window whose page is
+//!   only in swap (may direct reclaim), each run of contiguous slots is read with one plain
+//!   READ (sync for the request pools, without `BIO_RW_SYNCIO`), and the process blocks until
+//!   its own page's read completes. The pages read ahead land in the swap cache, on the LRU,
+//!   unmapped and unreferenced; touching one later is a minor fault (no I/O), touching one
+//!   whose read is still in flight waits for that read. A faulted page keeps its slot as its
+//!   swap-cache copy unless swap is more than half full (`vm_swap_full`). Touching a page
+//!   still under swap-out maps it again from the swap cache (a minor fault, no I/O).
+//! - **Scan balance** (`get_scan_ratio`, 2.6.32 mm/vmscan.c): no free swap → file only; file +
+//!   free ≤ high → anon only; else `ap = (swappiness+1)·(scanned_anon+1)/(rotated_anon+1)`,
+//!   `fp = (201−swappiness)·(scanned_file+1)/(rotated_file+1)`, anon share `100·ap/(ap+fp+1)`
+//!   percent, each list's recent counts halved once its scanned count passes a quarter of the
+//!   list. Each list's target is `size >> priority` times its share (the whole list at
+//!   priority 0), batched through `nr_saved_scan` until it reaches `SWAP_CLUSTER_MAX`.
+
+use crate::engine::{Scheduler, SimRng};
+use crate::model::base::bio::{Bio, Dir, Origin};
+use crate::model::base::config::MemoryConfig;
+use crate::model::base::ids::ActorId;
+use crate::model::base::obs::SwapObs;
+use crate::model::mm::memory::{Mem, PAGE_SIZE, PageState, SWAP_CLUSTER_MAX, Scan};
+use crate::model::world::World;
+use crate::model::world::event::Event;
+use rand::RngExt;
+use std::collections::VecDeque;
+
+/// Largest swap-out write: contiguous slots are written as one bio of at most this many pages
+/// (the elevator's back-merge of swap_writepage's one-page bios, capped at 128 KiB).
+pub const SWAP_WRITE_PAGES: u32 = 32;
+
+/// Swap readahead's cluster: `1 << PAGE_CLUSTER` slots (2.6.32 `page_cluster`, set to 3 by
+/// `swap_setup()` in mm/swap.c on machines with more than 16 MiB of RAM).
+pub const PAGE_CLUSTER: u32 = 3;
+
+/// One page of a process's anonymous buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnonPage {
+    /// Not allocated.
+    Absent,
+    /// In memory and on the anon LRU (entry `stamp`); `slot`: its clean copy in swap.
+    Resident {
+        /// LRU generation of its one valid LRU entry.
+        stamp: u32,
+        /// Touched since the last scan met it.
+        referenced: bool,
+        /// Swap-cache copy.
+        slot: Option<u32>,
+        /// In the process's page table; false for a page swap readahead brought into the
+        /// swap cache that the process has not touched yet (touching it is a minor fault).
+        mapped: bool,
+    },
+    /// Unmapped and being written to `slot`; `rescued`: touched meanwhile.
+    SwapOut {
+        /// Its slot.
+        slot: u32,
+        /// Mapped again from the swap cache while the write ran.
+        rescued: bool,
+    },
+    /// Only in swap.
+    Swapped {
+        /// Its slot.
+        slot: u32,
+    },
+    /// A read of its slot is in flight (its page is allocated): its own major fault's, or
+    /// another fault's readahead.
+    SwapIn {
+        /// Its slot.
+        slot: u32,
+        /// Its process is blocked until the read completes.
+        wanted: bool,
+    },
+}
+
+/// What touching a page found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Touch {
+    /// In memory.
+    Hit,
+    /// Under swap-out or read ahead into the swap cache: mapped from the swap cache.
+    Minor,
+    /// Its read is in flight (readahead): the process waits for it.
+    Wait,
+    /// Swapped: a major fault must read `slot`.
+    Major {
+        /// The page's slot.
+        slot: u32,
+    },
+}
+
+/// A slot's user: a process's page, a page whose buffer was freed while its write (`Orphan`)
+/// or its readahead read (`OrphanIn`) ran, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SlotUse {
+    Free,
+    Page { proc: u32, page: u32 },
+    Orphan,
+    OrphanIn,
+}
+
+/// What one anon scan batch did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AnonScan {
+    /// Pages looked at.
+    pub scanned: u64,
+    /// Pages freed at once (clean swap-cache copies).
+    pub reclaimed: u64,
+    /// Referenced pages moved to the tail (and pages kept for want of a slot).
+    pub rotated: u64,
+    /// Pages sent to swap-out (their slots wait in [`Swap::take_writes`]).
+    pub written: u64,
+}
+
+/// Anonymous memory and the swap volume.
+#[derive(Debug)]
+pub struct Swap {
+    slots: Vec<SlotUse>,
+    used: u64,
+    cursor: usize,
+    /// Byte offset of the swap volume on the device.
+    offset: u64,
+    procs: Vec<Vec<AnonPage>>,
+    lru: VecDeque<(u32, u32, u32)>,
+    next_gen: u32,
+    /// Resident pages on the LRU.
+    resident: u64,
+    /// Pages whose write is in flight after their buffer was freed.
+    orphans: u64,
+    /// Pages whose readahead read is in flight after their buffer was freed.
+    orphans_in: u64,
+    /// `recent_scanned` and `recent_rotated`, [anon, file].
+    recent_scanned: [u64; 2],
+    recent_rotated: [u64; 2],
+    /// `nr_saved_scan`, [anon, file].
+    saved: [u64; 2],
+    swappiness: u64,
+    writes: Vec<u32>,
+    /// Counters (kept while the zone is measuring).
+    pub obs: SwapObs,
+}
+
+impl Swap {
+    /// The swap of `cfg` with one buffer of `pages[i]` pages per process.
+    pub fn new(cfg: &MemoryConfig, pages: &[u32]) -> Swap {
+        let total = (cfg.swap / PAGE_SIZE) as usize;
+        Swap {
+            slots: vec![SlotUse::Free; total],
+            used: 0,
+            cursor: 0,
+            offset: cfg.swap_offset,
+            procs: pages
+                .iter()
+                .map(|&n| vec![AnonPage::Absent; n as usize])
+                .collect(),
+            lru: VecDeque::new(),
+            next_gen: 0,
+            resident: 0,
+            orphans: 0,
+            orphans_in: 0,
+            recent_scanned: [0; 2],
+            recent_rotated: [0; 2],
+            saved: [0; 2],
+            swappiness: u64::from(cfg.swappiness.min(100)),
+            writes: Vec::new(),
+            obs: SwapObs {
+                total_slots: total as u64,
+                ..SwapObs::default()
+            },
+        }
+    }
+
+    /// Whether reclaim balances anon against file pages (there is a swap volume).
+    pub fn enabled(&self) -> bool {
+        !self.slots.is_empty()
+    }
+
+    /// Slots in use.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// Resident anonymous pages on the LRU.
+    pub fn resident(&self) -> u64 {
+        self.resident
+    }
+
+    /// Page `page` of process `proc`.
+    pub fn page(&self, proc: u32, page: u32) -> AnonPage {
+        self.procs[proc as usize][page as usize]
+    }
+
+    /// Byte offset on the device of `slot`.
+    pub fn slot_offset(&self, slot: u32) -> u64 {
+        self.offset + u64::from(slot) * PAGE_SIZE
+    }
+
+    /// The slot at byte offset `offset` of the device.
+    pub fn slot_at(&self, offset: u64) -> u32 {
+        ((offset - self.offset) / PAGE_SIZE) as u32
+    }
+
+    fn push_lru(&mut self, proc: u32, page: u32, slot: Option<u32>) {
+        self.push_lru_as(proc, page, slot, true, true);
+    }
+
+    fn push_lru_as(&mut self, proc: u32, page: u32, slot: Option<u32>, mapped: bool, refd: bool) {
+        let stamp = self.next_gen;
+        self.next_gen = self.next_gen.wrapping_add(1);
+        self.procs[proc as usize][page as usize] = AnonPage::Resident {
+            stamp,
+            referenced: refd,
+            slot,
+            mapped,
+        };
+        self.lru.push_back((proc, page, stamp));
+        self.resident += 1;
+    }
+
+    /// Process `proc` wrote a new page `page` of its buffer (the page is already counted
+    /// `Anon` in the zone): it joins the LRU, referenced.
+    pub fn add(&mut self, proc: u32, page: u32) {
+        assert_eq!(
+            self.page(proc, page),
+            AnonPage::Absent,
+            "page {page} exists"
+        );
+        self.push_lru(proc, page, None);
+    }
+
+    /// Process `proc` touches `page`.
+    pub fn touch(&mut self, proc: u32, page: u32) -> Touch {
+        let full = self.swap_full();
+        let p = &mut self.procs[proc as usize][page as usize];
+        match p {
+            AnonPage::Resident {
+                referenced,
+                mapped,
+                slot,
+                ..
+            } => {
+                *referenced = true;
+                if *mapped {
+                    return Touch::Hit;
+                }
+                // Read ahead: do_swap_page finds it in the swap cache and maps it.
+                *mapped = true;
+                self.obs.minor_faults += 1;
+                if full && let Some(s) = slot.take() {
+                    self.free_slot(s);
+                }
+                Touch::Minor
+            }
+            AnonPage::SwapOut { rescued, .. } => {
+                if !*rescued {
+                    *rescued = true;
+                    self.obs.minor_faults += 1;
+                }
+                Touch::Minor
+            }
+            AnonPage::Swapped { slot } => Touch::Major { slot: *slot },
+            AnonPage::SwapIn { wanted, .. } => {
+                *wanted = true;
+                Touch::Wait
+            }
+            AnonPage::Absent => unreachable!("touching page {page} in state {p:?}"),
+        }
+    }
+
+    /// `vm_swap_full()`: more than half the slots in use.
+    fn swap_full(&self) -> bool {
+        self.used * 2 > self.slots.len() as u64
+    }
+
+    /// `valid_swaphandles`: the readahead window of a fault on `slot`, the run of allocated
+    /// slots around it inside its aligned cluster of `1 << PAGE_CLUSTER` (the first slot of
+    /// the volume, the swap header in the kernel, is a data slot here).
+    fn window(&self, slot: u32) -> std::ops::Range<u32> {
+        let base = (slot >> PAGE_CLUSTER) << PAGE_CLUSTER;
+        let end = (base + (1 << PAGE_CLUSTER)).min(self.slots.len() as u32);
+        let used = |s: u32| self.slots[s as usize] != SlotUse::Free;
+        let mut hi = slot + 1;
+        while hi < end && used(hi) {
+            hi += 1;
+        }
+        let mut lo = slot;
+        while lo > base && used(lo - 1) {
+            lo -= 1;
+        }
+        lo..hi
+    }
+
+    /// The page of `slot` when it is only in swap (a read must bring it in).
+    fn swapped_page(&self, slot: u32) -> Option<(u32, u32)> {
+        match self.slots[slot as usize] {
+            SlotUse::Page { proc, page } => {
+                matches!(self.page(proc, page), AnonPage::Swapped { .. }).then_some((proc, page))
+            }
+            _ => None,
+        }
+    }
+
+    /// Pages a major fault on `page` must allocate: one per slot of its readahead window whose
+    /// page is only in swap (the faulting page included; pages already in the swap cache need
+    /// no read).
+    pub fn fault_pages(&self, proc: u32, page: u32) -> u32 {
+        let AnonPage::Swapped { slot } = self.page(proc, page) else {
+            unreachable!("fault on a page that is not swapped")
+        };
+        let w = self.window(slot);
+        w.filter(|&s| self.swapped_page(s).is_some()).count() as u32
+    }
+
+    /// A major fault on `page` has `budget` pages (counted `Anon`): the faulting page and the
+    /// window's other swapped pages (in slot order, while the budget lasts) go under read,
+    /// unused pages are freed. Returns the runs of contiguous slots to read, `(first, count)`,
+    /// or `None` when the page is no longer only in swap (its pages all freed: the process
+    /// touches it again).
+    pub fn fault_start(
+        &mut self,
+        mem: &mut Mem,
+        proc: u32,
+        page: u32,
+        budget: u32,
+    ) -> Option<Vec<(u32, u32)>> {
+        let target = match self.page(proc, page) {
+            AnonPage::Swapped { slot } if budget > 0 => Some(slot),
+            _ => None,
+        };
+        let mut read = Vec::new();
+        if let Some(t) = target {
+            self.procs[proc as usize][page as usize] = AnonPage::SwapIn {
+                slot: t,
+                wanted: true,
+            };
+            read.push(t);
+            for s in self.window(t) {
+                if read.len() as u32 >= budget {
+                    break;
+                }
+                if let Some((q, pg)) = self.swapped_page(s) {
+                    self.procs[q as usize][pg as usize] = AnonPage::SwapIn {
+                        slot: s,
+                        wanted: false,
+                    };
+                    read.push(s);
+                }
+            }
+        }
+        for _ in read.len() as u32..budget {
+            mem.free(0, PageState::Anon);
+        }
+        target?;
+        self.obs.readahead_pages += read.len() as u64 - 1;
+        read.sort_unstable();
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        for s in read {
+            match runs.last_mut() {
+                Some((first, n)) if *first + *n == s => *n += 1,
+                _ => runs.push((s, 1)),
+            }
+        }
+        Some(runs)
+    }
+
+    /// The read of `slot` completed. A page its process waits for is mapped and resident
+    /// again (its slot kept as the swap-cache copy unless swap is more than half full) and
+    /// the process is returned; a page read ahead joins the LRU unmapped and unreferenced,
+    /// in the swap cache; a page whose buffer was freed meanwhile is freed with its slot.
+    pub fn read_done(&mut self, mem: &mut Mem, slot: u32) -> Option<u32> {
+        let (proc, page) = match self.slots[slot as usize] {
+            SlotUse::OrphanIn => {
+                mem.free(0, PageState::Anon);
+                self.orphans_in -= 1;
+                self.free_slot(slot);
+                return None;
+            }
+            SlotUse::Page { proc, page } => (proc, page),
+            other => unreachable!("read completion for slot {slot} in use {other:?}"),
+        };
+        let AnonPage::SwapIn { wanted, .. } = self.page(proc, page) else {
+            unreachable!("read completion for a page not being read")
+        };
+        self.obs.swap_ins += 1;
+        if !wanted {
+            self.push_lru_as(proc, page, Some(slot), false, false);
+            return None;
+        }
+        let slot = if self.swap_full() {
+            self.free_slot(slot);
+            None
+        } else {
+            Some(slot)
+        };
+        self.push_lru(proc, page, slot);
+        Some(proc)
+    }
+
+    fn alloc_slot(&mut self, proc: u32, page: u32) -> Option<u32> {
+        let n = self.slots.len();
+        if self.used as usize >= n {
+            return None;
+        }
+        let mut i = self.cursor;
+        while self.slots[i] != SlotUse::Free {
+            i = (i + 1) % n;
+        }
+        self.slots[i] = SlotUse::Page { proc, page };
+        self.cursor = (i + 1) % n;
+        self.used += 1;
+        self.obs.used_peak = self.obs.used_peak.max(self.used);
+        Some(i as u32)
+    }
+
+    fn free_slot(&mut self, slot: u32) {
+        debug_assert_ne!(self.slots[slot as usize], SlotUse::Free);
+        self.slots[slot as usize] = SlotUse::Free;
+        self.used -= 1;
+    }
+
+    /// Scans up to `n` resident pages from the LRU's head (see the module's rules); pages to
+    /// write wait in [`Swap::take_writes`]. Without `may_write` (direct reclaim on a congested
+    /// disk) a page that needs a write stays.
+    pub fn scan(&mut self, mem: &mut Mem, n: u64, may_write: bool) -> AnonScan {
+        let mut out = AnonScan::default();
+        while out.scanned < n {
+            let Some((proc, page, stamp)) = self.lru.pop_front() else {
+                break;
+            };
+            let AnonPage::Resident {
+                stamp: g,
+                referenced,
+                slot,
+                mapped,
+            } = self.page(proc, page)
+            else {
+                continue;
+            };
+            if g != stamp {
+                continue;
+            }
+            out.scanned += 1;
+            self.resident -= 1;
+            if referenced {
+                out.rotated += 1;
+                self.push_lru_as(proc, page, slot, mapped, false);
+            } else if let Some(slot) = slot {
+                // Clean in the swap cache: freed with no write.
+                self.procs[proc as usize][page as usize] = AnonPage::Swapped { slot };
+                mem.free(0, PageState::Anon);
+                out.reclaimed += 1;
+            } else if !may_write {
+                self.push_lru_unreferenced(proc, page, None);
+            } else if let Some(slot) = self.alloc_slot(proc, page) {
+                self.procs[proc as usize][page as usize] = AnonPage::SwapOut {
+                    slot,
+                    rescued: false,
+                };
+                mem.transition(1, PageState::Anon, PageState::AnonWriteback);
+                self.writes.push(slot);
+                out.written += 1;
+            } else {
+                self.obs.out_of_swap += 1;
+                out.rotated += 1;
+                self.push_lru_unreferenced(proc, page, None);
+            }
+        }
+        self.obs.anon_scanned += out.scanned;
+        self.obs.anon_dropped += out.reclaimed;
+        self.obs.swap_outs += out.written;
+        self.note(0, out.scanned, out.rotated);
+        out
+    }
+
+    fn push_lru_unreferenced(&mut self, proc: u32, page: u32, slot: Option<u32>) {
+        self.push_lru(proc, page, slot);
+        if let AnonPage::Resident { referenced, .. } = &mut self.procs[proc as usize][page as usize]
+        {
+            *referenced = false;
+        }
+    }
+
+    /// Adds a scan of list `l` (0 anon, 1 file) to the recent counts.
+    pub fn note(&mut self, l: usize, scanned: u64, rotated: u64) {
+        self.recent_scanned[l] += scanned;
+        self.recent_rotated[l] += rotated;
+    }
+
+    /// The slots sent to swap-out since the last call, in scan order.
+    pub fn take_writes(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.writes)
+    }
+
+    /// The write of `slot` completed: its page is freed (or, touched meanwhile, mapped again
+    /// with the slot as its swap-cache copy); a freed buffer's page frees its slot too.
+    pub fn write_done(&mut self, mem: &mut Mem, slot: u32) {
+        match self.slots[slot as usize] {
+            SlotUse::Orphan => {
+                mem.free(0, PageState::AnonWriteback);
+                self.orphans -= 1;
+                self.free_slot(slot);
+            }
+            SlotUse::Page { proc, page } => {
+                let AnonPage::SwapOut { rescued, .. } = self.page(proc, page) else {
+                    unreachable!("write completion for a page not under swap-out")
+                };
+                if rescued {
+                    mem.transition(1, PageState::AnonWriteback, PageState::Anon);
+                    self.push_lru(proc, page, Some(slot));
+                } else {
+                    mem.free(0, PageState::AnonWriteback);
+                    self.procs[proc as usize][page as usize] = AnonPage::Swapped { slot };
+                }
+            }
+            SlotUse::Free | SlotUse::OrphanIn => {
+                unreachable!("write completion for slot {slot} without a write")
+            }
+        }
+    }
+
+    /// Process `proc` throws its buffer away: resident pages are freed, swapped pages free
+    /// their slots, pages under swap-out are freed when their write completes.
+    pub fn free_all(&mut self, mem: &mut Mem, proc: u32) {
+        for page in 0..self.procs[proc as usize].len() {
+            match self.procs[proc as usize][page] {
+                AnonPage::Absent => {}
+                AnonPage::Resident { slot, .. } => {
+                    mem.free(0, PageState::Anon);
+                    self.resident -= 1;
+                    if let Some(s) = slot {
+                        self.free_slot(s);
+                    }
+                }
+                AnonPage::Swapped { slot } => self.free_slot(slot),
+                AnonPage::SwapOut { slot, .. } => {
+                    self.slots[slot as usize] = SlotUse::Orphan;
+                    self.orphans += 1;
+                }
+                AnonPage::SwapIn { slot, wanted } => {
+                    // Another fault's readahead: the page is freed when the read completes.
+                    assert!(!wanted, "a blocked process freed its buffer");
+                    self.slots[slot as usize] = SlotUse::OrphanIn;
+                    self.orphans_in += 1;
+                }
+            }
+            self.procs[proc as usize][page] = AnonPage::Absent;
+        }
+        self.compact();
+    }
+
+    /// Drops stale LRU entries once they outnumber the live ones (bounded memory).
+    fn compact(&mut self) {
+        if self.lru.len() as u64 <= 2 * self.resident + 1024 {
+            return;
+        }
+        let procs = &self.procs;
+        self.lru.retain(|&(p, pg, stamp)| {
+            matches!(procs[p as usize][pg as usize], AnonPage::Resident { stamp: g, .. } if g == stamp)
+        });
+    }
+
+    /// `get_scan_ratio`: percent of pressure on [anon, file], given the file LRU's size and
+    /// the zone's free pages and high mark.
+    pub fn scan_percent(&mut self, file: u64, free: u64, high: u64) -> [u64; 2] {
+        if self.used >= self.slots.len() as u64 {
+            return [0, 100];
+        }
+        if file + free <= high {
+            return [100, 0];
+        }
+        let sizes = [self.resident, file];
+        for (l, size) in sizes.into_iter().enumerate() {
+            if self.recent_scanned[l] > size / 4 {
+                self.recent_scanned[l] /= 2;
+                self.recent_rotated[l] /= 2;
+            }
+        }
+        let anon_prio = self.swappiness;
+        let file_prio = 200 - self.swappiness;
+        let ap = (anon_prio + 1) * (self.recent_scanned[0] + 1) / (self.recent_rotated[0] + 1);
+        let fp = (file_prio + 1) * (self.recent_scanned[1] + 1) / (self.recent_rotated[1] + 1);
+        let anon = 100 * ap / (ap + fp + 1);
+        [anon, 100 - anon]
+    }
+
+    /// `nr_scan_try_batch`: list `l`'s share of a pass adds to its saved count, scanned once
+    /// it reaches a batch.
+    pub fn try_batch(&mut self, l: usize, n: u64) -> u64 {
+        self.saved[l] += n;
+        if self.saved[l] >= SWAP_CLUSTER_MAX {
+            std::mem::take(&mut self.saved[l])
+        } else {
+            0
+        }
+    }
+
+    /// Anonymous page conservation: resident and faulting pages against the zone's `Anon`,
+    /// pages under swap-out against `AnonWriteback`, slots in use against their users.
+    pub fn check(&self, mem: &Mem) -> Result<(), String> {
+        let (mut anon, mut wb) = (self.orphans_in, self.orphans);
+        let mut slots = self.orphans + self.orphans_in;
+        for pages in &self.procs {
+            for p in pages {
+                match p {
+                    AnonPage::Absent => {}
+                    AnonPage::Resident { slot, .. } => {
+                        anon += 1;
+                        slots += u64::from(slot.is_some());
+                    }
+                    AnonPage::SwapIn { .. } => {
+                        anon += 1;
+                        slots += 1;
+                    }
+                    AnonPage::SwapOut { .. } => {
+                        wb += 1;
+                        slots += 1;
+                    }
+                    AnonPage::Swapped { .. } => slots += 1,
+                }
+            }
+        }
+        let pages = mem.pages;
+        if (anon, wb, slots) != (pages.anon, pages.anon_writeback, self.used) {
+            return Err(format!(
+                "processes hold {anon} anon pages, {wb} under swap-out and {slots} slots; the \
+                 zone counts {} and {}, swap {} slots",
+                pages.anon, pages.anon_writeback, self.used
+            ));
+        }
+        Ok(())
+    }
+
+    /// The counters at the run's end.
+    pub fn finish(&self) -> SwapObs {
+        let mut o = self.obs.clone();
+        o.used_end = self.used;
+        o
+    }
+}
+
+impl World {
+    /// One reclaim pass at `prio` over both LRUs with swap (2.6.32's `shrink_zone`): the
+    /// lists' targets from [`Swap::scan_percent`], scanned a batch of each in turn (anon
+    /// first), a file batch's dirty pages sent to pageout and an anon batch's pages to
+    /// swap-out right away, until the targets are met or `stop` pages were reclaimed.
+    pub(in crate::model) fn shrink_lists(
+        &mut self,
+        prio: i32,
+        may_writepage: bool,
+        stop: Option<u64>,
+        sched: &mut Scheduler<Event>,
+    ) -> Scan {
+        let p = self.pr();
+        let file = p.mem.file_lru_pages();
+        let (free, high) = (p.mem.zone.free_pages(), p.mem.zone.marks().high);
+        let pct = p.swap.scan_percent(file, free, high);
+        let sizes = [p.swap.resident(), file];
+        let mut nr = [0u64; 2];
+        for l in 0..2 {
+            let mut scan = sizes[l];
+            if prio > 0 {
+                scan = (scan >> prio) * pct[l] / 100;
+            }
+            nr[l] = p.swap.try_batch(l, scan);
+        }
+        let mut total = Scan::default();
+        while nr[0] > 0 || nr[1] > 0 {
+            if nr[0] > 0 {
+                let n = nr[0].min(SWAP_CLUSTER_MAX);
+                nr[0] -= n;
+                let p = self.pr();
+                let a = p.swap.scan(&mut p.mem, n, may_writepage);
+                total.scanned += a.scanned;
+                total.reclaimed += a.reclaimed;
+                self.swap_write(sched);
+            }
+            if nr[1] > 0 {
+                let n = nr[1].min(SWAP_CLUSTER_MAX);
+                nr[1] -= n;
+                let p = self.pr();
+                let s = p.mem.scan(n, may_writepage, None);
+                p.swap.note(1, s.scanned, s.scanned - s.reclaimed - s.dirty);
+                if p.mem.measuring() {
+                    p.mem.obs.pageout_pages += s.pageout;
+                }
+                total.scanned += s.scanned;
+                total.reclaimed += s.reclaimed;
+                total.dirty += s.dirty;
+                total.pageout += s.pageout;
+                self.pageout(s.pageout, sched);
+            }
+            if stop.is_some_and(|s| total.reclaimed >= s) {
+                break;
+            }
+        }
+        total
+    }
+
+    /// Issues the pending swap-out writes: runs of contiguous slots, each one async WRITE bio
+    /// of at most [`SWAP_WRITE_PAGES`] pages through dm-crypt, from the swap writer's context.
+    pub(in crate::model) fn swap_write(&mut self, sched: &mut Scheduler<Event>) {
+        let mut slots = self.pr().swap.take_writes();
+        if slots.is_empty() {
+            return;
+        }
+        slots.sort_unstable();
+        let ctx = self.swap_ctx();
+        let mut i = 0;
+        while i < slots.len() {
+            let mut n = 1;
+            while i + n < slots.len()
+                && slots[i + n] == slots[i] + n as u32
+                && (n as u32) < SWAP_WRITE_PAGES
+            {
+                n += 1;
+            }
+            let p = self.pr();
+            p.swap.obs.swap_out_bios += 1;
+            let offset = p.swap.slot_offset(slots[i]);
+            let bytes = n as u32 * PAGE_SIZE as u32;
+            let mut bio = Bio::new(
+                Dir::Write,
+                false,
+                bytes,
+                offset,
+                Origin::SwapOut,
+                sched.now(),
+            );
+            let rng = &mut p.swap_rng;
+            bio.service_u = rng.random();
+            bio.crypt_u = rng.random();
+            self.issue(bio, ctx, sched);
+            i += n;
+        }
+    }
+
+    /// The swap writer's submitting context.
+    fn swap_ctx(&self) -> ActorId {
+        let i = self
+            .actors
+            .iter()
+            .position(|a| a.kind == crate::model::crypt::threads::ActorKind::SwapWriter)
+            .expect("a swap writer context exists with swap");
+        ActorId(i as u32)
+    }
+
+    /// A swap-out write completed: each of its slots' pages is freed (or mapped again).
+    pub(in crate::model) fn swapout_done(&mut self, bio: &Bio) {
+        let p = self.pr();
+        let first = p.swap.slot_at(bio.offset);
+        for s in first..first + (u64::from(bio.bytes) / PAGE_SIZE) as u32 {
+            p.swap.write_done(&mut p.mem, s);
+        }
+    }
+}
+
+/// A stream for swap bios' device and crypto draws.
+pub(in crate::model) fn swap_rng(streams: &crate::engine::RngStreams) -> SimRng {
+    streams.stream("memory/swap")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{RngStreams, SimTime};
+    use crate::model::mm::memory::Gfp;
+
+    /// A 64 MiB zone with `swap_pages` slots and one process of `pages` pages.
+    fn setup(swap_pages: u64, pages: u32) -> (Mem, Swap) {
+        let mut cfg = crate::model::testing::laptop_memory(0, 1.0, 1);
+        cfg.ram = 64 << 20;
+        cfg.min_free_kbytes = 1024;
+        cfg.unreclaimable = 0;
+        cfg.mapped = 0;
+        cfg.page_cache = 0;
+        cfg.atomic.clear();
+        cfg.swap = swap_pages * PAGE_SIZE;
+        cfg.swap_offset = 1 << 30;
+        let mem = Mem::new(&cfg, &RngStreams::new(1, 0), true);
+        let swap = Swap::new(&cfg, &[pages]);
+        (mem, swap)
+    }
+
+    fn grow(mem: &mut Mem, swap: &mut Swap, pages: u32) {
+        for pg in 0..pages {
+            assert!(
+                mem.alloc(0, Gfp::User, PageState::Anon, SimTime::ZERO)
+                    .granted
+            );
+            swap.add(0, pg);
+        }
+    }
+
+    #[test]
+    fn a_swap_out_holds_its_page_until_the_write_completes() {
+        let (mut mem, mut swap) = setup(100, 4);
+        grow(&mut mem, &mut swap, 4);
+        let free0 = mem.zone.free_pages();
+        // New pages are referenced: the first scan only rotates them.
+        let a = swap.scan(&mut mem, 4, true);
+        assert_eq!((a.scanned, a.rotated, a.written), (4, 4, 0));
+        let a = swap.scan(&mut mem, 2, true);
+        assert_eq!((a.scanned, a.written), (2, 2));
+        assert_eq!(swap.take_writes(), vec![0, 1]);
+        // Under writeback: still allocated, not free.
+        assert_eq!(mem.zone.free_pages(), free0);
+        assert_eq!((mem.pages.anon, mem.pages.anon_writeback), (2, 2));
+        assert_eq!(swap.check(&mem), Ok(()));
+        swap.write_done(&mut mem, 0);
+        assert_eq!(mem.zone.free_pages(), free0 + 1);
+        assert_eq!(swap.page(0, 0), AnonPage::Swapped { slot: 0 });
+        // Page 1 is touched while its write runs: mapped again, kept with its slot.
+        assert_eq!(swap.touch(0, 1), Touch::Minor);
+        swap.write_done(&mut mem, 1);
+        assert!(matches!(
+            swap.page(0, 1),
+            AnonPage::Resident { slot: Some(1), .. }
+        ));
+        assert_eq!(mem.pages.anon, 3);
+        assert_eq!(
+            (swap.used(), swap.obs.swap_outs, swap.obs.minor_faults),
+            (2, 2, 1)
+        );
+        assert_eq!(swap.check(&mem), Ok(()));
+    }
+
+    /// `pages` pages grown, written to slots `0..pages` and freed from memory.
+    fn swapped(swap_pages: u64, pages: u32) -> (Mem, Swap) {
+        let (mut mem, mut swap) = setup(swap_pages, pages);
+        grow(&mut mem, &mut swap, pages);
+        swap.scan(&mut mem, u64::from(pages), true);
+        swap.scan(&mut mem, u64::from(pages), true);
+        for s in swap.take_writes() {
+            swap.write_done(&mut mem, s);
+        }
+        (mem, swap)
+    }
+
+    fn alloc(mem: &mut Mem, n: u32) {
+        for _ in 0..n {
+            assert!(
+                mem.alloc(0, Gfp::User, PageState::Anon, SimTime::ZERO)
+                    .granted
+            );
+        }
+    }
+
+    #[test]
+    fn a_fault_reads_its_aligned_cluster_ahead_into_the_swap_cache() {
+        let (mut mem, mut swap) = swapped(100, 10);
+        assert_eq!(swap.touch(0, 2), Touch::Major { slot: 2 });
+        // valid_swaphandles: the allocated run around slot 2 inside slots 0..8.
+        assert_eq!(swap.fault_pages(0, 2), 8);
+        alloc(&mut mem, 8);
+        assert_eq!(swap.fault_start(&mut mem, 0, 2, 8), Some(vec![(0, 8)]));
+        assert_eq!(swap.check(&mem), Ok(()));
+        let woken: Vec<_> = (0..8).filter_map(|s| swap.read_done(&mut mem, s)).collect();
+        assert_eq!(woken, vec![0], "only the faulting page's process waited");
+        assert_eq!((swap.obs.swap_ins, swap.obs.readahead_pages), (8, 7));
+        assert!(matches!(
+            swap.page(0, 2),
+            AnonPage::Resident {
+                slot: Some(2),
+                mapped: true,
+                ..
+            }
+        ));
+        // A page read ahead: a minor fault maps it, then it is an ordinary hit.
+        assert_eq!(swap.touch(0, 3), Touch::Minor);
+        assert_eq!(swap.touch(0, 3), Touch::Hit);
+        assert_eq!(swap.obs.minor_faults, 1);
+        // Untouched pages read ahead are clean in the swap cache: dropped with no write.
+        let a = swap.scan(&mut mem, 8, true);
+        assert_eq!((a.reclaimed, a.written, a.rotated), (6, 0, 2));
+        // Slots 8 and 9: the next cluster holds only them.
+        assert_eq!(swap.fault_pages(0, 9), 2);
+        assert_eq!(swap.check(&mem), Ok(()));
+    }
+
+    #[test]
+    fn the_window_stops_at_a_free_slot_and_at_the_volume_end() {
+        // 10 of 12 slots used: swap is more than half full, so a fault frees its slot.
+        let (mut mem, mut swap) = swapped(12, 10);
+        swap.touch(0, 3);
+        alloc(&mut mem, 1);
+        assert_eq!(swap.fault_start(&mut mem, 0, 3, 1), Some(vec![(3, 1)]));
+        assert_eq!(swap.read_done(&mut mem, 3), Some(0));
+        assert!(matches!(
+            swap.page(0, 3),
+            AnonPage::Resident { slot: None, .. }
+        ));
+        // Slot 3 is free: a fault on slot 5 reads slots 4..8 only.
+        assert_eq!(swap.fault_pages(0, 5), 4);
+        // Slot 9's cluster is 8..16, cut to the volume's 12 slots, whose 10 and 11 are free.
+        assert_eq!(swap.fault_pages(0, 9), 2);
+        assert_eq!(swap.check(&mem), Ok(()));
+    }
+
+    #[test]
+    fn a_page_under_readahead_is_waited_for_and_a_freed_buffer_orphans_the_read() {
+        let (mut mem, mut swap) = swapped(100, 4);
+        let free0 = mem.zone.free_pages();
+        swap.touch(0, 0);
+        // The budget ran short (two pages): the faulting page and the next one.
+        alloc(&mut mem, 2);
+        assert_eq!(swap.fault_start(&mut mem, 0, 0, 2), Some(vec![(0, 2)]));
+        assert_eq!(swap.read_done(&mut mem, 0), Some(0));
+        assert_eq!(swap.touch(0, 1), Touch::Wait);
+        assert_eq!(swap.read_done(&mut mem, 1), Some(0));
+        // A fault whose page left swap meanwhile gives its pages back.
+        alloc(&mut mem, 3);
+        assert_eq!(swap.fault_start(&mut mem, 0, 1, 3), None);
+        assert_eq!(mem.zone.free_pages(), free0 - 2);
+        // Page 2 faults with page 3 read ahead; the buffer is freed before page 3 arrives.
+        swap.touch(0, 2);
+        alloc(&mut mem, 2);
+        assert_eq!(swap.fault_start(&mut mem, 0, 2, 2), Some(vec![(2, 2)]));
+        assert_eq!(swap.read_done(&mut mem, 2), Some(0));
+        swap.free_all(&mut mem, 0);
+        assert_eq!(swap.check(&mem), Ok(()));
+        assert_eq!((mem.pages.anon, swap.used()), (1, 1));
+        assert_eq!(swap.read_done(&mut mem, 3), None);
+        assert_eq!((mem.pages.anon, swap.used()), (0, 0));
+        assert_eq!(mem.zone.free_pages(), free0);
+        assert_eq!(swap.check(&mem), Ok(()));
+    }
+
+    #[test]
+    fn out_of_swap_is_counted_and_the_page_stays() {
+        let (mut mem, mut swap) = setup(1, 3);
+        grow(&mut mem, &mut swap, 3);
+        swap.scan(&mut mem, 3, true);
+        let a = swap.scan(&mut mem, 3, true);
+        assert_eq!((a.written, a.rotated), (1, 2));
+        assert_eq!(swap.obs.out_of_swap, 2);
+        assert_eq!(mem.pages.anon, 2);
+        // Full swap: reclaim stops looking at anon pages.
+        assert_eq!(swap.scan_percent(1000, 1000, 10), [0, 100]);
+        assert_eq!(swap.check(&mem), Ok(()));
+    }
+
+    #[test]
+    fn freeing_a_buffer_frees_pages_and_slots_and_orphans_writes_in_flight() {
+        let (mut mem, mut swap) = setup(100, 3);
+        let free0 = mem.zone.free_pages();
+        grow(&mut mem, &mut swap, 3);
+        swap.scan(&mut mem, 3, true);
+        swap.scan(&mut mem, 2, true);
+        let w = swap.take_writes();
+        swap.write_done(&mut mem, w[0]);
+        swap.free_all(&mut mem, 0);
+        assert_eq!(swap.check(&mem), Ok(()));
+        assert_eq!((mem.pages.anon, mem.pages.anon_writeback), (0, 1));
+        swap.write_done(&mut mem, w[1]);
+        assert_eq!(mem.zone.free_pages(), free0);
+        assert_eq!(swap.used(), 0);
+        assert_eq!(swap.check(&mem), Ok(()));
+        // The buffer can grow again at once.
+        grow(&mut mem, &mut swap, 3);
+        assert_eq!(swap.check(&mem), Ok(()));
+    }
+
+    #[test]
+    fn the_scan_ratio_follows_get_scan_ratio() {
+        let (_, mut swap) = setup(100, 0);
+        // Little file cache: anon only.
+        assert_eq!(swap.scan_percent(10, 5, 20), [100, 0]);
+        // Nothing scanned yet: ap = 61, fp = 141 -> anon 100*61/203 = 30 %.
+        assert_eq!(swap.scan_percent(10_000, 5, 20), [30, 70]);
+        // File pages keep rotating back while anon pages are reclaimed: pressure moves to
+        // anon. ap = 61·1001/11 = 5551, fp = 141·1001/901 = 156: anon 100·5551/5708 = 97 %.
+        swap.note(0, 1000, 10);
+        swap.note(1, 1000, 900);
+        swap.resident = 10_000;
+        assert_eq!(swap.scan_percent(10_000, 5, 20), [97, 3]);
+        assert_eq!(swap.try_batch(0, 20), 0);
+        assert_eq!(swap.try_batch(0, 20), 40);
+    }
+}

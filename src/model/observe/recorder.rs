@@ -1,0 +1,493 @@
+//! The recorder: every statistic of a run outside the memory model, and the warm-up gate.
+//!
+//! Components report what happened (a bio issued or completed, a wait begun or ended, the crypt
+//! queue changed); the recorder alone decides whether it counts. Nothing before the warm-up
+//! ends counts, except what the invariants need (issued and completed totals, queue occupancy,
+//! time in stage), which cover the whole run. The memory model's counters live with the zone
+//! ([`crate::model::mm::memory::Mem`]), which the recorder opens at the same instant.
+
+use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::model::base::bio::{Bio, Dir};
+use crate::model::base::ids::QueueClass;
+use crate::model::base::obs::{
+    BlockObs, CongestionWaitObs, DirectionObs, IssueRecord, IssueTrace, Stage, WritebackObs,
+};
+use crate::model::mm::cwait::Waiter;
+use crate::model::observe::invariants::{Occupancy, QUEUES, TimeInStage};
+use crate::model::world::event::Event;
+use crate::stats::Histogram;
+use crate::stats::windows::{self, WindowLog};
+
+/// Length of one bandwidth / IOPS sample interval (fio's default `bw_avg_time` is 500 ms).
+pub const SAMPLE_INTERVAL: SimDuration = SimDuration::from_ms(500);
+
+/// The recorder's own events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecEvent {
+    /// A bandwidth / IOPS sample interval ends.
+    Sample,
+    /// The warm-up ends: statistics start.
+    WarmupEnd,
+}
+
+/// Running statistics of one direction.
+#[derive(Debug)]
+struct DirStats {
+    obs: DirectionObs,
+    window_ios: u64,
+    window_bytes: u64,
+}
+
+impl DirStats {
+    fn new() -> Self {
+        DirStats {
+            obs: DirectionObs::new(),
+            window_ios: 0,
+            window_bytes: 0,
+        }
+    }
+}
+
+/// The crypt queue's length integrated over the measured time.
+#[derive(Debug)]
+struct CryptLen {
+    area: u128,
+    since: SimTime,
+    max: u64,
+}
+
+/// What the recorder hands to [`crate::model::base::obs::RunObs`] at the end of a run.
+#[derive(Debug)]
+pub struct Recorded {
+    /// Per direction: reads, writes.
+    pub dirs: [DirectionObs; 2],
+    /// Completion latency of both directions.
+    pub clat_all: Histogram,
+    /// fio's iodepth distribution buckets.
+    pub depth_buckets: [u64; 7],
+    /// congestion_wait per class.
+    pub congestion_waits: [CongestionWaitObs; 2],
+    /// Buffered writeback.
+    pub writeback: WritebackObs,
+    /// Mean crypt queue length over the measured time.
+    pub crypt_queue_len_avg: f64,
+    /// Longest crypt queue while measuring.
+    pub crypt_queue_len_max: u64,
+}
+
+/// Every non-memory statistic of a run, behind the warm-up gate.
+#[derive(Debug)]
+pub struct Recorder {
+    warmup: SimTime,
+    measuring: bool,
+    dirs: [DirStats; 2],
+    clat_all: Histogram,
+    depth_buckets: [u64; 7],
+    cw: [CongestionWaitObs; 2],
+    wb: WritebackObs,
+    crypt_len: CryptLen,
+    busy_at_warmup: u128,
+    block_at_warmup: BlockObs,
+    issued_total: u64,
+    completed_total: u64,
+    /// Each checked queue's count integrated over the whole run (warm-up included).
+    occupancy: Occupancy,
+    /// Time completed bios spent in each checked queue.
+    time_in_stage: TimeInStage,
+    /// The first issues of each job, when a run asks for them.
+    issue_trace: Option<IssueTrace>,
+    /// Per-window sums for fio's log files, when a run asks for them
+    /// ([`Recorder::keep_fio_log`]).
+    fio_log: Option<Box<WindowLog>>,
+}
+
+impl Recorder {
+    /// A recorder whose gate opens at `warmup` (at once if it is zero), from `now`, keeping the
+    /// first `trace_issues` issues of each of `jobs` jobs (0: none).
+    pub fn new(warmup: SimDuration, now: SimTime, jobs: usize, trace_issues: usize) -> Self {
+        let at = SimTime::ZERO + warmup;
+        Recorder {
+            warmup: at,
+            measuring: warmup.is_zero(),
+            dirs: [DirStats::new(), DirStats::new()],
+            clat_all: Histogram::new(),
+            depth_buckets: [0; 7],
+            cw: Default::default(),
+            wb: Default::default(),
+            crypt_len: CryptLen {
+                area: 0,
+                since: at,
+                max: 0,
+            },
+            busy_at_warmup: 0,
+            block_at_warmup: Default::default(),
+            issued_total: 0,
+            completed_total: 0,
+            occupancy: Occupancy::new(now),
+            time_in_stage: TimeInStage::default(),
+            issue_trace: (trace_issues > 0).then(|| IssueTrace::new(jobs, trace_issues)),
+            fio_log: None,
+        }
+    }
+
+    /// Also keeps, per [`SAMPLE_INTERVAL`] window of the measured time, the sums fio's log
+    /// files need ([`WindowLog`], bounded by [`windows::DEFAULT_CAP`] rows).
+    pub fn keep_fio_log(&mut self) {
+        self.fio_log = Some(Box::new(WindowLog::new(
+            SAMPLE_INTERVAL.as_ns(),
+            windows::DEFAULT_CAP,
+        )));
+    }
+
+    /// The per-window log, if one was kept.
+    pub fn take_fio_log(&mut self) -> Option<Box<WindowLog>> {
+        self.fio_log.take()
+    }
+
+    /// Schedules the warm-up's end (if there is one) and the first sample.
+    pub fn start(&self, sched: &mut Scheduler<Event>) {
+        if !self.measuring {
+            sched.schedule_at(self.warmup, Event::Recorder(RecEvent::WarmupEnd));
+        }
+        sched.schedule_at(
+            self.warmup + SAMPLE_INTERVAL,
+            Event::Recorder(RecEvent::Sample),
+        );
+    }
+
+    /// Whether the gate is open.
+    #[inline]
+    pub fn measuring(&self) -> bool {
+        self.measuring
+    }
+
+    /// When the gate opens.
+    #[inline]
+    pub fn warmup(&self) -> SimTime {
+        self.warmup
+    }
+
+    /// Whether a bio issued at `now` is one of the measured ones.
+    #[inline]
+    pub fn is_measured(&self, now: SimTime) -> bool {
+        now >= self.warmup
+    }
+
+    /// A sample interval ended: closes its bandwidth and IOPS window and schedules the next.
+    /// A direction that completed nothing in the window adds no sample, as fio's
+    /// `__add_samples` skips a direction whose byte count did not move (so an idle direction
+    /// has no samples at all).
+    pub fn sample(&mut self, sched: &mut Scheduler<Event>) {
+        let secs = SAMPLE_INTERVAL.as_secs_f64();
+        for d in &mut self.dirs {
+            if d.window_bytes > 0 {
+                d.obs.bw_kib_s.push(d.window_bytes as f64 / 1024.0 / secs);
+                d.obs.iops.push(d.window_ios as f64 / secs);
+            }
+            d.window_bytes = 0;
+            d.window_ios = 0;
+        }
+        if let Some(log) = self.fio_log.as_deref_mut() {
+            log.tick();
+        }
+        sched.schedule_in(SAMPLE_INTERVAL, Event::Recorder(RecEvent::Sample));
+    }
+
+    /// Opens the gate at `now`, given the CPU pool's busy time and the block counters (with the
+    /// device's busy time) so far, which the measured figures start from.
+    pub fn warmup_end(&mut self, now: SimTime, cpu_busy_ns: u128, block: BlockObs) {
+        self.measuring = true;
+        self.busy_at_warmup = cpu_busy_ns;
+        self.block_at_warmup = block;
+        self.crypt_len.since = now;
+        for d in &mut self.dirs {
+            d.window_bytes = 0;
+            d.window_ios = 0;
+        }
+        if let Some(log) = self.fio_log.as_deref_mut() {
+            log.restart();
+        }
+    }
+
+    // ----- bios -----------------------------------------------------------------------------
+
+    /// A bio entered the system.
+    pub fn issued(&mut self, dir: Dir, measured: bool) {
+        self.issued_total += 1;
+        if measured {
+            self.dirs[dir as usize].obs.issued += 1;
+        }
+    }
+
+    /// An open-loop arrival was dropped: its job had `iodepth` in flight.
+    pub fn dropped(&mut self, dir: Dir) {
+        if self.measuring {
+            self.dirs[dir as usize].obs.dropped += 1;
+        }
+    }
+
+    /// Job `job` issued `rec` at `now` with `depth` in flight.
+    #[inline]
+    pub fn job_issued(&mut self, job: usize, depth: u32, rec: IssueRecord, now: SimTime) {
+        if now >= self.warmup {
+            self.depth_buckets[crate::model::workload::depth_bucket(depth)] += 1;
+        }
+        if let Some(trace) = &mut self.issue_trace {
+            trace.record(job, rec);
+        }
+    }
+
+    /// A piece of a split bio completed at `now` (not a request of its own: only its time in
+    /// the checked queues is booked; the last piece's goes with its parent).
+    pub fn piece_completed(&mut self, piece: &Bio, now: SimTime) {
+        self.time_in_stage.completed(piece, now);
+    }
+
+    /// `bio` completed at `now` (it has left the system).
+    #[inline]
+    pub fn completed(&mut self, bio: &Bio, now: SimTime) {
+        self.completed_total += 1;
+        self.time_in_stage.completed(bio, now);
+        if !bio.measured {
+            return;
+        }
+        let d = &mut self.dirs[bio.dir as usize];
+        // Page-cache allocation (direct reclaim) happens inside the read call before
+        // dm-crypt sees the bio: fio's sync engines count it in completion latency.
+        let reclaim = bio.stage_ns[Stage::DirectReclaim.index()];
+        let slat = bio.accepted.since(bio.issued).as_ns() - reclaim;
+        let clat = now.since(bio.accepted).as_ns() + reclaim;
+        d.obs.ios += 1;
+        d.obs.bytes += u64::from(bio.bytes);
+        d.obs.slat.record(slat);
+        d.obs.clat.record(clat);
+        d.obs.lat.record(slat + clat);
+        for (h, &ns) in d.obs.stages.iter_mut().zip(bio.stage_ns.iter()) {
+            h.record(ns);
+        }
+        d.window_ios += 1;
+        d.window_bytes += u64::from(bio.bytes);
+        self.clat_all.record(clat);
+        if let Some(log) = self.fio_log.as_deref_mut() {
+            log.record(
+                bio.dir as usize,
+                u64::from(bio.bytes),
+                slat,
+                clat,
+                slat + clat,
+            );
+        }
+    }
+
+    /// Bios issued and completed over the whole run.
+    pub fn totals(&self) -> (u64, u64) {
+        (self.issued_total, self.completed_total)
+    }
+
+    // ----- crypt queue ----------------------------------------------------------------------
+
+    /// The crypt queue held `len` items since the last change; it changes at `now`.
+    #[inline]
+    pub fn crypt_len_tick(&mut self, now: SimTime, len: usize) {
+        if self.measuring {
+            let dt = now.saturating_since(self.crypt_len.since).as_ns();
+            self.crypt_len.area += u128::from(dt) * len as u128;
+        }
+        self.crypt_len.since = now;
+    }
+
+    /// The crypt queue grew to `len`.
+    #[inline]
+    pub fn crypt_len_grew(&mut self, len: usize) {
+        if self.measuring {
+            self.crypt_len.max = self.crypt_len.max.max(len as u64);
+        }
+    }
+
+    // ----- congestion_wait and writeback ----------------------------------------------------
+
+    /// A `congestion_wait` on `class` began.
+    pub fn wait_began(&mut self, class: QueueClass) {
+        if self.measuring {
+            self.cw[class.index()].waits += 1;
+        }
+    }
+
+    /// `w`'s wait ended at `now` (`early`: by a clear); returns how long it slept in measured
+    /// time.
+    pub fn wait_ended(&mut self, w: &Waiter, early: bool, now: SimTime) -> SimDuration {
+        let slept = now.since(w.since.max(self.warmup).min(now));
+        if self.measuring {
+            let o = &mut self.cw[w.class.index()];
+            o.total += slept;
+            if early {
+                o.woken_early += 1;
+            }
+        }
+        slept
+    }
+
+    /// A writer throttled since `since` may write again at `now`.
+    pub fn throttle_ended(&mut self, since: SimTime, now: SimTime) {
+        if self.measuring {
+            self.wb.throttled += now.since(since.max(self.warmup).min(now));
+        }
+    }
+
+    /// A writer dirtied `bytes`.
+    pub fn dirtied(&mut self, bytes: u64) {
+        if self.measuring {
+            self.wb.dirtied_bytes += bytes;
+        }
+    }
+
+    /// Writeback of `bytes` completed.
+    pub fn written_back(&mut self, bytes: u64) {
+        if self.measuring {
+            self.wb.written_back_bytes += bytes;
+        }
+    }
+
+    // ----- invariants -----------------------------------------------------------------------
+
+    /// The time since the checked queues' counts were last integrated, if it is time to
+    /// integrate them again at `now` (see [`Recorder::integrate`]).
+    #[inline]
+    pub fn occupancy_gap(&mut self, now: SimTime) -> Option<u64> {
+        self.occupancy.advance(now)
+    }
+
+    /// Adds `counts` held over `gap` ns.
+    #[inline]
+    pub fn integrate(&mut self, gap: u64, counts: [u64; QUEUES]) {
+        self.occupancy.add(gap, counts);
+    }
+
+    /// The whole-run records the invariants check.
+    pub fn occupancy(&self) -> &Occupancy {
+        &self.occupancy
+    }
+
+    /// Time completed bios spent in each checked queue.
+    pub fn time_in_stage(&self) -> &TimeInStage {
+        &self.time_in_stage
+    }
+
+    /// The issue trace (empty if none was asked for).
+    pub fn take_issue_trace(&mut self) -> IssueTrace {
+        self.issue_trace.take().unwrap_or_default()
+    }
+
+    // ----- the end --------------------------------------------------------------------------
+
+    /// Closes the books at `now`: waits still in progress count up to now; `cpu_busy_ns` and
+    /// `block` (with the device's busy time) are the run's totals. Returns the block counters
+    /// of the measured time, the CPU utilisation over `cpus`, and the rest.
+    pub fn finish<'a>(
+        mut self,
+        now: SimTime,
+        sleeping: impl Iterator<Item = &'a Waiter>,
+        cpu_busy_ns: u128,
+        cpus: u32,
+        block: BlockObs,
+    ) -> (Recorded, BlockObs, f64) {
+        for w in sleeping {
+            self.cw[w.class.index()].total += now.saturating_since(w.since.max(self.warmup));
+        }
+        let span = now.saturating_since(self.warmup).as_ns().max(1);
+        let block = block.since(&self.block_at_warmup);
+        let cpu = (cpu_busy_ns - self.busy_at_warmup) as f64 / (span as f64 * f64::from(cpus));
+        let [r, w] = self.dirs;
+        let rec = Recorded {
+            dirs: [r.obs, w.obs],
+            clat_all: self.clat_all,
+            depth_buckets: self.depth_buckets,
+            congestion_waits: self.cw,
+            writeback: self.wb,
+            crypt_queue_len_avg: self.crypt_len.area as f64 / span as f64,
+            crypt_queue_len_max: self.crypt_len.max,
+        };
+        (rec, block, cpu)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::base::bio::Origin;
+
+    fn bio_at(issued_ms: u64, done_measured: bool) -> Bio {
+        let t = SimTime::ZERO + SimDuration::from_ms(issued_ms);
+        let mut b = Bio::new(Dir::Read, true, 4096, 0, Origin::Job(0), t);
+        b.accepted = t;
+        b.measured = done_measured;
+        b
+    }
+
+    #[test]
+    fn nothing_before_the_warmup_counts_but_the_totals_do() {
+        let mut r = Recorder::new(SimDuration::from_secs(1), SimTime::ZERO, 1, 0);
+        assert!(!r.measuring());
+        let early = SimTime::ZERO + SimDuration::from_ms(10);
+        assert!(!r.is_measured(early));
+        r.issued(Dir::Read, false);
+        r.dropped(Dir::Read);
+        r.wait_began(QueueClass::Async);
+        r.dirtied(4096);
+        r.crypt_len_tick(early, 5);
+        r.crypt_len_grew(5);
+        r.completed(&bio_at(0, false), early + SimDuration::from_ms(1));
+        assert_eq!(r.totals(), (1, 1));
+        let now = SimTime::ZERO + SimDuration::from_secs(1);
+        r.warmup_end(now, 0, BlockObs::default());
+        assert!(r.measuring());
+        r.issued(Dir::Read, true);
+        r.completed(&bio_at(1000, true), now + SimDuration::from_ms(2));
+        let end = now + SimDuration::from_secs(1);
+        let (rec, _, _) = r.finish(end, std::iter::empty(), 0, 1, BlockObs::default());
+        let d = &rec.dirs[Dir::Read as usize];
+        assert_eq!((d.issued, d.ios, d.dropped), (1, 1, 0));
+        assert_eq!(d.clat.max(), 2_000_000);
+        assert_eq!(rec.congestion_waits[1].waits, 0);
+        assert_eq!(rec.writeback.dirtied_bytes, 0);
+        assert_eq!(rec.crypt_queue_len_max, 0);
+        assert_eq!(rec.crypt_queue_len_avg, 0.0);
+    }
+
+    /// fio's rule: a window in which a direction completed nothing adds no bandwidth or IOPS
+    /// sample for it; the fio log keeps every closed window.
+    #[test]
+    fn an_idle_window_adds_no_sample() {
+        let mut r = Recorder::new(SimDuration::ZERO, SimTime::ZERO, 1, 0);
+        r.keep_fio_log();
+        let mut sched = Scheduler::new();
+        r.completed(&bio_at(0, true), SimTime::ZERO + SimDuration::from_ms(3));
+        r.sample(&mut sched);
+        r.sample(&mut sched);
+        let log = r.take_fio_log().expect("asked for");
+        assert_eq!(log.rows.len(), 2);
+        assert_eq!((log.rows[0][0].ios, log.rows[0][0].clat_ns), (1, 3_000_000));
+        assert_eq!(log.rows[1][0].ios, 0);
+        let end = SimTime::ZERO + SimDuration::from_secs(1);
+        let (rec, _, _) = r.finish(end, std::iter::empty(), 0, 1, BlockObs::default());
+        let (read, write) = (&rec.dirs[0], &rec.dirs[1]);
+        assert_eq!((read.bw_kib_s.count(), read.iops.count()), (1, 1));
+        assert_eq!(read.iops.mean(), 2.0);
+        assert_eq!((write.bw_kib_s.count(), write.iops.count()), (0, 0));
+    }
+
+    #[test]
+    fn without_a_warmup_everything_counts_from_the_start() {
+        let mut r = Recorder::new(SimDuration::ZERO, SimTime::ZERO, 1, 0);
+        assert!(r.measuring());
+        r.dropped(Dir::Write);
+        r.crypt_len_tick(SimTime::ZERO, 0);
+        r.crypt_len_grew(3);
+        r.crypt_len_tick(SimTime::ZERO + SimDuration::from_secs(1), 3);
+        let end = SimTime::ZERO + SimDuration::from_secs(1);
+        let (rec, _, _) = r.finish(end, std::iter::empty(), 0, 1, BlockObs::default());
+        assert_eq!(rec.dirs[Dir::Write as usize].dropped, 1);
+        assert_eq!(rec.crypt_queue_len_max, 3);
+        assert_eq!(rec.crypt_queue_len_avg, 3.0);
+    }
+}

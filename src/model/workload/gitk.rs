@@ -1,0 +1,632 @@
+//! Mel Gorman's fake-gitk as a process: the [`Gitk`] state machine (one per copy) and the
+//! world's adapter that carries out its steps.
+//!
+//! Each loop: **read** the commit logs (sync buffered reads of `bs`, sequential over its
+//! region, each allocating its page-cache pages, maybe in direct reclaim), appending each read
+//! to an anonymous buffer (**grow**: one anonymous page per 4 KiB read, allocated as
+//! `GFP_HIGHUSER_MOVABLE`, maybe in direct reclaim); then **walk** the buffer in `bs` steps,
+//! touching each page in order (a swapped page is a major fault: the process blocks until its
+//! read from swap completes, its neighbours in swap read ahead beside it; a page read ahead
+//! whose read is still in flight is waited for) and hashing the step on a CPU at `hash_cost` per MiB; then
+//! **free** the buffer (pages and swap slots). After `loops` loops the copy is done; the run
+//! ends when every finite job and every copy is done. A progress line is printed every
+//! `progress_every` bytes processed (read or walked); the longest gap between two lines (the
+//! first from the start) is the stall a user sees.
+
+use crate::engine::{RngStreams, Scheduler, SimDuration, SimRng, SimTime};
+use crate::model::base::bio::{Bio, Dir, Origin};
+use crate::model::base::config::{FakeGitk, Scenario, WorkloadKind};
+use crate::model::base::ids::{ActorId, TaskOwner};
+use crate::model::base::obs::{ProcObs, Stage};
+use crate::model::crypt::threads::{Actor, ActorKind};
+use crate::model::mm::memory::{PAGE_SIZE, PageState, pages_for};
+use crate::model::mm::pressure::MemEvent;
+use crate::model::mm::reclaim::ReclaimWho;
+use crate::model::mm::swap::Touch;
+use crate::model::world::World;
+use crate::model::world::event::Event;
+use rand::RngExt;
+
+/// What a process does next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Read `bytes` of logs at device offset `offset`.
+    Read {
+        /// Device byte offset.
+        offset: u64,
+        /// Bytes.
+        bytes: u32,
+    },
+    /// Walk pages `first..first + pages` of the buffer.
+    Walk {
+        /// First page.
+        first: u32,
+        /// Pages.
+        pages: u32,
+    },
+    /// Free the buffer (the loop ends).
+    Free,
+    /// All loops done.
+    Done,
+}
+
+/// One fake-gitk copy.
+#[derive(Debug)]
+pub struct Gitk {
+    cfg: FakeGitk,
+    label: String,
+    /// Its submitting context.
+    pub ctx: ActorId,
+    loops: u32,
+    read: u64,
+    grown: u32,
+    walked: u32,
+    units: u64,
+    lines: u64,
+    last_line: SimTime,
+    max_gap: SimDuration,
+    started: Option<SimTime>,
+    finished: Option<SimTime>,
+    fault_since: Option<SimTime>,
+    fault_page: u32,
+    /// Pages the fault in progress allocates (its page and its readahead).
+    fault_pages: u32,
+    faults: u64,
+    fault_time: SimDuration,
+    reads: u64,
+    bytes_read: u64,
+    service: SimRng,
+    crypt: SimRng,
+}
+
+impl Gitk {
+    /// Copy `copy` of the workload `name`.
+    pub fn new(name: &str, copy: u32, cfg: &FakeGitk, streams: &RngStreams) -> Gitk {
+        let s = |what: &str| streams.stream(&format!("{name}.{copy}/{what}"));
+        Gitk {
+            cfg: cfg.clone(),
+            label: if cfg.numjobs > 1 {
+                format!("{name}.{copy}")
+            } else {
+                name.to_string()
+            },
+            ctx: ActorId(0),
+            loops: 0,
+            read: 0,
+            grown: 0,
+            walked: 0,
+            units: 0,
+            lines: 0,
+            last_line: SimTime::ZERO,
+            max_gap: SimDuration::ZERO,
+            started: None,
+            finished: None,
+            fault_since: None,
+            fault_page: 0,
+            fault_pages: 0,
+            faults: 0,
+            fault_time: SimDuration::ZERO,
+            reads: 0,
+            bytes_read: 0,
+            service: s("service"),
+            crypt: s("crypt"),
+        }
+    }
+
+    /// Pages of its buffer.
+    pub fn buffer_pages(&self) -> u32 {
+        (self.cfg.size / PAGE_SIZE) as u32
+    }
+
+    /// Whether all its loops are done.
+    pub fn is_done(&self) -> bool {
+        self.finished.is_some()
+    }
+
+    /// It starts at `now`.
+    pub fn start(&mut self, now: SimTime) {
+        self.started = Some(now);
+        self.last_line = now;
+    }
+
+    /// The next step, from where the loop stands.
+    pub fn next(&self) -> Step {
+        if self.loops >= self.cfg.loops {
+            return Step::Done;
+        }
+        if self.read < self.cfg.size {
+            let bytes = self.cfg.bs.min(self.cfg.size - self.read) as u32;
+            return Step::Read {
+                offset: self.cfg.offset + self.read,
+                bytes,
+            };
+        }
+        if self.walked < self.grown {
+            let step = pages_for(self.cfg.bs as u32);
+            return Step::Walk {
+                first: self.walked,
+                pages: step.min(self.grown - self.walked),
+            };
+        }
+        Step::Free
+    }
+
+    /// A read of `bytes` completed: the pages the buffer must grow by.
+    pub fn read_done(&mut self, bytes: u32) -> u32 {
+        self.read += u64::from(bytes);
+        self.reads += 1;
+        self.bytes_read += u64::from(bytes);
+        pages_for(bytes)
+    }
+
+    /// The buffer grew by `pages` (the read's data is in it).
+    pub fn grown(&mut self, pages: u32, now: SimTime) {
+        self.grown += pages;
+        self.progress(u64::from(pages) * PAGE_SIZE, now);
+    }
+
+    /// `pages` more pages walked and hashed.
+    pub fn walked(&mut self, pages: u32, now: SimTime) {
+        self.walked += pages;
+        self.progress(u64::from(pages) * PAGE_SIZE, now);
+    }
+
+    /// The buffer was freed: the loop ends; the last one finishes the copy at `now`.
+    pub fn freed(&mut self, now: SimTime) {
+        self.loops += 1;
+        self.read = 0;
+        self.grown = 0;
+        self.walked = 0;
+        if self.loops >= self.cfg.loops {
+            self.finished = Some(now);
+        }
+    }
+
+    /// CPU time to hash `pages` pages.
+    pub fn hash_cost(&self, pages: u32) -> SimDuration {
+        let bytes = u64::from(pages) * PAGE_SIZE;
+        SimDuration::from_ns(
+            (u128::from(self.cfg.hash_cost.as_ns()) * u128::from(bytes) / (1 << 20)) as u64,
+        )
+    }
+
+    fn progress(&mut self, bytes: u64, now: SimTime) {
+        self.units += bytes;
+        while self.units >= self.cfg.progress_every {
+            self.units -= self.cfg.progress_every;
+            self.lines += 1;
+            self.max_gap = self.max_gap.max(now.since(self.last_line));
+            self.last_line = now;
+        }
+    }
+
+    /// A major fault on `page` began at `now`.
+    pub fn fault_began(&mut self, page: u32, now: SimTime) {
+        self.fault_since = Some(now);
+        self.fault_page = page;
+        self.faults += 1;
+    }
+
+    /// At `now` it found `page` under a read another fault issued (readahead) and waits for
+    /// it: no major fault of its own, but blocked time.
+    pub fn wait_began(&mut self, page: u32, now: SimTime) {
+        self.fault_since = Some(now);
+        self.fault_page = page;
+    }
+
+    /// The fault's read completed at `now`; returns its page.
+    pub fn fault_ended(&mut self, now: SimTime) -> u32 {
+        let since = self.fault_since.take().expect("a fault in progress");
+        self.fault_time += now.since(since);
+        self.fault_page
+    }
+
+    /// What it did.
+    pub fn obs(&self) -> ProcObs {
+        ProcObs {
+            name: self.label.clone(),
+            elapsed_ns: self
+                .finished
+                .zip(self.started)
+                .map(|(f, s)| f.since(s).as_ns()),
+            loops: self.loops,
+            progress_lines: self.lines,
+            max_gap_ns: self.max_gap.as_ns(),
+            major_faults: self.faults,
+            fault_ns: self.fault_time.as_ns(),
+        }
+    }
+
+    /// Its run as a finite job: from its start delay to its last loop's end, its reads.
+    pub fn finite_obs(&self) -> crate::model::base::obs::FiniteJobObs {
+        let start = SimTime::ZERO + self.cfg.startdelay;
+        crate::model::base::obs::FiniteJobObs {
+            name: self.label.clone(),
+            start,
+            elapsed_ns: self.finished.map(|t| t.since(start).as_ns()),
+            ios: self.reads,
+            bytes: self.bytes_read,
+            io_size: Some(self.cfg.size * u64::from(self.cfg.loops)),
+            number_ios: None,
+        }
+    }
+
+    /// When it started (its start delay) and finished.
+    pub fn span(&self) -> (SimTime, Option<SimTime>) {
+        (SimTime::ZERO + self.cfg.startdelay, self.finished)
+    }
+}
+
+/// The fake-gitk copies of a scenario, in workload order.
+pub(in crate::model) fn processes(sc: &Scenario, streams: &RngStreams) -> Vec<Gitk> {
+    let mut out = Vec::new();
+    for wl in &sc.workloads {
+        if let WorkloadKind::FakeGitk(g) = &wl.kind {
+            for copy in 0..g.numjobs {
+                out.push(Gitk::new(&wl.name, copy, g, streams));
+            }
+        }
+    }
+    out
+}
+
+/// Adds the submitting contexts of the fake-gitk copies and, with swap, of the swap writer,
+/// after the other actors.
+pub(in crate::model) fn cast_contexts(sc: &Scenario, actors: &mut Vec<Actor>) {
+    let copies: u32 = sc
+        .workloads
+        .iter()
+        .map(|w| match &w.kind {
+            WorkloadKind::FakeGitk(g) => g.numjobs,
+            _ => 0,
+        })
+        .sum();
+    for p in 0..copies {
+        actors.push(Actor::new(ActorKind::ProcCtx(p)));
+    }
+    if sc.memory.as_ref().is_some_and(|m| m.swap > 0) {
+        actors.push(Actor::new(ActorKind::SwapWriter));
+    }
+}
+
+impl World {
+    /// Process `p` takes its next step.
+    pub(in crate::model) fn gitk_next(&mut self, p: u32, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let step = self.pr().procs[p as usize].next();
+        match step {
+            Step::Read { offset, bytes } => self.gitk_read(p, offset, bytes, sched),
+            Step::Walk { first, pages } => self.gitk_walk(p, first, pages, sched),
+            Step::Free => {
+                let pr = self.pr();
+                pr.swap.free_all(&mut pr.mem, p);
+                pr.procs[p as usize].freed(now);
+                if pr.procs[p as usize].is_done() {
+                    self.finite_job_done(sched);
+                } else {
+                    self.gitk_next(p, sched);
+                }
+            }
+            Step::Done => {}
+        }
+    }
+
+    /// A process starts (its start delay is over).
+    pub(in crate::model) fn gitk_start(&mut self, p: u32, sched: &mut Scheduler<Event>) {
+        self.pr().procs[p as usize].start(sched.now());
+        self.gitk_next(p, sched);
+    }
+
+    fn gitk_read(&mut self, p: u32, offset: u64, bytes: u32, sched: &mut Scheduler<Event>) {
+        let g = &mut self.pr().procs[p as usize];
+        let ctx = g.ctx;
+        let mut bio = Bio::new(Dir::Read, true, bytes, offset, Origin::Proc(p), sched.now());
+        bio.service_u = g.service.random();
+        bio.crypt_u = g.crypt.random();
+        bio.measured = self.rec.is_measured(sched.now());
+        let pages = pages_for(bytes);
+        let id = self.admit(bio);
+        self.enter(id, Stage::DirectReclaim, sched.now());
+        if self.alloc_cache_pages(ReclaimWho::Read { bio: id, ctx }, pages, sched) {
+            self.bios[id].cache_pages = pages;
+            self.route(id, ctx, sched);
+        }
+    }
+
+    /// A process's file read completed: its buffer grows by the data read.
+    pub(in crate::model) fn gitk_read_done(&mut self, p: u32, sched: &mut Scheduler<Event>) {
+        // The read's size is what the process asked for.
+        let pr = self.pr();
+        let g = &mut pr.procs[p as usize];
+        let bytes = match g.next() {
+            Step::Read { bytes, .. } => bytes,
+            other => unreachable!("read completion in step {other:?}"),
+        };
+        let pages = g.read_done(bytes);
+        if self.alloc_cache_pages(ReclaimWho::Anon { proc: p }, pages, sched) {
+            self.gitk_grown(p, pages, sched);
+        }
+    }
+
+    /// `pages` anonymous pages were allocated (as filling) for process `p`'s buffer.
+    pub(in crate::model) fn gitk_grown(
+        &mut self,
+        p: u32,
+        pages: u32,
+        sched: &mut Scheduler<Event>,
+    ) {
+        let now = sched.now();
+        let pr = self.pr();
+        pr.mem
+            .transition(u64::from(pages), PageState::Filling, PageState::Anon);
+        let first = pr.procs[p as usize].grown_pages();
+        for pg in first..first + pages {
+            pr.swap.add(p, pg);
+        }
+        pr.procs[p as usize].grown(pages, now);
+        self.gitk_next(p, sched);
+    }
+
+    /// Touches pages `first..first + pages`: all in memory → hash them on a CPU; a swapped one
+    /// → a major fault.
+    fn gitk_walk(&mut self, p: u32, first: u32, pages: u32, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let pr = self.pr();
+        for pg in first..first + pages {
+            match pr.swap.touch(p, pg) {
+                Touch::Hit | Touch::Minor => {}
+                Touch::Wait => {
+                    pr.procs[p as usize].wait_began(pg, now);
+                    return;
+                }
+                Touch::Major { .. } => {
+                    pr.procs[p as usize].fault_began(pg, now);
+                    if pr.mem.measuring() {
+                        pr.swap.obs.major_faults += 1;
+                    }
+                    let n = pr.swap.fault_pages(p, pg);
+                    pr.procs[p as usize].fault_pages = n;
+                    if self.alloc_cache_pages(ReclaimWho::Fault { proc: p }, n, sched) {
+                        self.gitk_fault_page(p, sched);
+                    }
+                    return;
+                }
+            }
+        }
+        let cost = pr.procs[p as usize].hash_cost(pages);
+        self.start_cpu(TaskOwner::Proc(p), cost, sched);
+    }
+
+    /// A process's hashing step finished on the CPU.
+    pub(in crate::model) fn gitk_cpu_done(&mut self, p: u32, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let g = &mut self.pr().procs[p as usize];
+        let Step::Walk { pages, .. } = g.next() else {
+            unreachable!("hash step outside a walk")
+        };
+        g.walked(pages, now);
+        self.gitk_next(p, sched);
+    }
+
+    /// A faulting process has its pages (as filling): the reads from swap go out, one plain
+    /// READ through dm-crypt per run of contiguous slots of the readahead window, from the
+    /// process's context. If the page left swap while the process was in reclaim (another
+    /// fault read it ahead), the pages are given back and the process touches it again.
+    pub(in crate::model) fn gitk_fault_page(&mut self, p: u32, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let pr = self.pr();
+        let g = &pr.procs[p as usize];
+        let (page, n) = (g.fault_page, g.fault_pages);
+        pr.mem
+            .transition(u64::from(n), PageState::Filling, PageState::Anon);
+        let Some(runs) = pr.swap.fault_start(&mut pr.mem, p, page, n) else {
+            self.end_fault(p, now);
+            self.gitk_next(p, sched);
+            return;
+        };
+        for (slot, pages) in runs {
+            let pr = self.pr();
+            let offset = pr.swap.slot_offset(slot);
+            let g = &mut pr.procs[p as usize];
+            let ctx = g.ctx;
+            let bytes = pages * PAGE_SIZE as u32;
+            let mut bio = Bio::new(Dir::Read, true, bytes, offset, Origin::SwapIn(p), now);
+            bio.service_u = g.service.random();
+            bio.crypt_u = g.crypt.random();
+            self.issue(bio, ctx, sched);
+        }
+    }
+
+    /// Process `p`'s fault (or wait for a read ahead page) ends at `now`.
+    fn end_fault(&mut self, p: u32, now: SimTime) {
+        let pr = self.pr();
+        let since = pr.procs[p as usize].fault_since;
+        pr.procs[p as usize].fault_ended(now);
+        if pr.mem.measuring()
+            && let Some(s) = since
+        {
+            pr.swap.obs.fault_time += now.since(s);
+        }
+    }
+
+    /// A read from swap completed: each of its pages is back; the processes that waited for
+    /// one of them go on with their walk.
+    pub(in crate::model) fn swapin_done(&mut self, bio: &Bio, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let pr = self.pr();
+        let first = pr.swap.slot_at(bio.offset);
+        let mut woken = Vec::new();
+        for s in first..first + (u64::from(bio.bytes) / PAGE_SIZE) as u32 {
+            woken.extend(pr.swap.read_done(&mut pr.mem, s));
+        }
+        for q in woken {
+            self.end_fault(q, now);
+            self.gitk_next(q, sched);
+        }
+    }
+
+    /// Schedules every process's start and finds the contexts cast for them.
+    pub(in crate::model) fn start_processes(&mut self, sched: &mut Scheduler<Event>) {
+        let ctxs: Vec<ActorId> = (0..self.actors.len())
+            .filter(|&i| matches!(self.actors[i].kind, ActorKind::ProcCtx(_)))
+            .map(|i| ActorId(i as u32))
+            .collect();
+        let Some(pr) = self.memory.zone_mut() else {
+            return;
+        };
+        for (p, g) in pr.procs.iter_mut().enumerate() {
+            g.ctx = ctxs[p];
+            let (start, _) = g.span();
+            sched.schedule_at(start, Event::Memory(MemEvent::ProcStart { proc: p as u32 }));
+        }
+    }
+
+    /// Whether every fake-gitk copy is done (true without any).
+    pub(in crate::model) fn all_processes_done(&self) -> bool {
+        self.memory
+            .zone()
+            .is_none_or(|p| p.procs.iter().all(Gitk::is_done))
+    }
+}
+
+impl Gitk {
+    /// Pages its buffer holds so far this loop.
+    pub fn grown_pages(&self) -> u32 {
+        self.grown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> FakeGitk {
+        FakeGitk {
+            size: 5 * PAGE_SIZE,
+            offset: 1 << 20,
+            bs: 2 * PAGE_SIZE,
+            loops: 2,
+            progress_every: 3 * PAGE_SIZE,
+            hash_cost: SimDuration::from_ms(4),
+            numjobs: 1,
+            startdelay: SimDuration::ZERO,
+        }
+    }
+
+    #[test]
+    fn the_gitk_machine_reads_grows_walks_frees_and_loops() {
+        let mut g = Gitk::new("g", 0, &cfg(), &RngStreams::new(1, 0));
+        let t = |ms| SimTime::ZERO + SimDuration::from_ms(ms);
+        g.start(t(0));
+        for lp in 0..2u64 {
+            // Read 2 + 2 + 1 pages, growing the buffer after each read.
+            for (i, bytes) in [2u32, 2, 1].iter().enumerate() {
+                let off = (1 << 20) + i as u64 * 2 * PAGE_SIZE;
+                let want = Step::Read {
+                    offset: off,
+                    bytes: bytes * PAGE_SIZE as u32,
+                };
+                assert_eq!(g.next(), want);
+                assert_eq!(g.read_done(bytes * PAGE_SIZE as u32), *bytes);
+                g.grown(*bytes, t(10 * lp + i as u64 + 1));
+            }
+            assert_eq!(g.buffer_pages(), 5);
+            // Walk it in steps of bs.
+            for (first, pages) in [(0u32, 2u32), (2, 2), (4, 1)] {
+                assert_eq!(g.next(), Step::Walk { first, pages });
+                g.walked(pages, t(10 * lp + 5));
+            }
+            assert_eq!(g.next(), Step::Free);
+            g.freed(t(10 * lp + 6));
+        }
+        assert_eq!(g.next(), Step::Done);
+        let o = g.obs();
+        assert_eq!(o.loops, 2);
+        assert_eq!(o.elapsed_ns, Some(16_000_000));
+        // 20 pages processed, a line every 3: 6 lines.
+        assert_eq!(o.progress_lines, 6);
+        // Hashing 2 pages at 4 ms per MiB.
+        assert_eq!(g.hash_cost(2).as_ns(), 31_250);
+    }
+
+    #[test]
+    fn the_longest_progress_gap_is_the_stall() {
+        let mut g = Gitk::new("g", 0, &cfg(), &RngStreams::new(1, 0));
+        let t = |ms| SimTime::ZERO + SimDuration::from_ms(ms);
+        g.start(t(100));
+        g.grown(3, t(110));
+        g.grown(3, t(500));
+        g.fault_began(4, t(500));
+        assert_eq!(g.fault_ended(t(700)), 4);
+        g.walked(3, t(800));
+        let o = g.obs();
+        assert_eq!(o.progress_lines, 3);
+        assert_eq!(o.max_gap_ns, 390_000_000);
+        assert_eq!((o.major_faults, o.fault_ns), (1, 200_000_000));
+        assert_eq!(o.elapsed_ns, None);
+    }
+}
+
+/// fake-gitk through the whole model: swap storms, faults block, pages are conserved.
+#[cfg(test)]
+mod world_tests {
+    use crate::model::{crypt::policy, run_policy};
+
+    /// 128 MiB of RAM, 256 MiB of swap inside dm-crypt, two copies of a fake-gitk whose
+    /// buffers together exceed the RAM.
+    const SMALL: &str = "
+duration: 600s
+cpus: 1
+device: { kind: hdd7200 }
+crypt: { cipher: aes-2009 }
+policies: [fifo]
+memory: { ram: 128MiB, unreclaimable: 16MiB, mapped: 8MiB, swap: SWAP, swap_offset: 1GiB }
+workloads:
+  - { kind: fake-gitk, numjobs: 2, size: 64MiB, loops: 2, hash_cost: 1ms }
+";
+
+    #[test]
+    fn a_swap_storm_faults_pages_back_blocks_the_processes_and_conserves_pages() {
+        let sc = crate::scenario::load_str("gitk.yaml", &SMALL.replace("SWAP", "256MiB"))
+            .expect("valid scenario");
+        let r = run_policy(&sc, policy::find("fifo").unwrap());
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        assert_eq!(r.obs.end, crate::model::base::obs::RunEnd::Finished);
+        let m = r.obs.memory.as_ref().expect("a zone");
+        let s = &m.swap;
+        assert!(s.swap_outs > 1000 && s.swap_ins > 1000, "{s:?}");
+        // Readahead: each fault reads its cluster's swapped neighbours too.
+        assert!(
+            s.swap_ins > s.major_faults && s.readahead_pages > 0,
+            "{s:?}"
+        );
+        assert!(s.swap_ins - s.readahead_pages <= s.major_faults, "{s:?}");
+        // Each fault waited for a read through dm-crypt: several ms on a disk.
+        assert!(s.fault_time.as_ns() / s.major_faults > 1_000_000, "{s:?}");
+        assert_eq!(s.procs.len(), 2);
+        for p in &s.procs {
+            assert_eq!(p.loops, 2);
+            assert_eq!(p.progress_lines, 2 * 2 * 64);
+            assert!(p.max_gap_ns > 0 && p.elapsed_ns.is_some());
+        }
+        // Everything was given back: no anon page; the only slots left are those of writes
+        // still in flight for freed buffers when the last copy ended the run.
+        assert_eq!(m.end_pages.anon, 0);
+        assert_eq!(s.used_end, m.end_pages.anon_writeback);
+        assert_eq!(r.obs.finite_jobs.len(), 2);
+        assert!(r.obs.elapsed_ns().is_some());
+    }
+
+    #[test]
+    fn out_of_swap_is_reported_and_the_run_goes_on() {
+        let sc = crate::scenario::load_str("gitk.yaml", &SMALL.replace("SWAP", "4MiB"))
+            .expect("valid scenario");
+        let mut sc = sc;
+        sc.duration = crate::engine::SimDuration::from_secs(60);
+        let r = run_policy(&sc, policy::find("fifo").unwrap());
+        assert!(r.violations.is_empty(), "{:?}", r.violations);
+        let s = &r.obs.memory.as_ref().expect("a zone").swap;
+        assert!(s.out_of_swap > 0, "{s:?}");
+        assert_eq!(s.used_peak, 1024);
+    }
+}

@@ -1,0 +1,718 @@
+//! Workloads: fio-like jobs (closed or open loop) and buffered writers with their flusher.
+//!
+//! A fio job draws from its own named random streams (`<name>.<copy>/arrival`, `/offset`, `/mix`,
+//! `/think`, `/service`), so the arrival times, offsets and device service draws it produces are
+//! the same under every policy: policies are compared with common random numbers.
+//!
+//! A job starts at its `startdelay` (or at a time drawn in its `startdelay` range from its own
+//! stream `<name>.<copy>/startdelay`). A finite job (fio's `io_size` or `number_ios`) counts what
+//! it issues, warm-up included; once that reaches its limit it issues nothing more, and when its
+//! last I/O completes it is done. When every finite job of the world is done the world asks the
+//! engine to stop ([`Scheduler::request_stop`]): the run ends there, background workloads and
+//! all.
+//!
+//! A buffered writer dirties page cache at a fixed rate in 64 KiB steps. Before each step it runs
+//! `balance_dirty_pages`: while its dirty plus under-writeback data exceed the dirty limit it sleeps
+//! in `congestion_wait(ASYNC, HZ/10)`. Its flusher writes dirty data back in `chunk`-sized async
+//! bios (512 KiB: the largest request) while the disk beneath is not write-congested, and backs
+//! off with `congestion_wait(ASYNC, HZ/10)` when it is, as 2.6.32's background writeback does.
+//!
+//! fio's think time (`thinktime`, `thinktime_blocks`, `thinktime_spin`) and `cpuio` processes,
+//! the application's CPU work and its accounting live in the submodule `app`.
+
+pub mod gitk;
+
+use crate::engine::{RngStreams, Scheduler, SimDuration, SimRng, SimTime};
+use crate::model::base::bio::{Bio, BioId, Dir, Origin};
+use crate::model::base::config::{Arrivals, BufferedWriter, FioJob, RwKind};
+use crate::model::base::ids::ActorId;
+use crate::model::base::obs::Stage;
+use crate::model::base::obs::{FiniteJobObs, IssueRecord};
+use crate::model::mm::cwait::CwWho;
+use crate::model::mm::reclaim::ReclaimWho;
+use crate::model::world::World;
+use crate::model::world::event::Event;
+use rand::RngExt;
+
+/// The workloads' events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkloadEvent {
+    /// A job issues its next I/O (open-loop arrival, or closed-loop think time over).
+    JobIssue {
+        /// Job index.
+        job: u32,
+    },
+    /// A buffered writer dirties its next step of data.
+    WriterTick {
+        /// Writer index.
+        writer: u32,
+    },
+    /// A flusher looks for dirty data to write back.
+    FlusherRun {
+        /// Writer index.
+        writer: u32,
+    },
+    /// A job with fio's `thinktime` (re)starts issuing: its start, or its pause is over.
+    JobResume {
+        /// Job index.
+        job: u32,
+    },
+    /// A `cpuio` process starts its next chunk of CPU work.
+    CpuIoRun {
+        /// Process index (in the world's `cpuio` list).
+        process: u32,
+    },
+}
+
+/// Bytes a buffered writer dirties per step.
+const DIRTY_STEP: u64 = 64 * 1024;
+
+/// One copy of a fio job.
+#[derive(Debug)]
+pub struct Job {
+    cfg: FioJob,
+    /// The workload's name, with `.<copy>` when it has several copies.
+    label: String,
+    /// Its submitting context (an actor of the world).
+    pub(in crate::model) ctx: ActorId,
+    inflight: u32,
+    /// I/Os and bytes issued since the start, warm-up included (what `number_ios` and
+    /// `io_size` count).
+    issued_ios: u64,
+    issued_bytes: u64,
+    /// I/Os and bytes completed since the start, warm-up included.
+    done_ios: u64,
+    done_bytes: u64,
+    /// When a finite job's last I/O completed.
+    finished: Option<SimTime>,
+    /// When this copy starts: `startdelay`, or its draw in the `startdelay` range.
+    start: SimDuration,
+    /// Where fio's think-time loop is (always running without `thinktime`).
+    phase: app::Phase,
+    /// The think-time counter at the last pause (fio's `last_thinktime_blocks`).
+    last_think_blocks: u64,
+    /// When the current `thinktime_spin` started.
+    spin_started: SimTime,
+    /// Application CPU time finished in the measured window, ns.
+    cpu_ns: u64,
+    next_seq: u64,
+    arrival: SimRng,
+    offset: SimRng,
+    mix: SimRng,
+    think: SimRng,
+    service: SimRng,
+    crypt: SimRng,
+}
+
+impl Job {
+    /// The job's name (with `.<copy>` when it has several copies).
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Copy `copy` of the job named `name`.
+    pub fn new(name: &str, copy: u32, cfg: &FioJob, ctx: ActorId, streams: &RngStreams) -> Job {
+        let s = |what: &str| streams.stream(&format!("{name}.{copy}/{what}"));
+        Job {
+            cfg: cfg.clone(),
+            label: if cfg.numjobs > 1 {
+                format!("{name}.{copy}")
+            } else {
+                name.to_string()
+            },
+            ctx,
+            inflight: 0,
+            issued_ios: 0,
+            issued_bytes: 0,
+            done_ios: 0,
+            done_bytes: 0,
+            finished: None,
+            start: app::start_delay(cfg.startdelay, cfg.startdelay_high, || s("startdelay")),
+            phase: app::Phase::Running,
+            last_think_blocks: 0,
+            spin_started: SimTime::ZERO,
+            cpu_ns: 0,
+            next_seq: cfg.offset,
+            arrival: s("arrival"),
+            offset: s("offset"),
+            mix: s("mix"),
+            think: s("think"),
+            service: s("service"),
+            crypt: s("crypt"),
+        }
+    }
+
+    /// I/Os of this job in flight, by its own account.
+    pub fn inflight(&self) -> u32 {
+        self.inflight
+    }
+
+    /// Whether the job has a fixed amount of work (`io_size` or `number_ios`).
+    pub fn is_finite(&self) -> bool {
+        self.cfg.is_finite()
+    }
+
+    /// Whether a finite job has issued all its work: it issues nothing more.
+    fn exhausted(&self) -> bool {
+        self.cfg.io_size.is_some_and(|b| self.issued_bytes >= b)
+            || self.cfg.number_ios.is_some_and(|n| self.issued_ios >= n)
+    }
+
+    /// What a finite job did (`None` for a job that runs until the end).
+    fn finite_obs(&self) -> Option<FiniteJobObs> {
+        if !self.is_finite() {
+            return None;
+        }
+        let start = SimTime::ZERO + self.start;
+        Some(FiniteJobObs {
+            name: self.label.clone(),
+            start,
+            elapsed_ns: self.finished.map(|t| t.since(start).as_ns()),
+            ios: self.done_ios,
+            bytes: self.done_bytes,
+            io_size: self.cfg.io_size,
+            number_ios: self.cfg.number_ios,
+        })
+    }
+
+    fn iodepth(&self) -> u32 {
+        match self.cfg.arrivals {
+            Arrivals::Closed { iodepth, .. } | Arrivals::Open { iodepth, .. } => iodepth,
+        }
+    }
+
+    fn next_gap(&mut self) -> SimDuration {
+        let Arrivals::Open { rate, poisson, .. } = self.cfg.arrivals else {
+            unreachable!("only open-loop jobs have arrival gaps")
+        };
+        let mean = 1.0 / rate;
+        if poisson {
+            let u: f64 = self.arrival.random();
+            SimDuration::from_secs_f64(-mean * (1.0 - u).ln())
+        } else {
+            SimDuration::from_secs_f64(mean)
+        }
+    }
+
+    fn make_bio(&mut self, sched: &Scheduler<Event>, job: u32) -> Bio {
+        let bs = self.cfg.bs;
+        let dir = match self.cfg.rw {
+            RwKind::Read | RwKind::RandRead => Dir::Read,
+            RwKind::Write | RwKind::RandWrite => Dir::Write,
+            RwKind::RandRw => {
+                let u: f64 = self.mix.random();
+                if u * 100.0 < f64::from(self.cfg.rwmixread) {
+                    Dir::Read
+                } else {
+                    Dir::Write
+                }
+            }
+        };
+        let blocks = (self.cfg.size / bs).max(1);
+        let offset = match self.cfg.rw {
+            RwKind::Read | RwKind::Write => {
+                let o = self.next_seq;
+                self.next_seq += bs;
+                if self.next_seq + bs > self.cfg.offset + blocks * bs {
+                    self.next_seq = self.cfg.offset;
+                }
+                o
+            }
+            _ => self.cfg.offset + self.offset.random_range(0..blocks) * bs,
+        };
+        let sync = dir == Dir::Read || self.cfg.sync_writes;
+        let mut bio = Bio::new(dir, sync, bs as u32, offset, Origin::Job(job), sched.now());
+        bio.service_u = self.service.random();
+        bio.crypt_u = self.crypt.random();
+        bio
+    }
+}
+
+/// A buffered writer and its flusher.
+#[derive(Debug)]
+pub struct Writer {
+    cfg: BufferedWriter,
+    /// The flusher's submitting context (an actor of the world).
+    pub(in crate::model) ctx: ActorId,
+    dirty: u64,
+    writeback: u64,
+    next_offset: u64,
+    service: SimRng,
+    crypt: SimRng,
+    /// The flusher is asleep in congestion_wait.
+    flusher_waiting: bool,
+    /// The writer is throttled (since when), or running.
+    throttled_since: Option<crate::engine::SimTime>,
+}
+
+impl Writer {
+    /// The writer named `name`.
+    pub fn new(name: &str, cfg: &BufferedWriter, ctx: ActorId, streams: &RngStreams) -> Writer {
+        Writer {
+            cfg: cfg.clone(),
+            ctx,
+            dirty: 0,
+            writeback: 0,
+            next_offset: cfg.offset,
+            service: streams.stream(&format!("{name}/service")),
+            crypt: streams.stream(&format!("{name}/crypt")),
+            flusher_waiting: false,
+            throttled_since: None,
+        }
+    }
+
+    /// Dirty bytes not yet under writeback.
+    pub fn dirty_bytes(&self) -> u64 {
+        self.dirty
+    }
+
+    /// Bytes under writeback, by the writer's own account.
+    pub fn under_writeback(&self) -> u64 {
+        self.writeback
+    }
+
+    fn step_gap(&self) -> SimDuration {
+        SimDuration::from_secs_f64(DIRTY_STEP as f64 / self.cfg.rate)
+    }
+}
+
+/// fio's IO-depth bucket of a submission made with `depth` I/Os in flight (1, 2, 4, … ≥64).
+pub fn depth_bucket(depth: u32) -> usize {
+    (depth.max(1).ilog2() as usize).min(6)
+}
+
+impl World {
+    pub(in crate::model) fn start_workloads(&mut self, sched: &mut Scheduler<Event>) {
+        for j in 0..self.jobs.len() as u32 {
+            let delay = self.jobs[j as usize].start;
+            if self.jobs[j as usize].fio_think().is_some() {
+                self.start_thinking_job(j, delay, sched);
+                continue;
+            }
+            match self.jobs[j as usize].cfg.arrivals {
+                Arrivals::Closed { iodepth, .. } if delay.is_zero() => {
+                    for _ in 0..iodepth {
+                        if self.jobs[j as usize].exhausted() {
+                            break;
+                        }
+                        self.job_submit(j, sched);
+                    }
+                }
+                Arrivals::Closed { iodepth, .. } => {
+                    // Each slot of the loop starts with an issue at the start delay.
+                    for _ in 0..iodepth {
+                        sched.schedule_in(
+                            delay,
+                            Event::Workload(WorkloadEvent::JobIssue { job: j }),
+                        );
+                    }
+                }
+                Arrivals::Open { .. } => {
+                    let gap = self.jobs[j as usize].next_gap();
+                    sched.schedule_in(
+                        delay + gap,
+                        Event::Workload(WorkloadEvent::JobIssue { job: j }),
+                    );
+                }
+            }
+        }
+        for w in 0..self.writers.len() as u32 {
+            sched.schedule_in(
+                SimDuration::ZERO,
+                Event::Workload(WorkloadEvent::WriterTick { writer: w }),
+            );
+        }
+        self.start_cpuio(sched);
+    }
+
+    /// A job's issue event: an open-loop arrival or the end of a think time.
+    pub(in crate::model) fn job_issue(&mut self, j: u32, sched: &mut Scheduler<Event>) {
+        let job = &mut self.jobs[j as usize];
+        if job.exhausted() {
+            // A finite job that has issued all its work: no more arrivals, no more issues.
+            return;
+        }
+        if let Arrivals::Open { .. } = job.cfg.arrivals {
+            let gap = job.next_gap();
+            sched.schedule_in(gap, Event::Workload(WorkloadEvent::JobIssue { job: j }));
+            if job.inflight >= job.iodepth() {
+                // fio's rate option cannot exceed iodepth either: the arrival is dropped.
+                let dir = if job.cfg.rw == RwKind::Write || job.cfg.rw == RwKind::RandWrite {
+                    Dir::Write
+                } else {
+                    Dir::Read
+                };
+                self.rec.dropped(dir);
+                return;
+            }
+        }
+        self.job_submit(j, sched);
+    }
+
+    pub(in crate::model) fn job_submit(&mut self, j: u32, sched: &mut Scheduler<Event>) {
+        let job = &mut self.jobs[j as usize];
+        let bio = job.make_bio(sched, j);
+        job.inflight += 1;
+        job.issued_ios += 1;
+        job.issued_bytes += u64::from(bio.bytes);
+        let depth = job.inflight;
+        let ctx = job.ctx;
+        let rec = IssueRecord {
+            at: bio.issued,
+            dir: bio.dir,
+            offset: bio.offset,
+            bytes: bio.bytes,
+        };
+        self.rec.job_issued(j as usize, depth, rec, sched.now());
+        let mut bio = bio;
+        bio.measured = self.rec.is_measured(sched.now());
+        let id = self.admit(bio);
+        if self.sc.crypt.submit_cost.is_zero() {
+            self.job_enter(id, ctx, sched);
+            return;
+        }
+        // The process first runs its submission path on a CPU (actors.rs, `Step::Submit`).
+        self.enter(id, Stage::Other, sched.now());
+        self.actors[ctx.index()].syscalls.push_back(id);
+        self.kick(ctx, sched);
+    }
+
+    /// A job's admitted bio enters the kernel's I/O path from its context `ctx`: a direct I/O
+    /// goes to dm-crypt or the block layer, a buffered read first allocates its page-cache
+    /// pages, maybe in direct reclaim.
+    pub(in crate::model) fn job_enter(
+        &mut self,
+        id: BioId,
+        ctx: ActorId,
+        sched: &mut Scheduler<Event>,
+    ) {
+        let Origin::Job(j) = self.bios[id].origin else {
+            unreachable!("only a job's bio takes the submission path")
+        };
+        // The process has just run its submission path on a CPU (or had none to run).
+        let cost = self.sc.crypt.submit_cost;
+        self.app_cpu(app::App::Job(j), cost, sched.now());
+        let direct = self.jobs[j as usize].cfg.direct;
+        let buffered = self.memory.is_zone() && !direct && self.bios[id].dir == Dir::Read;
+        if !buffered {
+            self.route(id, ctx, sched);
+            return;
+        }
+        let pages = crate::model::mm::memory::pages_for(self.bios[id].bytes);
+        self.enter(id, Stage::DirectReclaim, sched.now());
+        let who = ReclaimWho::Read { bio: id, ctx };
+        if self.alloc_cache_pages(who, pages, sched) {
+            self.bios[id].cache_pages = pages;
+            self.route(id, ctx, sched);
+        }
+    }
+
+    /// A job's bio of `bytes` completed: the closed loop goes on, or a finite job that has
+    /// issued all its work is done once nothing of it is in flight.
+    pub(in crate::model) fn job_completed(
+        &mut self,
+        j: u32,
+        bytes: u32,
+        sched: &mut Scheduler<Event>,
+    ) {
+        let job = &mut self.jobs[j as usize];
+        job.inflight -= 1;
+        job.done_ios += 1;
+        job.done_bytes += u64::from(bytes);
+        if job.exhausted() {
+            if job.inflight == 0 && job.finished.is_none() {
+                job.finished = Some(sched.now());
+                self.finite_job_done(sched);
+            }
+            return;
+        }
+        if job.fio_think().is_some() {
+            self.think_completed(j, sched);
+            return;
+        }
+        if let Arrivals::Closed { think, .. } = &job.cfg.arrivals {
+            match think {
+                Some(d) => {
+                    let u: f64 = job.think.random();
+                    let t = d.quantile(u);
+                    sched.schedule_in(t, Event::Workload(WorkloadEvent::JobIssue { job: j }));
+                }
+                None => self.job_submit(j, sched),
+            }
+        }
+    }
+
+    /// A finite job has just completed its last I/O: when no finite job is left running, the
+    /// run ends here.
+    pub(in crate::model) fn finite_job_done(&mut self, sched: &mut Scheduler<Event>) {
+        if self.all_finite_jobs_done() {
+            sched.request_stop();
+        }
+    }
+
+    /// Whether the world has finite jobs and every one of them is done.
+    pub(in crate::model) fn all_finite_jobs_done(&self) -> bool {
+        let procs = self.memory.zone().map_or(0, |p| p.procs.len());
+        (procs > 0 || self.jobs.iter().any(Job::is_finite))
+            && self
+                .jobs
+                .iter()
+                .all(|job| !job.is_finite() || job.finished.is_some())
+            && self.all_processes_done()
+    }
+
+    /// Every finite job's observations, in job order, then the fake-gitk processes'.
+    pub(in crate::model) fn finite_observations(&self) -> Vec<FiniteJobObs> {
+        let mut out: Vec<FiniteJobObs> = self.jobs.iter().filter_map(Job::finite_obs).collect();
+        if let Some(p) = self.memory.zone() {
+            out.extend(
+                p.procs
+                    .iter()
+                    .map(crate::model::workload::gitk::Gitk::finite_obs),
+            );
+        }
+        out
+    }
+
+    /// The writer's next step: throttle in balance_dirty_pages, or dirty another 64 KiB.
+    pub(in crate::model) fn writer_tick(&mut self, w: u32, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let wr = &mut self.writers[w as usize];
+        if wr.dirty + wr.writeback >= wr.cfg.dirty_limit_bytes {
+            wr.throttled_since.get_or_insert(now);
+            let timeout = self.sc.kernel.hz_div(10);
+            let class =
+                crate::model::base::ids::QueueClass::from_cwait(self.sc.kernel.vm.cwait_class);
+            self.congestion_wait(CwWho::Writer(w), class, timeout, sched);
+            self.flusher_run(w, sched);
+            return;
+        }
+        if let Some(since) = wr.throttled_since.take() {
+            self.rec.throttle_ended(since, now);
+        }
+        if self.memory.is_zone() {
+            // write() copies into freshly allocated page-cache pages.
+            let pages = (DIRTY_STEP / crate::model::mm::memory::PAGE_SIZE) as u32;
+            if !self.alloc_cache_pages(ReclaimWho::Writer(w), pages, sched) {
+                return;
+            }
+            self.memory.transition(
+                u64::from(pages),
+                crate::model::mm::memory::PageState::Filling,
+                crate::model::mm::memory::PageState::Dirty,
+            );
+        }
+        self.writer_dirtied(w, sched);
+    }
+
+    /// The writer's step is in the page cache: count it and schedule the next.
+    pub(in crate::model) fn writer_dirtied(&mut self, w: u32, sched: &mut Scheduler<Event>) {
+        let wr = &mut self.writers[w as usize];
+        wr.dirty += DIRTY_STEP;
+        self.rec.dirtied(DIRTY_STEP);
+        let gap = wr.step_gap();
+        sched.schedule_in(
+            gap,
+            Event::Workload(WorkloadEvent::WriterTick { writer: w }),
+        );
+        self.flusher_run(w, sched);
+    }
+
+    /// The flusher writes back whole chunks while the disk is not write-congested.
+    pub(in crate::model) fn flusher_run(&mut self, w: u32, sched: &mut Scheduler<Event>) {
+        loop {
+            let wr = &self.writers[w as usize];
+            if wr.flusher_waiting {
+                // Only a congestion_wait ending may resume a sleeping flusher.
+                return;
+            }
+            // Whole chunks only, and only while over the background threshold.
+            if wr.dirty < wr.cfg.chunk || wr.dirty < wr.cfg.background_bytes {
+                return;
+            }
+            if self.context_busy(wr.ctx) {
+                // The flusher's own context is still submitting (blocked on a pool or
+                // encrypting inline); it runs the flusher again when it is free.
+                return;
+            }
+            if self.write_congested() {
+                self.writers[w as usize].flusher_waiting = true;
+                let timeout = self.sc.kernel.hz_div(10);
+                let class =
+                    crate::model::base::ids::QueueClass::from_cwait(self.sc.kernel.vm.cwait_class);
+                self.congestion_wait(CwWho::Flusher(w), class, timeout, sched);
+                return;
+            }
+            let wr = &self.writers[w as usize];
+            let n = wr.cfg.chunk.min(wr.dirty);
+            self.writer_write(w, n, sched);
+        }
+    }
+
+    /// Takes `n` dirty bytes of writer `w` to writeback as one async bio through dm-crypt (the
+    /// flusher's chunks and reclaim's pageout).
+    pub(in crate::model) fn writer_write(&mut self, w: u32, n: u64, sched: &mut Scheduler<Event>) {
+        {
+            let wr = &mut self.writers[w as usize];
+            wr.dirty -= n;
+            wr.writeback += n;
+            let offset = wr.next_offset;
+            wr.next_offset += n;
+            if wr.next_offset + wr.cfg.chunk > wr.cfg.offset + wr.cfg.size {
+                wr.next_offset = wr.cfg.offset;
+            }
+            let mut bio = Bio::new(
+                Dir::Write,
+                false,
+                n as u32,
+                offset,
+                Origin::Writeback(w),
+                sched.now(),
+            );
+            bio.service_u = wr.service.random();
+            bio.crypt_u = wr.crypt.random();
+            let ctx = wr.ctx;
+            self.memory.transition(
+                n / crate::model::mm::memory::PAGE_SIZE,
+                crate::model::mm::memory::PageState::Dirty,
+                crate::model::mm::memory::PageState::Writeback,
+            );
+            self.issue(bio, ctx, sched);
+        }
+    }
+
+    /// Called when a flusher's congestion_wait ends.
+    pub(in crate::model) fn flusher_woken(&mut self, w: u32) {
+        self.writers[w as usize].flusher_waiting = false;
+    }
+
+    pub(in crate::model) fn writeback_completed(
+        &mut self,
+        w: u32,
+        bytes: u32,
+        _sched: &mut Scheduler<Event>,
+    ) {
+        let wr = &mut self.writers[w as usize];
+        wr.writeback -= u64::from(bytes);
+        self.rec.written_back(u64::from(bytes));
+    }
+}
+
+pub mod app;
+pub use app::{CpuProc, cpuio_procs};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::base::config::Distribution;
+    use crate::model::base::sampler::checks::*;
+
+    /// Copy 0 of an open-loop random-read job at `rate_per_s`, Poisson or constant.
+    fn open_job(rate_per_s: f64, poisson: bool) -> Job {
+        let cfg = FioJob {
+            rw: RwKind::RandRead,
+            rwmixread: 100,
+            bs: 4096,
+            size: 1 << 30,
+            offset: 0,
+            arrivals: Arrivals::Open {
+                rate: rate_per_s,
+                poisson,
+                iodepth: 1,
+            },
+            numjobs: 1,
+            sync_writes: false,
+            direct: true,
+            io_size: None,
+            number_ios: None,
+            startdelay: SimDuration::ZERO,
+            thinktime: None,
+            startdelay_high: None,
+        };
+        Job::new(
+            "arrivals",
+            0,
+            &cfg,
+            ActorId(0),
+            &RngStreams::new(20_090_601, 0),
+        )
+    }
+
+    /// Poisson arrivals: gaps are exponential with mean 1/rate (moments and KS), and the
+    /// counts in windows of 10 mean gaps follow Poisson(10) (chi-square), which also tests that
+    /// the gaps are independent, not only their marginal law.
+    #[test]
+    fn poisson_arrivals_have_exponential_gaps_and_poisson_counts() {
+        let rate = 2_000.0;
+        let mut job = open_job(rate, true);
+        let gaps_ns: Vec<u64> = (0..N).map(|_| job.next_gap().as_ns()).collect();
+        let xs: Vec<f64> = gaps_ns.iter().map(|&g| g as f64 * 1e-9).collect();
+        let d = Distribution::Exponential {
+            mean: SimDuration::from_us(500),
+        };
+        let (m, v, mu4) = population_moments(&d);
+        assert_moments("poisson gaps", &xs, m, v, mu4);
+        assert_ks("poisson gaps", &xs, |x| cdf(&d, x));
+
+        // Counts per 5 ms window (λw = 10) over the whole stream's span.
+        let lambda_w: f64 = 10.0;
+        let window_ns = 5_000_000;
+        let mut counts_per_window: Vec<u64> = Vec::new();
+        let mut t = 0u64;
+        for g in gaps_ns {
+            t += g;
+            let w = (t / window_ns) as usize;
+            if w >= counts_per_window.len() {
+                counts_per_window.resize(w + 1, 0);
+            }
+            counts_per_window[w] += 1;
+        }
+        counts_per_window.pop(); // the last window is cut short
+        let windows = counts_per_window.len() as f64;
+        // Cells 0..=4 pooled, 5 ..= 17 single, 18+ pooled: each expects at least 5.
+        let (low, high) = (4usize, 18usize);
+        let mut pmf = vec![(-lambda_w).exp()];
+        for k in 1..high {
+            let prev = pmf[k - 1];
+            pmf.push(prev * lambda_w / k as f64);
+        }
+        let mut expected = vec![pmf[..=low].iter().sum::<f64>() * windows];
+        expected.extend(pmf[low + 1..high].iter().map(|p| p * windows));
+        expected.push((1.0 - pmf.iter().sum::<f64>()) * windows);
+        let mut observed = vec![0u64; expected.len()];
+        for &c in &counts_per_window {
+            let c = c as usize;
+            let cell = if c <= low {
+                0
+            } else {
+                (c - low).min(high - low)
+            };
+            observed[cell] += 1;
+        }
+        assert_chi_square("poisson window counts", &observed, &expected);
+    }
+
+    /// Constant arrivals: every gap is exactly 1/rate, so the k-th arrival is at exactly k gaps.
+    #[test]
+    fn constant_arrivals_are_exactly_periodic() {
+        let mut job = open_job(3_000.0, false);
+        let gap = SimDuration::from_secs_f64(1.0 / 3_000.0);
+        assert_eq!(gap.as_ns(), 333_333);
+        let mut t = SimDuration::ZERO;
+        for _ in 0..N {
+            let g = job.next_gap();
+            assert_eq!(g, gap);
+            t += g;
+        }
+        assert_eq!(t.as_ns(), 333_333 * N as u64);
+    }
+
+    #[test]
+    fn depth_buckets_follow_fio() {
+        let got: Vec<usize> = [1, 2, 3, 4, 7, 8, 16, 31, 32, 63, 64, 1000]
+            .iter()
+            .map(|&d| depth_bucket(d))
+            .collect();
+        assert_eq!(got, vec![0, 1, 1, 2, 2, 3, 4, 4, 5, 5, 6, 6]);
+    }
+}

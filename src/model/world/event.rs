@@ -1,0 +1,40 @@
+//! The world's event: one variant per component, each holding that component's own event
+//! type, so a handler can only be reached through the component that scheduled it.
+//!
+//! The calendar orders events by (time, insertion sequence) alone; the variant never affects
+//! the order.
+
+pub use crate::model::block::device::DeviceEvent;
+pub use crate::model::block::queue::BlockEvent;
+pub use crate::model::crypt::engine::CryptEvent;
+pub use crate::model::mm::cwait::CwEvent;
+pub use crate::model::mm::pressure::MemEvent;
+pub use crate::model::observe::recorder::RecEvent;
+pub use crate::model::workload::WorkloadEvent;
+
+/// Everything that can happen, by the component it belongs to.
+///
+/// `repr(u32)` puts the component's event at an aligned offset after a 4-byte tag, so moving an
+/// event out of the calendar is whole aligned loads and stores; with the default one-byte tag the
+/// payload sat at offset 1 and its copies were overlapping 8- and 4-byte moves that stalled
+/// store forwarding in the run loop (about 10 % of a run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Event {
+    /// A fio job or a buffered writer ([`crate::model::workload`]).
+    Workload(WorkloadEvent),
+    /// The CPU pool's earliest task finishes ([`crate::model::cpu::pool`]).
+    CpuDone,
+    /// The device ([`crate::model::block::device`]).
+    Device(DeviceEvent),
+    /// The request queue ([`crate::model::block::queue`]).
+    Block(BlockEvent),
+    /// A `congestion_wait` sleeper ([`crate::model::mm::cwait`]).
+    Cwait(CwEvent),
+    /// The crypt threads and the async crypto engine ([`crate::model::crypt::engine`]).
+    Crypt(CryptEvent),
+    /// The memory processes: GFP_ATOMIC streams, kswapd, the mempool ([`crate::model::mm::pressure`]).
+    Memory(MemEvent),
+    /// Sampling and the warm-up gate ([`crate::model::observe::recorder`]).
+    Recorder(RecEvent),
+}
