@@ -261,8 +261,8 @@ impl DmCryptRules {
     /// The cryptsetup `--perf-*` flags this kernel's dm-crypt accepts: `same_cpu_crypt` and
     /// `submit_from_crypt_cpus` always, the two no-workqueue flags from 5.9, `high_priority`
     /// from 6.10.
-    pub fn flags(&self) -> crate::model::crypt::policy::DmFlags {
-        use crate::model::crypt::policy::DmFlags;
+    pub fn flags(&self) -> crate::model::base::flags::DmFlags {
+        use crate::model::base::flags::DmFlags;
         let mut f = DmFlags::SAME_CPU_CRYPT.union(DmFlags::SUBMIT_FROM_CRYPT_CPUS);
         if self.bypass_flags {
             f = f

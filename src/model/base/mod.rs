@@ -4,6 +4,7 @@
 
 pub mod bio;
 pub mod config;
+pub mod flags;
 pub mod ids;
 pub mod obs;
 pub mod physics;

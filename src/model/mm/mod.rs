@@ -15,7 +15,7 @@ pub mod zone;
 
 use crate::engine::SimTime;
 use crate::model::base::bio::{Bio, Origin};
-use crate::model::base::obs::MemoryObs;
+use crate::model::base::obs::{MemoryObs, ProcObs};
 use crate::model::mm::memory::{Allocator, PAGE_SIZE, PageState, pages_for};
 use crate::model::mm::pressure::Pressure;
 
@@ -132,7 +132,12 @@ impl Memory {
     }
 
     /// Closes the zone's books at `now` (kswapd awake until now counts, from `warmup`).
-    pub fn finish(self, now: SimTime, warmup: SimTime) -> Option<Box<MemoryObs>> {
+    pub fn finish(
+        self,
+        now: SimTime,
+        warmup: SimTime,
+        procs: Vec<ProcObs>,
+    ) -> Option<Box<MemoryObs>> {
         let Memory::Zone(mut p) = self else {
             return None;
         };
@@ -142,11 +147,7 @@ impl Memory {
             p.mem.obs.kswapd_awake += now.saturating_since(since.max(warmup));
         }
         let mut swap = p.swap.finish();
-        swap.procs = p
-            .procs
-            .iter()
-            .map(crate::model::workload::gitk::Gitk::obs)
-            .collect();
+        swap.procs = procs;
         let mut obs = p.mem.finish(now);
         obs.swap = swap;
         Some(Box::new(obs))
@@ -178,6 +179,6 @@ mod tests {
         m.cache_done(&b);
         assert_eq!(m.bounce_books(0), (3, 3));
         assert_eq!(m.work(), 0);
-        assert!(m.finish(t, SimTime::ZERO).is_none());
+        assert!(m.finish(t, SimTime::ZERO, Vec::new()).is_none());
     }
 }

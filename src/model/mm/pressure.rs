@@ -43,17 +43,14 @@
 //! `congestion_wait(cwait_class, HZ/100)` before allocating the rest. Only writeback bios split;
 //! a fio job's write waits on the pool instead.
 
-use crate::engine::{Scheduler, SimDuration};
+use crate::engine::SimDuration;
 use crate::model::base::config::VmBehaviour;
-use crate::model::base::ids::{ActorId, QueueClass};
+use crate::model::base::ids::ActorId;
 use crate::model::mm::atomic::AtomicSources;
-use crate::model::mm::cwait::CwWho;
 use crate::model::mm::kswapd::Kswapd;
 use crate::model::mm::memory::Mem;
 use crate::model::mm::mempool::Mempool;
 use crate::model::mm::reclaim::DirectReclaim;
-use crate::model::world::World;
-use crate::model::world::event::Event;
 
 /// The memory processes' events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,8 +97,6 @@ pub(in crate::model) struct Pressure {
     pub(in crate::model) swap: crate::model::mm::swap::Swap,
     /// Draws for swap bios.
     pub(in crate::model) swap_rng: crate::engine::SimRng,
-    /// The fake-gitk processes.
-    pub(in crate::model) procs: Vec<crate::model::workload::gitk::Gitk>,
 }
 
 impl Pressure {
@@ -110,17 +105,12 @@ impl Pressure {
         streams: &crate::engine::RngStreams,
         actors: usize,
         measuring: bool,
+        proc_pages: &[u32],
     ) -> Option<Box<Pressure>> {
         let cfg = sc.memory.as_ref()?;
-        let procs = crate::model::workload::gitk::processes(sc, streams);
-        let pages: Vec<u32> = procs
-            .iter()
-            .map(crate::model::workload::gitk::Gitk::buffer_pages)
-            .collect();
         Some(Box::new(Pressure {
-            swap: crate::model::mm::swap::Swap::new(cfg, &pages),
+            swap: crate::model::mm::swap::Swap::new(cfg, proc_pages),
             swap_rng: crate::model::mm::swap::swap_rng(streams),
-            procs,
             mem: Mem::new(cfg, streams, measuring),
             vm: sc.kernel.vm,
             kswapd: Kswapd::new(),
@@ -132,99 +122,14 @@ impl Pressure {
     }
 }
 
-impl World {
-    pub(in crate::model) fn pr(&mut self) -> &mut Pressure {
-        self.memory.zone_mut().expect("memory model is off")
-    }
-
-    /// Starts the memory processes: the GFP_ATOMIC streams' first arrivals.
-    pub(in crate::model) fn start_pressure(&mut self, sched: &mut Scheduler<Event>) {
-        let warmup = self.rec.warmup();
-        self.start_processes(sched);
-        let Some(p) = self.memory.zone_mut() else {
-            return;
-        };
-        p.kswapd.warmup = warmup;
-        for i in 0..p.atomic.len() {
-            let gap = p.atomic.gap(i);
-            sched.schedule_in(
-                gap,
-                Event::Memory(MemEvent::AtomicArrival { stream: i as u32 }),
-            );
-        }
-    }
-
-    /// The memory processes' events.
-    pub(in crate::model) fn memory_event(&mut self, ev: MemEvent, sched: &mut Scheduler<Event>) {
-        match ev {
-            MemEvent::AtomicArrival { stream } => self.atomic_arrival(stream, sched),
-            MemEvent::AtomicFree { order } => self.atomic_free(order),
-            MemEvent::KswapdNapEnd => self.kswapd_nap_end(sched),
-            MemEvent::MempoolTimeout { actor } => self.mempool_timeout(actor, sched),
-            MemEvent::ProcStart { proc } => self.gitk_start(proc, sched),
-        }
-    }
-
-    /// The queue mm's waits sleep on.
-    pub(in crate::model) fn cwait_class(&self) -> QueueClass {
-        QueueClass::from_cwait(self.sc.kernel.vm.cwait_class)
-    }
-
-    // ----- GFP_ATOMIC ------------------------------------------------------------------------
-
-    /// A GFP_ATOMIC stream's arrival: the next one is scheduled first, then the burst's
-    /// granted buffers' frees, in allocation order.
-    pub(in crate::model) fn atomic_arrival(&mut self, i: u32, sched: &mut Scheduler<Event>) {
-        let now = sched.now();
-        let p = self.pr();
-        let gap = p.atomic.gap(i as usize);
-        sched.schedule_in(gap, Event::Memory(MemEvent::AtomicArrival { stream: i }));
-        let wake = p.atomic.arrive(i as usize, &mut p.mem, now, |hold, order| {
-            sched.schedule_in(hold, Event::Memory(MemEvent::AtomicFree { order }));
-        });
-        if let Some(order) = wake {
-            self.wake_kswapd(order, sched);
-        }
-    }
-
-    pub(in crate::model) fn atomic_free(&mut self, order: u32) {
-        AtomicSources::free(&mut self.pr().mem, order);
-    }
-
-    /// Accounts a wait of `who` that ended after `slept`, per caller and class.
-    pub(in crate::model) fn account_mm_wait(
-        &mut self,
-        who: CwWho,
-        class: QueueClass,
-        slept: SimDuration,
-        early: bool,
-    ) {
-        let Some(p) = self.memory.zone_mut() else {
-            return;
-        };
-        if !p.mem.measuring() {
-            return;
-        }
-        let w = match who {
-            CwWho::Kswapd => &mut p.mem.obs.kswapd_waits,
-            CwWho::Reclaim(_) => &mut p.mem.obs.direct_waits,
-            _ => return,
-        };
-        let o = &mut w.class[class.index()];
-        o.waits += 1;
-        o.total += slept;
-        if early {
-            o.woken_early += 1;
-        }
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
     use crate::engine::SimTime;
+    use crate::engine::{Scheduler, SimDuration};
     use crate::model::base::config::{MemoryConfig, Scenario};
     use crate::model::mm::memory::{Gfp, PAGE_SIZE, PageState};
+    use crate::model::world::{Event, World};
     use crate::model::{RunResult, crypt::policy, run_policy};
 
     pub(crate) fn laptop(unreclaimable_mib: u64, rate: f64, burst: u32) -> MemoryConfig {

@@ -40,7 +40,6 @@ use crate::model::mm::kswapd::KState;
 use crate::model::mm::memory::Mem;
 use crate::model::mm::pressure::Pressure;
 use crate::model::mm::zone::AllocClass;
-use crate::model::world::World;
 use crate::stats::series::{Grid, Level, Timeline};
 
 /// Buckets of a timeline when the run does not ask for another number.
@@ -143,7 +142,7 @@ impl Recorder {
     }
 
     /// The crypt queue's lists may have changed at `now`.
-    fn crypt_changed(&mut self, now: SimTime, policy: &dyn CryptQueuePolicy) {
+    pub(in crate::model) fn crypt_changed(&mut self, now: SimTime, policy: &dyn CryptQueuePolicy) {
         for (q, (g, last)) in self.crypt.iter_mut().enumerate() {
             let len = policy.queue_len(q);
             if len != *last {
@@ -154,7 +153,7 @@ impl Recorder {
     }
 
     /// An event at `now` is over: records what it changed in memory.
-    fn event_done(&mut self, now: SimTime, p: &mut Pressure) {
+    pub(in crate::model) fn event_done(&mut self, now: SimTime, p: &mut Pressure) {
         let Some(s) = self.mem.as_mut() else {
             return;
         };
@@ -208,30 +207,6 @@ fn kswapd_state(s: KState) -> usize {
         KState::Scan => RECLAIMING,
         KState::CongestionWait => CONGESTION_WAIT,
         KState::Nap => NAP,
-    }
-}
-
-impl World {
-    /// Starts recording this run's timeline in at most `points` buckets, from `now`.
-    pub(in crate::model) fn record_timeline(&mut self, points: usize, now: SimTime) {
-        let r = Recorder::new(&self.sc, &*self.policy, self.memory.zone_mut(), points, now);
-        self.timeline = Some(Box::new(r));
-    }
-
-    /// The crypt queue was just changed at `now`.
-    #[inline]
-    pub(in crate::model) fn timeline_crypt(&mut self, now: SimTime) {
-        if let Some(r) = self.timeline.as_deref_mut() {
-            r.crypt_changed(now, &*self.policy);
-        }
-    }
-
-    /// The event at `now` is over.
-    #[inline]
-    pub(in crate::model) fn timeline_event(&mut self, now: SimTime) {
-        if let (Some(r), Some(p)) = (self.timeline.as_deref_mut(), self.memory.zone_mut()) {
-            r.event_done(now, p);
-        }
     }
 }
 

@@ -202,7 +202,7 @@ impl World {
         let Some(p) = self.memory.zone() else {
             return Vec::new();
         };
-        if !p.swap.enabled() && p.procs.is_empty() {
+        if !p.swap.enabled() && self.procs.is_empty() {
             return Vec::new();
         }
         let r = p.swap.check(&p.mem);

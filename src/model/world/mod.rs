@@ -18,8 +18,20 @@
 //! Each component's events are a variant of [`Event`]. This file wires them: it builds them,
 //! dispatches events, and moves bios from one to the next.
 
+mod app;
+mod cast;
 mod checks;
 pub mod event;
+mod gitk;
+mod jobs;
+mod kswapd;
+mod mempool;
+mod pressure;
+mod reclaim;
+mod swap;
+mod table;
+mod threads;
+mod timeline;
 mod trace_feed;
 
 use crate::engine::{EventId, Model, RngStreams, Scheduler, SimDuration, SimTime};
@@ -32,13 +44,15 @@ use crate::model::block::queue::{BlockEvent, RequestQueue};
 use crate::model::cpu::sched::{Cpus, Done};
 use crate::model::crypt::engine::AsyncEngine;
 use crate::model::crypt::policy::{CryptOp, CryptQueuePolicy, DmFlags, PolicyInfo, Topology, Work};
-use crate::model::crypt::threads::{Actor, ActorKind, ActorState, cast};
+use crate::model::crypt::threads::{Actor, ActorKind, ActorState};
 use crate::model::mm::Memory;
 use crate::model::mm::cwait::{CongestionWaits, CwEvent, CwWho};
 use crate::model::mm::memory::Allocator;
 use crate::model::observe::recorder::{RecEvent, Recorder};
 use crate::model::workload::{Job, WorkloadEvent, Writer};
+use cast::cast;
 
+use crate::model::workload::gitk::Gitk;
 pub use crate::model::world::event::Event;
 
 /// One policy's world.
@@ -64,6 +78,8 @@ pub struct World {
     pub(in crate::model) engine: Option<AsyncEngine>,
     /// The memory model: unlimited, or a zone.
     pub(in crate::model) memory: Memory,
+    /// The fake-gitk processes, in workload order (none without a memory model).
+    pub(in crate::model) procs: Vec<Gitk>,
     pub(in crate::model) jobs: Vec<Job>,
     pub(in crate::model) writers: Vec<Writer>,
     /// The fio `cpuio` processes (application CPU load), in workload order.
@@ -115,11 +131,19 @@ impl World {
             CryptoEngine::Sync => None,
             CryptoEngine::Async { queue_limit, rate } => Some(AsyncEngine::new(queue_limit, rate)),
         };
+        // The fake-gitk processes live in anonymous memory: without a memory model there is
+        // none.
+        let procs = match sc.memory {
+            Some(_) => crate::model::workload::gitk::processes(sc, &streams),
+            None => Vec::new(),
+        };
+        let proc_pages: Vec<u32> = procs.iter().map(Gitk::buffer_pages).collect();
         let pressure = crate::model::mm::pressure::Pressure::new(
             sc,
             &streams,
             c.actors.len(),
             sc.warmup.is_zero(),
+            &proc_pages,
         );
         let mut w = World {
             sc: sc.clone(),
@@ -149,6 +173,7 @@ impl World {
             write_actor: c.write,
             engine,
             memory: pressure.map_or(Memory::Unlimited(Allocator::default()), Memory::Zone),
+            procs,
             jobs: c.jobs,
             writers: c.writers,
             cpuio: crate::model::workload::cpuio_procs(sc, &streams),
@@ -591,7 +616,9 @@ impl World {
             writeback: r.writeback,
             ended: now,
             finite_jobs,
-            memory: self.memory.finish(now, warmup),
+            memory: self
+                .memory
+                .finish(now, warmup, self.procs.iter().map(Gitk::obs).collect()),
             cpu_utilisation,
             cpu_by_context,
             cpu_by_cpu,

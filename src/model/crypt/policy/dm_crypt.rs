@@ -11,7 +11,7 @@ use super::{DmFlags, PolicyInfo, Topology};
 
 /// Registration: the layout with no flags set.
 pub const INFO: PolicyInfo = PolicyInfo {
-    name: "dm-crypt",
+    name: crate::model::base::flags::TABLE_POLICY,
     summary: "the kernel's dm-crypt (4.19+): kcryptd workers per CPU, dmcrypt_write; flags as dm-crypt+<flag>",
     topology: Topology::Workqueue,
     threads: 4,
