@@ -16,7 +16,6 @@ use crate::model::base::bio::BioId;
 use crate::model::base::config::{BlockConfig, CfqRules, KernelConfig};
 use crate::model::base::ids::ActorId;
 use crate::model::block::queue::BlockEvent;
-use crate::model::world::event::Event;
 use std::collections::VecDeque;
 
 /// Index of the SYNC class in per-class arrays.
@@ -325,9 +324,9 @@ impl Cfq {
     }
 
     /// The next request to hand to the device, if CFQ releases one now.
-    pub(in crate::model) fn next(
+    pub(in crate::model) fn next<E: From<BlockEvent>>(
         &mut self,
-        sched: &mut Scheduler<Event>,
+        sched: &mut Scheduler<E>,
         now: SimTime,
     ) -> Option<BioId> {
         // Each pass either dispatches, waits, or expires the active slice; a fresh slice always
@@ -373,7 +372,12 @@ impl Cfq {
         None
     }
 
-    fn dispatch(&mut self, a: usize, sched: &mut Scheduler<Event>, now: SimTime) -> Option<BioId> {
+    fn dispatch<E: From<BlockEvent>>(
+        &mut self,
+        a: usize,
+        sched: &mut Scheduler<E>,
+        now: SimTime,
+    ) -> Option<BioId> {
         if !self.may_dispatch(a, now) {
             return None;
         }
@@ -393,17 +397,17 @@ impl Cfq {
         Some(id)
     }
 
-    fn arm_idle(&mut self, q: usize, sched: &mut Scheduler<Event>, now: SimTime) {
+    fn arm_idle<E: From<BlockEvent>>(&mut self, q: usize, sched: &mut Scheduler<E>, now: SimTime) {
         let at = (now + self.idle_len(q)).min(self.slice_end.max(now));
-        self.idle_timer = Some(sched.schedule_at(at, Event::Block(BlockEvent::CfqIdle)));
+        self.idle_timer = Some(sched.schedule_at(at, E::from(BlockEvent::CfqIdle)));
     }
 
     /// Request `id` of class `sync` completed at `now` (`cfq_completed_request`).
-    pub(in crate::model) fn completed(
+    pub(in crate::model) fn completed<E: From<BlockEvent>>(
         &mut self,
         id: BioId,
         sync: bool,
-        sched: &mut Scheduler<Event>,
+        sched: &mut Scheduler<E>,
         now: SimTime,
     ) {
         if !sync {
@@ -447,7 +451,7 @@ impl Cfq {
 
     /// `cfq_slice_expired`: the active queue goes back into the service tree
     /// (`cfq_resort_rr_list`) if it still has requests.
-    fn expire(&mut self, sched: &mut Scheduler<Event>, now: SimTime) {
+    fn expire<E: From<BlockEvent>>(&mut self, sched: &mut Scheduler<E>, now: SimTime) {
         if let Some(a) = self.active.take()
             && !self.queues[a].fifo.is_empty()
         {
@@ -463,6 +467,7 @@ impl Cfq {
 mod tests {
     use super::*;
     use crate::model::base::config::{Elevator, KernelVersion, QueueMode};
+    use crate::model::world::Event;
 
     fn cfq(v: KernelVersion, idle_ms: u64) -> Cfq {
         let mut k = KernelConfig::new(1000);

@@ -27,7 +27,6 @@ use crate::model::base::config::{
 use crate::model::base::obs::BlockObs;
 use crate::model::block::cfq::Cfq;
 use crate::model::block::deadline::Deadline;
-use crate::model::world::event::Event;
 use std::collections::VecDeque;
 
 use crate::model::base::ids::ActorId;
@@ -206,7 +205,12 @@ impl RequestQueue {
 
     /// Puts `actor` to sleep on the class's pool; the kernel unplugs the queue first, which the
     /// caller must follow with a dispatch attempt.
-    pub fn sleep(&mut self, class: QueueClass, actor: ActorId, sched: &mut Scheduler<Event>) {
+    pub fn sleep<E: From<BlockEvent>>(
+        &mut self,
+        class: QueueClass,
+        actor: ActorId,
+        sched: &mut Scheduler<E>,
+    ) {
         let class = if self.legacy() { class.index() } else { SYNC };
         self.counters.pool_sleeps[class] += 1;
         self.sleepers[class].push_back(actor);
@@ -243,19 +247,19 @@ impl RequestQueue {
     /// statistics and mq-deadline's sort and direction; `ctx`
     /// the io context CFQ files it under (a process submitting its own I/O; `None` for
     /// dm-crypt's threads, which share one).
-    pub fn insert(
+    pub fn insert<E: From<BlockEvent>>(
         &mut self,
         id: BioId,
         sync: bool,
         at: (u64, u32, Dir),
         unplug: bool,
         ctx: Option<ActorId>,
-        sched: &mut Scheduler<Event>,
+        sched: &mut Scheduler<E>,
     ) {
         if self.legacy() && self.cfg.plug && self.queued == 0 && !self.plugged {
             self.plugged = true;
             self.plug_timer =
-                Some(sched.schedule_in(self.unplug_delay, Event::Block(BlockEvent::UnplugTimer)));
+                Some(sched.schedule_in(self.unplug_delay, E::from(BlockEvent::UnplugTimer)));
         }
         self.queued += 1;
         match &mut self.elevator {
@@ -280,7 +284,7 @@ impl RequestQueue {
     }
 
     /// Removes the plug (explicit unplug, pool sleep, or a completion running the queue).
-    pub fn unplug(&mut self, sched: &mut Scheduler<Event>) {
+    pub fn unplug<E: From<BlockEvent>>(&mut self, sched: &mut Scheduler<E>) {
         if self.plugged {
             self.plugged = false;
             if let Some(t) = self.plug_timer.take() {
@@ -307,7 +311,10 @@ impl RequestQueue {
 
     /// The next request to hand to the device, if the queue is unplugged and the elevator
     /// releases one now.
-    pub fn next_dispatch(&mut self, sched: &mut Scheduler<Event>) -> Option<BioId> {
+    pub fn next_dispatch<E: From<BlockEvent>>(
+        &mut self,
+        sched: &mut Scheduler<E>,
+    ) -> Option<BioId> {
         if self.plugged {
             return None;
         }
@@ -325,7 +332,12 @@ impl RequestQueue {
     }
 
     /// Dispatched request `id` of class `sync` completed on the device.
-    pub fn completed(&mut self, id: BioId, sync: bool, sched: &mut Scheduler<Event>) {
+    pub fn completed<E: From<BlockEvent>>(
+        &mut self,
+        id: BioId,
+        sync: bool,
+        sched: &mut Scheduler<E>,
+    ) {
         if let ElevatorState::Cfq(c) = &mut self.elevator {
             c.completed(id, sync, sched, sched.now());
         }

@@ -9,7 +9,6 @@
 
 use crate::engine::{EventId, Scheduler, SimDuration, SimTime};
 use crate::model::base::ids::{ActorId, QueueClass, ReclaimSlot};
-use crate::model::world::event::Event;
 
 /// Who sleeps in `congestion_wait`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,18 +57,18 @@ pub struct CongestionWaits {
 
 impl CongestionWaits {
     /// Puts `who` to sleep on `class`'s queue until a clear or `timeout`.
-    pub fn wait(
+    pub fn wait<E: From<CwEvent>>(
         &mut self,
         who: CwWho,
         class: QueueClass,
         timeout: SimDuration,
-        sched: &mut Scheduler<Event>,
+        sched: &mut Scheduler<E>,
     ) {
         let slot = self.free.pop().unwrap_or_else(|| {
             self.slots.push(None);
             (self.slots.len() - 1) as u32
         });
-        let timer = sched.schedule_in(timeout, Event::Cwait(CwEvent::Timeout { waiter: slot }));
+        let timer = sched.schedule_in(timeout, E::from(CwEvent::Timeout { waiter: slot }));
         self.slots[slot as usize] = Some(Waiter {
             who,
             class,
@@ -102,7 +101,7 @@ impl CongestionWaits {
     }
 
     /// Ends the wait of taken-off sleeper `slot` early: cancels its timer and frees its slot.
-    pub fn wake(&mut self, slot: u32, sched: &mut Scheduler<Event>) -> Waiter {
+    pub fn wake<E: From<CwEvent>>(&mut self, slot: u32, sched: &mut Scheduler<E>) -> Waiter {
         let w = self.end(slot);
         sched.cancel(w.timer);
         w
@@ -138,6 +137,7 @@ impl CongestionWaits {
 mod tests {
     use super::*;
     use crate::engine::{Limits, Model};
+    use crate::model::world::Event;
 
     /// A bench: the component alone, fed a script of (time, action), logging how each wait
     /// ended.
@@ -173,7 +173,7 @@ mod tests {
     #[test]
     fn a_clear_ends_its_class_early_and_the_other_class_times_out() {
         let mut b = Bench::default();
-        let mut sched = Scheduler::new();
+        let mut sched: Scheduler<Event> = Scheduler::new();
         let ms = SimDuration::from_ms;
         b.cw.wait(CwWho::Kswapd, QueueClass::Async, ms(100), &mut sched);
         b.cw.wait(CwWho::Writer(3), QueueClass::Sync, ms(20), &mut sched);
@@ -203,7 +203,7 @@ mod tests {
     #[test]
     fn slots_are_reused_after_a_wait_ends() {
         let mut cw = CongestionWaits::default();
-        let mut sched = Scheduler::new();
+        let mut sched: Scheduler<Event> = Scheduler::new();
         cw.wait(
             CwWho::Kswapd,
             QueueClass::Sync,

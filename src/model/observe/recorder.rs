@@ -14,7 +14,6 @@ use crate::model::base::obs::{
 };
 use crate::model::mm::cwait::Waiter;
 use crate::model::observe::invariants::{Occupancy, QUEUES, TimeInStage};
-use crate::model::world::event::Event;
 use crate::stats::Histogram;
 use crate::stats::windows::{self, WindowLog};
 
@@ -145,14 +144,11 @@ impl Recorder {
     }
 
     /// Schedules the warm-up's end (if there is one) and the first sample.
-    pub fn start(&self, sched: &mut Scheduler<Event>) {
+    pub fn start<E: From<RecEvent>>(&self, sched: &mut Scheduler<E>) {
         if !self.measuring {
-            sched.schedule_at(self.warmup, Event::Recorder(RecEvent::WarmupEnd));
+            sched.schedule_at(self.warmup, E::from(RecEvent::WarmupEnd));
         }
-        sched.schedule_at(
-            self.warmup + SAMPLE_INTERVAL,
-            Event::Recorder(RecEvent::Sample),
-        );
+        sched.schedule_at(self.warmup + SAMPLE_INTERVAL, E::from(RecEvent::Sample));
     }
 
     /// Whether the gate is open.
@@ -177,7 +173,7 @@ impl Recorder {
     /// A direction that completed nothing in the window adds no sample, as fio's
     /// `__add_samples` skips a direction whose byte count did not move (so an idle direction
     /// has no samples at all).
-    pub fn sample(&mut self, sched: &mut Scheduler<Event>) {
+    pub fn sample<E: From<RecEvent>>(&mut self, sched: &mut Scheduler<E>) {
         let secs = SAMPLE_INTERVAL.as_secs_f64();
         for d in &mut self.dirs {
             if d.window_bytes > 0 {
@@ -190,7 +186,7 @@ impl Recorder {
         if let Some(log) = self.fio_log.as_deref_mut() {
             log.tick();
         }
-        sched.schedule_in(SAMPLE_INTERVAL, Event::Recorder(RecEvent::Sample));
+        sched.schedule_in(SAMPLE_INTERVAL, E::from(RecEvent::Sample));
     }
 
     /// Opens the gate at `now`, given the CPU pool's busy time and the block counters (with the
@@ -415,6 +411,7 @@ impl Recorder {
 mod tests {
     use super::*;
     use crate::model::base::bio::Origin;
+    use crate::model::world::Event;
 
     fn bio_at(issued_ms: u64, done_measured: bool) -> Bio {
         let t = SimTime::ZERO + SimDuration::from_ms(issued_ms);
@@ -460,7 +457,7 @@ mod tests {
     fn an_idle_window_adds_no_sample() {
         let mut r = Recorder::new(SimDuration::ZERO, SimTime::ZERO, 1, 0);
         r.keep_fio_log();
-        let mut sched = Scheduler::new();
+        let mut sched: Scheduler<Event> = Scheduler::new();
         r.completed(&bio_at(0, true), SimTime::ZERO + SimDuration::from_ms(3));
         r.sample(&mut sched);
         r.sample(&mut sched);

@@ -27,7 +27,6 @@ use crate::model::base::bio::{Bio, Dir, Origin};
 use crate::model::base::config::{Arrivals, BufferedWriter, FioJob, RwKind};
 use crate::model::base::ids::ActorId;
 use crate::model::base::obs::FiniteJobObs;
-use crate::model::world::event::Event;
 use rand::RngExt;
 
 /// The workloads' events.
@@ -190,7 +189,7 @@ impl Job {
         }
     }
 
-    pub(in crate::model) fn make_bio(&mut self, sched: &Scheduler<Event>, job: u32) -> Bio {
+    pub(in crate::model) fn make_bio<E>(&mut self, sched: &Scheduler<E>, job: u32) -> Bio {
         let bs = self.cfg.bs;
         let dir = match self.cfg.rw {
             RwKind::Read | RwKind::RandRead => Dir::Read,

@@ -38,3 +38,26 @@ pub enum Event {
     /// Sampling and the warm-up gate ([`crate::model::observe::recorder`]).
     Recorder(RecEvent),
 }
+
+/// Each component schedules its own event type on a `Scheduler<E>` for any `E` that can carry
+/// it, so no component names the world's [`Event`]: these conversions are the routing table's
+/// entry points.
+macro_rules! carries {
+    ($($variant:ident($ty:ty)),* $(,)?) => {$(
+        impl From<$ty> for Event {
+            fn from(e: $ty) -> Event {
+                Event::$variant(e)
+            }
+        }
+    )*};
+}
+
+carries!(
+    Workload(WorkloadEvent),
+    Device(DeviceEvent),
+    Block(BlockEvent),
+    Cwait(CwEvent),
+    Crypt(CryptEvent),
+    Memory(MemEvent),
+    Recorder(RecEvent),
+);
