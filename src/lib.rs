@@ -20,10 +20,10 @@
 //!    │          ╲
 //!   report ──────── one Report: pooled blocks, per-replication metrics (registry), comparisons,
 //!    │              precision, invariants, plot series; text, JSON, CSV, Markdown renderers
-//!   scenario ────── YAML → validated model::config::Scenario, one module per section
+//!   scenario ────── YAML → validated model::base::config::Scenario, one module per section
 //!    │
-//!   model ───────── the dm-crypt machine as components; its parameters (model::config) and
-//!    │              closed forms (model::physics); observations of one run
+//!   model ───────── the dm-crypt machine as components; its parameters (model::base::config) and
+//!    │              closed forms (model::base::physics); observations of one run
 //!   stats, engine ─ histograms and summaries; simulated time, the event calendar, RNG streams
 //! ```
 //!
@@ -43,36 +43,36 @@
 //! that acts; `docs/model/README.md` §3 tells the same story with the kernel's functions):
 //!
 //! 1. The job ([`model::workload`]) issues it and first needs a page-cache page from the zone
-//!    (`src/model/mm.rs`, [`model::zone`]). Below the watermarks it wakes kswapd
-//!    (`src/model/kswapd.rs`) and may become a direct reclaimer (`src/model/reclaim.rs`), scanning and
-//!    sleeping in `congestion_wait` ([`model::cwait`]) until it has its page. The bio
-//!    ([`model::bio`]) carries a timestamp per stage from here on.
-//! 2. dm-crypt maps it: by the policy's [`model::policy::Topology`] the clone goes to the
-//!    kcryptd_io thread (`src/model/actors.rs`), which needs a CPU from the [`model::cpu`] pool,
-//!    then a request of the SYNC pool of the request queue ([`model::block`]), sleeping on the
+//!    (`src/model/mm/mod.rs`, [`model::mm::zone`]). Below the watermarks it wakes kswapd
+//!    (`src/model/mm/kswapd.rs`) and may become a direct reclaimer (`src/model/mm/reclaim.rs`), scanning and
+//!    sleeping in `congestion_wait` ([`model::mm::cwait`]) until it has its page. The bio
+//!    ([`model::base::bio`]) carries a timestamp per stage from here on.
+//! 2. dm-crypt maps it: by the policy's [`model::crypt::policy::Topology`] the clone goes to the
+//!    kcryptd_io thread (`src/model/crypt/threads.rs`), which needs a CPU from the [`model::cpu`],
+//!    then a request of the SYNC pool of the request queue ([`model::block::queue`]), sleeping on the
 //!    pool while it is empty.
 //! 3. The request queue plugs, merges and dispatches through the elevator to the device
-//!    ([`model::device`]), which serves it after its seek, rotation and transfer.
+//!    ([`model::block::device`]), which serves it after its seek, rotation and transfer.
 //! 4. The completion frees the request (below the pool's off threshold that clears SYNC
 //!    congestion and ends every `congestion_wait` of that class) and queues a decrypt on the
 //!    crypt queue: under `fifo`, behind every write encryption already there
-//!    ([`model::policy`]). A kcryptd thread takes it in policy order and decrypts it on a CPU at
-//!    the cipher's rate (or hands it to the async engine, [`model::crypt`]).
-//! 5. The bio completes to the job, and the [`model::recorder`] books its latency and its time
+//!    ([`model::crypt::policy`]). A kcryptd thread takes it in policy order and decrypts it on a CPU at
+//!    the cipher's rate (or hands it to the async engine, [`model::crypt::engine`]).
+//! 5. The bio completes to the job, and the [`model::observe::recorder`] books its latency and its time
 //!    per stage if the warm-up is over: the recorder holds every statistic and the warm-up gate.
 //!
 //! Every stage change above goes through one call (`World::enter`, which closes the stage on
-//! the bio); with a trace on ([`model::trace`], `qsim trace`), the same call hands the closed
+//! the bio); with a trace on ([`model::observe::trace`], `qsim trace`), the same call hands the closed
 //! span to the tracer, so a traced window's stage sums are the report's (`docs/trace.md`).
 //!
 //! A write goes the other way: the flusher of a buffered writer ([`model::workload`]) sends
 //! dirty pages down as async bios, and kcryptd encrypts each into bounce pages taken from the
-//! zone or dm-crypt's mempool (`src/model/mempool.rs`) before submitting it to the ASYNC pool; the
+//! zone or dm-crypt's mempool (`src/model/mm/mempool.rs`) before submitting it to the ASYNC pool; the
 //! pages come back on completion. The memory model is one value behind one interface
-//! (`src/model/mm.rs`): unlimited, or a zone ([`model::zone`], [`model::memory`]) with its
-//! watermarks, the GFP_ATOMIC streams ([`model::pressure`]), kswapd and direct reclaim.
+//! (`src/model/mm/mod.rs`): unlimited, or a zone ([`model::mm::zone`], [`model::mm::memory`]) with its
+//! watermarks, the GFP_ATOMIC streams ([`model::mm::pressure`]), kswapd and direct reclaim.
 //!
-//! The world's events are one enum with a variant per component ([`model::event`]); the engine
+//! The world's events are one enum with a variant per component ([`model::world::event`]); the engine
 //! ([`engine`]) pops them in `(time, insertion)` order and the world dispatches each to its
 //! component, so equal-time events always run in the same order and a run is reproducible bit
 //! for bit from its seed.
@@ -83,11 +83,11 @@
 //! |---|---|
 //! | simulated time, calendar, RNG streams, the run loop and its work budget | [`engine`] |
 //! | histograms (fio's buckets), summaries, Welch comparisons, bounded timelines | [`stats`] |
-//! | the model's parameters, one struct per scenario section | [`model::config`] |
-//! | device presets, cipher rates, mean service and crypto costs | [`model::physics`] |
-//! | queue policies and their registry | [`model::policy`] |
-//! | what a run measured | [`model::observe`] (filled by [`model::recorder`]) |
-//! | conservation laws and Little's law, checked at the end of each run | [`model::invariants`] |
+//! | the model's parameters, one struct per scenario section | [`model::base::config`] |
+//! | device presets, cipher rates, mean service and crypto costs | [`model::base::physics`] |
+//! | queue policies and their registry | [`model::crypt::policy`] |
+//! | what a run measured | [`model::base::obs`] (filled by [`model::observe::recorder`]) |
+//! | conservation laws and Little's law, checked at the end of each run | [`model::observe::invariants`] |
 //! | YAML sections, defaults, checks, hints, `qsim check` rows | [`scenario`] (`kernel.rs`, `device.rs`, …) |
 //! | the per-run metrics (key, label, unit, direction, reader) | [`report::metrics`] |
 //! | the result of a whole scenario | [`report::Report`] |
@@ -96,20 +96,20 @@
 //!
 //! # How to add …
 //!
-//! - **A queue policy**: write `src/model/policy/<name>.rs` (a type implementing
-//!   [`model::policy::CryptQueuePolicy`], its `INFO` and a test-only `REFERENCE` model) and add
-//!   `<name>` to the `policies!` line in `src/model/policy/mod.rs`. The loader's list of valid
+//! - **A queue policy**: write `src/model/crypt/policy/<name>.rs` (a type implementing
+//!   [`model::crypt::policy::CryptQueuePolicy`], its `INFO` and a test-only `REFERENCE` model) and add
+//!   `<name>` to the `policies!` line in `src/model/crypt/policy/mod.rs`. The loader's list of valid
 //!   names, `qsim check`, the reports, the reference test and the timeline test all read the
 //!   registry.
-//! - **A device preset**: its numbers go in [`model::physics`] and its name in the `kind` enum of
+//! - **A device preset**: its numbers go in [`model::base::physics`] and its name in the `kind` enum of
 //!   `src/scenario/device.rs`, with one arm where the preset is resolved and one in its table of
-//!   accepted fields; the model reads the resolved [`model::config::DeviceConfig`] and needs
+//!   accepted fields; the model reads the resolved [`model::base::config::DeviceConfig`] and needs
 //!   nothing.
 //! - **A kernel knob** (a switch of the memory-management rules): a field of
-//!   [`model::config::VmBehaviour`] with its default per version, one field and one row of the
+//!   [`model::base::config::VmBehaviour`] with its default per version, one field and one row of the
 //!   `SWITCHES` table in `src/scenario/kernel.rs` (which drive resolution, patch conflicts and
 //!   the `qsim check` row), and the component whose rule it changes.
-//! - **A per-run metric**: measure it in the model (a field of [`model::observe::RunObs`],
+//! - **A per-run metric**: measure it in the model (a field of [`model::base::obs::RunObs`],
 //!   filled where the event happens and merged across replications) and add one row to
 //!   [`report::metrics::METRICS`]. That row puts it in the replication summary, the CSV and
 //!   Markdown exports and the `--json` summary; `in_block` also shows it in each run's text block

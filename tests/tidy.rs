@@ -319,6 +319,9 @@ struct Scan {
     /// Top-level modules named in paths: line and module (`super::` resolved against
     /// `module`, the file's module path).
     references: Vec<(usize, String)>,
+    /// The same paths in full from the crate root (`crate::model::mm::zone::Zone` →
+    /// `[model, mm, zone, Zone]`), one per element of a `{…}` group.
+    paths: Vec<(usize, Vec<String>)>,
 }
 
 impl Scan {
@@ -340,7 +343,12 @@ fn scan(src: &str, module: &[String]) -> Scan {
     test_items(s, &lines, &mut out);
     out.functions = functions(s, &lines);
     table_items(src, s, &lines, &mut out);
-    out.references = references(s, &lines, module);
+    out.paths = references(s, &lines, module);
+    out.references = out
+        .paths
+        .iter()
+        .filter_map(|(line, p)| p.first().map(|m| (*line, m.clone())))
+        .collect();
     out
 }
 
@@ -500,7 +508,7 @@ fn table_item(s: &[u8], start: usize) -> Result<usize, String> {
 }
 
 /// Top-level modules named by `crate::`, `$crate::` and `super::` paths that leave `module`.
-fn references(s: &[u8], lines: &Lines, module: &[String]) -> Vec<(usize, String)> {
+fn references(s: &[u8], lines: &Lines, module: &[String]) -> Vec<(usize, Vec<String>)> {
     let mut out = Vec::new();
     // Inline (non-test) modules open at a brace depth, for `super::`.
     let mut inline: Vec<(String, i32)> = Vec::new();
@@ -524,7 +532,7 @@ fn references(s: &[u8], lines: &Lines, module: &[String]) -> Vec<(usize, String)
             inline.push((name, depth + 1));
         }
         if word_at(s, i, "crate") && s[i + 5..].starts_with(b"::") {
-            targets(s, i + 7, lines, &mut out);
+            targets(s, i + 7, &[], lines, &mut out);
             i += 7;
             continue;
         }
@@ -539,8 +547,11 @@ fn references(s: &[u8], lines: &Lines, module: &[String]) -> Vec<(usize, String)
                     k += 1;
                 }
             }
-            if ups > 0 && ups >= module.len() + inline.len() {
-                targets(s, k, lines, &mut out);
+            let mut here: Vec<String> = module.to_vec();
+            here.extend(inline.iter().map(|(m, _)| m.clone()));
+            if ups > 0 && ups <= here.len() {
+                here.truncate(here.len() - ups);
+                targets(s, k, &here, lines, &mut out);
             }
             i = k.max(i + 1);
             continue;
@@ -550,20 +561,58 @@ fn references(s: &[u8], lines: &Lines, module: &[String]) -> Vec<(usize, String)
     out
 }
 
-/// The top-level module names a path continues with at `i` (just after `crate::`): one name,
-/// or each first name of a `{...}` group.
-fn targets(s: &[u8], mut i: usize, lines: &Lines, out: &mut Vec<(usize, String)>) {
-    while i < s.len() && s[i].is_ascii_whitespace() {
-        i += 1;
-    }
-    if s.get(i) != Some(&b'{') {
-        if let Some((name, _)) = ident_at(s, i) {
-            out.push((lines.of(i), name));
+/// Adds the paths that start at `i` (`a::b::C`, or a `{…}` group of them, nested), each
+/// prefixed with `prefix`. A path stops at its first segment that is not a module-like word
+/// (`self` ends it; `*` and an item in lower case are kept as written).
+fn targets(
+    s: &[u8],
+    mut i: usize,
+    prefix: &[String],
+    lines: &Lines,
+    out: &mut Vec<(usize, Vec<String>)>,
+) {
+    let mut path = prefix.to_vec();
+    let line = lines.of(i.min(s.len().saturating_sub(1)));
+    loop {
+        while i < s.len() && s[i].is_ascii_whitespace() {
+            i += 1;
         }
-        return;
+        if s.get(i) == Some(&b'{') {
+            group(s, i, &path, lines, out);
+            return;
+        }
+        let Some((name, after)) = ident_at(s, i) else {
+            break;
+        };
+        if name == "self" {
+            break;
+        }
+        path.push(name);
+        i = after;
+        while i < s.len() && s[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if !s[i..].starts_with(b"::") {
+            break;
+        }
+        i += 2;
     }
+    if path.len() > prefix.len() {
+        out.push((line, path));
+    }
+}
+
+/// The elements of the group that opens at `open`, each a path under `prefix`.
+fn group(
+    s: &[u8],
+    open: usize,
+    prefix: &[String],
+    lines: &Lines,
+    out: &mut Vec<(usize, Vec<String>)>,
+) {
     let mut depth = 0;
     let mut element_start = true;
+    let mut i = open;
     while i < s.len() {
         match s[i] {
             b'{' => {
@@ -579,14 +628,7 @@ fn targets(s: &[u8], mut i: usize, lines: &Lines, out: &mut Vec<(usize, String)>
             b',' if depth == 1 => element_start = true,
             b if b.is_ascii_whitespace() => {}
             _ if element_start && depth == 1 => {
-                if let Some((name, after)) = ident_at(s, i) {
-                    if name != "self" {
-                        out.push((lines.of(i), name));
-                    }
-                    element_start = false;
-                    i = after;
-                    continue;
-                }
+                targets(s, i, prefix, lines, out);
                 element_start = false;
             }
             _ => {}
@@ -906,28 +948,31 @@ fn test_items_and_test_module_files_are_found() {
 
 #[test]
 fn references_resolve_crate_paths_groups_and_super() {
-    let src = "use crate::{engine::SimTime, model::{a, b}, self};\nuse super::plot::x;\n\
+    let src = "use crate::{engine::SimTime, model::{a, b::{C, d}}, self};\nuse super::plot::x;\n\
                fn f() { crate::stats::mean(); let s = \"crate::cli\"; }\n\
                mod inner { use super::super::report::Y; }\n";
     let sc = scan(src, &strings(&["experiment"]));
-    let got: Vec<(usize, &str)> = sc
-        .references
-        .iter()
-        .map(|(l, m)| (*l, m.as_str()))
-        .collect();
+    let got: Vec<(usize, String)> = sc.paths.iter().map(|(l, p)| (*l, p.join("::"))).collect();
+    let want = [
+        (1, "engine::SimTime"),
+        (1, "model::a"),
+        (1, "model::b::C"),
+        (1, "model::b::d"),
+        (2, "plot::x"),
+        (3, "stats::mean"),
+        (4, "report::Y"),
+    ];
+    assert_eq!(got, want.map(|(l, p)| (l, p.to_string())));
+    let firsts: Vec<&str> = sc.references.iter().map(|(_, m)| m.as_str()).collect();
     assert_eq!(
-        got,
+        firsts,
         [
-            (1, "engine"),
-            (1, "model"),
-            (2, "plot"),
-            (3, "stats"),
-            (4, "report")
+            "engine", "model", "model", "model", "plot", "stats", "report"
         ]
     );
     // From a nested file, one `super::` stays inside the top-level module.
     let sc = scan("use super::data::X;\n", &strings(&["plot", "bars"]));
-    assert!(sc.references.is_empty());
+    assert_eq!(sc.paths, [(1, strings(&["plot", "data", "X"]))]);
     assert_eq!(module_of("src/plot/mod.rs"), ["plot"]);
     assert_eq!(module_of("src/plot/bars.rs"), ["plot", "bars"]);
     assert!(module_of("src/lib.rs").is_empty());
@@ -946,4 +991,242 @@ fn the_table_marker_exempts_only_literal_tables() {
     );
     let lines: Vec<usize> = sc.bad_markers.iter().map(|(l, _)| *l).collect();
     assert_eq!(lines, [10, 14], "{:?}", sc.bad_markers);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The model's subsystem folders
+
+/// The model's folders (`src/model/<folder>/`), from its `mod.rs`: every `mod x;` there.
+fn model_folders() -> Vec<String> {
+    let text = fs::read_to_string(root().join("src/model/mod.rs")).expect("src/model/mod.rs");
+    declared_mods(&text).into_iter().map(|(m, _)| m).collect()
+}
+
+/// The modules a file declares with `mod x;` (not inline ones), each with whether it is
+/// plainly `pub` (part of the folder's interface) or not (`mod x;`, `pub(crate) mod x;`, …).
+fn declared_mods(text: &str) -> Vec<(String, bool)> {
+    let masked = mask(text);
+    masked
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let (public, rest) = match l.strip_prefix("pub ") {
+                Some(r) => (true, r),
+                None if l.starts_with("pub(") => (false, &l[l.find(')')? + 1..]),
+                None => (false, l),
+            };
+            let name = rest.trim().strip_prefix("mod ")?.strip_suffix(';')?;
+            Some((name.trim().to_string(), public))
+        })
+        .collect()
+}
+
+/// The folder a file of the model belongs to (`src/model/mm/zone.rs` → `mm`).
+fn folder_of(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix("src/model/")?;
+    rest.split_once('/').map(|(f, _)| f)
+}
+
+/// Cross-folder imports inside the model, outside test code: (from, to) → the first file and
+/// line that makes it.
+fn folder_edges(files: &[(File, Scan)]) -> BTreeMap<(String, String), (String, usize)> {
+    let folders = model_folders();
+    let tests = test_files(files);
+    let mut edges = BTreeMap::new();
+    for (f, sc) in files {
+        let Some(from) = folder_of(&f.path) else {
+            continue;
+        };
+        if tests.contains(&f.path) {
+            continue;
+        }
+        for (line, p) in &sc.paths {
+            if sc.in_test(*line) || p.len() < 2 || p[0] != "model" {
+                continue;
+            }
+            let to = &p[1];
+            if to != from && folders.contains(to) {
+                edges
+                    .entry((from.to_string(), to.clone()))
+                    .or_insert((f.path.clone(), *line));
+            }
+        }
+    }
+    edges
+}
+
+/// A circle in `edges`, as the folders along it (empty when there is none).
+fn circle(edges: &BTreeMap<(String, String), (String, usize)>) -> Vec<String> {
+    fn visit(
+        n: &str,
+        edges: &BTreeMap<(String, String), (String, usize)>,
+        state: &mut BTreeMap<String, u8>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        state.insert(n.to_string(), 1);
+        stack.push(n.to_string());
+        for (from, to) in edges.keys() {
+            if from != n {
+                continue;
+            }
+            match state.get(to).copied().unwrap_or(0) {
+                1 => {
+                    let at = stack.iter().position(|s| s == to).expect("on the stack");
+                    let mut c = stack[at..].to_vec();
+                    c.push(to.clone());
+                    return Some(c);
+                }
+                0 => {
+                    if let Some(c) = visit(to, edges, state, stack) {
+                        return Some(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        state.insert(n.to_string(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    let nodes: BTreeSet<&String> = edges.keys().map(|(f, _)| f).collect();
+    for n in nodes {
+        if state.get(n.as_str()).copied().unwrap_or(0) == 0 {
+            let mut stack = Vec::new();
+            if let Some(c) = visit(n, edges, &mut state, &mut stack) {
+                return c;
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// Issue 31: `src/model/` holds only its `mod.rs` and subsystem folders, each opening with a
+/// module doc that says what it models.
+#[test]
+fn the_model_is_subsystem_folders() {
+    let mut errors = Vec::new();
+    for e in fs::read_dir(root().join("src/model")).expect("src/model/") {
+        let p = e.expect("an entry").path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if p.is_dir() {
+            let m = p.join("mod.rs");
+            let doc = fs::read_to_string(&m).unwrap_or_default();
+            if !doc.starts_with("//! ") {
+                errors.push(format!(
+                    "src/model/{name}/mod.rs: no module doc on its first line"
+                ));
+            }
+        } else if name != "mod.rs" {
+            errors.push(format!(
+                "src/model/{name}: a file directly under src/model/; put it in its subsystem's folder"
+            ));
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+/// Issue 31: the world's own folder alone implements `World`; a subsystem owns its state and
+/// the world's side of it (scheduling, routing) lives in `src/model/world/`. Test code too.
+#[test]
+fn only_the_world_folder_implements_world() {
+    let mut errors = Vec::new();
+    for f in sources() {
+        if f.path.starts_with("src/model/world/") {
+            continue;
+        }
+        let masked = mask(&f.text);
+        for (n, line) in masked.lines().enumerate() {
+            let l = line.trim_start();
+            let Some(rest) = l.strip_prefix("impl") else {
+                continue;
+            };
+            let head = rest.split('{').next().unwrap_or("");
+            let names_world = head
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == "World");
+            if names_world && (head.trim_start().starts_with("World") || head.contains(" for ")) {
+                errors.push(format!("{}:{}: {}", f.path, n + 1, l.trim_end()));
+            }
+        }
+    }
+    assert!(
+        errors.is_empty(),
+        "impl World outside src/model/world/ (move it to the world's adapter for that file):\n{}",
+        errors.join("\n")
+    );
+}
+
+/// Issue 31: the model's folders import each other without a circle (outside test code), so
+/// each can be read, and replaced, from the bottom up.
+#[test]
+fn model_folders_import_each_other_without_a_circle() {
+    let edges = folder_edges(&scanned());
+    let c = circle(&edges);
+    let listing: Vec<String> = edges
+        .iter()
+        .map(|((a, b), (file, line))| format!("  {a} -> {b}  (first at {file}:{line})"))
+        .collect();
+    assert!(
+        c.is_empty(),
+        "the model's folders import in a circle: {}\nevery edge:\n{}",
+        c.join(" -> "),
+        listing.join("\n")
+    );
+}
+
+/// Issue 31: a folder's interface is what its `mod.rs` declares plainly `pub`; a file it
+/// declares `mod x;` (or `pub(crate) mod x;`) is its own business, and no code outside the
+/// folder names it, test code included.
+#[test]
+fn no_code_reaches_into_a_folders_private_files() {
+    let folders = model_folders();
+    let private: BTreeSet<(String, String)> = folders
+        .iter()
+        .flat_map(|f| {
+            let text = fs::read_to_string(root().join(format!("src/model/{f}/mod.rs")))
+                .unwrap_or_default();
+            declared_mods(&text)
+                .into_iter()
+                .filter(|(_, public)| !public)
+                .map(move |(m, _)| (f.clone(), m))
+        })
+        .collect();
+    let mut errors = Vec::new();
+    for (f, sc) in scanned() {
+        let own = folder_of(&f.path);
+        for (line, p) in &sc.paths {
+            if p.len() < 3 || p[0] != "model" || own == Some(p[1].as_str()) {
+                continue;
+            }
+            if private.contains(&(p[1].clone(), p[2].clone())) {
+                errors.push(format!("{}:{line}: {}", f.path, p.join("::")));
+            }
+        }
+    }
+    assert!(
+        !private.is_empty() && errors.is_empty(),
+        "paths into another folder's private files:\n{}",
+        errors.join("\n")
+    );
+}
+
+#[test]
+fn folder_rules_see_circles_and_private_modules() {
+    let e = |a: &str, b: &str| ((a.to_string(), b.to_string()), (String::new(), 1));
+    let dag: BTreeMap<_, _> = [e("world", "mm"), e("mm", "base"), e("world", "base")].into();
+    assert!(circle(&dag).is_empty());
+    let loop3: BTreeMap<_, _> = [e("a", "b"), e("b", "c"), e("c", "a"), e("c", "d")].into();
+    assert_eq!(circle(&loop3), ["a", "b", "c", "a"]);
+    let mods = declared_mods("//! doc\npub mod a;\nmod b;\npub(crate) mod c;\n// mod d;\n");
+    assert_eq!(
+        mods,
+        [
+            ("a".to_string(), true),
+            ("b".to_string(), false),
+            ("c".to_string(), false)
+        ]
+    );
+    assert_eq!(folder_of("src/model/mm/zone.rs"), Some("mm"));
+    assert_eq!(folder_of("src/model/mod.rs"), None);
 }

@@ -1,37 +1,32 @@
-//! The dm-crypt world: workloads, dm-crypt's queues and threads, CPUs, the block layer and the
-//! device, wired together as one [`Model`](crate::engine::Model) per queue policy.
+//! The dm-crypt world: workloads, dm-crypt's queues and threads, CPUs, the block layer, the
+//! device and memory, wired together as one [`Model`](crate::engine::Model) per queue policy.
 //!
 //! The model measures; it never formats. [`run_policy`] runs one policy of a scenario and returns
-//! its [`base::obs::RunObs`]; [`run_replication_with`] also records what a [`Recording`] asks for
-//! (an issue trace, a [`timeline`]).
+//! its [`RunObs`]; [`run_replication_with`] also records what a [`Recording`] asks for (an issue
+//! trace, a [`timeline`](observe::timeline)).
 //!
-//! # Components
+//! # Subsystems
 //!
-//! Each component owns its state and has its own events (a variant of [`event::Event`]);
-//! [`world`] builds them and routes bios between them.
+//! One folder per kernel subsystem; each owns its state and its events (a variant of
+//! [`world::Event`]) and schedules them on any scheduler whose event type carries them. The
+//! [`world`] holds the subsystems and routes events and bios between them: it is the only place
+//! that knows them all, and the only `impl World`. The folders import each other only downwards
+//! (`tests/tidy.rs` checks there is no circle):
 //!
-//! | concern | file |
-//! |---|---|
-//! | crypt threads, kcryptd_io, submitting contexts | `actors.rs` |
-//! | async crypto engine | [`crypt`] |
-//! | queue policies (one file each, one registry line) | [`policy`] |
-//! | CPUs (processor sharing) | [`cpu`] |
-//! | per-CPU machine: softirq, CFS weights, placement; the `Cpus` facade | [`sched`] |
-//! | request queue, congestion, elevator | [`block`] |
-//! | device | [`device`] |
-//! | `congestion_wait` sleepers | [`cwait`] |
-//! | fio jobs, buffered writers and flushers | [`workload`] |
-//! | memory: unlimited or a zone | `mm.rs`, [`memory`], [`zone`] |
-//! | GFP_ATOMIC streams (the `AtomicSources` component) | `atomic.rs` |
-//! | the memory processes' shared state and events, their waits' accounting | [`pressure`] |
-//! | kswapd (the `Kswapd` state machine and the world's adapter), pageout | `kswapd.rs` |
-//! | direct reclaim (the `DirectReclaim` component and the world's adapter) | `reclaim.rs` |
-//! | anonymous memory, the anon LRU and swap through dm-crypt (the `Swap` component) | `swap.rs` |
-//! | fake-gitk processes (the `Gitk` state machine and the world's adapter) | `gitk.rs` |
-//! | dm-crypt's page_pool (the `Mempool` component and the world's adapter) | `mempool.rs` |
-//! | every statistic and the warm-up gate | [`recorder`] |
-//! | invariant books | `checks.rs`, [`invariants`] |
-//! | identities (queue class, actor, task owner) | [`ids`] |
+//! ```text
+//! base  <-  cpu, block, mm  <-  crypt, workload  <-  observe  <-  world
+//! ```
+//!
+//! | folder | models | kernel | docs/model |
+//! |---|---|---|---|
+//! | [`base`] | bios, identities, the scenario as the model reads it, physics, sampling, what a run measured | `include/linux/blk_types.h` | `README.md` |
+//! | [`cpu`] | processor sharing; the per-CPU machine (softirq, CFS weights, placement) | `kernel/sched/` | `cpu.md` |
+//! | [`block`] | request queue, pools, congestion, plugging, CFQ, deadline, blk-mq, the device | `block/`, `drivers/nvme/` | `block.md`, `device.md` |
+//! | [`mm`] | the zone, watermarks, kswapd, direct reclaim, `congestion_wait`, GFP_ATOMIC, the mempool, swap | `mm/` | `memory.md`, `kswapd.md` |
+//! | [`crypt`] | dm-crypt's table and flags, its threads, the async engine, the queue policies | `drivers/md/dm-crypt.c` | `crypt.md` |
+//! | [`workload`] | fio jobs, buffered writers and flushers, apps, fake-gitk | — | `workloads.md` |
+//! | [`observe`] | the recorder and warm-up gate, timeline, trace, invariant books | — | `measurements.md` |
+//! | [`world`] | the assembled world: the cast, the routing, each subsystem's adapter | — | `README.md` |
 
 pub mod base;
 pub mod block;
@@ -100,7 +95,7 @@ pub struct Recording {
     /// Keep the first this many issues of every fio job in [`RunResult::issue_trace`] (0:
     /// none).
     pub trace_issues: usize,
-    /// Record a [`timeline`] of at most this many buckets into
+    /// Record a [`timeline`](observe::timeline) of at most this many buckets into
     /// [`RunObs::timeline`](base::obs::RunObs::timeline) (`None`: no timeline;
     /// [`observe::timeline::DEFAULT_POINTS`] is the usual count).
     pub timeline_points: Option<usize>,
@@ -108,7 +103,7 @@ pub struct Recording {
     /// [`RunObs::fio_log`](base::obs::RunObs::fio_log) (bounded; see
     /// [`crate::stats::windows`]).
     pub fio_log: bool,
-    /// Record a [`trace`] of this window into [`RunResult::trace`] (bounded by its
+    /// Record a [`trace`](observe::trace) of this window into [`RunResult::trace`] (bounded by its
     /// `max_spans`). The run still goes to the scenario's horizon: make `duration` the
     /// window's end to stop there.
     pub trace: Option<observe::trace::TraceWindow>,
@@ -155,7 +150,7 @@ pub fn run_replication_until(
         world.record_timeline(points, sched.now());
     }
     if rec.fio_log {
-        world.rec.keep_fio_log();
+        world.keep_fio_log();
     }
     if let Some(win) = rec.trace {
         world.start_trace(win);

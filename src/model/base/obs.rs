@@ -511,12 +511,12 @@ pub struct RunObs {
     /// adds them up), so per-replication figures derive from the pool.
     pub replications: u32,
     /// The run's downsampled timeline (see [`crate::model::observe::timeline`]); `None` unless the run asked
-    /// for one ([`super::Recording`]).
+    /// for one ([`crate::model::Recording`]).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub timeline: Option<Box<crate::stats::series::Timeline>>,
     /// Per-window sums of the measured time for fio's log files (see
     /// [`crate::model::observe::recorder::Recorder::keep_fio_log`]); `None` unless the run asked for them
-    /// ([`super::Recording::fio_log`]). Like the timeline, pooling keeps replication 0's.
+    /// ([`crate::model::Recording::fio_log`]). Like the timeline, pooling keeps replication 0's.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub fio_log: Option<Box<crate::stats::windows::WindowLog>>,
     /// The application's CPU time in the measured window, per process: each fio job copy (its

@@ -72,11 +72,13 @@ impl Deadline {
     }
 
     /// Requests waiting.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.sort[READ].len() + self.sort[WRITE].len()
     }
 
     /// Whether no request waits.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -3,7 +3,7 @@
 //! the device. `docs/model/block.md` and `docs/model/device.md` describe them.
 
 pub mod blkmq;
-pub mod cfq;
-pub mod deadline;
+mod cfq;
+mod deadline;
 pub mod device;
 pub mod queue;

@@ -11,12 +11,12 @@
 //!   floor: 4 ms at HZ=250), when a bio flagged for unplug is added, when a submitter goes to sleep
 //!   on a full pool, or when a completion runs the queue;
 //! - the elevator: `fifo` (noop), or CFQ with a sync queue per io context, one async queue and
-//!   the kernel version's rules (`src/model/cfq.rs`).
+//!   the kernel version's rules (`src/model/block/cfq.rs`).
 //!
 //! blk-mq keeps one tag pool for both classes (shared by every hardware queue), never reports
 //! congestion and has no unplug timer; its scheduler is `none` (a FIFO) or mq-deadline
-//! (`src/model/deadline.rs`). Where a request completes, on which CPU and in which context,
-//! is [`RequestQueue::completion_site`] (`src/model/blkmq.rs`). Under dm-crypt every submitter is a kcryptd thread, so CFQ sees one sync context;
+//! (`src/model/block/deadline.rs`). Where a request completes, on which CPU and in which context,
+//! is [`RequestQueue::completion_site`] (`src/model/block/blkmq.rs`). Under dm-crypt every submitter is a kcryptd thread, so CFQ sees one sync context;
 //! without it (policy `none`) each process submitting its own I/O has its own.
 
 use crate::engine::{EventId, Scheduler, SimDuration, SimTime};

@@ -1,5 +1,5 @@
 //! The CPUs (`kernel/sched/`): a processor-sharing pool for the 2.6 layouts and a per-CPU
 //! machine with softirq, CFS weights and placement. `docs/model/cpu.md` describes them.
 
-pub mod pool;
+mod pool;
 pub mod sched;

@@ -1,5 +1,5 @@
 //! CPUs with identity and priority: the per-CPU [`Machine`], and the [`Cpus`] facade that holds
-//! either it or today's shared [`CpuPool`].
+//! either it or today's shared `CpuPool`.
 //!
 //! Each CPU of a [`Machine`] runs two kinds of work (`docs/model/cpu.md`):
 //!
@@ -582,7 +582,7 @@ impl<T: Copy> Machine<T> {
     }
 }
 
-/// Today's shared pool ([`CpuPool`], unchanged) with per-account books: its timing is
+/// Today's shared pool (`CpuPool`, unchanged) with per-account books: its timing is
 /// `CpuPool`'s to the nanosecond; a task's account gets `1/n` of the busy CPU time while `n`
 /// tasks are runnable.
 #[derive(Debug)]
@@ -620,7 +620,7 @@ impl<T: Copy> SharedCpus<T> {
         self.books.share(dt * busy, &self.count, n);
     }
 
-    /// [`CpuPool::add`], booked to `account`.
+    /// `CpuPool::add`, booked to `account`.
     pub fn add(&mut self, now: SimTime, work: SimDuration, tag: T, account: usize) {
         assert!(account < self.count.len(), "account {account} out of range");
         self.book(now);
@@ -628,7 +628,7 @@ impl<T: Copy> SharedCpus<T> {
         self.pool.add(now, work, (tag, account));
     }
 
-    /// [`CpuPool::finished`]; every task reports CPU 0.
+    /// `CpuPool::finished`; every task reports CPU 0.
     pub fn finished(&mut self, now: SimTime, out: &mut Vec<Done<T>>) {
         self.book(now);
         self.scratch.clear();
@@ -639,7 +639,7 @@ impl<T: Copy> SharedCpus<T> {
         }
     }
 
-    /// [`CpuPool::sync`].
+    /// `CpuPool::sync`.
     pub fn sync(&mut self, now: SimTime) {
         self.book(now);
         self.pool.sync(now);
@@ -649,7 +649,7 @@ impl<T: Copy> SharedCpus<T> {
 /// The CPUs a world holds: today's shared pool or the per-CPU machine, behind the same calls.
 #[derive(Debug)]
 pub enum Cpus<T> {
-    /// [`CpuPool`]'s processor sharing: placement and class ignored, every task on "CPU 0".
+    /// `CpuPool`'s processor sharing: placement and class ignored, every task on "CPU 0".
     Shared(SharedCpus<T>),
     /// The per-CPU [`Machine`].
     PerCpu(Machine<T>),
@@ -685,7 +685,7 @@ impl<T: Copy> Cpus<T> {
         }
     }
 
-    /// [`Machine::next_completion`] / [`CpuPool::next_completion`].
+    /// `Machine::next_completion` / `CpuPool::next_completion`.
     pub fn next_completion(&self, now: SimTime) -> Option<SimTime> {
         match self {
             Cpus::Shared(s) => s.pool.next_completion(now),
@@ -693,7 +693,7 @@ impl<T: Copy> Cpus<T> {
         }
     }
 
-    /// [`Machine::finished`] / [`CpuPool::finished`] (in the pool's finish order, CPU 0).
+    /// `Machine::finished` / `CpuPool::finished` (in the pool's finish order, CPU 0).
     pub fn finished(&mut self, now: SimTime, out: &mut Vec<Done<T>>) {
         match self {
             Cpus::Shared(s) => s.finished(now, out),
@@ -726,7 +726,7 @@ impl<T: Copy> Cpus<T> {
     }
 
     /// Number of runnable tasks (under the shared pool, finished ones not yet handed out too,
-    /// as [`CpuPool::runnable`] counts them).
+    /// as `CpuPool::runnable` counts them).
     pub fn runnable(&self) -> usize {
         match self {
             Cpus::Shared(s) => s.pool.runnable(),

@@ -3,7 +3,8 @@
 //! scenario's kernel, where a read's decryption runs once the device has completed it, and
 //! whether kcryptd or `dmcrypt_write` submits an encrypted write (docs/model/crypt.md §1, §3).
 //!
-//! The mechanisms themselves are the world's threads and queues (`actors.rs`): this module
+//! The mechanisms themselves are the world's threads and queues (`threads.rs` here, `src/model/world/threads.rs` for what
+//! they do): this module
 //! only routes a bio to one of them.
 
 use crate::model::base::config::{

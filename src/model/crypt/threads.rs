@@ -5,8 +5,8 @@
 //! under `inline`).
 //!
 //! Each actor is idle, running on a CPU, asleep on a request pool, blocked on the crypto
-//! backlog, or waiting for memory. [`World::kick`] lets an idle actor take its next piece of
-//! work; [`World::actor_cpu_done`] moves it on when its CPU step ends.
+//! backlog, or waiting for memory. `World::kick` (in `world/threads.rs`) lets an idle actor take its next piece of
+//! work; `World::actor_cpu_done` moves it on when its CPU step ends.
 
 use crate::model::base::bio::BioId;
 use crate::model::block::queue::BatchState;

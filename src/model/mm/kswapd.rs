@@ -1,6 +1,6 @@
-//! kswapd (`balance_pgdat` and the `kswapd()` loop) as a component: [`Kswapd`]'s state
-//! machine takes `&mut` of the zone's [`Mem`] and returns a [`KAction`] (scan at a priority,
-//! congestion-wait, nap, nothing) that the world's adapter (the `impl World` below) carries
+//! kswapd (`balance_pgdat` and the `kswapd()` loop) as a component: `Kswapd`'s state
+//! machine takes `&mut` of the zone's [`Mem`] and returns a `KAction` (scan at a priority,
+//! congestion-wait, nap, nothing) that the world's adapter (`src/model/world/kswapd.rs`) carries
 //! out; and pageout, which kswapd and direct reclaim share. The state diagram and the kernel
 //! rules are in [`crate::model::mm::pressure`]'s documentation.
 

@@ -6,7 +6,7 @@
 //! With one, [`Mem`] owns the zone (free blocks per order, watermarks) and the state of every
 //! allocated page ([`PageStates`]: unreclaimable, clean cache, dirty, under writeback, bounce,
 //! atomic, being filled; the `page_pool` reserve's pages count as bounce, while the reserve
-//! itself is `Mempool`'s (`mempool.rs`)), the 2.6.32 allocation attempt (fast path against
+//! itself is `Mempool`'s (`mempool.rs` in this folder)), the 2.6.32 allocation attempt (fast path against
 //! low, slow path against the class's floor), and one reclaim scan of the file LRU.
 //! It keeps no clock of its own beyond the integrals it is told to advance; the processes that
 //! drive it (kswapd, direct reclaimers, GFP_ATOMIC streams, dm-crypt's mempool) live in

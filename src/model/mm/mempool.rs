@@ -1,8 +1,8 @@
 //! dm-crypt's bounce-page `page_pool` (`crypt_alloc_buffer` through `mempool_alloc`) as a
-//! component: [`Mempool`] owns the reserve, the threads asleep on it and their wait clocks, and
+//! component: `Mempool` owns the reserve, the threads asleep on it and their wait clocks, and
 //! takes `&mut` of the zone's [`Mem`] for each page; its methods say what the world must do next
 //! (wake kswapd, split a partial clone, put a thread to sleep, wake a sleeper). The world's thin
-//! adapter (the `impl World` below) acts on those outcomes. The kernel rules are in
+//! adapter (`src/model/world/mempool.rs`) acts on those outcomes. The kernel rules are in
 //! [`crate::model::mm::pressure`]'s documentation.
 
 use crate::engine::{EventId, SimDuration, SimTime};

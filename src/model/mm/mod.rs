@@ -1,6 +1,6 @@
-//! The memory model behind one interface: [`Memory`] is either unlimited (every bounce page
+//! The memory model behind one interface: `Memory` is either unlimited (every bounce page
 //! granted and only counted) or a zone with the processes that press on it and relieve it
-//! ([`crate::model::mm::pressure::Pressure`]). The world holds one `Memory` and asks it; only the
+//! (`crate::model::mm::pressure::Pressure`). The world holds one `Memory` and asks it; only the
 //! zone-only processes (kswapd, direct reclaim, GFP_ATOMIC, the mempool) reach inside.
 
 pub mod atomic;

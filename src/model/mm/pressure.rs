@@ -3,7 +3,8 @@
 //! Each follows `docs/model/kswapd.md` (Linux 2.6.32 unless a [`VmBehaviour`] switch says
 //! otherwise); [`crate::model::mm::memory::Mem`] holds the pages they move. Each is a component in its own
 //! file (`kswapd.rs`, `reclaim.rs`, `atomic.rs`, `mempool.rs`) that works on `&mut Mem`; this
-//! module holds their shared state (`Pressure`), their events and the GFP_ATOMIC adapter.
+//! module holds their shared state (`Pressure`) and their events; the world's side of them is
+//! in `src/model/world/` under the same file names.
 //!
 //! **kswapd** (`balance_pgdat` and the `kswapd()` loop):
 //! ```text
@@ -157,7 +158,7 @@ pub(crate) mod tests {
 
     /// Allocates clean page cache from `w`'s zone while `more` says so.
     pub(crate) fn fill(w: &mut World, now: SimTime, more: impl Fn(&Mem) -> bool) {
-        let p = w.memory.zone_mut().expect("a zone");
+        let p = w.memory_mut().zone_mut().expect("a zone");
         while more(&p.mem) {
             assert!(p.mem.alloc(0, Gfp::Atomic, PageState::Clean, now).granted);
         }

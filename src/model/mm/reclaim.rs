@@ -1,9 +1,9 @@
 //! Direct reclaim (`__alloc_pages_slowpath` → `try_to_free_pages`) for readers filling page
-//! cache and writers dirtying it, as a component: [`DirectReclaim`] owns one [`Reclaimer`] per
+//! cache and writers dirtying it, as a component: `DirectReclaim` owns one `Reclaimer` per
 //! allocation in the slow path (a slot table with a free list) and its priority loop's
 //! decisions, taking `&mut` of the zone's [`Mem`]; it returns what the world does next (scan,
-//! wait, start a new attempt, hand the pages over). The world's adapter (the `impl World`
-//! below) runs the scans on the CPU and the waits. The kernel rules are in
+//! wait, start a new attempt, hand the pages over). The world's adapter
+//! (`src/model/world/reclaim.rs`) runs the scans on the CPU and the waits. The kernel rules are in
 //! [`crate::model::mm::pressure`]'s documentation.
 
 use crate::engine::SimTime;
@@ -241,7 +241,7 @@ mod tests {
         fill(&mut w, now, |m| {
             m.zone.free_pages() > m.zone.order0_floor(AllocClass::NoIoKernel)
         });
-        let mem = &mut w.memory.zone_mut().expect("a zone").mem;
+        let mem = &mut w.memory_mut().zone_mut().expect("a zone").mem;
         let mut dr = DirectReclaim::default();
         let who = ReclaimWho::Writer(3);
         let s = dr.enter(mem, who, 2, 1, now);

@@ -2,7 +2,7 @@
 //! (each one absent, resident, under swap-out, swapped, or being read back), the anon LRU, the
 //! swap volume's slots, and the anon/file scan balance of 2.6.32's `get_scan_ratio`. It works
 //! on `&mut Mem` (the zone's page books) and returns what the world must do (the slots to
-//! write); the world's adapter (the `impl World` below) issues the swap bios through dm-crypt
+//! write); the world's adapter (`src/model/world/swap.rs`) issues the swap bios through dm-crypt
 //! and acts on their completions. The rules are in `docs/model/memory.md`, "Anonymous memory
 //! and swap".
 //!

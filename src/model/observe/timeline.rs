@@ -7,7 +7,7 @@
 //! The window is the whole run, `[0, duration]` (warm-up included), cut into at most
 //! [`DEFAULT_POINTS`] buckets unless the run asks for another count, so a timeline's size does
 //! not depend on the simulated duration. Recording is off unless a run asks for it
-//! ([`super::Recording`]); it only reads the model's state, so a run gives the same
+//! ([`crate::model::Recording`]); it only reads the model's state, so a run gives the same
 //! measurements with and without it.
 //!
 //! Series, by name:

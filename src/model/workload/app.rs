@@ -10,7 +10,7 @@
 //! next pause, as in fio, where the counter is read before quiescing.
 //!
 //! **The spin** is CPU work of `thinktime_spin` put on the CPU pool with the job as its owner
-//! ([`TaskOwner::Spin`]): it shares the CPUs with dm-crypt's threads and softirqs, so a busy
+//! ([`TaskOwner::Spin`](crate::model::base::ids::TaskOwner::Spin)): it shares the CPUs with dm-crypt's threads and softirqs, so a busy
 //! machine stretches it, and the sleep after it shrinks by as much (fio's `usec_spin` returns
 //! the wall time spent). fio spins on the wall clock, so a preempted fio spin ends on time
 //! having burnt less CPU; qsim's always burns its full amount.

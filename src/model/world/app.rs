@@ -4,7 +4,6 @@ use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::base::ids::TaskOwner;
 use crate::model::base::obs::AppCpuObs;
 use crate::model::workload::WorkloadEvent;
-#[allow(unused_imports)]
 use crate::model::workload::app::*;
 use crate::model::world::World;
 use crate::model::world::event::Event;

@@ -23,7 +23,7 @@ pub use crate::model::workload::WorkloadEvent;
 pub enum Event {
     /// A fio job or a buffered writer ([`crate::model::workload`]).
     Workload(WorkloadEvent),
-    /// The CPU pool's earliest task finishes ([`crate::model::cpu::pool`]).
+    /// The CPU pool's earliest task finishes ([`crate::model::cpu`]).
     CpuDone,
     /// The device ([`crate::model::block::device`]).
     Device(DeviceEvent),

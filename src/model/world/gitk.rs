@@ -11,7 +11,6 @@ use crate::model::mm::pressure::MemEvent;
 use crate::model::mm::pressure::Pressure;
 use crate::model::mm::reclaim::ReclaimWho;
 use crate::model::mm::swap::Touch;
-#[allow(unused_imports)]
 use crate::model::workload::gitk::*;
 use crate::model::world::World;
 use crate::model::world::event::Event;

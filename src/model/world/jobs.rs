@@ -8,7 +8,6 @@ use crate::model::base::obs::Stage;
 use crate::model::base::obs::{FiniteJobObs, IssueRecord};
 use crate::model::mm::cwait::CwWho;
 use crate::model::mm::reclaim::ReclaimWho;
-#[allow(unused_imports)]
 use crate::model::workload::*;
 use crate::model::world::World;
 use crate::model::world::event::Event;

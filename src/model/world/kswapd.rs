@@ -3,7 +3,6 @@
 use crate::engine::Scheduler;
 use crate::model::base::ids::TaskOwner;
 use crate::model::mm::cwait::CwWho;
-#[allow(unused_imports)]
 use crate::model::mm::kswapd::*;
 use crate::model::mm::memory::{PAGE_SIZE, Scan};
 use crate::model::mm::pressure::MemEvent;

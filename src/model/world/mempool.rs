@@ -6,7 +6,6 @@ use crate::model::base::ids::ActorId;
 use crate::model::base::obs::Stage;
 use crate::model::mm::cwait::CwWho;
 use crate::model::mm::memory::PAGE_SIZE;
-#[allow(unused_imports)]
 use crate::model::mm::mempool::*;
 use crate::model::mm::pressure::MemEvent;
 use crate::model::world::World;

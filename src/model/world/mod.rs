@@ -10,13 +10,20 @@
 //!                                                                 device
 //! ```
 //!
-//! The components, each in its own module: the threads (`actors.rs`) and the async
-//! crypto engine ([`crate::model::crypt::engine`]), the CPUs ([`Cpus`]), the [`RequestQueue`], the [`Device`],
-//! the workloads ([`crate::model::workload`]), `congestion_wait` ([`crate::model::mm::cwait`]), the memory model
-//! (`mm.rs`: unlimited, or a zone with kswapd, direct reclaim, GFP_ATOMIC and the mempool in
-//! [`crate::model::mm::pressure`]), and the [`Recorder`], which owns the statistics and the warm-up gate.
-//! Each component's events are a variant of [`Event`]. This file wires them: it builds them,
-//! dispatches events, and moves bios from one to the next.
+//! The components live in the model's subsystem folders: the threads
+//! ([`crate::model::crypt::threads`]) and the async crypto engine ([`crate::model::crypt::engine`]),
+//! the CPUs ([`Cpus`]), the [`RequestQueue`], the [`Device`], the workloads
+//! ([`crate::model::workload`]), `congestion_wait` ([`crate::model::mm::cwait`]), the memory model
+//! ([`crate::model::mm`]: unlimited, or a zone with kswapd, direct reclaim, GFP_ATOMIC and the
+//! mempool), and the [`Recorder`], which owns the statistics and the warm-up gate. Each
+//! component's events are a variant of [`Event`].
+//!
+//! This folder is the only place that knows them all. This file builds them, dispatches events
+//! and moves bios from one to the next; `cast.rs` assembles the thread table; each other file is
+//! the world's side of the subsystem file of the same name (`kswapd.rs` of `mm/kswapd.rs`,
+//! `jobs.rs` of `workload/mod.rs`, `trace_feed.rs` of `observe/trace.rs`, `checks.rs` of
+//! `observe/invariants.rs`): what that component asks the world to schedule, start on a CPU or
+//! route.
 
 mod app;
 mod cast;
@@ -58,39 +65,39 @@ pub use crate::model::world::event::Event;
 /// One policy's world.
 #[derive(Debug)]
 pub struct World {
-    pub(in crate::model) sc: Scenario,
-    pub(in crate::model) info: &'static PolicyInfo,
-    pub(in crate::model) policy: Box<dyn CryptQueuePolicy>,
+    sc: Scenario,
+    info: &'static PolicyInfo,
+    policy: Box<dyn CryptQueuePolicy>,
     /// The dm-crypt table's flags in force on this kernel (the workqueue layout).
-    pub(in crate::model) table: crate::model::crypt::table::Table,
-    pub(in crate::model) bios: BioSlab,
-    pub(in crate::model) cpu: Cpus<TaskOwner>,
+    table: crate::model::crypt::table::Table,
+    bios: BioSlab,
+    cpu: Cpus<TaskOwner>,
     cpu_event: Option<EventId>,
-    pub(in crate::model) device: Device,
-    pub(in crate::model) queue: RequestQueue,
-    pub(in crate::model) actors: Vec<Actor>,
-    pub(in crate::model) io_actor: ActorId,
-    pub(in crate::model) crypt_actors: Vec<ActorId>,
+    device: Device,
+    queue: RequestQueue,
+    actors: Vec<Actor>,
+    io_actor: ActorId,
+    crypt_actors: Vec<ActorId>,
     /// Mason's kcryptd_async_io, when the io queues are `mason-v3`.
-    pub(in crate::model) async_io_actor: Option<ActorId>,
+    async_io_actor: Option<ActorId>,
     /// 5.8's `dmcrypt_write` thread, under the `Workqueue` topology.
-    pub(in crate::model) write_actor: Option<ActorId>,
-    pub(in crate::model) engine: Option<AsyncEngine>,
+    write_actor: Option<ActorId>,
+    engine: Option<AsyncEngine>,
     /// The memory model: unlimited, or a zone.
-    pub(in crate::model) memory: Memory,
+    memory: Memory,
     /// The fake-gitk processes, in workload order (none without a memory model).
-    pub(in crate::model) procs: Vec<Gitk>,
-    pub(in crate::model) jobs: Vec<Job>,
-    pub(in crate::model) writers: Vec<Writer>,
+    procs: Vec<Gitk>,
+    jobs: Vec<Job>,
+    writers: Vec<Writer>,
     /// The fio `cpuio` processes (application CPU load), in workload order.
-    pub(in crate::model) cpuio: Vec<crate::model::workload::CpuProc>,
+    cpuio: Vec<crate::model::workload::CpuProc>,
     cw: CongestionWaits,
     /// Every statistic, behind the warm-up gate.
-    pub(in crate::model) rec: Recorder,
+    rec: Recorder,
     scratch: Vec<Done<TaskOwner>>,
     /// Pieces of split bios in the slab (not requests of their own: the system's books
     /// subtract them).
-    pub(in crate::model) pieces_live: u64,
+    pieces_live: u64,
     /// Each CPU's busy time when the warm-up ended (per-CPU machine only).
     cpu_busy_at_warmup: Vec<u128>,
     /// [`Machine::idle_beside_waiting_ns`](crate::model::cpu::sched::Machine::idle_beside_waiting_ns) at
@@ -99,9 +106,9 @@ pub struct World {
     /// Each context's CPU time when the warm-up ended.
     cpu_at_warmup: [u128; CpuContext::COUNT],
     /// The timeline, when a run asks for one.
-    pub(in crate::model) timeline: Option<Box<crate::model::observe::timeline::Recorder>>,
+    timeline: Option<Box<crate::model::observe::timeline::Recorder>>,
     /// The trace of a window, when a run asks for one.
-    pub(in crate::model) tracer: Option<Box<crate::model::observe::trace::Tracer>>,
+    tracer: Option<Box<crate::model::observe::trace::Tracer>>,
 }
 
 impl World {
@@ -190,6 +197,17 @@ impl World {
         w.start_workloads(sched);
         w.start_pressure(sched);
         w
+    }
+
+    /// Keeps every fio job's per-I/O logs (`--fio-dir`), which the recorder drops by default.
+    pub fn keep_fio_log(&mut self) {
+        self.rec.keep_fio_log();
+    }
+
+    /// The memory model, for tests that script its processes by hand.
+    #[cfg(test)]
+    pub(in crate::model) fn memory_mut(&mut self) -> &mut Memory {
+        &mut self.memory
     }
 
     // ----- CPU ------------------------------------------------------------------------------

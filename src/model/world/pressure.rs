@@ -4,7 +4,6 @@ use crate::engine::{Scheduler, SimDuration};
 use crate::model::base::ids::QueueClass;
 use crate::model::mm::atomic::AtomicSources;
 use crate::model::mm::cwait::CwWho;
-#[allow(unused_imports)]
 use crate::model::mm::pressure::*;
 use crate::model::world::World;
 use crate::model::world::event::Event;

@@ -4,7 +4,6 @@ use crate::engine::{Scheduler, SimDuration};
 use crate::model::base::ids::{QueueClass, ReclaimSlot, TaskOwner};
 use crate::model::mm::cwait::CwWho;
 use crate::model::mm::memory::{Gfp, PageState};
-#[allow(unused_imports)]
 use crate::model::mm::reclaim::*;
 use crate::model::world::World;
 use crate::model::world::event::Event;

@@ -4,7 +4,6 @@ use crate::engine::Scheduler;
 use crate::model::base::bio::{Bio, Dir, Origin};
 use crate::model::base::ids::ActorId;
 use crate::model::mm::memory::{PAGE_SIZE, SWAP_CLUSTER_MAX, Scan};
-#[allow(unused_imports)]
 use crate::model::mm::swap::*;
 use crate::model::world::World;
 use crate::model::world::event::Event;

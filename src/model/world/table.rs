@@ -8,7 +8,6 @@ use crate::model::base::ids::{CpuContext, TaskOwner};
 use crate::model::base::obs::Stage;
 use crate::model::cpu::sched::{Placement, SchedClass};
 use crate::model::crypt::policy::{CryptOp, DmFlags, Topology, Work};
-#[allow(unused_imports)]
 use crate::model::crypt::table::*;
 use crate::model::crypt::threads::{ActorKind, ActorState, Step};
 use crate::model::world::World;

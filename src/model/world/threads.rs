@@ -6,7 +6,6 @@ use crate::model::base::ids::{ActorId, TaskOwner};
 use crate::model::base::obs::Stage;
 use crate::model::crypt::engine::CryptEvent;
 use crate::model::crypt::policy::{CryptOp, Work};
-#[allow(unused_imports)]
 use crate::model::crypt::threads::*;
 use crate::model::mm::mempool::Bounce;
 use crate::model::world::World;

@@ -1,7 +1,6 @@
 //! The world's side of `observe/timeline.rs`.
 
 use crate::engine::SimTime;
-#[allow(unused_imports)]
 use crate::model::observe::timeline::*;
 use crate::model::world::World;
 

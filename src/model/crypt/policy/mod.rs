@@ -4,7 +4,7 @@
 //! A policy is one file defining a type that implements [`CryptQueuePolicy`], a `pub const
 //! INFO: PolicyInfo` describing it and a test-only `REFERENCE` (a slow, obvious model of its
 //! serving order, or `None` without crypt queues). **To add a policy**, write
-//! `src/model/policy/<name>.rs` with those three items and add its module name to the
+//! `src/model/crypt/policy/<name>.rs` with those three items and add its module name to the
 //! `policies!` line below: that one line declares the module and registers it, so
 //! `policies: [<name>]` in a scenario, `qsim check`, the reports, the reference test and the
 //! timeline test all pick it up.
