@@ -597,7 +597,11 @@ impl Tracer {
         let t = &mut self.trace;
         let used: Vec<bool> = (0..t.lanes.len())
             .map(|l| {
-                t.lanes[l].kind != LaneKind::Queue || t.spans.iter().any(|s| s.lane as usize == l)
+                // A queue lane with no span may still hold marks (a reclaimer's congestion_wait
+                // ends on the reclaim lane): it is kept for them.
+                t.lanes[l].kind != LaneKind::Queue
+                    || t.spans.iter().any(|s| s.lane as usize == l)
+                    || t.marks.iter().any(|m| m.lane as usize == l)
             })
             .collect();
         let mut map = vec![0u32; t.lanes.len()];
@@ -722,6 +726,37 @@ mod tests {
             "kcryptd queue",
         ] {
             assert!(names.contains(&want), "{want} in {names:?}");
+        }
+    }
+
+    /// A queue lane that holds only marks (a reclaimer's congestion_wait ending, with no bio
+    /// on the lane in the window) is kept for them: two-queue's fifo from 5 s for 50 ms once
+    /// dropped that lane and left its marks pointing past the end of the lane list.
+    #[test]
+    fn a_lane_with_marks_but_no_span_is_kept() {
+        let sc = crate::scenario::resolve("two-queue").expect("shipped");
+        let win = TraceWindow::new(
+            SimTime::ZERO + SimDuration::from_secs(5),
+            SimDuration::from_ms(50),
+        );
+        let mut short = sc.clone();
+        short.duration = win.to.since(SimTime::ZERO);
+        let rec = Recording {
+            trace: Some(win),
+            ..Recording::default()
+        };
+        let r = run_replication_with(&short, policy::find("fifo").expect("fifo"), 0, rec);
+        let t = r.trace.expect("trace");
+        assert!(!t.marks.is_empty(), "the window has marks");
+        for m in &t.marks {
+            assert!(
+                (m.lane as usize) < t.lanes.len(),
+                "{m:?} of {}",
+                t.lanes.len()
+            );
+        }
+        for s in &t.spans {
+            assert!((s.lane as usize) < t.lanes.len());
         }
     }
 
