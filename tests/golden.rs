@@ -1,11 +1,29 @@
-//! Golden outputs (issue 12): every shipped scenario and `qsim validate`, in every format, at a
-//! short duration and the default seed, must print exactly the bytes kept in `tests/golden/`.
+//! Golden outputs (issues 12 and 31): every shipped scenario and `qsim validate`, in every
+//! format, at a short duration and the default seed, must print exactly the bytes pinned in
+//! `tests/golden/`.
 //!
 //! These files pin the report while the code behind it is rearranged. A change that is meant to
 //! alter the output regenerates them with `QSIM_BLESS=1 cargo test golden` and says why in its
-//! commit; any other difference fails with the first differing line of each file, and the whole
-//! new output is left in `target/golden-actual/` for `diff -r`.
+//! commit; any other difference fails, naming what moved, and the whole new output is left in
+//! `target/golden-actual/`.
+//!
+//! How each output is pinned:
+//! - Text (the report, `qsim check`, CSV, Markdown, the ASCII pictures) and any JSON output of
+//!   at most [`WHOLE_JSON_BYTES`] is kept whole, byte for byte; a difference is shown as the
+//!   first differing line, and `diff -r tests/golden target/golden-actual` shows the rest. The
+//!   largest text file, the sweep's report, is some 170 KB: read in review, so kept whole.
+//! - A larger JSON output (the `--json` exports, up to 5 MB with their plot series, and the
+//!   `--format json` reports, about 100 KB) is pinned by an outline in `NAME.outline` beside
+//!   the text: the digest of all its bytes, then its parts with their values or sizes and
+//!   digests (`tests/outline.rs` says which). A difference names the deepest outline part that
+//!   changed, with its line in the new output, and `diff` of the two outlines shows every part
+//!   that moved. Most of the JSON's numbers are pinned in text as well (the report prints each
+//!   job's figures, the CSV and Markdown the replication summary); the plot series are pinned
+//!   only by their digests. `tests/golden/` so weighs some 1.5 MB instead of 19 MB.
+//!
+//! No golden pins a plot (PNG or SVG) today.
 
+use crate::outline;
 use crate::util::{TempDir, qsim};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -24,6 +42,9 @@ const SCENARIOS: &[&str] = &[
     "storage-server",
     "two-queue",
 ];
+
+/// JSON outputs up to this size are kept whole; larger ones are pinned by their outline.
+const WHOLE_JSON_BYTES: usize = 32 * 1024;
 
 /// Long enough to pass every shipped warm-up (at most 4 s), short enough to run in seconds.
 const DURATION: &str = "5s";
@@ -48,21 +69,84 @@ fn stdout_of(args: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
-/// Compares `bytes` with the golden file `name`, or rewrites it under `QSIM_BLESS=1`.
+/// Whether the output `name` is pinned by an outline rather than kept whole.
+fn by_outline(name: &str, bytes: &[u8]) -> bool {
+    name.ends_with(".json") && bytes.len() > WHOLE_JSON_BYTES
+}
+
+/// Compares the output `name` with its golden file, or rewrites that under `QSIM_BLESS=1`
+/// (removing the golden in the other form, if the output has crossed the size limit).
 /// Returns a description of the first difference, if any.
 fn compare(name: &str, bytes: &[u8]) -> Option<String> {
-    let golden = golden_dir().join(name);
+    let (whole, outlined) = (
+        golden_dir().join(name),
+        golden_dir().join(format!("{name}.outline")),
+    );
+    let by_outline = by_outline(name, bytes);
     if std::env::var_os("QSIM_BLESS").is_some() {
         fs::create_dir_all(golden_dir()).unwrap();
-        fs::write(&golden, bytes).unwrap();
+        let (keep, drop) = match by_outline {
+            true => (&outlined, &whole),
+            false => (&whole, &outlined),
+        };
+        let text = by_outline.then(|| outline::render(bytes).into_bytes());
+        fs::write(keep, text.as_deref().unwrap_or(bytes)).unwrap();
+        if drop.exists() {
+            fs::remove_file(drop).unwrap();
+        }
         return None;
     }
-    let want = fs::read(&golden).unwrap_or_default();
-    if want == bytes {
-        return None;
+    match by_outline {
+        true => compare_outline(name, &outlined, bytes),
+        false => compare_whole(name, &whole, bytes),
     }
+}
+
+/// Leaves the whole output `name` in `target/golden-actual/` and returns its path.
+fn leave_actual(name: &str, bytes: &[u8]) -> String {
     fs::create_dir_all(actual_dir()).unwrap();
-    fs::write(actual_dir().join(name), bytes).unwrap();
+    let path = actual_dir().join(name);
+    fs::write(&path, bytes).unwrap();
+    format!("target/golden-actual/{name}")
+}
+
+fn missing(golden: &Path) -> String {
+    format!(
+        "{} is missing (QSIM_BLESS=1 writes it)",
+        golden
+            .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+            .unwrap_or(golden)
+            .display()
+    )
+}
+
+fn compare_outline(name: &str, golden: &Path, bytes: &[u8]) -> Option<String> {
+    let Ok(want) = fs::read_to_string(golden) else {
+        leave_actual(name, bytes);
+        return Some(format!("{name}: {}", missing(golden)));
+    };
+    let fresh = outline::render(bytes);
+    if fresh == want {
+        return None;
+    }
+    let actual = leave_actual(name, bytes);
+    leave_actual(&format!("{name}.outline"), fresh.as_bytes());
+    let why = outline::describe(&want, bytes, &actual).expect("the outlines differ");
+    Some(format!(
+        "{name} (pinned by tests/golden/{name}.outline): {why}\n  all changed parts: \
+         diff tests/golden/{name}.outline {actual}.outline"
+    ))
+}
+
+fn compare_whole(name: &str, golden: &Path, bytes: &[u8]) -> Option<String> {
+    let want = fs::read(golden);
+    if want.as_deref().ok() == Some(bytes) {
+        return None;
+    }
+    leave_actual(name, bytes);
+    let Ok(want) = want else {
+        return Some(format!("{name}: {}", missing(golden)));
+    };
     let (want, got) = (
         String::from_utf8_lossy(&want),
         String::from_utf8_lossy(bytes),

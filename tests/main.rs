@@ -11,6 +11,7 @@ mod fiotools;
 mod golden;
 mod invariants;
 mod modern;
+mod outline;
 mod outputs;
 mod plots;
 mod reproduce;
