@@ -86,25 +86,27 @@ struct Block {
     lines: Vec<String>,
 }
 
-/// The fenced blocks of `text` (fences of three or more backticks at the start of a line).
+/// The fenced blocks of `text` (fences of three or more backticks at the start of a line, or
+/// indented inside a list item: the fence's indent is taken off every line of the block).
 fn blocks(file: &str, text: &str) -> Vec<Block> {
     let mut out = Vec::new();
-    let mut open: Option<Block> = None;
+    let mut open: Option<(Block, usize)> = None;
     for (n, line) in text.lines().enumerate() {
         let fence = line.trim_start().starts_with("```");
         match open.take() {
             None if fence => {
-                open = Some(Block {
-                    at: format!("{file}:{}", n + 1),
-                    lang: line.trim_start().trim_start_matches('`').trim().to_string(),
-                    lines: Vec::new(),
-                })
+                let indent = line.len() - line.trim_start().len();
+                let lang = line.trim_start().trim_start_matches('`').trim().to_string();
+                let at = format!("{file}:{}", n + 1);
+                let lines = Vec::new();
+                open = Some((Block { at, lang, lines }, indent));
             }
             None => {}
-            Some(b) if fence => out.push(b),
-            Some(mut b) => {
-                b.lines.push(line.to_string());
-                open = Some(b);
+            Some((b, _)) if fence => out.push(b),
+            Some((mut b, indent)) => {
+                let cut = line.len() - line.trim_start().len();
+                b.lines.push(line[cut.min(indent)..].to_string());
+                open = Some((b, indent));
             }
         }
     }
