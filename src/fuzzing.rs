@@ -13,7 +13,7 @@
 //!
 //! The same functions replay the seed corpus and every kept finding in `cargo test` (this
 //! module's tests read `fuzz/seeds/<target>/` and `fuzz/regressions/<target>/`), so a crash
-//! once found stays a test. README.md ("Fuzzing") says how to run the fuzzers.
+//! once found stays a test. docs/development.md ("Fuzzing") says how to run the fuzzers.
 
 use crate::scenario;
 

@@ -4,6 +4,7 @@ mod blkmq;
 mod cli;
 mod conventions;
 mod determinism;
+mod docs;
 mod exports;
 mod finite;
 mod fiojobs;

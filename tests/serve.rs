@@ -4,6 +4,13 @@
 //! located error in a visible box instead of a blank plot. A screenshot of the page is saved
 //! where `QSIM_SCREENSHOT` says.
 //!
+//! `plots/serve.png` (the guide's picture of the page) is that screenshot. Where the installed
+//! Chromium is the one that drew it ([`SCREENSHOT_CHROMIUM`]), the fresh screenshot must equal it
+//! pixel for pixel, except in the line that states the run's wall-clock time; another Chromium
+//! renders text with its own antialiasing and may differ by a pixel anywhere, so there the
+//! picture only has to keep its size. To redraw it: `QSIM_SCREENSHOT=plots/serve.png cargo test
+//! --test main serve::`, then set [`SCREENSHOT_CHROMIUM`] to `chromium --version`.
+//!
 //! The protocol goes through `--remote-debugging-pipe`: Chromium reads commands on fd 3 and
 //! writes answers on fd 4, NUL-terminated JSON. The crate forbids unsafe code, so the test
 //! cannot hand a child extra file descriptors itself; `sh` opens two FIFOs (`mkfifo`) on fds
@@ -19,6 +26,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
+
+/// The Chromium that drew `plots/serve.png` (the start of `chromium --version`).
+const SCREENSHOT_CHROMIUM: &str = "Chromium 156.0.8078.114 ";
 
 /// A child process (in its own process group) killed with its group when dropped.
 struct Guard(Child);
@@ -334,6 +344,19 @@ fn the_page_redraws_on_a_policy_switch_and_shows_a_bad_value_as_an_error() {
     if let Ok(path) = std::env::var("QSIM_SCREENSHOT") {
         std::fs::write(&path, &png).unwrap_or_else(|e| panic!("{path}: {e}"));
         eprintln!("serve: screenshot written to {path}");
+    } else {
+        let meta = cdp.eval(
+            "(() => { const r = document.getElementById('meta').getBoundingClientRect(); \
+             return [r.left, r.top + window.scrollY, r.right, r.bottom + window.scrollY]; })()",
+        );
+        let edge = |i: usize| meta[i].as_f64().expect("a rectangle");
+        let wall_clock = [
+            edge(0).floor(),
+            edge(1).floor(),
+            edge(2).ceil(),
+            edge(3).ceil(),
+        ];
+        check_committed_screenshot(&browser, &png, wall_clock.map(|v| v.max(0.0) as u32));
     }
 
     // A knob that changes the run: the page runs it and shows what the preset made of the
@@ -374,6 +397,51 @@ fn the_page_redraws_on_a_policy_switch_and_shows_a_bad_value_as_an_error() {
         json!(true)
     );
     let _ = cdp.call("Browser.close", json!({}));
+}
+
+/// Compares a fresh screenshot with `plots/serve.png`: the same size always, and the same pixels
+/// outside `skip` (left, top, right, bottom: the wall-clock line) under [`SCREENSHOT_CHROMIUM`].
+fn check_committed_screenshot(browser: &Path, png: &[u8], skip: [u32; 4]) {
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("plots/serve.png");
+    let kept = image::load_from_memory(&std::fs::read(&committed).expect("plots/serve.png"))
+        .expect("plots/serve.png decodes")
+        .to_rgba8();
+    let fresh = image::load_from_memory(png)
+        .expect("the screenshot decodes")
+        .to_rgba8();
+    let redraw = "redraw it with QSIM_SCREENSHOT=plots/serve.png (tests/serve.rs says how)";
+    assert_eq!(
+        fresh.dimensions(),
+        kept.dimensions(),
+        "plots/serve.png: {redraw}"
+    );
+    let out = Command::new(browser)
+        .arg("--version")
+        .output()
+        .expect("chromium --version");
+    let version = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !version.starts_with(SCREENSHOT_CHROMIUM) {
+        eprintln!(
+            "serve: {} is not {SCREENSHOT_CHROMIUM}, which drew plots/serve.png: size checked only",
+            version.trim()
+        );
+        return;
+    }
+    let [left, top, right, bottom] = skip;
+    let inside = |x: u32, y: u32| (left..right).contains(&x) && (top..bottom).contains(&y);
+    let differ = fresh
+        .enumerate_pixels()
+        .filter(|&(x, y, p)| !inside(x, y) && kept.get_pixel(x, y) != p)
+        .count();
+    if differ > 0 {
+        let keep = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/docs-actual/plots");
+        std::fs::create_dir_all(&keep).unwrap();
+        std::fs::write(keep.join("serve.png"), png).unwrap();
+        panic!(
+            "plots/serve.png differs from a fresh screenshot in {differ} pixels outside the \
+             wall-clock line (the fresh one is in target/docs-actual/plots/serve.png): {redraw}"
+        );
+    }
 }
 
 #[test]
