@@ -109,6 +109,14 @@
 //!   [`model::base::config::VmBehaviour`] with its default per version, one field and one row of the
 //!   `SWITCHES` table in `src/scenario/kernel.rs` (which drive resolution, patch conflicts and
 //!   the `qsim check` row), and the component whose rule it changes.
+//! - **A model component** (say, a NIC's receive ring): a file in the folder of its kernel
+//!   subsystem (`src/model/mm/`, `src/model/block/`, …) that owns its state and its event type,
+//!   declared in that folder's `mod.rs`; its functions that set timers are generic over
+//!   `Scheduler<E>` with `E: From<ItsEvent>`, so it never names the world's event. The world's
+//!   side is one more file in `src/model/world/` (an `impl World` that starts it, routes its
+//!   bios and acts on what it returns), one variant in [`model::world::Event`] with one line in
+//!   its `carries!` list, and one arm in the world's dispatch. `tests/tidy.rs` keeps the folders
+//!   free of circles and of `impl World`.
 //! - **A per-run metric**: measure it in the model (a field of [`model::base::obs::RunObs`],
 //!   filled where the event happens and merged across replications) and add one row to
 //!   [`report::metrics::METRICS`]. That row puts it in the replication summary, the CSV and
