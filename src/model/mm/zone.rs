@@ -323,6 +323,7 @@ impl Zone {
 
     /// Checks `class`'s watermark at `order` and, if it passes, takes the block; `true` if the
     /// allocation succeeded.
+    #[inline]
     pub fn try_alloc(&mut self, order: u32, class: AllocClass) -> bool {
         self.allows(order, class) && self.alloc(order)
     }
@@ -353,6 +354,7 @@ impl Zone {
     ///
     /// # Panics
     /// If more pages are returned than are allocated, or `order` exceeds [`TOP_ORDER`].
+    #[inline]
     pub fn free(&mut self, order: u32, uniform: &mut impl FnMut() -> f64) {
         assert!(order <= TOP_ORDER, "order {order} above {TOP_ORDER}");
         let pages = 1u64 << order;
