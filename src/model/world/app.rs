@@ -1,4 +1,5 @@
-//! The world's side of `workload/app.rs`.
+//! The world's side of `workload/app.rs`: an application job's phases (think time, CPU work,
+//! I/O) started on the CPUs and the block path.
 
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::base::ids::TaskOwner;
@@ -7,8 +8,6 @@ use crate::model::workload::WorkloadEvent;
 use crate::model::workload::app::*;
 use crate::model::world::World;
 use crate::model::world::event::Event;
-
-// ----- from workload/app.rs -------------------------------------------------
 
 impl World {
     /// Counts `work` of application CPU time finished at `now` for `who`, if measured.

@@ -1,4 +1,5 @@
-//! The world's side of `workload/gitk.rs`.
+//! The world's side of `workload/gitk.rs`: a fake-gitk copy's reads, buffer growth, page walks
+//! and major faults, through the page allocator, swap and dm-crypt.
 
 use crate::engine::{Scheduler, SimTime};
 use crate::model::base::bio::{Bio, Dir, Origin};
@@ -15,8 +16,6 @@ use crate::model::workload::gitk::*;
 use crate::model::world::World;
 use crate::model::world::event::Event;
 use rand::RngExt;
-
-// ----- from workload/gitk.rs ------------------------------------------------
 
 impl World {
     /// Process `p` takes its next step.

@@ -1,4 +1,5 @@
-//! The world's side of `workload/mod.rs`.
+//! The world's side of `workload/mod.rs`: fio jobs issuing and completing bios, buffered writers
+//! dirtying pages and their flushers writing them back.
 
 use crate::engine::{Scheduler, SimDuration};
 use crate::model::base::bio::{Bio, BioId, Dir, Origin};
@@ -12,8 +13,6 @@ use crate::model::workload::*;
 use crate::model::world::World;
 use crate::model::world::event::Event;
 use rand::RngExt;
-
-// ----- from workload/mod.rs -------------------------------------------------
 
 impl World {
     pub(in crate::model) fn start_workloads(&mut self, sched: &mut Scheduler<Event>) {

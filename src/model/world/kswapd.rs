@@ -1,4 +1,5 @@
-//! The world's side of `mm/kswapd.rs`.
+//! The world's side of `mm/kswapd.rs`: kswapd's actions carried out (scans on a CPU,
+//! `congestion_wait`, naps) and pageout.
 
 use crate::engine::Scheduler;
 use crate::model::base::ids::TaskOwner;
@@ -8,8 +9,6 @@ use crate::model::mm::memory::{PAGE_SIZE, Scan};
 use crate::model::mm::pressure::MemEvent;
 use crate::model::world::World;
 use crate::model::world::event::Event;
-
-// ----- from mm/kswapd.rs ----------------------------------------------------
 
 impl World {
     // ----- the world's adapter: kswapd's scans, waits and nap timer ---------------------------

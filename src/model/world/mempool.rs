@@ -1,4 +1,5 @@
-//! The world's side of `mm/mempool.rs`.
+//! The world's side of `mm/mempool.rs`: bounce pages for a write clone, partial clones, and
+//! threads asleep on the pool.
 
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::base::bio::{Bio, BioId};
@@ -10,8 +11,6 @@ use crate::model::mm::mempool::*;
 use crate::model::mm::pressure::MemEvent;
 use crate::model::world::World;
 use crate::model::world::event::Event;
-
-// ----- from mm/mempool.rs ---------------------------------------------------
 
 impl World {
     // ----- the world's adapter: acts on the pool's outcomes -----------------------------------

@@ -1,4 +1,5 @@
-//! The world's side of `mm/pressure.rs`.
+//! The world's side of `mm/pressure.rs`: the memory processes' events dispatched, and the
+//! GFP_ATOMIC streams' arrivals and frees.
 
 use crate::engine::{Scheduler, SimDuration};
 use crate::model::base::ids::QueueClass;
@@ -7,8 +8,6 @@ use crate::model::mm::cwait::CwWho;
 use crate::model::mm::pressure::*;
 use crate::model::world::World;
 use crate::model::world::event::Event;
-
-// ----- from mm/pressure.rs --------------------------------------------------
 
 impl World {
     pub(in crate::model) fn pr(&mut self) -> &mut Pressure {

@@ -1,4 +1,5 @@
-//! The world's side of `mm/reclaim.rs`.
+//! The world's side of `mm/reclaim.rs`: direct reclaimers' scans on a CPU, their waits, and the
+//! pages handed to the reader, writer or fault that asked.
 
 use crate::engine::{Scheduler, SimDuration};
 use crate::model::base::ids::{QueueClass, ReclaimSlot, TaskOwner};
@@ -7,8 +8,6 @@ use crate::model::mm::memory::{Gfp, PageState};
 use crate::model::mm::reclaim::*;
 use crate::model::world::World;
 use crate::model::world::event::Event;
-
-// ----- from mm/reclaim.rs ---------------------------------------------------
 
 impl World {
     // ----- the world's adapter: scans, waits and hand-overs -----------------------------------

@@ -1,4 +1,5 @@
-//! The world's side of `mm/swap.rs`.
+//! The world's side of `mm/swap.rs`: swap-out bios issued through dm-crypt and their
+//! completions.
 
 use crate::engine::Scheduler;
 use crate::model::base::bio::{Bio, Dir, Origin};
@@ -8,8 +9,6 @@ use crate::model::mm::swap::*;
 use crate::model::world::World;
 use crate::model::world::event::Event;
 use rand::RngExt;
-
-// ----- from mm/swap.rs ------------------------------------------------------
 
 impl World {
     /// One reclaim pass at `prio` over both LRUs with swap (2.6.32's `shrink_zone`): the

@@ -1,4 +1,5 @@
-//! The world's side of `crypt/table.rs`.
+//! The world's side of `crypt/table.rs`: a bio routed by the table's flags to a crypt queue, a
+//! thread, or straight through.
 
 use crate::engine::Scheduler;
 use crate::model::base::bio::{Bio, BioId, Dir, Origin};
@@ -12,8 +13,6 @@ use crate::model::crypt::table::*;
 use crate::model::crypt::threads::{ActorKind, ActorState, Step};
 use crate::model::world::World;
 use crate::model::world::event::Event;
-
-// ----- from crypt/table.rs --------------------------------------------------
 
 impl World {
     /// The size above which dm-crypt's map splits `id` (6.11+), if it must be split.

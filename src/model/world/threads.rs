@@ -1,4 +1,5 @@
-//! The world's side of `crypt/threads.rs`.
+//! The world's side of `crypt/threads.rs`: the crypt threads, kcryptd_io and the submitting
+//! contexts taking work, running it on a CPU and passing bios on.
 
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::base::bio::{BioId, Dir, Origin};
@@ -10,8 +11,6 @@ use crate::model::crypt::threads::*;
 use crate::model::mm::mempool::Bounce;
 use crate::model::world::World;
 use crate::model::world::event::Event;
-
-// ----- from crypt/threads.rs ------------------------------------------------
 
 impl World {
     #[inline]

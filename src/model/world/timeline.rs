@@ -1,10 +1,8 @@
-//! The world's side of `observe/timeline.rs`.
+//! The world's side of `observe/timeline.rs`: what the world shows the timeline at each bucket.
 
 use crate::engine::SimTime;
 use crate::model::observe::timeline::*;
 use crate::model::world::World;
-
-// ----- from observe/timeline.rs ---------------------------------------------
 
 impl World {
     /// Starts recording this run's timeline in at most `points` buckets, from `now`.
