@@ -1,6 +1,7 @@
 //! The vocabulary every subsystem shares: bios and their slab, typed identities, the scenario as
 //! the model reads it, closed-form physics, inverse-transform sampling, and the records a run
-//! fills in. Nothing here depends on another folder of the model.
+//! fills in (`include/linux/blk_types.h` for the bio's fields). Nothing here depends on another
+//! folder of the model; `docs/model/README.md` is the tour.
 
 pub mod bio;
 pub mod config;

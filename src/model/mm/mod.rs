@@ -1,3 +1,8 @@
+//! Memory management (`mm/page_alloc.c`, `mm/vmscan.c`, `mm/backing-dev.c`, `mm/mempool.c`,
+//! `mm/swap_state.c`, 2.6.32 unless a switch says otherwise): the zone and its watermarks,
+//! kswapd, direct reclaim, `congestion_wait`, GFP_ATOMIC streams, dm-crypt's page pool and swap.
+//! `docs/model/memory.md` and `docs/model/kswapd.md` describe them.
+//!
 //! The memory model behind one interface: `Memory` is either unlimited (every bounce page
 //! granted and only counted) or a zone with the processes that press on it and relieve it
 //! (`crate::model::mm::pressure::Pressure`). The world holds one `Memory` and asks it; only the

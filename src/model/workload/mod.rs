@@ -1,3 +1,7 @@
+//! The load on the machine (fio's job options, `mm/page-writeback.c` for the flusher): fio jobs,
+//! buffered writers and their flushers, application jobs with CPU phases, and Mel Gorman's
+//! fake-gitk. `docs/model/workloads.md` describes them.
+//!
 //! Workloads: fio-like jobs (closed or open loop) and buffered writers with their flusher.
 //!
 //! A fio job draws from its own named random streams (`<name>.<copy>/arrival`, `/offset`, `/mix`,

@@ -1,5 +1,6 @@
 //! The assembled dm-crypt world for one policy: it owns the components and routes bios between
-//! them.
+//! them, as `drivers/md/dm-crypt.c` and the block layer hand a bio from one kernel subsystem to
+//! the next (`docs/model/README.md` §3 follows one read through it).
 //!
 //! ```text
 //!  fio jobs ──issue──► dm-crypt map ──reads──► kcryptd_io ──clone──┐
