@@ -47,6 +47,18 @@ impl Reader<'_> {
     ) -> Result<Scenario, Error> {
         let mut doc = Doc::default();
         doc.line("device: { kind: nvme }".to_string(), None);
+        // The jobs are checked against the machine's kernel (its largest bio: 512 KiB on 2.6.x,
+        // 1 MiB after), the oldest of its variants' when they differ, since every variant runs
+        // them.
+        let oldest = base
+            .variants
+            .iter()
+            .map(|v| v.scenario.kernel.version)
+            .fold(base.kernel.version, Ord::min);
+        doc.line(
+            format!("kernel: {{ version: \"{}\" }}", oldest.name()),
+            None,
+        );
         self.run_length(jobs, &base, &mut doc);
         doc.line("workloads:".to_string(), None);
         let mut names: Vec<String> = Vec::new();

@@ -387,3 +387,33 @@ fn a_region_past_an_hdds_end_is_refused_at_its_size() {
     let base = resolve("two-queue").expect("shipped");
     assert!(load_str("job.fio", "[j]\nsize=1g\n", base, "two-queue").is_ok());
 }
+
+/// Issue 27 item 6: a job's largest request is the machine's kernel's. A 1 MiB `bs` loads on
+/// nvme-desktop (6.12: 1 MiB bios) and is refused on two-queue (2.6.32: 512 KiB requests),
+/// and on a machine whose variants include a 2.6 kernel, since every variant runs the job.
+#[test]
+fn a_jobs_largest_request_is_the_machines_kernels() {
+    let text = "[seq]\nrw=read\nbs=1m\nsize=1g\n";
+    let modern = load_str(
+        "job.fio",
+        text,
+        resolve("nvme-desktop").unwrap(),
+        "nvme-desktop",
+    );
+    let f = modern.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(job(&f, 0).bs, 1 << 20);
+    let e = load_str("job.fio", text, resolve("two-queue").unwrap(), "two-queue").unwrap_err();
+    assert!(
+        first_line(&e).contains("must be between 512 and 512KiB"),
+        "{e}"
+    );
+    let mut mixed = resolve("nvme-desktop").unwrap();
+    let mut old = mixed.clone();
+    old.kernel.version = crate::model::base::config::KernelVersion::V2_6_32;
+    mixed.variants = vec![crate::model::base::config::Variant {
+        name: "old".into(),
+        scenario: Box::new(old),
+    }];
+    let e = load_str("job.fio", text, mixed, "nvme-desktop").unwrap_err();
+    assert!(first_line(&e).contains("512KiB"), "{e}");
+}
