@@ -1137,16 +1137,8 @@ fn only_the_world_folder_implements_world() {
         }
         let masked = mask(&f.text);
         for (n, line) in masked.lines().enumerate() {
-            let l = line.trim_start();
-            let Some(rest) = l.strip_prefix("impl") else {
-                continue;
-            };
-            let head = rest.split('{').next().unwrap_or("");
-            let names_world = head
-                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .any(|w| w == "World");
-            if names_world && (head.trim_start().starts_with("World") || head.contains(" for ")) {
-                errors.push(format!("{}:{}: {}", f.path, n + 1, l.trim_end()));
+            if implements_world(line) {
+                errors.push(format!("{}:{}: {}", f.path, n + 1, line.trim()));
             }
         }
     }
@@ -1155,6 +1147,33 @@ fn only_the_world_folder_implements_world() {
         "impl World outside src/model/world/ (move it to the world's adapter for that file):\n{}",
         errors.join("\n")
     );
+}
+
+/// Whether `line` opens an `impl` block whose type is `World` (`impl World`, `impl<'a> World`,
+/// `impl crate::model::world::World`, `impl Model for World`), not one that only mentions it.
+fn implements_world(line: &str) -> bool {
+    let Some(rest) = line.trim_start().strip_prefix("impl") else {
+        return false;
+    };
+    let mut head = rest.split('{').next().unwrap_or("").trim();
+    if !(rest.starts_with(' ') || rest.starts_with('<')) {
+        return false; // `implements`, `impl_x!`
+    }
+    if head.starts_with('<') {
+        // Skip the impl's own generics, nested brackets included.
+        let mut depth = 0;
+        let end = head
+            .char_indices()
+            .find(|&(_, c)| {
+                depth += i32::from(c == '<') - i32::from(c == '>');
+                depth == 0
+            })
+            .map_or(head.len(), |(i, _)| i + 1);
+        head = head[end..].trim();
+    }
+    let ty = head.rsplit_once(" for ").map_or(head, |(_, t)| t).trim();
+    let ty = ty.split('<').next().unwrap_or(ty);
+    ty.rsplit("::").next() == Some("World")
 }
 
 /// Issue 31: the model's folders import each other without a circle (outside test code), so
@@ -1228,5 +1247,23 @@ fn folder_rules_see_circles_and_private_modules() {
         ]
     );
     assert_eq!(folder_of("src/model/mm/zone.rs"), Some("mm"));
+    for yes in [
+        "impl World {",
+        "    impl<'a> World {",
+        "impl crate::model::world::World {",
+        "impl Model for World {",
+        "impl<E: From<X>> Sink<E> for World {",
+    ] {
+        assert!(implements_world(yes), "{yes}");
+    }
+    for no in [
+        "impl Gitk {",
+        "impl From<World> for Event {",
+        "impl WorldView {",
+        "fn implements(w: World) {",
+        "impl_world!();",
+    ] {
+        assert!(!implements_world(no), "{no}");
+    }
     assert_eq!(folder_of("src/model/mod.rs"), None);
 }

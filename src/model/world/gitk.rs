@@ -6,15 +6,14 @@ use crate::model::base::bio::{Bio, Dir, Origin};
 use crate::model::base::ids::{ActorId, TaskOwner};
 use crate::model::base::obs::Stage;
 use crate::model::crypt::threads::ActorKind;
-use crate::model::mm::Memory;
 use crate::model::mm::memory::{PAGE_SIZE, PageState, pages_for};
 use crate::model::mm::pressure::MemEvent;
-use crate::model::mm::pressure::Pressure;
 use crate::model::mm::reclaim::ReclaimWho;
 use crate::model::mm::swap::Touch;
 use crate::model::workload::gitk::*;
 use crate::model::world::World;
 use crate::model::world::event::Event;
+use crate::model::world::pressure::zone;
 use rand::RngExt;
 
 impl World {
@@ -209,10 +208,4 @@ impl World {
     pub(in crate::model) fn all_processes_done(&self) -> bool {
         self.procs.iter().all(Gitk::is_done)
     }
-}
-
-/// The zone's processes (a fake-gitk copy runs only with a memory model), borrowed from the
-/// memory alone so that the world's process table can be borrowed beside it.
-fn zone(memory: &mut Memory) -> &mut Pressure {
-    memory.zone_mut().expect("memory model is off")
 }

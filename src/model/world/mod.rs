@@ -57,10 +57,10 @@ use crate::model::mm::Memory;
 use crate::model::mm::cwait::{CongestionWaits, CwEvent, CwWho};
 use crate::model::mm::memory::Allocator;
 use crate::model::observe::recorder::{RecEvent, Recorder};
+use crate::model::workload::gitk::Gitk;
 use crate::model::workload::{Job, WorkloadEvent, Writer};
 use cast::cast;
 
-use crate::model::workload::gitk::Gitk;
 pub use crate::model::world::event::Event;
 
 /// One policy's world.

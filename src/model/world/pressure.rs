@@ -3,6 +3,7 @@
 
 use crate::engine::{Scheduler, SimDuration};
 use crate::model::base::ids::QueueClass;
+use crate::model::mm::Memory;
 use crate::model::mm::atomic::AtomicSources;
 use crate::model::mm::cwait::CwWho;
 use crate::model::mm::pressure::*;
@@ -11,7 +12,7 @@ use crate::model::world::event::Event;
 
 impl World {
     pub(in crate::model) fn pr(&mut self) -> &mut Pressure {
-        self.memory.zone_mut().expect("memory model is off")
+        zone(&mut self.memory)
     }
 
     /// Starts the memory processes: the GFP_ATOMIC streams' first arrivals.
@@ -94,4 +95,10 @@ impl World {
             o.woken_early += 1;
         }
     }
+}
+
+/// The zone's processes, borrowed from the memory field alone, so that another field of the
+/// world (the fake-gitk table) can be borrowed beside it; [`World::pr`] borrows the whole world.
+pub(super) fn zone(memory: &mut Memory) -> &mut Pressure {
+    memory.zone_mut().expect("memory model is off")
 }
