@@ -14,7 +14,7 @@
 //! (`tests/tidy.rs` checks there is no circle):
 //!
 //! ```text
-//! base  <-  cpu, block, mm  <-  crypt, workload  <-  observe  <-  world
+//! base  <-  cpu, block, mm  <-  crypt, workload, net  <-  observe  <-  world
 //! ```
 //!
 //! | folder | models | kernel | docs/model |
@@ -24,6 +24,7 @@
 //! | [`block`] | request queue, pools, congestion, plugging, CFQ, deadline, blk-mq, the device | `block/`, `drivers/nvme/` | `block.md`, `device.md` |
 //! | [`mm`] | the zone, watermarks, kswapd, direct reclaim, `congestion_wait`, GFP_ATOMIC, the mempool, swap | `mm/` | `memory.md`, `kswapd.md` |
 //! | [`crypt`] | dm-crypt's table and flags, its threads, the async engine, the queue policies | `drivers/md/dm-crypt.c` | `crypt.md` |
+//! | [`net`] | a NIC's receive ring, the TCP socket and window, the paced sender | `drivers/net/e1000e/`, `net/ipv4/tcp*.c` | `memory.md` §7a |
 //! | [`workload`] | fio jobs, buffered writers and flushers, apps, fake-gitk | — | `workloads.md` |
 //! | [`observe`] | the recorder and warm-up gate, timeline, trace, invariant books | — | `measurements.md` |
 //! | [`world`] | the assembled world: the cast, the routing, each subsystem's adapter | — | `README.md` |
@@ -33,6 +34,7 @@ pub mod block;
 pub mod cpu;
 pub mod crypt;
 pub mod mm;
+pub mod net;
 pub mod observe;
 pub mod workload;
 pub mod world;
@@ -237,6 +239,7 @@ pub mod testing {
                     mean: SimDuration::from_ms(100),
                 },
                 burst,
+                rx: None,
             }],
         }
     }

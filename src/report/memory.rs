@@ -184,7 +184,7 @@ impl Serialize for MemoryReport {
     /// order of `qsim.memory` since schema version 1.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let m = &self.obs;
-        let mut s = serializer.serialize_struct("MemoryReport", 43)?;
+        let mut s = serializer.serialize_struct("MemoryReport", 45)?;
         s.serialize_field("total_pages", &m.total_pages)?;
         s.serialize_field("min", &m.min)?;
         s.serialize_field("low", &m.low)?;
@@ -197,6 +197,7 @@ impl Serialize for MemoryReport {
         s.serialize_field("atomic_attempts_total", &self.atomic_attempts_total)?;
         s.serialize_field("atomic_failures_total", &self.atomic_failures_total)?;
         s.serialize_field("atomic_failures_per_s", &self.atomic_failures_per_s)?;
+        s.serialize_field("atomic_failures_logged", &m.atomic_failures_logged)?;
         s.serialize_field("failure_log", &self.failure_log())?;
         s.serialize_field("kswapd_wakeups", &m.kswapd_wakeups)?;
         s.serialize_field("kswapd_awake_ns", &m.kswapd_awake.as_ns())?;
@@ -231,6 +232,11 @@ impl Serialize for MemoryReport {
             s.serialize_field("swap", &m.swap)?;
         } else {
             s.skip_field("swap")?;
+        }
+        if m.rx.is_empty() {
+            s.skip_field("rx")?;
+        } else {
+            s.serialize_field("rx", &m.rx)?;
         }
         s.end()
     }
@@ -273,6 +279,6 @@ mod tests {
         assert_eq!(v["direct_stall"]["n"], 9);
         assert_eq!(v["kswapd_waits"]["class"][1]["total_ns"], 4_100_000_000u64);
         assert_eq!(v["end_free"], 524_288 - obs.end_pages.total());
-        assert_eq!(v.as_object().unwrap().len(), 42);
+        assert_eq!(v.as_object().unwrap().len(), 43);
     }
 }

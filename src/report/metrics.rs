@@ -494,6 +494,18 @@ pub const METRICS: &[Metric] = &[
             }
         },
     ),
+    detail(
+        "atomic_failures_logged",
+        "GFP_ATOMIC fails logged",
+        "",
+        true,
+        |r| {
+            r.obs
+                .memory
+                .as_ref()
+                .map_or(f64::NAN, |m| m.atomic_failures_logged as f64)
+        },
+    ),
 ];
 
 /// A figure of the run's anonymous memory and swap; NaN when the run modelled none.

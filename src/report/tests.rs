@@ -276,6 +276,8 @@ pub(crate) fn memory_obs() -> MemoryObs {
             ..PageStates::default()
         },
         swap: Default::default(),
+        atomic_failures_logged: 10,
+        rx: Vec::new(),
     }
 }
 

@@ -30,7 +30,7 @@ use super::describe::{Rows, row};
 use super::distribution::{RawDistribution, distribution, fmt_dist};
 use super::schema::{names, raw_section};
 use super::types::*;
-use super::units::{CountRate, Rate, Size, format_bandwidth, format_bytes, trim_float};
+use super::units::{CountRate, Duration, Rate, Size, format_bandwidth, format_bytes, trim_float};
 use crate::engine::SimDuration;
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
@@ -83,6 +83,10 @@ raw_section! {
         [value] hold: RawDistribution,
         /// Buffers allocated per arrival (a ring refill).
         [value] burst: u32,
+        /// A receive path's ring: descriptors (only with a reader, `from:`).
+        [value] ring: u32,
+        /// A receive path's round-trip time (only with a reader, `from:`).
+        [value] rtt: Duration,
     }
 }
 
@@ -113,7 +117,10 @@ impl<'de> Deserialize<'de> for OrderWeights {
 
 /// The accepted range of each whole-number field of `memory.atomic[]`
 /// ([`super::check::int_range`]).
-pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[("memory.atomic[].burst", 1, 100_000)];
+pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
+    ("memory.atomic[].burst", 1, 100_000),
+    ("memory.atomic[].ring", 2, 4096),
+];
 
 /// One entry of `memory.atomic:`.
 pub(crate) fn atomic_stream(
@@ -166,6 +173,7 @@ pub(crate) fn atomic_stream(
         orders,
         hold,
         burst: c.int(&a.burst, &at(path, "burst"), 1)?,
+        rx: None,
     })
 }
 
@@ -280,6 +288,9 @@ fn orders(c: &Checker, o: &Spanned<OrderWeights>, path: &str) -> Result<Vec<f64>
 
 /// One stream's rows in `qsim check`: rate, orders, hold time and what it holds on average.
 pub(crate) fn describe_atomic(o: &mut Rows, a: &AtomicStream) {
+    if let Some(rx) = &a.rx {
+        return super::receiver::describe_rx(o, a, rx);
+    }
     row(
         o,
         4,

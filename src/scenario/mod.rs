@@ -53,6 +53,7 @@ mod machine;
 mod memory;
 mod outline;
 pub mod published;
+mod receiver;
 mod schema;
 mod setarg;
 mod shipped;

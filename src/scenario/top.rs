@@ -56,6 +56,7 @@ use super::crypt::{RawCrypt, crypt};
 use super::device::{DeviceKind, RawDevice, device, request_floor};
 use super::kernel::{RawKernel, kernel};
 use super::memory::{RawMemory, memory};
+use super::receiver::link_readers;
 use super::schema::{Capped, MAX_LISTED_NAMES, raw_section};
 use super::types::*;
 use super::units::Duration;
@@ -313,6 +314,26 @@ fn horizon(c: &Checker, raw: &RawScenario) -> Result<(SimDuration, SimDuration),
 
 /// What the machine bounds the workloads by: the disk's capacity, and the largest bio of the
 /// kernel (512 KiB on 2.6.x, 1 MiB after).
+/// The workloads, checked against the memory model they need, with every `from:` writer
+/// linked to its receive path.
+fn linked_workloads(
+    c: &Checker,
+    raw: &RawScenario,
+    bounds: super::workload::Bounds,
+    mut memory: Option<&mut MemoryConfig>,
+) -> Result<Vec<WorkloadConfig>, Error> {
+    let mut list = workloads(c, &raw.workloads, bounds)?;
+    super::workload::need_memory(c, &raw.workloads, &list, memory.is_some())?;
+    link_readers(
+        c,
+        &raw.workloads,
+        &mut list,
+        raw.memory.as_ref(),
+        memory.take(),
+    )?;
+    Ok(list)
+}
+
 fn bounds(kernel: &KernelConfig, capacity: Option<u64>) -> super::workload::Bounds {
     let max_request = if kernel.version.is_modern() {
         super::workload::MAX_BIO_BYTES
@@ -370,7 +391,7 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         &crypt,
         &policies,
     )?;
-    let memory = match &raw.memory {
+    let mut memory = match &raw.memory {
         Some(m) => {
             super::dmcrypt::no_memory_model(c, m.referenced, &kernel)?;
             Some(memory(c, &m.value, m.referenced)?)
@@ -378,8 +399,7 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         None => None,
     };
     let capacity = super::device::capacity(&device);
-    let workloads = workloads(c, &raw.workloads, bounds(&kernel, capacity))?;
-    super::workload::need_memory(c, &raw.workloads, &workloads, memory.is_some())?;
+    let workloads = linked_workloads(c, raw, bounds(&kernel, capacity), memory.as_mut())?;
     Ok(Scenario {
         name,
         description,

@@ -128,6 +128,9 @@ raw_section! {
         [value] number_ios: u64,
         /// fio: when each copy starts (a duration, or a range `low-high`).
         [value] startdelay: app::DelayRange,
+        /// buffered-writer: the receive path (a `memory.atomic` stream) whose socket it reads,
+        /// writing what arrives instead of dirtying at `rate`.
+        [value] from: String,
         /// buffered-writer: writeback request size.
         [value] chunk: Size,
         /// buffered-writer: background threshold.
@@ -183,6 +186,7 @@ impl WorkloadKindName {
             ],
             WorkloadKindName::BufferedWriter => &[
                 "rate",
+                "from",
                 "chunk",
                 "background",
                 "dirty_limit",
@@ -539,24 +543,28 @@ fn writer(
 ) -> Result<BufferedWriter, Error> {
     let path = place.path;
     let p = |f: &str| at(path, f);
-    let Some(rate) = &w.rate else {
-        return Err(c.at(&p("rate"), here).missing(
-            "a buffered writer needs a `rate`",
-            "the rate at which it dirties page cache, e.g. `rate: 20MB/s`",
-        ));
-    };
-    let rate = match c.bandwidth(rate, &p("rate"))? {
-        b if b > MAX_WRITER_RATE => {
-            return Err(c.at(&p("rate"), rate).bad_value(
-                format!(
-                    "a writer dirtying {} is faster than the 10GB/s accepted",
-                    rate.value
-                ),
-                "10GB/s is about a memory bus; a buffered writer of a few hundred MB/s \
-                 already outruns any disk",
+    let rate = match (&w.rate, &w.from) {
+        (Some(_), Some(from)) => {
+            return Err(c.at(&p("from"), from).conflict(
+                "a writer that reads a socket (`from`) has no `rate` of its own",
+                "it writes what the receive path delivers, at the stream's bandwidth: remove \
+                 `rate`",
             ));
         }
-        b => b,
+        // The stream's bandwidth, filled in once the stream is found (`super::receiver`).
+        (None, Some(_)) => None,
+        (None, None) => {
+            return Err(c.at(&p("rate"), here).missing(
+                "a buffered writer needs a `rate`, or a socket to read (`from`)",
+                "the rate at which it dirties page cache, e.g. `rate: 20MB/s`, or `from: \
+                 rsync` to write what a `memory.atomic` receive path delivers",
+            ));
+        }
+        (Some(rate), None) => Some(rate),
+    };
+    let rate = match rate {
+        None => 0.0,
+        Some(rate) => writer_rate(c, rate, &p("rate"))?,
     };
     let chunk = chunk(c, w, place.path)?;
     let background = val(&w.background).map(|s| s.0).unwrap_or(0);
@@ -600,7 +608,23 @@ fn writer(
         dirty_limit_bytes: dirty_limit,
         size,
         offset,
+        source: None,
     })
+}
+
+/// A writer's dirtying `rate`, at most [`MAX_WRITER_RATE`].
+fn writer_rate(c: &Checker, rate: &Spanned<Rate>, path: &str) -> Result<f64, Error> {
+    match c.bandwidth(rate, path)? {
+        b if b > MAX_WRITER_RATE => Err(c.at(path, rate).bad_value(
+            format!(
+                "a writer dirtying {} is faster than the 10GB/s accepted",
+                rate.value
+            ),
+            "10GB/s is about a memory bus; a buffered writer of a few hundred MB/s already \
+             outruns any disk",
+        )),
+        b => Ok(b),
+    }
 }
 
 /// A writer's `chunk`: a request size of whole 4 KiB pages.
@@ -739,7 +763,13 @@ pub(crate) fn describe_workload(o: &mut Rows, w: &WorkloadConfig) {
                 o,
                 2,
                 &w.name,
-                &format!("buffered-writer: {}", format_bandwidth(b.rate)),
+                &match b.source {
+                    None => format!("buffered-writer: {}", format_bandwidth(b.rate)),
+                    Some(_) => format!(
+                        "buffered-writer: writes what its socket delivers ({})",
+                        format_bandwidth(b.rate)
+                    ),
+                },
             );
             row(o, 4, "chunk", &format_bytes(b.chunk));
             row(

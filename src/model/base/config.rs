@@ -397,6 +397,31 @@ pub struct AtomicStream {
     pub hold: Distribution,
     /// Buffers allocated at each arrival (a driver refilling its receive ring in one go).
     pub burst: u32,
+    /// The TCP receive path these buffers feed, when a process reads them (`from:` on a
+    /// buffered writer); the stream's `rate`, `hold` and `burst` are then unused.
+    #[serde(default)]
+    pub rx: Option<RxConfig>,
+}
+
+/// A NIC's receive ring and the TCP socket behind it (`docs/model/memory.md` §7a).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RxConfig {
+    /// The buffered writer that reads the socket (its index among the buffered writers).
+    pub reader: u32,
+    /// Receive descriptors in the NIC's ring.
+    pub ring: u32,
+    /// Payload bytes per segment.
+    pub mss: u32,
+    /// Buddy order of one receive buffer.
+    pub order: u32,
+    /// Bytes each buffer charges against the socket's receive buffer (`skb->truesize`).
+    pub truesize: u32,
+    /// `tcp_rmem`: minimum, initial and largest receive buffer, bytes.
+    pub rmem: [u64; 3],
+    /// Round-trip time: autotuning's measuring period.
+    pub rtt: SimDuration,
+    /// The sender's paced throughput, bytes per second.
+    pub bandwidth: f64,
 }
 
 impl KernelConfig {
@@ -850,6 +875,10 @@ pub struct BufferedWriter {
     pub size: u64,
     /// Byte offset of that region on the device.
     pub offset: u64,
+    /// The receive path whose socket the writer reads (its index among the `memory.atomic`
+    /// streams that have a reader): it then writes what arrives instead of dirtying at `rate`.
+    #[serde(default)]
+    pub source: Option<u32>,
 }
 
 /// What a workload is.

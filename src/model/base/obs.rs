@@ -285,6 +285,54 @@ pub struct MemoryObs {
     pub end_pages: PageStates,
     /// Anonymous memory and swap (all zero without swap or fake-gitk processes).
     pub swap: SwapObs,
+    /// GFP_ATOMIC failures the kernel log would show: the "page allocation failure" message
+    /// passes `printk_ratelimit()` (10 per 5 s), so a storm logs fewer than it fails.
+    #[serde(default)]
+    pub atomic_failures_logged: u64,
+    /// The TCP receive paths, in `memory.atomic` order (none without a `from:` reader).
+    #[serde(default)]
+    pub rx: Vec<RxObs>,
+}
+
+/// What one TCP receive path measured (docs/model/memory.md §7a). Counters start at the
+/// warm-up's end.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RxObs {
+    /// The stream's name.
+    pub name: String,
+    /// Segments queued on the socket.
+    pub segments: u64,
+    /// Frames the NIC dropped for want of a filled descriptor.
+    pub ring_drops: u64,
+    /// Segments dropped because the socket was over its receive buffer.
+    pub socket_drops: u64,
+    /// Ring refills that stopped at a failed allocation.
+    pub refill_failures: u64,
+    /// Times the window closed on the sender.
+    pub window_closed: u64,
+    /// Time the sender waited for the window, ns.
+    pub window_closed_ns: u64,
+    /// Most segments waiting in the socket at once.
+    pub max_queued: u32,
+    /// Most pages held by the ring and the socket together.
+    pub max_held_pages: u64,
+    /// Largest receive buffer reached, bytes.
+    pub max_rcvbuf: u64,
+}
+
+impl RxObs {
+    /// Pools another replication's counts into `self` (maxima take the larger).
+    pub fn merge(&mut self, o: &RxObs) {
+        self.segments += o.segments;
+        self.ring_drops += o.ring_drops;
+        self.socket_drops += o.socket_drops;
+        self.refill_failures += o.refill_failures;
+        self.window_closed += o.window_closed;
+        self.window_closed_ns += o.window_closed_ns;
+        self.max_queued = self.max_queued.max(o.max_queued);
+        self.max_held_pages = self.max_held_pages.max(o.max_held_pages);
+        self.max_rcvbuf = self.max_rcvbuf.max(o.max_rcvbuf);
+    }
 }
 
 /// What anonymous memory and swap did (docs/model/memory.md, "Anonymous memory and swap").
@@ -718,6 +766,10 @@ impl MemoryObs {
         );
         self.below_min += other.below_min;
         self.swap.merge(&other.swap);
+        self.atomic_failures_logged += other.atomic_failures_logged;
+        for (a, b) in self.rx.iter_mut().zip(&other.rx) {
+            a.merge(b);
+        }
     }
 }
 

@@ -31,11 +31,13 @@ pub(in crate::model) struct AtomicSources {
 }
 
 impl AtomicSources {
-    /// The streams of a `memory:` section, each with its own random streams
+    /// The streams of a `memory:` section that no process reads (a receive path with a reader
+    /// belongs to the `net` folder), each with its own random streams
     /// (`atomic.<name>/arrival`, `/order`, `/hold`).
     pub(in crate::model) fn new(cfgs: &[AtomicStream], streams: &RngStreams) -> AtomicSources {
         let sources = cfgs
             .iter()
+            .filter(|a| a.rx.is_none())
             .map(|a| {
                 let total: f64 = a.orders.iter().sum();
                 let mut acc = 0.0;

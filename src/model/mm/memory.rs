@@ -152,6 +152,44 @@ pub struct Scan {
     pub pageout: u64,
 }
 
+/// A `struct ratelimit_state` with 2.6.32's `__ratelimit()`: at most `burst` messages in a
+/// window of `interval` that opens at the first message after the last one closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ratelimit {
+    interval: SimDuration,
+    burst: u32,
+    begin: Option<SimTime>,
+    printed: u32,
+}
+
+impl Ratelimit {
+    /// `printk_ratelimit_state`: 10 messages per 5 seconds (`5 * HZ`), which the page
+    /// allocator's "page allocation failure" warning passes through.
+    pub fn printk() -> Ratelimit {
+        Ratelimit {
+            interval: SimDuration::from_secs(5),
+            burst: 10,
+            begin: None,
+            printed: 0,
+        }
+    }
+
+    /// Whether a message at `now` is printed. As in the kernel, the call that finds the window
+    /// expired resets it without restarting it, so the next call opens the new one.
+    pub fn allow(&mut self, now: SimTime) -> bool {
+        let begin = *self.begin.get_or_insert(now);
+        if now > begin.saturating_add(self.interval) {
+            self.begin = None;
+            self.printed = 0;
+        }
+        if self.printed < self.burst {
+            self.printed += 1;
+            return true;
+        }
+        false
+    }
+}
+
 /// The zoned memory of one run.
 #[derive(Debug)]
 pub struct Mem {
@@ -178,6 +216,8 @@ pub struct Mem {
     free_range: (u64, u64),
     /// GFP_ATOMIC failures since time zero, warm-up included.
     atomic_failed: u64,
+    /// `printk_ratelimit()`'s state for the allocation-failure message.
+    printk: Ratelimit,
     /// Work done since time zero ([`Mem::work`]).
     work: u64,
 }
@@ -221,6 +261,8 @@ fn initial_obs(total: u64, marks: Watermarks, zone: &Zone) -> MemoryObs {
         below_min: SimDuration::ZERO,
         end_pages: PageStates::default(),
         swap: Default::default(),
+        atomic_failures_logged: 0,
+        rx: Vec::new(),
     }
 }
 
@@ -272,6 +314,7 @@ impl Mem {
             mapped: (cfg.mapped / PAGE_SIZE).min(pages.unreclaimable),
             free_range: (free, free),
             atomic_failed: 0,
+            printk: Ratelimit::printk(),
             work: 0,
         }
     }
@@ -332,14 +375,18 @@ impl Mem {
             wake = true;
             self.zone.try_alloc(order, gfp.class())
         };
-        if gfp == Gfp::Atomic && !granted {
+        let logged = if gfp == Gfp::Atomic && !granted {
             self.atomic_failed += 1;
-        }
+            self.printk.allow(now)
+        } else {
+            false
+        };
         if gfp == Gfp::Atomic && self.measuring {
             let o = order as usize;
             self.obs.atomic_attempts[o] += 1;
             if !granted {
                 self.obs.atomic_failures[o] += 1;
+                self.obs.atomic_failures_logged += u64::from(logged);
                 self.obs.atomic_fail_free_sum[o] += self.zone.free_pages();
                 if self.obs.failure_log.len() < MemoryObs::LOG_LINES {
                     self.obs.failure_log.push(AllocFailure {
@@ -543,4 +590,26 @@ fn draw_hypergeometric(rng: &mut SimRng, n: u64, good: u64, total: u64) -> u64 {
     let k = Binomial::new(n, p).expect("valid binomial").sample(rng);
     let bad = total - good;
     k.min(good).max(n.saturating_sub(bad))
+}
+
+#[cfg(test)]
+mod ratelimit_tests {
+    use super::*;
+
+    /// 2.6.32's `__ratelimit()` by hand: ten messages pass in the window that opens at the
+    /// first, the eleventh does not; the first call after the window (5 s) resets it and
+    /// passes, and the window restarts at the call after that.
+    #[test]
+    fn ten_messages_per_five_seconds_with_the_kernels_reset() {
+        let mut r = Ratelimit::printk();
+        let t = |ms: u64| SimTime::from_ns(ms * 1_000_000);
+        assert!((0..10).all(|i| r.allow(t(i))), "the first ten pass");
+        assert!(!r.allow(t(10)));
+        assert!(!r.allow(t(5_000)), "5 s after the first is still inside");
+        assert!(r.allow(t(5_001)), "past 5 s the window resets");
+        // That call left the window unopened: the next one opens it, nine more pass.
+        assert!((0..9).all(|i| r.allow(t(6_000 + i))));
+        assert!(!r.allow(t(6_100)));
+        assert!(r.allow(t(11_001)), "5 s after 6.000 s");
+    }
 }

@@ -142,6 +142,7 @@ impl Memory {
         now: SimTime,
         warmup: SimTime,
         procs: Vec<ProcObs>,
+        rx: Vec<crate::model::base::obs::RxObs>,
     ) -> Option<Box<MemoryObs>> {
         let Memory::Zone(mut p) = self else {
             return None;
@@ -155,6 +156,7 @@ impl Memory {
         swap.procs = procs;
         let mut obs = p.mem.finish(now);
         obs.swap = swap;
+        obs.rx = rx;
         Some(Box::new(obs))
     }
 }
@@ -184,6 +186,6 @@ mod tests {
         m.cache_done(&b);
         assert_eq!(m.bounce_books(0), (3, 3));
         assert_eq!(m.work(), 0);
-        assert!(m.finish(t, SimTime::ZERO, Vec::new()).is_none());
+        assert!(m.finish(t, SimTime::ZERO, Vec::new(), Vec::new()).is_none());
     }
 }

@@ -242,6 +242,10 @@ pub struct Writer {
     pub(in crate::model) flusher_waiting: bool,
     /// The writer is throttled (since when), or running.
     pub(in crate::model) throttled_since: Option<crate::engine::SimTime>,
+    /// A writer that reads a socket (`source`): bytes read and not yet written.
+    pub(in crate::model) inbox: u64,
+    /// It sleeps in the socket's read until a step's worth has arrived.
+    pub(in crate::model) waiting_data: bool,
 }
 
 impl Writer {
@@ -257,6 +261,8 @@ impl Writer {
             crypt: streams.stream(&format!("{name}/crypt")),
             flusher_waiting: false,
             throttled_since: None,
+            inbox: 0,
+            waiting_data: false,
         }
     }
 

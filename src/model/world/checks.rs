@@ -193,6 +193,29 @@ impl World {
                 },
             ],
         );
+        checks.extend(self.rx_checks(pages.atomic));
+        checks
+    }
+
+    /// Each TCP receive path's books, and what they hold against the zone's atomic pages.
+    fn rx_checks(&self, atomic: u64) -> Vec<ConservationCheck> {
+        let mut checks = Vec::new();
+        for rx in &self.rx {
+            let problem = rx.check();
+            checks.push(ConservationCheck {
+                law: "receive path",
+                detail: problem.clone().unwrap_or_else(|| {
+                    format!(
+                        "{} ring + {} queued buffers, {} pages of {} atomic",
+                        rx.filled(),
+                        rx.queued(),
+                        rx.held_pages(),
+                        atomic
+                    )
+                }),
+                holds: problem.is_none() && rx.held_pages() <= atomic,
+            });
+        }
         checks
     }
 

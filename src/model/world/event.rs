@@ -9,6 +9,7 @@ pub use crate::model::block::queue::BlockEvent;
 pub use crate::model::crypt::engine::CryptEvent;
 pub use crate::model::mm::cwait::CwEvent;
 pub use crate::model::mm::pressure::MemEvent;
+pub use crate::model::net::NetEvent;
 pub use crate::model::observe::recorder::RecEvent;
 pub use crate::model::workload::WorkloadEvent;
 
@@ -35,6 +36,8 @@ pub enum Event {
     Crypt(CryptEvent),
     /// The memory processes: GFP_ATOMIC streams, kswapd, the mempool ([`crate::model::mm::pressure`]).
     Memory(MemEvent),
+    /// The TCP receive paths' senders ([`crate::model::net`]).
+    Net(NetEvent),
     /// Sampling and the warm-up gate ([`crate::model::observe::recorder`]).
     Recorder(RecEvent),
 }
@@ -59,5 +62,6 @@ carries!(
     Cwait(CwEvent),
     Crypt(CryptEvent),
     Memory(MemEvent),
+    Net(NetEvent),
     Recorder(RecEvent),
 );

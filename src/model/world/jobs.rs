@@ -221,6 +221,9 @@ impl World {
         if let Some(since) = wr.throttled_since.take() {
             self.rec.throttle_ended(since, now);
         }
+        if self.writer_needs_data(w, sched) {
+            return;
+        }
         if self.memory.is_zone() {
             // write() copies into freshly allocated page-cache pages.
             let pages = (DIRTY_STEP / crate::model::mm::memory::PAGE_SIZE) as u32;
@@ -241,7 +244,14 @@ impl World {
         let wr = &mut self.writers[w as usize];
         wr.dirty += DIRTY_STEP;
         self.rec.dirtied(DIRTY_STEP);
-        let gap = wr.step_gap();
+        // A socket's reader goes straight back to its read; the others keep their rate.
+        let gap = match wr.cfg.source {
+            Some(_) => {
+                wr.inbox -= DIRTY_STEP;
+                SimDuration::ZERO
+            }
+            None => wr.step_gap(),
+        };
         sched.schedule_in(
             gap,
             Event::Workload(WorkloadEvent::WriterTick { writer: w }),

@@ -34,6 +34,7 @@ mod gitk;
 mod jobs;
 mod kswapd;
 mod mempool;
+mod net;
 mod pressure;
 mod reclaim;
 mod swap;
@@ -88,6 +89,8 @@ pub struct World {
     memory: Memory,
     /// The fake-gitk processes, in workload order (none without a memory model).
     procs: Vec<Gitk>,
+    /// The TCP receive paths, in `memory.atomic` order (none without a memory model).
+    rx: Vec<crate::model::net::rx::RxPath>,
     jobs: Vec<Job>,
     writers: Vec<Writer>,
     /// The fio `cpuio` processes (application CPU load), in workload order.
@@ -182,6 +185,7 @@ impl World {
             engine,
             memory: pressure.map_or(Memory::Unlimited(Allocator::default()), Memory::Zone),
             procs,
+            rx: crate::model::net::rx::paths(sc),
             jobs: c.jobs,
             writers: c.writers,
             cpuio: crate::model::workload::cpuio_procs(sc, &streams),
@@ -197,6 +201,7 @@ impl World {
         w.rec.start(sched);
         w.start_workloads(sched);
         w.start_pressure(sched);
+        w.start_rx(sched);
         w
     }
 
@@ -555,6 +560,9 @@ impl World {
 
     fn warmup_end(&mut self, now: SimTime) {
         self.memory.start_measuring(now);
+        for rx in &mut self.rx {
+            rx.set_measuring(true);
+        }
         self.cpu.sync(now);
         self.queue.finish(now);
         let mut block = self.queue.counters.clone();
@@ -635,9 +643,12 @@ impl World {
             writeback: r.writeback,
             ended: now,
             finite_jobs,
-            memory: self
-                .memory
-                .finish(now, warmup, self.procs.iter().map(Gitk::obs).collect()),
+            memory: self.memory.finish(
+                now,
+                warmup,
+                self.procs.iter().map(Gitk::obs).collect(),
+                self.rx.iter().map(|r| r.obs(now)).collect(),
+            ),
             cpu_utilisation,
             cpu_by_context,
             cpu_by_cpu,
@@ -711,6 +722,7 @@ impl Model for World {
             }
             Event::Crypt(ev) => self.crypt_event(ev, sched),
             Event::Memory(ev) => self.memory_event(ev, sched),
+            Event::Net(ev) => self.net_event(ev, sched),
             Event::Recorder(RecEvent::Sample) => self.rec.sample(sched),
             Event::Recorder(RecEvent::WarmupEnd) => self.warmup_end(sched.now()),
         }

@@ -132,9 +132,36 @@ fn atomic_lines(m: &MemoryReport, s: &mut String) {
                 pct(m.atomic_failures_total, m.atomic_attempts_total)
             ),
             format!("fail_rate={:.2}/s", m.atomic_failures_per_s),
-        ],
+        ]
+        .into_iter()
+        .chain(
+            // The kernel log shows fewer when printk's rate limit held messages back.
+            (o.atomic_failures_logged < m.atomic_failures_total)
+                .then(|| format!("logged={}", o.atomic_failures_logged)),
+        )
+        .collect::<Vec<_>>(),
         s,
     );
+    for rx in &o.rx {
+        kv_lines(
+            &format!("rx {}", rx.name),
+            &[
+                format!("segments={}", rx.segments),
+                format!("ring_drops={}", rx.ring_drops),
+                format!("socket_drops={}", rx.socket_drops),
+                format!("refill_failures={}", rx.refill_failures),
+                format!(
+                    "window_closed={} ({}ms)",
+                    rx.window_closed,
+                    ms_rounded(rx.window_closed_ns)
+                ),
+                format!("max_queued={}", rx.max_queued),
+                format!("max_held_pages={}", rx.max_held_pages),
+                format!("max_rcvbuf={}", rx.max_rcvbuf),
+            ],
+            s,
+        );
+    }
     for (order, &attempts) in o.atomic_attempts.iter().enumerate() {
         if attempts == 0 {
             continue;

@@ -161,6 +161,7 @@ fn memory_lines_fit_80_columns() {
     let expected = "  memory       : pages=524288, min=1448, low=1810, high=2172, atomic_floor=543
   free pages   : min=402, avg=2010, below_min=1230ms (12.30%)
   gfp_atomic   : attempts=110034, failures=37 (0.03%), fail_rate=3.70/s
+  gfp_atomic   : logged=10
   gfp_atomic o0: attempts=98000, failures=0 (0.00%)
   gfp_atomic o2: attempts=12034, failures=37 (0.31%), free_at_fail=512
   kswapd       : wakeups=41, awake=4300ms (43.00%), passes=57, scanned=180000

@@ -320,8 +320,8 @@ fn one_workload_alone_takes_its_kinds_fields_and_moves_the_cursor() {
     assert_eq!(
         e.hint(),
         Some(
-            "workload kind `buffered-writer` takes: rate, chunk, background, dirty_limit, size, \
-             offset"
+            "workload kind `buffered-writer` takes: rate, from, chunk, background, dirty_limit, \
+             size, offset"
         )
     );
 }

@@ -15,6 +15,8 @@ pub(super) struct Atomic {
     pub(super) poisson: Option<bool>,
     pub(super) hold: Option<Dist>,
     pub(super) burst: Option<u32>,
+    /// A receive path's ring (only on a stream a writer reads).
+    pub(super) ring: Option<u32>,
 }
 
 /// Most GFP_ATOMIC allocations per second a stream asks for (rate × burst).
@@ -105,6 +107,7 @@ impl Atomic {
             e.push(("hold".into(), h.yaml()));
         }
         put(&mut e, "burst", &self.burst);
+        put(&mut e, "ring", &self.ring);
         Y::M {
             entries: e,
             flow: g.chance(0.2),

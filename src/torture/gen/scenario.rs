@@ -146,6 +146,12 @@ impl Sc {
         if self.memory.is_none() && self.workloads.iter().flatten().any(fake_gitk) {
             return Some("fake-gitk without memory".into());
         }
+        if let Some(p) = receiver_problem(
+            self.memory.as_ref(),
+            self.workloads.as_deref().unwrap_or(&[]),
+        ) {
+            return Some(p);
+        }
         workloads_problem(self.workloads.as_deref().unwrap_or(&[]), device.capacity())
     }
 
@@ -466,6 +472,7 @@ pub(super) fn base_draw(g: &mut G) -> Sc {
         sc.workloads = Some(workloads(g, d_ns));
     }
     g.side(|g| add_fake_gitk(g, &mut sc, cap));
+    g.side(|g| add_receiver(g, &mut sc));
     let d_ns = sc.duration_ns();
     if let Some(ws) = sc.workloads.as_mut() {
         g.side(|g| super::workload::add_app_options(g, ws, d_ns));
@@ -513,6 +520,95 @@ fn add_fake_gitk(g: &mut G, sc: &mut Sc, cap: Option<u64>) {
     {
         ws.pop();
     }
+}
+
+/// Now and then the first buffered writer reads the first GFP_ATOMIC stream's socket
+/// (`from:`), which makes that stream a receive path; all on the side stream.
+fn add_receiver(g: &mut G, sc: &mut Sc) {
+    if !g.chance(0.3) {
+        return;
+    }
+    let mut s = sc.clone();
+    let Some(a) = s
+        .memory
+        .as_mut()
+        .and_then(|m| m.atomic.as_mut()?.first_mut())
+    else {
+        return;
+    };
+    let name = a.name.clone().unwrap_or_else(|| "atomic0".into());
+    a.rate = None;
+    a.hold = None;
+    a.burst = None;
+    a.poisson = None;
+    a.buffer = None;
+    if a.bandwidth.is_none() {
+        a.bandwidth = Some(super::values::bandwidth(g, 100e3, 20e6));
+    }
+    a.orders = Some(vec![(g.int(0, 3), "1".into())]);
+    a.ring = g.maybe(0.5, |g| g.edge(2, 512, 4096) as u32);
+    let Some(w) = s
+        .workloads
+        .iter_mut()
+        .flatten()
+        .find(|w| w.kind == Some(WK::Writer))
+    else {
+        return;
+    };
+    w.rate = None;
+    w.from = Some(name);
+    if s.problem().is_none() {
+        *sc = s;
+    }
+}
+
+/// What the loader refuses about receive paths: a `from:` naming no stream, a stream read
+/// twice or carrying a plain stream's fields, a `ring` on a stream nobody reads.
+fn receiver_problem(m: Option<&Memory>, ws: &[Workload]) -> Option<String> {
+    let streams: &[Atomic] = m.and_then(|m| m.atomic.as_deref()).unwrap_or(&[]);
+    let name = |i: usize, a: &Atomic| a.name.clone().unwrap_or_else(|| format!("atomic{i}"));
+    let mut read = vec![false; streams.len()];
+    for w in ws.iter().filter(|w| w.from.is_some()) {
+        let from = w.from.as_deref().unwrap_or_default();
+        if w.kind != Some(WK::Writer) || w.rate.is_some() {
+            return Some("from on a non-writer or beside rate".into());
+        }
+        let Some(i) = streams
+            .iter()
+            .enumerate()
+            .position(|(i, a)| name(i, a) == from)
+        else {
+            return Some(format!("from names no stream ({from})"));
+        };
+        if std::mem::replace(&mut read[i], true) {
+            return Some("a stream read twice".into());
+        }
+        let a = &streams[i];
+        let plain = a.rate.is_some()
+            || a.hold.is_some()
+            || a.burst.is_some()
+            || a.poisson.is_some()
+            || a.buffer.is_some();
+        let orders = a.orders.as_ref().map_or(
+            if matches!(a.preset, Some("iwlagn")) {
+                1
+            } else {
+                3
+            },
+            |o| o.iter().filter(|(_, w)| w != "0").count(),
+        );
+        if plain || a.bandwidth.is_none() || orders != 1 {
+            return Some("a read stream that is not a receive path".into());
+        }
+    }
+    if streams
+        .iter()
+        .zip(&read)
+        .any(|(a, r)| a.ring.is_some() && !r)
+    {
+        return Some("ring on a stream nobody reads".into());
+    }
+    None
 }
 
 /// A random `set:` over `base`: a few fields and sections, each drawn as a variant would

@@ -26,6 +26,8 @@ pub(super) struct Workload {
     pub(super) offset: Option<Q<u64>>,
     pub(super) iodepth: Option<u32>,
     pub(super) rate: Option<Q<RateV>>,
+    /// A writer's receive path (`from:`), by stream name.
+    pub(super) from: Option<String>,
     pub(super) arrivals: Option<&'static str>,
     pub(super) think: Option<Dist>,
     pub(super) numjobs: Option<u32>,
@@ -194,6 +196,9 @@ impl Workload {
         put(&mut e, "offset", &self.offset);
         put(&mut e, "iodepth", &self.iodepth);
         put(&mut e, "rate", &self.rate);
+        if let Some(f) = &self.from {
+            e.push(("from".into(), Y::S(quoted(f))));
+        }
         put(&mut e, "arrivals", &self.arrivals);
         if let Some(t) = &self.think {
             e.push(("think".into(), t.yaml()));
