@@ -295,3 +295,60 @@ fn flags_refuses_a_flag_the_kernel_lacks_and_one_it_does_not_know() {
     assert_eq!(line.matches("dm-crypt").count(), 16, "{line}");
     assert!(!line.contains("high_priority"), "{line}");
 }
+
+/// Today's machines (issue 27): a 4 KiB reader at QD1 on `machine: desktop-2024`, and in a
+/// variant on `server-2024` with the PCIe 5.0 drive.
+const TODAYS_MACHINES: &str = r#"
+description: "today's machines"
+seed: 27
+duration: 200ms
+warmup: 20ms
+replications: 2
+machine: desktop-2024
+kernel: { version: "6.12" }
+policies: [none, dm-crypt+no_read_workqueue]
+workloads:
+  - { name: reader, kind: fio, rw: randread, bs: 4k, iodepth: 1, direct: true }
+variants:
+  - { name: gen4, set: {} }
+  - { name: gen5, set: { machine: server-2024, device: { kind: nvme-gen5 } } }
+"#;
+
+#[test]
+fn todays_machines_expand_in_check_and_serve_reads_at_their_drives_qd1_time() {
+    let dir = TempDir::new();
+    let file = dir.file("today.yaml", TODAYS_MACHINES);
+    // `qsim check` shows what the machine brought: its CPUs, drive (one hardware queue per
+    // CPU, hard-IRQ completions) and cipher, and what the variant's machine and drive change.
+    Run::of(&["check", &file]).assert_ok().stdout_has(&[
+        "cpus                    8",
+        "device                  nvme-gen4",
+        "hw_queues             8 for 8 CPUs",
+        "hard IRQ on the submitting CPU",
+        "crypt                   vaes-zen4",
+        "device: nvme-gen4 → nvme-gen5",
+        "crypt: vaes-zen4 → vaes-spr",
+    ]);
+    let jobs = run_jobs(TODAYS_MACHINES);
+    let mean = |label: &str| {
+        job(&jobs, label)["read"]["clat_ns"]["mean"]
+            .as_f64()
+            .unwrap()
+    };
+    // Without dm-crypt a read is the drive's QD1 time: 1 / 19,654 IOPS = 50.88 us (gen4), and
+    // the same latency plus the 541 ns bottleneck (gen5, its latency assumed as gen4's).
+    for (variant, qd1_ns, decrypt_ns) in [("gen4", 50_880.0, 377.0), ("gen5", 50_707.0, 336.0)] {
+        let plain = mean(&format!("{variant}/none"));
+        assert!(
+            (plain / qd1_ns - 1.0).abs() < 0.005,
+            "{variant}: {plain} ns"
+        );
+        // no_read_workqueue on 6.12 decrypts in the BH workqueue: only the cipher's 4 KiB
+        // (Zen 4's 10868 MB/s, Sapphire Rapids' 12176 MB/s) comes on top.
+        let inline = mean(&format!("{variant}/dm-crypt+no_read_workqueue"));
+        assert!(
+            (inline - plain - decrypt_ns).abs() < 60.0,
+            "{variant}: {inline} - {plain} ns"
+        );
+    }
+}

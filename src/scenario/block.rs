@@ -253,11 +253,12 @@ fn is_brd(device: &DeviceConfig) -> bool {
     matches!(device, DeviceConfig::Nvme(n) if n.preset == "ramdisk")
 }
 
-/// The device's hardware queues by default: the `nvme` preset one per CPU up to
-/// [`NVME_MAX_HW_QUEUES`] (`nvme_setup_io_queues`), any other disk one (AHCI, SAS).
+/// The device's hardware queues by default: an NVMe preset (`nvme`, `nvme-gen4`, `nvme-gen5`)
+/// one per CPU up to [`NVME_MAX_HW_QUEUES`] (`nvme_setup_io_queues`), any other disk one (AHCI,
+/// SAS).
 fn default_hw_queues(device: &DeviceConfig, cpus: u32) -> u32 {
     match device {
-        DeviceConfig::Nvme(n) if n.preset == "nvme" => cpus.min(NVME_MAX_HW_QUEUES),
+        DeviceConfig::Nvme(n) if n.preset.starts_with("nvme") => cpus.min(NVME_MAX_HW_QUEUES),
         _ => 1,
     }
 }
@@ -695,6 +696,10 @@ mod tests {
         assert_eq!(b.rq_affinity, 1);
         let b = ok(&mq(64, "nvme", "  mode: blk-mq\n")).block.mq;
         assert_eq!((b.hw_queues, b.queue_map[63]), (NVME_MAX_HW_QUEUES, 31));
+        for dev in ["nvme-gen4", "nvme-gen5"] {
+            let b = ok(&mq(8, dev, "  mode: blk-mq\n")).block.mq;
+            assert_eq!((b.hw_queues, b.scheduler), (8, MqScheduler::None), "{dev}");
+        }
         for dev in ["sata-ssd", "hdd7200", "nvme"] {
             let cpus = if dev == "nvme" { 1 } else { 4 };
             let b = ok(&mq(cpus, dev, "  mode: blk-mq\n")).block.mq;

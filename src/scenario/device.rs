@@ -9,6 +9,8 @@
 //! | `hdd7200` | seek 2 ms track-to-track, 8.5 ms mean; one revolution at 7200 rpm; 105 MB/s; 1 TB; depth 31 |
 //! | `nvme` | latency 45 µs; 1 channel; 3.5 GB/s; overhead 5.18 µs − 4096 B / rate (≈ 193k IOPS at 4 KiB); depth 1023; a 12 ms controller pause every 1.37 s on average (`stall_length: 0` turns them off) |
 //! | `sata-ssd` | Samsung 870 EVO on AHCI: latency 66.72 µs; 1 channel; 560 MB/s; overhead so a 4 KiB read costs 10.2 µs (98k IOPS at QD32, 13k at QD1); NCQ depth 32; no pauses |
+//! | `nvme-gen4` | Samsung 990 PRO 2 TB, PCIe 4.0: latency 50.17 µs; 1 channel; 7.45 GB/s; overhead so a 4 KiB read costs 714 ns (1.4M IOPS); depth 1023; no pauses |
+//! | `nvme-gen5` | Samsung 9100 PRO 2 TB, PCIe 5.0: latency 50.17 µs (assumed); 1 channel; 14.7 GB/s; overhead so a 4 KiB read costs 541 ns (1.85M IOPS); depth 1023; no pauses |
 //! | `ramdisk` | brd: no latency, no seek; overhead 1 µs; memcpy at 10 GB/s; 64 channels; depth 1000000 (all assumed); no pauses |
 //!
 //! An HDD's seek time over distance d is `min + (full − min)·√(d / capacity)`. Over uniform random
@@ -33,9 +35,10 @@ use super::units::{Duration, Rate, Size, format_bandwidth, format_bytes, trim_fl
 use super::workload::MAX_REQUEST_BYTES;
 use crate::engine::SimDuration;
 use crate::model::base::physics::{
-    HDD5400, HDD7200, HddPreset, MD_CHUNK, NVME_LATENCY, NVME_QUEUE_DEPTH, NVME_RATE,
-    NVME_STALL_INTERVAL, NVME_STALL_LENGTH, RAMDISK, SATA_SSD, mean_random_seek, mean_service,
-    nvme_bottleneck_secs, nvme_overhead, revolution, sector_crypto_secs, sector_device_secs,
+    HDD5400, HDD7200, HddPreset, MD_CHUNK, NVME_GEN4, NVME_GEN5, NVME_LATENCY, NVME_QUEUE_DEPTH,
+    NVME_RATE, NVME_STALL_INTERVAL, NVME_STALL_LENGTH, RAMDISK, SATA_SSD, SsdPreset,
+    mean_random_seek, mean_service, nvme_bottleneck_secs, nvme_overhead, revolution,
+    sector_crypto_secs, sector_device_secs,
 };
 use serde_saphyr::Location;
 
@@ -61,6 +64,10 @@ names! {
         Ramdisk = "ramdisk",
         /// A SATA SSD on AHCI.
         SataSsd = "sata-ssd",
+        /// A PCIe 4.0 NVMe SSD of 2022 (Samsung 990 PRO).
+        NvmeGen4 = "nvme-gen4",
+        /// A PCIe 5.0 NVMe SSD of 2025 (Samsung 9100 PRO).
+        NvmeGen5 = "nvme-gen5",
     }
 }
 
@@ -79,7 +86,7 @@ impl DeviceKind {
                 "disks",
                 "chunk",
             ],
-            DeviceKind::SataSsd => &[
+            DeviceKind::SataSsd | DeviceKind::NvmeGen4 | DeviceKind::NvmeGen5 => &[
                 "latency",
                 "channels",
                 "overhead",
@@ -106,9 +113,7 @@ impl DeviceKind {
         match self {
             DeviceKind::Hdd5400 => Some(&HDD5400),
             DeviceKind::Hdd7200 => Some(&HDD7200),
-            DeviceKind::Nvme | DeviceKind::Generic | DeviceKind::Ramdisk | DeviceKind::SataSsd => {
-                None
-            }
+            _ => None,
         }
     }
 }
@@ -171,7 +176,9 @@ pub(crate) fn device(c: &Checker, d: &RawDevice, here: Location) -> Result<Devic
         Some(p) => hdd(c, d, kind, p),
         None if kind == DeviceKind::Nvme => nvme(c, d),
         None if kind == DeviceKind::Ramdisk => ramdisk(c, d),
-        None if kind == DeviceKind::SataSsd => sata_ssd(c, d),
+        None if kind == DeviceKind::SataSsd => ssd(c, d, &SATA_SSD, kind),
+        None if kind == DeviceKind::NvmeGen4 => ssd(c, d, &NVME_GEN4, kind),
+        None if kind == DeviceKind::NvmeGen5 => ssd(c, d, &NVME_GEN5, kind),
         None => generic(c, d, here),
     }
 }
@@ -271,32 +278,28 @@ fn array(c: &Checker, d: &RawDevice) -> Result<(u32, u64), Error> {
     }
 }
 
-/// A SATA SSD on AHCI: the NVMe model with the [`SATA_SSD`] preset's numbers, one channel, NCQ
-/// depth 32 and no controller pauses; an overridden `transfer_rate` moves the default
-/// `overhead` so that a 4 KiB request still costs 10.2 µs in the bottleneck.
-fn sata_ssd(c: &Checker, d: &RawDevice) -> Result<DeviceConfig, Error> {
+/// A flash SSD preset (`sata-ssd`, `nvme-gen4`, `nvme-gen5`): the NVMe model with the
+/// preset's numbers ([`SsdPreset`]), one channel and no controller pauses; an overridden
+/// `transfer_rate` moves the default `overhead` so that a 4 KiB request still costs the
+/// preset's [`SsdPreset::cost_4k`] in the bottleneck.
+fn ssd(c: &Checker, d: &RawDevice, p: &SsdPreset, kind: DeviceKind) -> Result<DeviceConfig, Error> {
     let transfer_rate = match &d.transfer_rate {
         Some(s) => c.bandwidth(s, "device.transfer_rate")?,
-        None => SATA_SSD.transfer_rate,
+        None => p.transfer_rate,
     };
     Ok(DeviceConfig::Nvme(NvmeConfig {
-        latency: c.dur(
-            &d.latency,
-            "device.latency",
-            SATA_SSD.latency,
-            Zero::Allowed,
-        )?,
+        latency: c.dur(&d.latency, "device.latency", p.latency, Zero::Allowed)?,
         channels: c.int(&d.channels, "device.channels", 1)?,
         overhead: c.dur(
             &d.overhead,
             "device.overhead",
-            SATA_SSD.overhead(transfer_rate),
+            p.overhead(transfer_rate),
             Zero::Allowed,
         )?,
         transfer_rate,
-        queue_depth: c.int(&d.queue_depth, "device.queue_depth", SATA_SSD.queue_depth)?,
+        queue_depth: c.int(&d.queue_depth, "device.queue_depth", p.queue_depth)?,
         stall: NvmeStall::NONE,
-        preset: "sata-ssd".into(),
+        preset: kind.name().into(),
     }))
 }
 
@@ -740,7 +743,10 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::Missing);
         assert_eq!(
             e.hint(),
-            Some("add `kind:` with one of hdd5400, hdd7200, nvme, generic, ramdisk, sata-ssd")
+            Some(
+                "add `kind:` with one of hdd5400, hdd7200, nvme, generic, ramdisk, sata-ssd, \
+                 nvme-gen4, nvme-gen5"
+            )
         );
     }
 
@@ -793,6 +799,61 @@ latency: 1us
         assert!((1.0 / qd1 - 13_000.0).abs() < 20.0, "{}", 1.0 / qd1);
         let e = err("device: { kind: sata-ssd, stall_length: 1ms }\nworkloads:\n  - kind: fio\n");
         assert_eq!(e.path(), Some("device.stall_length"));
+    }
+
+    #[test]
+    fn the_nvme_generation_presets_give_their_data_sheet_iops() {
+        // (kind, bottleneck IOPS at a deep queue, QD1 IOPS, transfer rate)
+        for (kind, deep, qd1, rate) in [
+            ("nvme-gen4", 1_400_000.0, 19_654.0, 7.45e9),
+            ("nvme-gen5", 1_850_000.0, 19_721.0, 14.7e9), // gen4's latency, assumed
+        ] {
+            let s = ok(&format!(
+                "device: {{ kind: {kind} }}\nworkloads:\n  - kind: fio\n"
+            ));
+            let DeviceConfig::Nvme(n) = &s.device else {
+                panic!("{kind}")
+            };
+            assert_eq!(
+                (n.preset.as_str(), n.channels, n.queue_depth),
+                (kind, 1, 1023)
+            );
+            assert_eq!(n.transfer_rate, rate);
+            assert!(!n.stall.is_on(), "{kind}: no pauses unless cited");
+            let per = nvme_bottleneck_secs(n.overhead, n.transfer_rate, 4096);
+            assert!(
+                (1.0 / per / deep - 1.0).abs() < 0.002,
+                "{kind}: {}",
+                1.0 / per
+            );
+            let one = mean_service(&s.device, 4096, true).as_secs_f64();
+            assert!(
+                (1.0 / one / qd1 - 1.0).abs() < 0.001,
+                "{kind}: {}",
+                1.0 / one
+            );
+            // A 512-byte request still clears the floor without dm-crypt.
+            ok(&format!(
+                "device: {{ kind: {kind} }}\npolicies: [none]\nworkloads: [{{ kind: fio }}]\n"
+            ));
+            // The overhead follows an overridden rate; pauses are not among its fields.
+            let DeviceConfig::Nvme(m) =
+                section::<RawDevice, _>(&format!("kind: {kind}\ntransfer_rate: 10GB/s\n"), device)
+                    .unwrap()
+            else {
+                panic!("{kind}")
+            };
+            let per = nvme_bottleneck_secs(m.overhead, m.transfer_rate, 4096);
+            assert!(
+                (1.0 / per / deep - 1.0).abs() < 0.002,
+                "{kind}: {}",
+                1.0 / per
+            );
+            let e = err(&format!(
+                "device: {{ kind: {kind}, stall_length: 1ms }}\nworkloads:\n  - kind: fio\n"
+            ));
+            assert_eq!(e.path(), Some("device.stall_length"));
+        }
     }
 
     #[test]

@@ -5,6 +5,11 @@
 //! |---|---|---|---|---|
 //! | `mel-phenom` | 2 | `mel-512mb` | `hdd7200` | `aes-2009` |
 //! | `mel-p4` | 1 | `mel-512mb` | `hdd7200` | `aes-2009` |
+//! | `desktop-2024` | 8 | none | `nvme-gen4` | `vaes-zen4` |
+//! | `server-2024` | 8 | none | `nvme-gen4` | `vaes-spr` |
+//!
+//! A machine without a memory preset leaves `memory:` out: memory is unlimited unless the file
+//! gives the section.
 //!
 //! The machine is expanded on the raw file, before validation: each value it supplies carries
 //! the location of the `machine:` line, so an error in it points there, and every field the
@@ -27,6 +32,10 @@ names! {
         MelPhenom = "mel-phenom",
         /// Mel Gorman's 2009 x86 box: a Pentium 4 (1 core assumed).
         MelP4 = "mel-p4",
+        /// A 2024 desktop: an 8-core AMD Zen 4 (Ryzen 7 7700X class) and a PCIe 4.0 NVMe drive.
+        Desktop2024 = "desktop-2024",
+        /// A 2024 storage node: Intel Sapphire Rapids cores and a PCIe 4.0 NVMe drive.
+        Server2024 = "server-2024",
     }
 }
 
@@ -35,8 +44,8 @@ names! {
 pub(crate) struct Machine {
     /// `cpus`.
     pub(crate) cpus: u32,
-    /// `memory.preset`.
-    pub(crate) memory: MemoryPresetName,
+    /// `memory.preset` (none: the machine leaves `memory:` to the file).
+    pub(crate) memory: Option<MemoryPresetName>,
     /// `device.kind`.
     pub(crate) device: DeviceKind,
     /// `crypt.cipher`.
@@ -44,18 +53,34 @@ pub(crate) struct Machine {
 }
 
 impl MachineName {
-    /// The preset's values. Both of Mel's boxes booted with `mem=512MB` and wrote to a disk
-    /// reporting NCQ depth 31 through plain dm-crypt; the x86-64 one has twice the cores.
+    /// The preset's values (docs/model/device.md §5a gives the sources).
+    /// - Both of Mel's boxes booted with `mem=512MB` and wrote to a disk reporting NCQ depth 31
+    ///   through plain dm-crypt; the x86-64 one has twice the cores.
+    /// - `desktop-2024`: 8 CPUs, the cores of a Ryzen 7 7700X (Zen 4, 2022; SMT siblings not
+    ///   counted, assumed), its kernel AES-XTS rate on 6.10+ (`vaes-zen4`) and the 990 PRO
+    ///   (`nvme-gen4`).
+    /// - `server-2024`: Sapphire Rapids' AES-XTS rate (`vaes-spr`) and a PCIe 4.0 drive, as the
+    ///   PostgreSQL node of blog.nyman.re (2025-08-18: two 48-core Sapphire Rapids, twelve PCIe
+    ///   4.0 Intel P5520; the drive modelled is the `nvme-gen4` preset, assumed of that class);
+    ///   8 CPUs is assumed, the cores a scenario gives the storage path, not the node's 96.
     pub(crate) fn machine(self) -> Machine {
         let mel = |cpus| Machine {
             cpus,
-            memory: MemoryPresetName::Mel512,
+            memory: Some(MemoryPresetName::Mel512),
             device: DeviceKind::Hdd7200,
             cipher: Cipher::Aes2009,
+        };
+        let today = |cipher| Machine {
+            cpus: 8,
+            memory: None,
+            device: DeviceKind::NvmeGen4,
+            cipher,
         };
         match self {
             MachineName::MelPhenom => mel(2),
             MachineName::MelP4 => mel(1),
+            MachineName::Desktop2024 => today(Cipher::VaesZen4),
+            MachineName::Server2024 => today(Cipher::VaesSpr),
         }
     }
 }
@@ -82,13 +107,15 @@ pub(crate) fn expand(raw: &RawScenario) -> Option<RawScenario> {
             },
             l,
         )),
-        memory: Some(here(
-            RawMemory {
-                preset: Some(here(m.memory, l)),
-                ..RawMemory::default()
-            },
-            l,
-        )),
+        memory: m.memory.map(|preset| {
+            here(
+                RawMemory {
+                    preset: Some(here(preset, l)),
+                    ..RawMemory::default()
+                },
+                l,
+            )
+        }),
         ..RawScenario::default()
     };
     base.merge(raw.clone());
@@ -149,6 +176,29 @@ mod tests {
         let e = load_str("t.yaml", &format!("{JOB}machine: mel-pc\n")).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::UnknownName);
         assert_eq!((e.line(), e.path()), (Some(2), Some("machine")));
-        assert!(e.hint().unwrap().contains("mel-phenom, mel-p4"), "{e}");
+        assert!(
+            e.hint()
+                .unwrap()
+                .contains("mel-phenom, mel-p4, desktop-2024, server-2024"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn todays_machines_bring_their_cipher_and_nvme_and_no_memory() {
+        for (name, cipher) in [("desktop-2024", "vaes-zen4"), ("server-2024", "vaes-spr")] {
+            let s = ok(&format!("machine: {name}\n{JOB}"));
+            assert_eq!((s.cpus, s.crypt.cipher.as_str()), (8, cipher), "{name}");
+            assert!(
+                matches!(&s.device, DeviceConfig::Nvme(n) if n.preset == "nvme-gen4"),
+                "{name}"
+            );
+            assert!(s.memory.is_none(), "{name}: memory stays unlimited");
+            // The file's own memory section and CPU count still apply.
+            let s = ok(&format!(
+                "machine: {name}\ncpus: 4\nmemory: {{ ram: 1GiB }}\n{JOB}"
+            ));
+            assert_eq!((s.cpus, s.memory.unwrap().ram), (4, 1 << 30), "{name}");
+        }
     }
 }

@@ -117,7 +117,9 @@ fn unknown_names_list_the_valid_ones() {
     );
     let e = err(&format!("{BASE}crypt: {{ cipher: aes }}\n"));
     assert!(
-        e.hint().unwrap().contains("aes-2009, aes-ni, vaes, null"),
+        e.hint()
+            .unwrap()
+            .contains("aes-2009, aes-ni, vaes, vaes-zen4, vaes-spr, null"),
         "{e}"
     );
     let e = err("device: { kind: nvme }\nworkloads:\n  - kind: foo\n");

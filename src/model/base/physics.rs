@@ -183,36 +183,77 @@ pub const G9_2020_SUBMIT_COST: SimDuration = SimDuration::from_ns(325);
 /// ran without one, and fio's slat on bare metal is a few µs at most).
 pub const SUBMIT_COST: SimDuration = SimDuration::ZERO;
 
-/// The `sata-ssd` preset, a Samsung 870 EVO on AHCI (KitGuru's review of the 1 TB drive,
-/// quoting Samsung's data sheet: 560 MB/s sequential read, 13,000 IOPS 4 KiB random read at
-/// QD1, 98,000 at QD32;
-/// <https://www.kitguru.net/components/ssd-drives/simon-crisp/samsung-ssd-870-evo-1tb-review/all/1/>).
-/// Served as the NVMe model: at QD32 one channel holds a 4 KiB read 1/98,000 s = 10.2 µs (the
-/// bottleneck), at QD1 a read takes 1/13,000 s = 76.9 µs, so the fixed latency is the
-/// difference, 66.7 µs. Writes are served like reads (the sheet's 36,000 QD1 and 88,000 QD32
-/// write IOPS are not modelled apart: assumed).
+/// A flash SSD preset served as the NVMe model with one channel and no controller pauses
+/// (`sata-ssd`, `nvme-gen4`, `nvme-gen5`): a fixed latency every request pays in parallel, then
+/// a bottleneck that holds a 4 KiB request [`SsdPreset::cost_4k`]. The bottleneck cost comes from
+/// the drive's 4 KiB random-read IOPS at a deep queue (one over it); the latency from its QD1
+/// IOPS (one over it, less the bottleneck cost). Writes are served like reads (assumed: the
+/// data sheets' write IOPS are not modelled apart).
 #[derive(Debug, Clone, Copy)]
-pub struct SataSsdPreset {
+pub struct SsdPreset {
     /// Fixed latency every request pays in parallel.
     pub latency: SimDuration,
     /// Bottleneck cost of one 4 KiB request.
     pub cost_4k: SimDuration,
     /// Interface and media rate, bytes per second.
     pub transfer_rate: f64,
-    /// NCQ depth (AHCI: 32 commands).
+    /// Commands the device accepts at once.
     pub queue_depth: u32,
 }
 
-/// The `sata-ssd` preset's numbers ([`SataSsdPreset`]).
-pub const SATA_SSD: SataSsdPreset = SataSsdPreset {
+/// The `sata-ssd` preset, a Samsung 870 EVO on AHCI (KitGuru's review of the 1 TB drive,
+/// quoting Samsung's data sheet: 560 MB/s sequential read, 13,000 IOPS 4 KiB random read at
+/// QD1, 98,000 at QD32;
+/// <https://www.kitguru.net/components/ssd-drives/simon-crisp/samsung-ssd-870-evo-1tb-review/all/1/>).
+/// At QD32 one channel holds a 4 KiB read 1/98,000 s = 10.2 µs (the bottleneck), at QD1 a read
+/// takes 1/13,000 s = 76.9 µs, so the fixed latency is the difference, 66.7 µs. The sheet's
+/// 36,000 QD1 and 88,000 QD32 write IOPS are not modelled apart (assumed). NCQ depth 32 (AHCI's
+/// command slots).
+pub const SATA_SSD: SsdPreset = SsdPreset {
     latency: SimDuration::from_ns(66_720),
     cost_4k: SimDuration::from_ns(10_204),
     transfer_rate: 560e6,
     queue_depth: 32,
 };
 
-impl SataSsdPreset {
-    /// The controller overhead that makes a 4 KiB request cost [`SataSsdPreset::cost_4k`] in
+/// The `nvme-gen4` preset, a PCIe 4.0 x4 drive of 2022: the Samsung 990 PRO 2 TB.
+/// - Sequential read 7,450 MB/s and 4 KiB random read 1,400,000 IOPS at a deep queue (Samsung's
+///   launch figures, 2022-08; e.g.
+///   <https://www.slashcam.com/news/single/Samsung-990-PRO--New-NVMe-SSD-top-model-reaches-th-17407.html>;
+///   c't measured "knapp 1,4 Millionen" IOPS on the 4 TB model, heise c't 2024/4): the
+///   bottleneck holds a 4 KiB read 1/1.4 M s = 714 ns.
+/// - QD1: Samsung publishes none. A 990 PRO (the "7450 MB/s on the box") behind dm-crypt with
+///   both no-workqueue flags read 4 KiB at random at 19,654 IOPS at Q1T1 (kdiskmark; blog post
+///   <https://long-cat.net/blog/2024/05/09/optimizing-nvme-performance-with-dmcrypt>): 50.88 µs
+///   a read, so the latency is 50.88 − 0.714 = 50.17 µs. That time includes the inline 4 KiB
+///   decryption (about 1 µs with AES-NI), so it is an upper bound by some 2 %; KitGuru's raw
+///   Q1T1 of another Gen4 TLC drive (Lexar NM790 4 TB, 20,176 IOPS, 49.6 µs) agrees.
+/// - Queue depth 1023 as [`NVME_QUEUE_DEPTH`]; no controller pauses (none is published for it).
+pub const NVME_GEN4: SsdPreset = SsdPreset {
+    latency: SimDuration::from_ns(50_166),
+    cost_4k: SimDuration::from_ns(714),
+    transfer_rate: 7.45e9,
+    queue_depth: NVME_QUEUE_DEPTH,
+};
+
+/// The `nvme-gen5` preset, a PCIe 5.0 x4 drive of 2025: the Samsung 9100 PRO 2 TB.
+/// - Sequential read 14,700 MB/s and 4 KiB random read 1,850,000 IOPS (Samsung's figures for
+///   the 1 and 2 TB models, e.g. <https://news.warptechlab.com/news/215686385>; the 2 TB drive's
+///   parts: <https://www.techpowerup.com/review/samsung-9100-pro-2-tb/single-page.html>): the
+///   bottleneck holds a 4 KiB read 1/1.85 M s = 541 ns.
+/// - QD1: not published, and no measurement was found; the latency is **assumed** equal to
+///   [`NVME_GEN4`]'s, 50.17 µs: a QD1 random read is mostly the TLC NAND's page read, and both
+///   drives read Samsung TLC V-NAND (the 9100 PRO's V8 is also in 990 PRO 4 TB models).
+/// - Queue depth 1023; no controller pauses.
+pub const NVME_GEN5: SsdPreset = SsdPreset {
+    latency: SimDuration::from_ns(50_166),
+    cost_4k: SimDuration::from_ns(541),
+    transfer_rate: 14.7e9,
+    queue_depth: NVME_QUEUE_DEPTH,
+};
+
+impl SsdPreset {
+    /// The controller overhead that makes a 4 KiB request cost [`SsdPreset::cost_4k`] in
     /// the bottleneck at `rate` (zero when the transfer alone costs more).
     pub fn overhead(&self, rate: f64) -> SimDuration {
         let transfer_4k = SimDuration::from_secs_f64(4096.0 / rate);
@@ -248,24 +289,53 @@ pub const RAMDISK: RamdiskPreset = RamdiskPreset {
     queue_depth: 1_000_000,
 };
 
-/// Cipher presets (`crypt.cipher`): CPU throughput of the cipher, encrypting and decrypting.
+/// Cipher presets (`crypt.cipher`): CPU throughput of the cipher, encrypting and decrypting, on
+/// one CPU.
+///
+/// The three VAES presets are Eric Biggers's AES-256-XTS figures on 4096-byte messages, from the
+/// cover letter of "[PATCH v2 0/6] Faster AES-XTS on modern x86_64 CPUs" (linux-crypto,
+/// 2024-03-29, Message-ID 20240329080355.2871-1-ebiggers@kernel.org; merged for Linux 6.10).
+/// He measured decryption "using a custom kernel module that invokes the crypto_skcipher API",
+/// which is how dm-crypt calls the cipher, and found encryption "almost identical"; he advises
+/// against `cryptsetup benchmark` for such fast ciphers, whose AF_ALG system calls it times as
+/// well. So these are kernel crypto rates, not `cryptsetup benchmark` lines (as `aes-ni` is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cipher {
     /// Generic C AES of 2009: 60 MB/s.
     Aes2009,
-    /// AES-NI (i7-3770, xts-256): 1432 / 1387 MiB/s.
+    /// AES-NI (i7-3770, xts-256, `cryptsetup benchmark`): 1432 / 1387 MiB/s.
     AesNi,
-    /// VAES (Zen 4): 9588 MB/s.
+    /// `xts-aes-vaes-avx2` on AMD Zen 4: 9588 MB/s (the kernel prefers the AVX-512 code there,
+    /// [`Cipher::VaesZen4`]).
     Vaes,
+    /// `xts-aes-vaes-avx10_512` on AMD Zen 4, the 6.10+ kernel's choice there: 10868 MB/s.
+    VaesZen4,
+    /// `xts-aes-vaes-avx10_512` on Intel Sapphire Rapids (4th-generation Xeon Scalable, 2023),
+    /// the 6.10+ kernel's choice there: 12176 MB/s.
+    VaesSpr,
     /// No encryption: infinite rate.
     Null,
 }
 
 impl Cipher {
     /// Every preset, in the order the scenario language lists them.
-    pub const ALL: [Cipher; 4] = [Cipher::Aes2009, Cipher::AesNi, Cipher::Vaes, Cipher::Null];
+    pub const ALL: [Cipher; 6] = [
+        Cipher::Aes2009,
+        Cipher::AesNi,
+        Cipher::Vaes,
+        Cipher::VaesZen4,
+        Cipher::VaesSpr,
+        Cipher::Null,
+    ];
     /// Every preset name, as written in a scenario, in [`Cipher::ALL`] order.
-    pub const NAMES: &'static [&'static str] = &["aes-2009", "aes-ni", "vaes", "null"];
+    pub const NAMES: &'static [&'static str] = &[
+        "aes-2009",
+        "aes-ni",
+        "vaes",
+        "vaes-zen4",
+        "vaes-spr",
+        "null",
+    ];
 
     /// The name as written in a scenario.
     pub fn name(self) -> &'static str {
@@ -288,6 +358,8 @@ impl Cipher {
             Cipher::Aes2009 => (60e6, 60e6),
             Cipher::AesNi => (1432.0 * MIB, 1387.0 * MIB),
             Cipher::Vaes => (9588e6, 9588e6),
+            Cipher::VaesZen4 => (10868e6, 10868e6),
+            Cipher::VaesSpr => (12176e6, 12176e6),
             Cipher::Null => (f64::INFINITY, f64::INFINITY),
         }
     }
