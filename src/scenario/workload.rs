@@ -143,6 +143,8 @@ raw_section! {
         [value] progress_every: Size,
         /// fake-gitk: CPU time to hash one MiB of its buffer.
         [value] hash_cost: Duration,
+        /// fake-gitk: bytes of the parent→child hash map built per loop.
+        [value] map: Size,
         /// fio: pause after `thinktime_blocks` I/Os (bare number: microseconds).
         [value] thinktime: app::Micros,
         /// fio: I/Os between pauses.
@@ -200,6 +202,7 @@ impl WorkloadKindName {
                 "loops",
                 "progress_every",
                 "hash_cost",
+                "map",
                 "numjobs",
                 "startdelay",
             ],

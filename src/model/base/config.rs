@@ -918,6 +918,9 @@ pub struct FakeGitk {
     pub numjobs: u32,
     /// When each copy starts.
     pub startdelay: SimDuration,
+    /// Bytes of the parent→child hash map each loop builds while walking the logs.
+    #[serde(default)]
+    pub map: u64,
 }
 
 /// One workload.

@@ -20,6 +20,8 @@ pub(in crate::model) enum ReclaimWho {
     Writer(u32),
     /// A fake-gitk process growing its anonymous buffer.
     Anon { proc: u32 },
+    /// A fake-gitk process growing its hash map.
+    Map { proc: u32 },
     /// A fake-gitk process's major fault allocating the page to read into.
     Fault { proc: u32 },
 }

@@ -29,6 +29,11 @@ pub enum Step {
         /// Bytes.
         bytes: u32,
     },
+    /// Grow the hash map by `pages` anonymous pages (the commits just walked).
+    Map {
+        /// Pages.
+        pages: u32,
+    },
     /// Walk pages `first..first + pages` of the buffer.
     Walk {
         /// First page.
@@ -53,6 +58,8 @@ pub struct Gitk {
     read: u64,
     grown: u32,
     walked: u32,
+    /// Pages of the hash map built so far this loop.
+    mapped: u32,
     units: u64,
     lines: u64,
     last_line: SimTime,
@@ -87,6 +94,7 @@ impl Gitk {
             read: 0,
             grown: 0,
             walked: 0,
+            mapped: 0,
             units: 0,
             lines: 0,
             last_line: SimTime::ZERO,
@@ -105,9 +113,23 @@ impl Gitk {
         }
     }
 
-    /// Pages of its buffer.
+    /// Pages of its anonymous memory at most: the log buffer and the hash map.
     pub fn buffer_pages(&self) -> u32 {
+        self.log_pages() + self.map_pages()
+    }
+
+    fn log_pages(&self) -> u32 {
         (self.cfg.size / PAGE_SIZE) as u32
+    }
+
+    fn map_pages(&self) -> u32 {
+        (self.cfg.map / PAGE_SIZE) as u32
+    }
+
+    /// Map pages due once `walked` log pages are walked: the map grows in proportion.
+    fn map_due(&self) -> u32 {
+        let log = u64::from(self.log_pages().max(1));
+        (u64::from(self.map_pages()) * u64::from(self.walked) / log) as u32
     }
 
     /// Whether all its loops are done.
@@ -131,6 +153,11 @@ impl Gitk {
             return Step::Read {
                 offset: self.cfg.offset + self.read,
                 bytes,
+            };
+        }
+        if self.mapped < self.map_due() {
+            return Step::Map {
+                pages: self.map_due() - self.mapped,
             };
         }
         if self.walked < self.grown {
@@ -157,6 +184,14 @@ impl Gitk {
         self.progress(u64::from(pages) * PAGE_SIZE, now);
     }
 
+    /// The hash map grew by `pages`; returns the index of its first new page in the process's
+    /// anonymous region (after the log buffer).
+    pub fn mapped(&mut self, pages: u32) -> u32 {
+        let first = self.log_pages() + self.mapped;
+        self.mapped += pages;
+        first
+    }
+
     /// `pages` more pages walked and hashed.
     pub fn walked(&mut self, pages: u32, now: SimTime) {
         self.walked += pages;
@@ -169,6 +204,7 @@ impl Gitk {
         self.read = 0;
         self.grown = 0;
         self.walked = 0;
+        self.mapped = 0;
         if self.loops >= self.cfg.loops {
             self.finished = Some(now);
         }
@@ -283,7 +319,38 @@ mod tests {
             hash_cost: SimDuration::from_ms(4),
             numjobs: 1,
             startdelay: SimDuration::ZERO,
+            map: 0,
         }
+    }
+
+    /// A 3-page hash map over a 5-page buffer grows in proportion to the pages walked, before
+    /// each walk step (3·2/5 → 1, 3·4/5 → 2, 3·5/5 → 3), after the buffer in the process's
+    /// region, and starts again empty on the next loop.
+    #[test]
+    fn the_hash_map_grows_as_the_logs_are_walked() {
+        let c = FakeGitk {
+            map: 3 * PAGE_SIZE,
+            ..cfg()
+        };
+        let mut g = Gitk::new("g", 0, &c, &RngStreams::new(1, 0));
+        assert_eq!(g.buffer_pages(), 8, "the region holds buffer and map");
+        g.start(SimTime::ZERO);
+        for bytes in [2u32, 2, 1] {
+            let pages = g.read_done(bytes * PAGE_SIZE as u32);
+            g.grown(pages, SimTime::ZERO);
+        }
+        let mut steps = Vec::new();
+        loop {
+            match g.next() {
+                Step::Walk { pages, .. } => g.walked(pages, SimTime::ZERO),
+                Step::Map { pages } => steps.push((pages, g.mapped(pages))),
+                Step::Free => break,
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(steps, vec![(1, 5), (1, 6), (1, 7)]);
+        g.freed(SimTime::ZERO);
+        assert!(matches!(g.next(), Step::Read { .. }));
     }
 
     #[test]

@@ -24,6 +24,11 @@ impl World {
         match step {
             Step::Read { offset, bytes } => self.gitk_read(p, offset, bytes, sched),
             Step::Walk { first, pages } => self.gitk_walk(p, first, pages, sched),
+            Step::Map { pages } => {
+                if self.alloc_cache_pages(ReclaimWho::Map { proc: p }, pages, sched) {
+                    self.gitk_mapped(p, pages, sched);
+                }
+            }
             Step::Free => {
                 let pr = zone(&mut self.memory);
                 pr.swap.free_all(&mut pr.mem, p);
@@ -90,6 +95,23 @@ impl World {
             pr.swap.add(p, pg);
         }
         self.procs[p as usize].grown(pages, now);
+        self.gitk_next(p, sched);
+    }
+
+    /// `pages` anonymous pages were allocated (as filling) for process `p`'s hash map.
+    pub(in crate::model) fn gitk_mapped(
+        &mut self,
+        p: u32,
+        pages: u32,
+        sched: &mut Scheduler<Event>,
+    ) {
+        let pr = zone(&mut self.memory);
+        pr.mem
+            .transition(u64::from(pages), PageState::Filling, PageState::Anon);
+        let first = self.procs[p as usize].mapped(pages);
+        for pg in first..first + pages {
+            pr.swap.add(p, pg);
+        }
         self.gitk_next(p, sched);
     }
 

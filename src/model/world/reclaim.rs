@@ -176,6 +176,7 @@ impl World {
                 self.writer_dirtied(w, sched);
             }
             ReclaimWho::Anon { proc } => self.gitk_grown(proc, pages, sched),
+            ReclaimWho::Map { proc } => self.gitk_mapped(proc, pages, sched),
             ReclaimWho::Fault { proc } => self.gitk_fault_page(proc, sched),
         }
     }

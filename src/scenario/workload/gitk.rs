@@ -7,6 +7,7 @@
 //! | `loops` | 3 | "repeats a few times" [assumed count] |
 //! | `progress_every` | 1 MiB | a progress line per this many bytes processed [assumed] |
 //! | `hash_cost` | 5 ms per MiB | building the hash map at ≈ 200 MB/s on a 2009 CPU [assumed] |
+//! | `map` | 0 | the parent→child hash map's anonymous bytes, built while walking (whole pages) |
 //! | `numjobs` | 1 | copies at once |
 //! | `startdelay` | 0 | as fio's |
 //!
@@ -34,8 +35,13 @@ pub(super) fn fake_gitk(
     let p = |f: &str| at(path, f);
     let bs = request_size(c, &w.bs, &p("bs"), 64 << 10)?;
     let size = val(&w.size).map_or(DEFAULT_SIZE, |s| s.0);
-    for (v, f, name) in [(bs, &w.bs, "bs"), (size, &w.size, "size")] {
-        if v == 0 || !v.is_multiple_of(PAGE) {
+    let map = val(&w.map).map_or(0, |s| s.0);
+    for (v, f, name) in [
+        (bs, &w.bs, "bs"),
+        (size, &w.size, "size"),
+        (map, &w.map, "map"),
+    ] {
+        if (v == 0 && name != "map") || !v.is_multiple_of(PAGE) {
             return Err(c.at(&p(name), f).bad_value(
                 format!(
                     "must be a whole number of 4KiB pages, got {}",
@@ -78,6 +84,7 @@ pub(super) fn fake_gitk(
         hash_cost,
         numjobs: c.int(&w.numjobs, &p("numjobs"), 1)?,
         startdelay: super::app::fixed_start_delay(c, w, path)?,
+        map,
     })
 }
 
@@ -110,6 +117,17 @@ pub(super) fn describe(o: &mut Rows, name: &str, g: &FakeGitk) {
             format_bytes(g.progress_every)
         ),
     );
+    if g.map > 0 {
+        row(
+            o,
+            4,
+            "hash map",
+            &format!(
+                "{} anonymous, built while walking, freed with the buffer",
+                format_bytes(g.map)
+            ),
+        );
+    }
     if !g.startdelay.is_zero() {
         row(o, 4, "start", &format!("after {}", g.startdelay));
     }

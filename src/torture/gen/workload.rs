@@ -42,6 +42,8 @@ pub(super) struct Workload {
     pub(super) loops: Option<u32>,
     pub(super) progress_every: Option<Q<u64>>,
     pub(super) hash_cost: Option<Q<u64>>,
+    /// fake-gitk: its hash map's bytes.
+    pub(super) map: Option<Q<u64>>,
     /// The high end of a `startdelay` range (written `low-high`).
     pub(super) startdelay_high: Option<Q<u64>>,
     /// fio's think time: the pause, in a fio spelling (a bare number is microseconds).
@@ -168,6 +170,14 @@ pub(super) fn fake_gitk(g: &mut G, duration_ns: u64) -> Workload {
         size(g, b)
     });
     w.hash_cost = g.maybe(0.5, |g| dur_in(g, 0, 100_000_000));
+    w.map = g.maybe(0.3, |g| {
+        let b = if g.chance(0.1) {
+            0
+        } else {
+            multiple(g, PAGE, PAGE, 256 << 20)
+        };
+        size(g, b)
+    });
     w.numjobs = g.maybe(0.4, |g| g.edge(1, 4, 64) as u32);
     w.startdelay = g.maybe(0.2, |g| dur_in(g, 0, duration_ns + duration_ns / 4));
     w
@@ -231,6 +241,7 @@ impl Workload {
         put(&mut e, "loops", &self.loops);
         put(&mut e, "progress_every", &self.progress_every);
         put(&mut e, "hash_cost", &self.hash_cost);
+        put(&mut e, "map", &self.map);
         Y::M {
             entries: e,
             flow: g.chance(0.2),
