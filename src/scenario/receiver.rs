@@ -219,7 +219,7 @@ pub(crate) fn describe_rx(o: &mut Rows, a: &AtomicStream, rx: &RxConfig) {
         4,
         &a.name,
         &format!(
-            "{}: a TCP receive path, sender paced at {} ({} B segments)",
+            "{}: TCP receive, paced at {}, {} B segments",
             a.preset,
             format_bandwidth(rx.bandwidth),
             rx.mss
@@ -231,27 +231,31 @@ pub(crate) fn describe_rx(o: &mut Rows, a: &AtomicStream, rx: &RxConfig) {
         6,
         "ring",
         &format!(
-            "{} descriptors, {} filled: {} order-{} buffers, {} pages held while full",
+            "{} of {} descriptors filled, order {} ({} pages)",
+            rx.ring - 1,
             rx.ring,
-            rx.ring - 1,
-            rx.ring - 1,
             rx.order,
             u64::from(rx.ring - 1) * pages
         ),
     );
+    let most = rx.rmem[2] / u64::from(rx.truesize);
     row(
         o,
         6,
         "socket",
         &format!(
-            "truesize {} B per segment; tcp_rmem {} {} {} (tcp_init for this ram): up to {} \
-             buffers, {} pages, queued",
+            "truesize {} B: up to {most} buffers ({} pages)",
             rx.truesize,
-            rx.rmem[0],
-            rx.rmem[1],
-            rx.rmem[2],
-            rx.rmem[2] / u64::from(rx.truesize),
-            rx.rmem[2] / u64::from(rx.truesize) * pages
+            most * pages
+        ),
+    );
+    row(
+        o,
+        6,
+        "tcp_rmem",
+        &format!(
+            "{} {} {} (tcp_init for this ram)",
+            rx.rmem[0], rx.rmem[1], rx.rmem[2]
         ),
     );
     row(

@@ -174,9 +174,13 @@ impl RxPath {
         self.blocked_since.is_some()
     }
 
-    /// Starts or stops counting (the warm-up gate).
-    pub fn set_measuring(&mut self, on: bool) {
-        self.measuring = on;
+    /// The warm-up ended at `now`: counting starts, and a sender already waiting for the window
+    /// is counted as waiting from `now`.
+    pub fn start_measuring(&mut self, now: SimTime) {
+        self.measuring = true;
+        if let Some(since) = &mut self.blocked_since {
+            *since = now;
+        }
     }
 
     /// What the path measured, with the time the sender is still waiting counted up to `now`.

@@ -561,7 +561,7 @@ impl World {
     fn warmup_end(&mut self, now: SimTime) {
         self.memory.start_measuring(now);
         for rx in &mut self.rx {
-            rx.set_measuring(true);
+            rx.start_measuring(now);
         }
         self.cpu.sync(now);
         self.queue.finish(now);
