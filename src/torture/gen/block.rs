@@ -113,7 +113,8 @@ impl Block {
             return Some("hardware-queue fields on brd".into());
         }
         let queues = self.hw_queues.unwrap_or(match kind {
-            Some(DevKind::Nvme) => cpus.min(32),
+            // Every `nvme*` preset gets a hardware queue per CPU (`default_hw_queues`).
+            Some(DevKind::Nvme | DevKind::NvmeGen4 | DevKind::NvmeGen5) => cpus.min(32),
             _ => 1,
         });
         if queues > cpus {

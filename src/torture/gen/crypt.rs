@@ -57,7 +57,15 @@ fn crypt_main(g: &mut G, p: f64) -> Crypt {
     let asynch = g.chance(0.3);
     Crypt {
         cipher: g.maybe(p, |g| {
-            g.pick(&["aes-2009", "aes-ni", "vaes", "null", "\"null\""])
+            g.pick(&[
+                "aes-2009",
+                "aes-ni",
+                "vaes",
+                "vaes-zen4",
+                "vaes-spr",
+                "null",
+                "\"null\"",
+            ])
         }),
         encrypt_rate: g.maybe(p * 0.3, |g| bandwidth(g, 20e6, 10e9)),
         decrypt_rate: g.maybe(p * 0.3, |g| bandwidth(g, 20e6, 10e9)),

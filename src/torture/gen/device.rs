@@ -12,6 +12,8 @@ pub(super) enum DevKind {
     Ramdisk,
     Generic,
     SataSsd,
+    NvmeGen4,
+    NvmeGen5,
 }
 
 impl DevKind {
@@ -23,6 +25,8 @@ impl DevKind {
             DevKind::Ramdisk => "ramdisk",
             DevKind::Generic => "generic",
             DevKind::SataSsd => "sata-ssd",
+            DevKind::NvmeGen4 => "nvme-gen4",
+            DevKind::NvmeGen5 => "nvme-gen5",
         }
     }
 }
@@ -82,7 +86,8 @@ pub(super) fn device(g: &mut G, kind: DevKind, p: f64) -> Device {
                 });
             }
         }
-        DevKind::SataSsd => {
+        // The flash presets take the same overrides (no controller pauses).
+        DevKind::SataSsd | DevKind::NvmeGen4 | DevKind::NvmeGen5 => {
             d.latency = g.maybe(p, |g| dur_in(g, 5_000, 200_000));
             d.channels = g.maybe(p, |g| g.log(1, 8) as u32);
             d.overhead = g.maybe(p, |g| dur_in(g, 1_000, 20_000));
@@ -142,7 +147,10 @@ impl Device {
             return Some("device without kind".into());
         };
         let hdd = matches!(kind, DevKind::Hdd5400 | DevKind::Hdd7200);
-        let nvme_like = matches!(kind, DevKind::Nvme | DevKind::SataSsd);
+        let nvme_like = matches!(
+            kind,
+            DevKind::Nvme | DevKind::SataSsd | DevKind::NvmeGen4 | DevKind::NvmeGen5
+        );
         let fields = [
             ("seek_min", self.seek_min.is_some(), hdd),
             ("seek_full", self.seek_full.is_some(), hdd),
@@ -232,6 +240,8 @@ pub(super) fn any_device(g: &mut G, p: f64) -> Device {
         DevKind::Ramdisk,
         DevKind::Generic,
         DevKind::SataSsd,
+        DevKind::NvmeGen4,
+        DevKind::NvmeGen5,
     ]);
     device(g, kind, p)
 }

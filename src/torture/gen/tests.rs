@@ -152,6 +152,8 @@ fn the_generator_reaches_every_knob() {
         "hdd5400",
         "hdd7200",
         "nvme",
+        "nvme-gen4",
+        "nvme-gen5",
         "generic",
         "fio",
         "gitk",
@@ -168,7 +170,15 @@ fn the_generator_reaches_every_knob() {
     ] {
         wanted.push(format!("kind: {k}"));
     }
-    for c in ["aes-2009", "aes-ni", "vaes", "cipher: null", "\"null\""] {
+    for c in [
+        "aes-2009",
+        "aes-ni",
+        "vaes",
+        "vaes-zen4",
+        "vaes-spr",
+        "cipher: null",
+        "\"null\"",
+    ] {
         wanted.push(c.to_string());
     }
     for rw in ["read", "write", "randread", "randwrite", "randrw"] {
