@@ -155,9 +155,10 @@ impl Gitk {
                 bytes,
             };
         }
-        if self.mapped < self.map_due() {
+        let due = self.map_due();
+        if self.mapped < due {
             return Step::Map {
-                pages: self.map_due() - self.mapped,
+                pages: due - self.mapped,
             };
         }
         if self.walked < self.grown {

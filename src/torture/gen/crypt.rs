@@ -57,15 +57,10 @@ fn crypt_main(g: &mut G, p: f64) -> Crypt {
     let asynch = g.chance(0.3);
     Crypt {
         cipher: g.maybe(p, |g| {
-            g.pick(&[
-                "aes-2009",
-                "aes-ni",
-                "vaes",
-                "vaes-zen4",
-                "vaes-spr",
-                "null",
-                "\"null\"",
-            ])
+            // Every preset the loader knows, and YAML's quoted spelling of `null`.
+            let mut names = crate::model::base::physics::Cipher::NAMES.to_vec();
+            names.push("\"null\"");
+            g.pick(&names)
         }),
         encrypt_rate: g.maybe(p * 0.3, |g| bandwidth(g, 20e6, 10e9)),
         decrypt_rate: g.maybe(p * 0.3, |g| bandwidth(g, 20e6, 10e9)),
