@@ -100,6 +100,8 @@ raw_section! {
         [value] host: HostName,
         /// CPU time a fio job's process spends per I/O before submitting it.
         [value] submit_cost: Duration,
+        /// CPU time a thread spends submitting one dm-crypt clone to the disk.
+        [value] clone_submit_cost: Duration,
         /// dm-crypt's `max_read_size` module parameter (6.11+).
         [value] max_read_size: Size,
         /// dm-crypt's `max_write_size` module parameter (6.11+).
@@ -202,6 +204,12 @@ pub(crate) fn crypt(
             "submit_cost",
             &r.submit_cost,
             [SUBMIT_COST, VM2020_SUBMIT_COST, G9_2020_SUBMIT_COST],
+        )?,
+        clone_submit_cost: c.dur(
+            &r.clone_submit_cost,
+            "crypt.clone_submit_cost",
+            SimDuration::ZERO,
+            Zero::Allowed,
         )?,
         cost: match &r.cost {
             Some(d) => Some(distribution(c, d, "crypt.cost")?),
@@ -326,6 +334,9 @@ pub(crate) fn describe_crypt(o: &mut Rows, cr: &CryptConfig, k: &KernelConfig) {
     }
     if !cr.submit_cost.is_zero() {
         row(o, 2, "submit_cost", &cr.submit_cost.to_string());
+    }
+    if !cr.clone_submit_cost.is_zero() {
+        row(o, 2, "clone_submit_cost", &cr.clone_submit_cost.to_string());
     }
     if let Some(d) = &cr.cost {
         let (m, sd) = moments(d);

@@ -157,6 +157,8 @@ raw_section! {
         [value] cpuload: u32,
         /// cpuio: CPU burnt per cycle (bare number: microseconds).
         [value] cpuchunks: app::Micros,
+        /// fio (qsim's): a storage daemon's request before each burst of writes.
+        [map] serve: serve::RawServe,
     }
 }
 
@@ -185,6 +187,7 @@ impl WorkloadKindName {
                 "thinktime_blocks",
                 "thinktime_blocks_type",
                 "thinktime_spin",
+                "serve",
             ],
             WorkloadKindName::BufferedWriter => &[
                 "rate",
@@ -221,6 +224,7 @@ pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
     ("workloads[].loops", 1, 1000),
     ("workloads[].thinktime_blocks", 1, 1_000_000_000),
     ("workloads[].cpuload", 1, 100),
+    ("workloads[].serve.replicas", 0, 64),
 ];
 
 /// `workloads:`: at least one, each resolved in order (a region without `offset` starts where
@@ -270,6 +274,7 @@ pub(crate) fn workloads(
     }
     app::some_io(c, raw.value.iter().next().map(|w| w.referenced), &out)?;
     in_flight_bounded(c, raw, &out)?;
+    serve::one_link(c, raw, &out)?;
     Ok(out)
 }
 
@@ -465,7 +470,10 @@ fn fio(c: &Checker, w: &RawWorkload, place: &mut Place, gitk: bool) -> Result<Fi
     let offset = region(c, w, place, size)?;
     let (io_size, number_ios) = fio_limits(c, w, place.path, bs)?;
     let (startdelay, startdelay_high) = app::start_delay(w);
-    let thinktime = app::thinktime(c, w, place.path)?;
+    let (serve, thinktime) = match serve::serve(c, w, place.path, rw, bs, iodepth)? {
+        Some((s, t)) => (Some(s), Some(t)),
+        None => (None, app::thinktime(c, w, place.path)?),
+    };
     Ok(FioJob {
         rw,
         rwmixread,
@@ -481,6 +489,7 @@ fn fio(c: &Checker, w: &RawWorkload, place: &mut Place, gitk: bool) -> Result<Fi
         startdelay,
         thinktime,
         startdelay_high,
+        serve,
     })
 }
 
@@ -832,7 +841,10 @@ fn describe_fio(o: &mut Rows, name: &str, f: &FioJob) {
     }
     row(o, 4, "numjobs", &f.numjobs.to_string());
     row(o, 4, "amount", &amount_text(f));
-    app::describe_thinktime(o, f);
+    match &f.serve {
+        Some(s) => serve::describe_serve(o, s, f.bs),
+        None => app::describe_thinktime(o, f),
+    }
     row(
         o,
         4,
@@ -878,6 +890,7 @@ fn region_text(offset: u64, size: u64) -> String {
 
 mod app;
 mod gitk;
+mod serve;
 #[cfg(test)]
 mod tests;
 

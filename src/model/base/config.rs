@@ -691,6 +691,13 @@ pub struct CryptConfig {
     /// dm-crypt or the block layer: the system call and direct-I/O path, and its completion
     /// wake-up (the host's, zero on bare metal; docs/model/crypt.md §2).
     pub submit_cost: SimDuration,
+    /// CPU time a dm-crypt thread (or the submitting process, where dm-crypt submits from its
+    /// context) spends submitting one clone to the disk's block layer: `dmcrypt_write`'s
+    /// rb-tree erase and `submit_bio_noacct()` down to the driver, or the same call from
+    /// kcryptd, kcryptd_io or the caller. Zero (the default) folds it into the other costs;
+    /// nonzero, it is a CPU step of the thread that submits (docs/model/crypt.md §2).
+    #[serde(default)]
+    pub clone_submit_cost: SimDuration,
     /// dm-crypt's `max_read_size` module parameter (6.11+), bytes; 0 means 128 KiB.
     #[serde(default)]
     pub max_read_size: u32,
@@ -793,6 +800,41 @@ pub struct FioJob {
     /// `[startdelay, startdelay_high]` from its own stream. `None`: exactly `startdelay`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startdelay_high: Option<SimDuration>,
+    /// qsim's `serve:` (not fio's): each copy is a storage daemon's thread whose every request
+    /// is received, checksummed and replicated before its writes are issued
+    /// (docs/model/workloads.md §2d). `None`: a plain fio job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serve: Option<Serve>,
+}
+
+/// A storage daemon's request in front of a job's writes (`serve:`): the thread receives
+/// `bytes` over the node's inbound link, checksums them on a CPU, sends them to `replicas`
+/// peers over the outbound link and waits `ack` for their answers, then writes them (as
+/// `bytes / bs` I/Os issued together, the job's `thinktime_blocks`) and waits for every
+/// write before it takes the next request. The node has one link each way, a FIFO shared by
+/// every serving thread.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Serve {
+    /// Bytes of one request.
+    pub bytes: u64,
+    /// The node's link rate each way, bytes per second.
+    pub link: f64,
+    /// Checksum rate on one CPU, bytes per second.
+    pub checksum_rate: f64,
+    /// CPU time per request besides the checksum (parsing, bookkeeping).
+    pub handling: SimDuration,
+    /// Peers the data is sent to, one after the other on the outbound link.
+    pub replicas: u32,
+    /// Wait after the last replica's data leaves: the round trip and the replicas' own
+    /// commits.
+    pub ack: SimDuration,
+}
+
+impl Serve {
+    /// CPU time of one request on its thread: handling plus the checksum of its bytes.
+    pub fn cpu(&self) -> SimDuration {
+        self.handling + SimDuration::from_secs_f64(self.bytes as f64 / self.checksum_rate)
+    }
 }
 
 /// fio's think time (HOWTO `thinktime`, `thinktime_blocks`, `thinktime_blocks_type`,

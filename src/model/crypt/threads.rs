@@ -45,6 +45,9 @@ pub(in crate::model) enum Step {
     /// A job's process ran its submission path (`crypt.submit_cost`): the bio now enters
     /// dm-crypt or the block layer.
     Submit,
+    /// A thread (or the caller) submitted a dm-crypt clone to the disk's block layer
+    /// (`crypt.clone_submit_cost`): the clone now enters the request queue.
+    CloneSubmit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

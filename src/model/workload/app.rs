@@ -38,6 +38,10 @@ pub(in crate::model) enum Phase {
     Spin,
     /// Sleeping the rest of `thinktime`.
     Sleep,
+    /// A serving job receiving its next request (`serve:`).
+    Receive,
+    /// A serving job sending its request to the replicas and waiting for their answers.
+    Replicate,
 }
 
 /// Whose CPU time an application task is.

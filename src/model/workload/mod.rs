@@ -56,6 +56,19 @@ pub enum WorkloadEvent {
         /// Job index.
         job: u32,
     },
+    /// A serving job's wait for its replicas' answers is over (or, at its start, it takes
+    /// its first request).
+    ServeStep {
+        /// Job index.
+        job: u32,
+    },
+    /// A transfer on the node's link may have left the wire (`serve:`).
+    LinkDone {
+        /// The outbound direction (else inbound).
+        outbound: bool,
+        /// The link's version when this was scheduled: stale if it changed since.
+        version: u64,
+    },
     /// A `cpuio` process starts its next chunk of CPU work.
     CpuIoRun {
         /// Process index (in the world's `cpuio` list).
@@ -287,6 +300,7 @@ pub fn depth_bucket(depth: u32) -> usize {
 }
 
 pub mod app;
+pub mod serve;
 pub use app::{CpuProc, cpuio_procs};
 
 #[cfg(test)]
@@ -316,6 +330,7 @@ mod tests {
             startdelay: SimDuration::ZERO,
             thinktime: None,
             startdelay_high: None,
+            serve: None,
         };
         Job::new(
             "arrivals",

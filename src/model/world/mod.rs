@@ -95,6 +95,8 @@ pub struct World {
     writers: Vec<Writer>,
     /// The fio `cpuio` processes (application CPU load), in workload order.
     cpuio: Vec<crate::model::workload::CpuProc>,
+    /// The node's network link each way, for serving jobs (`serve:`).
+    links: crate::model::workload::serve::Links,
     cw: CongestionWaits,
     /// Every statistic, behind the warm-up gate.
     rec: Recorder,
@@ -189,6 +191,7 @@ impl World {
             jobs: c.jobs,
             writers: c.writers,
             cpuio: crate::model::workload::cpuio_procs(sc, &streams),
+            links: crate::model::workload::serve::Links::for_scenario(sc),
             cw: CongestionWaits::default(),
             scratch: Vec::new(),
             cpu_at_warmup: [0; CpuContext::COUNT],
@@ -696,6 +699,10 @@ impl Model for World {
                 WorkloadEvent::WriterTick { writer } => self.writer_tick(writer, sched),
                 WorkloadEvent::FlusherRun { writer } => self.flusher_run(writer, sched),
                 WorkloadEvent::JobResume { job } => self.job_resume(job, sched),
+                WorkloadEvent::ServeStep { job } => self.serve_step(job, sched),
+                WorkloadEvent::LinkDone { outbound, version } => {
+                    self.link_done(outbound, version, sched)
+                }
                 WorkloadEvent::CpuIoRun { process } => self.cpuio_run(process, sched),
             },
             Event::CpuDone => self.cpu_done(sched),

@@ -6,7 +6,7 @@ use crate::model::base::bio::{BioId, Dir, Origin};
 use crate::model::base::ids::{ActorId, TaskOwner};
 use crate::model::base::obs::Stage;
 use crate::model::crypt::engine::CryptEvent;
-use crate::model::crypt::policy::{CryptOp, Work};
+use crate::model::crypt::policy::{CryptOp, Topology, Work};
 use crate::model::crypt::threads::*;
 use crate::model::mm::mempool::Bounce;
 use crate::model::world::World;
@@ -47,7 +47,9 @@ impl World {
                     bio,
                     step: Step::IoHop,
                 };
-                self.start_cpu(TaskOwner::Actor(a), self.sc.crypt.hop_cost, sched);
+                // The io thread's hop, then its submission of the clone, in one CPU step.
+                let cost = self.sc.crypt.hop_cost + self.sc.crypt.clone_submit_cost;
+                self.start_cpu(TaskOwner::Actor(a), cost, sched);
             }
             ActorKind::JobCtx(_)
             | ActorKind::FlusherCtx(_)
@@ -125,14 +127,16 @@ impl World {
                 break;
             }
             if encrypt {
-                let cost = self.crypto_cost(CryptOp::Encrypt, bio);
+                // Encrypted inline, then the clone submitted from the same context.
+                let cost =
+                    self.crypto_cost(CryptOp::Encrypt, bio) + self.sc.crypt.clone_submit_cost;
                 self.enter(bio, Stage::CryptService, now);
                 self.actor(a).state = ActorState::Cpu {
                     bio,
                     step: Step::InlineEncrypt,
                 };
                 self.start_cpu(TaskOwner::Actor(a), cost, sched);
-            } else if self.try_submit(a, bio, sched) {
+            } else if !self.start_clone_submit(a, bio, sched) && self.try_submit(a, bio, sched) {
                 self.bios[bio].accepted = now;
             }
         }
@@ -149,6 +153,22 @@ impl World {
             };
             self.start_cpu(TaskOwner::Actor(a), self.sc.crypt.submit_cost, sched);
         }
+    }
+
+    /// Starts actor `a`'s CPU step of submitting dm-crypt's clone `bio` to the disk
+    /// (`crypt.clone_submit_cost`), if the clone costs anything: not under the plain table,
+    /// which has no clone. Returns whether it started one.
+    fn start_clone_submit(&mut self, a: ActorId, bio: BioId, sched: &mut Scheduler<Event>) -> bool {
+        let cost = self.sc.crypt.clone_submit_cost;
+        if cost.is_zero() || self.info.topology == Topology::Plain {
+            return false;
+        }
+        self.actor(a).state = ActorState::Cpu {
+            bio,
+            step: Step::CloneSubmit,
+        };
+        self.start_cpu(TaskOwner::Actor(a), cost, sched);
+        true
     }
 
     /// A submitting context has nothing in hand: a flusher may continue writing back.
@@ -190,12 +210,31 @@ impl World {
                     // Mason V3 and 5.8: kcryptd never submits; an io thread does.
                     self.enter(bio, Stage::IoQueue, now);
                     self.queue_for_io_thread(bio, sched);
-                } else {
+                } else if !self.start_clone_submit(a, bio, sched) {
                     self.try_submit(a, bio, sched);
                 }
             }
             Step::WriteWake => self.take_write_tree(a),
             Step::Submit => self.job_enter(bio, a, sched),
+            Step::CloneSubmit => {
+                let context = matches!(
+                    self.actor(a).kind,
+                    ActorKind::JobCtx(_)
+                        | ActorKind::FlusherCtx(_)
+                        | ActorKind::ProcCtx(_)
+                        | ActorKind::SwapWriter
+                );
+                let submitted = self.try_submit(a, bio, sched);
+                if submitted && context {
+                    self.bios[bio].accepted = now;
+                }
+                // dmcrypt_write ran through its batch: still running, it takes the tree
+                // kcryptd filled meanwhile at once (no wake-up hop).
+                let w = self.actor(a);
+                if submitted && w.kind == ActorKind::DmcryptWrite && w.queue.is_empty() {
+                    self.take_write_tree(a);
+                }
+            }
             Step::IoHop => {
                 self.try_submit(a, bio, sched);
             }
@@ -301,7 +340,9 @@ impl World {
         let mut running = false;
         while self.actor(a).state == ActorState::Idle {
             if let Some(bio) = self.actor(a).queue.pop_front() {
-                self.try_submit(a, bio, sched);
+                if !self.start_clone_submit(a, bio, sched) {
+                    self.try_submit(a, bio, sched);
+                }
                 running = true;
                 continue;
             }
@@ -388,7 +429,7 @@ impl World {
             let hop = matches!(
                 actor.state,
                 ActorState::Cpu {
-                    step: Step::IoHop,
+                    step: Step::IoHop | Step::CloneSubmit,
                     ..
                 }
             );
@@ -718,5 +759,66 @@ workloads:
         );
         assert!(w.actors[wr.index()].queue.is_empty());
         assert!(ids.iter().all(|&b| w.bios[b].stage == Stage::Device));
+    }
+
+    /// dmcrypt_write pays `clone_submit_cost` per clone, one after the other on its one CPU;
+    /// under `submit_from_crypt_cpus` each kcryptd worker pays it for its own write, in
+    /// parallel.
+    #[test]
+    fn clones_cost_their_submitter_cpu_time_one_by_one_in_dmcrypt_write() {
+        let yaml = STOCK.replace("hop_cost: 30us", "hop_cost: 30us, clone_submit_cost: 1us");
+        let mut sched = Scheduler::new();
+        let mut w = quiet(&yaml, "stock-5.8", &mut sched);
+        let wr = w.write_actor.expect("dmcrypt_write");
+        let now = sched.now();
+        for sector in [400u64, 100, 300, 200] {
+            let b = Bio::new(Dir::Write, false, 4096, sector * 512, Origin::Job(0), now);
+            let id = w.admit(b);
+            w.queue_for_io_thread(id, &mut sched);
+        }
+        // Woken (30 µs), then 1 µs per clone: the k-th clone is in the block layer at
+        // 30 + k µs, and the batch is plugged until the last.
+        let submitted = |w: &World| w.queue.queued() + w.device.inflight();
+        for (at_ns, n) in [(30_500, 0), (31_500, 1), (33_500, 3), (34_500, 4)] {
+            let horizon = now + SimDuration::from_ns(at_ns);
+            run(
+                &mut w,
+                &mut sched,
+                Limits {
+                    horizon,
+                    max_work: 100,
+                },
+            );
+            assert_eq!(submitted(&w), n, "at {at_ns} ns");
+        }
+        assert_eq!(w.actors[wr.index()].state, ActorState::Idle);
+        assert_eq!(w.device.inflight(), 4, "the plug is released with the last");
+        // The same clone cost on the plain table: no clone, no cost.
+        let mut sched = Scheduler::new();
+        let mut p = quiet(&yaml, "none", &mut sched);
+        let ctx = p.io_actor;
+        let b = p.admit(Bio::new(Dir::Write, false, 4096, 0, Origin::Job(0), now));
+        assert!(!p.start_clone_submit(ctx, b, &mut sched));
+    }
+
+    /// With 50 µs a clone, `dmcrypt_write` alone can submit at most 20,000 writes a second;
+    /// under `submit_from_crypt_cpus` the four kcryptd workers submit their own.
+    #[test]
+    fn the_single_write_thread_caps_writes_that_submit_from_crypt_cpus_spreads() {
+        let yaml = "
+duration: 1s
+cpus: 4
+kernel: { version: \"6.12\" }
+device: { kind: generic, service: 10us, channels: 64, queue_depth: 256 }
+block: { mode: blk-mq }
+crypt: { cipher: null, hop_cost: 1us, clone_submit_cost: 50us }
+policies: [dm-crypt, dm-crypt+submit_from_crypt_cpus]
+workloads:
+  - { kind: fio, rw: randwrite, direct: true, iodepth: 32, numjobs: 4 }
+";
+        let obs = runs(yaml);
+        let iops: Vec<f64> = obs.iter().map(|o| o.dirs[1].ios as f64).collect();
+        assert!(iops[0] <= 20_000.0 * 1.01 && iops[0] > 18_000.0, "{iops:?}");
+        assert!(iops[1] > 2.0 * iops[0], "{iops:?}");
     }
 }

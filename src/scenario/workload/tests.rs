@@ -532,3 +532,43 @@ fn bounds(capacity: Option<u64>) -> super::Bounds {
         max_request: super::MAX_REQUEST_BYTES,
     }
 }
+
+#[test]
+fn serve_resolves_its_request_and_refuses_what_a_serving_thread_cannot_do() {
+    const HEAD: &str = "device: { kind: nvme }\nkernel: { version: \"6.12\" }\n";
+    let job = |extra: &str| {
+        format!(
+            "{HEAD}workloads:\n  - kind: fio\n    rw: randwrite\n    bs: 1MiB\n    iodepth: 4\n{extra}"
+        )
+    };
+    let s = ok(&job("    serve: { replicas: 1 }\n"));
+    let WorkloadKind::Fio(f) = &s.workloads[0].kind else {
+        panic!("fio")
+    };
+    // A request defaults to bs × iodepth, issued as one think-time burst.
+    let sv = f.serve.expect("serve");
+    assert_eq!((sv.bytes, sv.replicas, sv.link), (4 << 20, 1, 25e9 / 8.0));
+    let t = f.thinktime.expect("the request's writes");
+    assert_eq!((t.blocks, t.on_issue, t.time), (4, true, SimDuration::ZERO));
+    let e = err(&job("    thinktime: 1ms\n    serve: {}\n"));
+    assert_eq!(
+        (e.path(), e.line()),
+        (Some("workloads[0].thinktime"), Some(8))
+    );
+    let e = err(&job("    serve: { bytes: 1536KiB }\n"));
+    assert_eq!(e.path(), Some("workloads[0].serve.bytes"));
+    let e = err(&job("    serve: { replicas: 65 }\n"));
+    assert_eq!(e.path(), Some("workloads[0].serve.replicas"));
+    let e = err(&format!(
+        "{HEAD}workloads:\n  - kind: fio\n    rw: randread\n    serve: {{}}\n"
+    ));
+    assert_eq!(e.path(), Some("workloads[0].serve"));
+    // One link per node.
+    let two = "device: { kind: nvme }\nkernel: { version: \"6.12\" }\nworkloads:\n  - kind: fio\n    rw: write\n    serve: { link: 1GB/s }\n  \
+               - kind: fio\n    rw: write\n    serve: { link: 2GB/s }\n";
+    let e = err(two);
+    assert_eq!(
+        (e.path(), e.line()),
+        (Some("workloads[1].serve.link"), Some(9))
+    );
+}

@@ -18,6 +18,7 @@ pub(super) struct Crypt {
     pub(super) io_queues: Option<&'static str>,
     pub(super) host: Option<&'static str>,
     pub(super) submit_cost: Option<Q<u64>>,
+    pub(super) clone_submit_cost: Option<Q<u64>>,
     pub(super) max_read_size: Option<Q<u64>>,
     pub(super) max_write_size: Option<Q<u64>>,
 }
@@ -36,6 +37,7 @@ pub(super) fn crypt(g: &mut G, p: f64) -> Crypt {
             })
         });
     }
+    c.clone_submit_cost = g.side(|g| g.maybe(p * 0.3, |g| dur_in(g, 0, 20_000)));
     // dm-crypt's module parameters (6.11+), also on the side stream.
     c.max_read_size = g.side(|g| g.maybe(p * 0.3, split_size));
     c.max_write_size = g.side(|g| g.maybe(p * 0.3, split_size));
@@ -86,6 +88,7 @@ fn crypt_main(g: &mut G, p: f64) -> Crypt {
         io_queues: g.maybe(p * 0.5, |g| g.pick(&["one", "mason-v3"])),
         host: g.maybe(p * 0.3, |g| g.pick(&["bare-metal", "vm-2020", "g9-2020"])),
         submit_cost: None,
+        clone_submit_cost: None,
         max_read_size: None,
         max_write_size: None,
     }
@@ -100,7 +103,7 @@ impl Crypt {
         }
         merge_struct!(self, o; cipher, encrypt_rate, decrypt_rate, per_sector_cost, hop_cost,
             engine, async_queue_limit, async_rate, unplug_after_submit, io_queues, host,
-            submit_cost, max_read_size, max_write_size);
+            submit_cost, clone_submit_cost, max_read_size, max_write_size);
     }
     pub(super) fn problem(&self, k: Option<&Kernel>) -> Option<String> {
         if self.io_queues == Some("one") && k.is_some_and(|k| k.patched("dm-crypt-unplug")) {
@@ -143,6 +146,7 @@ impl Crypt {
         put(&mut e, "io_queues", &self.io_queues);
         put(&mut e, "host", &self.host);
         put(&mut e, "submit_cost", &self.submit_cost);
+        put(&mut e, "clone_submit_cost", &self.clone_submit_cost);
         put(&mut e, "max_read_size", &self.max_read_size);
         put(&mut e, "max_write_size", &self.max_write_size);
         Y::map(e)

@@ -53,6 +53,58 @@ pub(super) struct Workload {
     pub(super) thinktime_spin: Option<Q<u64>>,
     pub(super) cpuload: Option<u32>,
     pub(super) cpuchunks: Option<Q<u64>>,
+    /// qsim's `serve:` on a closed-loop writing fio job.
+    pub(super) serve: Option<Serve>,
+}
+
+/// A fio job's `serve:`; `link` is one of a few spellings whose rates are known, so the
+/// generator can tell when two workloads disagree on the node's link (the loader refuses).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Serve {
+    pub(super) bytes: Option<Q<u64>>,
+    pub(super) link: Option<(&'static str, u64)>,
+    pub(super) checksum_rate: Option<Q<RateV>>,
+    pub(super) handling: Option<Q<u64>>,
+    pub(super) replicas: Option<u32>,
+    pub(super) ack: Option<Q<u64>>,
+}
+
+impl Serve {
+    fn draw(g: &mut G, bs: u64) -> Serve {
+        Serve {
+            bytes: g.maybe(0.6, |g| {
+                let n = g.edge(1, 8, 64);
+                size(g, n * bs)
+            }),
+            link: g.maybe(0.6, |g| {
+                g.pick(&[
+                    ("1GB/s", 1_000_000_000),
+                    ("3125MB/s", 3_125_000_000),
+                    ("100MB/s", 100_000_000),
+                ])
+            }),
+            checksum_rate: g.maybe(0.5, |g| bandwidth(g, 100e6, 20e9)),
+            handling: g.maybe(0.4, |g| dur_in(g, 0, 100_000)),
+            replicas: g.maybe(0.5, |g| g.int(0, 3) as u32),
+            ack: g.maybe(0.5, |g| dur_in(g, 0, 2_000_000)),
+        }
+    }
+
+    fn yaml(&self, g: &mut G) -> Y {
+        let mut e = Vec::new();
+        put(&mut e, "bytes", &self.bytes);
+        if let Some((text, _)) = self.link {
+            e.push(("link".into(), Y::S(text.into())));
+        }
+        put(&mut e, "checksum_rate", &self.checksum_rate);
+        put(&mut e, "handling", &self.handling);
+        put(&mut e, "replicas", &self.replicas);
+        put(&mut e, "ack", &self.ack);
+        Y::M {
+            entries: e,
+            flow: g.chance(0.5),
+        }
+    }
 }
 
 /// Most I/Os per second an open-loop job is given.
@@ -242,6 +294,9 @@ impl Workload {
         put(&mut e, "progress_every", &self.progress_every);
         put(&mut e, "hash_cost", &self.hash_cost);
         put(&mut e, "map", &self.map);
+        if let Some(sv) = &self.serve {
+            e.push(("serve".into(), sv.yaml(g)));
+        }
         Y::M {
             entries: e,
             flow: g.chance(0.2),
@@ -310,6 +365,15 @@ pub(super) fn workloads_problem(ws: &[Workload], capacity: Option<u64>) -> Optio
     if ws.iter().all(|w| w.kind == Some(WK::CpuIo)) {
         return Some("every workload is cpuio".into());
     }
+    // The node has one link: every serving workload must give it the same rate.
+    let links: Vec<u64> = ws
+        .iter()
+        .filter_map(|w| w.serve.as_ref())
+        .map(|s| s.link.map_or(3_125_000_000, |l| l.1))
+        .collect();
+    if links.windows(2).any(|p| p[0] != p[1]) {
+        return Some("serving workloads with different links".into());
+    }
     None
 }
 
@@ -327,6 +391,12 @@ fn app_problem(w: &Workload) -> Option<String> {
     }
     if w.thinktime_blocks == Some(0) {
         return Some("thinktime_blocks 0".into());
+    }
+    if w.serve.is_some() {
+        let fields = w.thinktime.is_some() || companions || w.rate.is_some() || w.think.is_some();
+        if fields || !matches!(w.rw, Some("write" | "randwrite")) || w.kind != Some(WK::Fio) {
+            return Some("serve beside think time or rate, or on a job that reads".into());
+        }
     }
     if w.kind == Some(WK::CpuIo) && !w.cpuload.is_some_and(|l| (1..=100).contains(&l)) {
         return Some("cpuio without a cpuload in 1..=100".into());
@@ -364,6 +434,11 @@ pub(super) fn add_app_options(g: &mut G, ws: &mut Vec<Workload>, duration_ns: u6
                 let spin = g.int(0, us * 2);
                 fio_time(g, spin * 1_000)
             });
+        }
+        let writes = matches!(w.rw, Some("write" | "randwrite")) && w.kind == Some(WK::Fio);
+        if writes && w.thinktime.is_none() && w.rate.is_none() && w.think.is_none() {
+            let bs = w.bs.as_ref().map_or(4096, |b| b.v);
+            w.serve = g.maybe(0.2, |g| Serve::draw(g, bs));
         }
         if fio && g.chance(0.15) {
             let lo = w
