@@ -221,6 +221,7 @@ fn list_shows_every_shipped_scenario_with_its_purpose() {
         "mel-2009-swap",
         "burst-node",
         "storage-server",
+        "storage-daemon",
         "nvme-desktop",
         "hdd-array",
     ]);

@@ -37,6 +37,7 @@ fn every_shipped_scenario_runs_briefly_and_completes_io() {
         ("mel-2009-swap", "3s"),
         ("burst-node", "2s"),
         ("storage-server", "2s"),
+        ("storage-daemon", "1s"),
         ("nvme-desktop", "1s"),
         ("hdd-array", "2s"),
     ] {

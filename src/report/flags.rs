@@ -409,7 +409,11 @@ fn winners(
     tput: &[Option<(Verdict, Interval)>],
     out: &mut String,
 ) {
-    let winner = |cs: &[Option<(Verdict, Interval)>]| -> String {
+    let winner = |cs: &[Option<(Verdict, Interval)>], missing: &str| -> String {
+        if cs.iter().skip(1).all(Option::is_none) {
+            // Nothing to compare (a write-only load has no read p99.9): no winner to name.
+            return format!("n/a ({missing})");
+        }
         let best = cs
             .iter()
             .enumerate()
@@ -419,13 +423,13 @@ fn winners(
             .max_by(|a, b| a.1.total_cmp(&b.1));
         match best {
             Some((i, _)) => format!("{} ({})", g.members[i].policy, verdict_words(cs[i])),
-            None => "none beats the default".to_string(),
+            None => "no combination beats the default".to_string(),
         }
     };
     out.push('\n');
     for line in [
-        format!("Best read p99.9: {}\n", winner(p999)),
-        format!("Best throughput: {}\n", winner(tput)),
+        format!("Best read p99.9: {}\n", winner(p999, "no reads")),
+        format!("Best throughput: {}\n", winner(tput, "no I/O")),
     ] {
         out.push_str(&super::text::fit::fill(&line, super::text::fit::WIDTH));
     }

@@ -66,6 +66,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../scenarios/split-6.11.yaml"),
     ),
     (
+        "storage-daemon.yaml",
+        include_str!("../../scenarios/storage-daemon.yaml"),
+    ),
+    (
         "storage-server.yaml",
         include_str!("../../scenarios/storage-server.yaml"),
     ),
