@@ -454,6 +454,18 @@ mod tests {
         World::new(&sc, policy::find(policy).expect("registered"), 0, sched)
     }
 
+    /// Runs `w` up to `horizon` (at most 100 events: a scripted test's few).
+    fn run_to(w: &mut World, sched: &mut Scheduler<Event>, horizon: SimTime) {
+        run(
+            w,
+            sched,
+            Limits {
+                horizon,
+                max_work: 100,
+            },
+        );
+    }
+
     fn runs(yaml: &str) -> Vec<RunObs> {
         let sc = crate::scenario::load_str("test.yaml", yaml).expect("valid test scenario");
         sc.policies
@@ -514,38 +526,17 @@ workloads:
         w.route(async_w, io, &mut sched);
         let crypt = w.crypt_actors[0];
         let horizon = now + SimDuration::from_ns(1);
-        run(
-            &mut w,
-            &mut sched,
-            Limits {
-                horizon,
-                max_work: 100,
-            },
-        );
+        run_to(&mut w, &mut sched, horizon);
         // kcryptd encrypted the first write (null cipher: only the 2 µs hop), not yet the second.
         assert_eq!(w.bios[sync_w].stage, Stage::CryptService);
         let horizon = now + SimDuration::from_us(3);
-        run(
-            &mut w,
-            &mut sched,
-            Limits {
-                horizon,
-                max_work: 100,
-            },
-        );
+        run_to(&mut w, &mut sched, horizon);
         assert_eq!(in_hop(&w, io), Some(sync_w), "sync write to kcryptd_io");
         assert!(
             matches!(w.actors[crypt.index()].state, ActorState::Cpu { bio, .. } if bio == async_w)
         );
         let horizon = now + SimDuration::from_us(5);
-        run(
-            &mut w,
-            &mut sched,
-            Limits {
-                horizon,
-                max_work: 100,
-            },
-        );
+        run_to(&mut w, &mut sched, horizon);
         assert_eq!(
             in_hop(&w, asy),
             Some(async_w),
@@ -749,14 +740,7 @@ workloads:
         assert_eq!(w.actors[wr.index()].tree.len(), 5);
         // After the wake's 30 µs hop it has submitted them all to the device.
         let horizon = now + SimDuration::from_us(31);
-        run(
-            &mut w,
-            &mut sched,
-            Limits {
-                horizon,
-                max_work: 100,
-            },
-        );
+        run_to(&mut w, &mut sched, horizon);
         assert!(w.actors[wr.index()].queue.is_empty());
         assert!(ids.iter().all(|&b| w.bios[b].stage == Stage::Device));
     }
@@ -781,14 +765,7 @@ workloads:
         let submitted = |w: &World| w.queue.queued() + w.device.inflight();
         for (at_ns, n) in [(30_500, 0), (31_500, 1), (33_500, 3), (34_500, 4)] {
             let horizon = now + SimDuration::from_ns(at_ns);
-            run(
-                &mut w,
-                &mut sched,
-                Limits {
-                    horizon,
-                    max_work: 100,
-                },
-            );
+            run_to(&mut w, &mut sched, horizon);
             assert_eq!(submitted(&w), n, "at {at_ns} ns");
         }
         assert_eq!(w.actors[wr.index()].state, ActorState::Idle);
