@@ -535,6 +535,11 @@ pub struct NvmeConfig {
     pub queue_depth: u32,
     /// Controller pauses during which no command completes ([`NvmeStall::NONE`]: never).
     pub stall: NvmeStall,
+    /// Drives striped as one md RAID0 array (1: a single drive); each is a whole controller
+    /// with the parameters above, pausing on its own (docs/model/device.md §3e).
+    pub disks: u32,
+    /// The array's chunk (md's `chunk_size`), bytes; unused for a single drive.
+    pub chunk: u64,
     /// Preset it came from (`nvme` or `ramdisk`; `custom` in tests), for `qsim check`.
     pub preset: String,
 }

@@ -12,27 +12,32 @@
 //!   vary, which the seed fio run's spread shows;
 //! - `generic`: any distribution, independent of size (what textbook validation uses).
 //!
-//! An HDD with `disks` > 1 is an **md RAID0 array** behind one HBA: a bio is cut at chunk
-//! boundaries as `raid0_make_request` does, each piece goes to its member (chunk `c` to member
-//! `c mod disks`, at member offset `(c / disks)·chunk` plus the offset within the chunk), and
-//! pieces of one bio that fall on one member contiguously travel as one request (the member's
-//! queue would merge them). Each member has its own head, its own FIFO and serves one piece at a
-//! time; the bio completes when its last piece does. Channel `m` is member `m`.
+//! An HDD or NVMe device with `disks` > 1 is an **md RAID0 array** of identical drives (the
+//! [`array`] submodule): a bio is cut at chunk boundaries as `raid0_make_request` does, each
+//! piece goes to its member, and the bio completes when its last piece does. Each member is a
+//! whole drive: an HDD member its own head and FIFO, serving one piece at a time; an NVMe member
+//! its own `channels` servers fed FIFO and its own pauses.
 //!
 //! The randomness is the bio's own uniform draw ([`Bio::service_u`]), so a given bio costs the
 //! same under every policy.
 //!
-//! An NVMe controller may also **pause** ([`NvmeStall`]): pauses start at Poisson times drawn
-//! from the device's own stream (`device.stall`) and last a fixed length; during one the
-//! bottleneck stage does no work, so a command in service finishes that much later and none
-//! completes. The schedule of pauses depends on time alone, so every policy sees the same
-//! pauses.
+//! An NVMe controller may also **pause** ([`NvmeStall`](crate::model::base::config::NvmeStall)):
+//! pauses start at Poisson times drawn from the device's own stream (`device.stall`; member `m`
+//! of an array draws from `device.stall.m`, member 0 from `device.stall`) and last a fixed
+//! length; during one the bottleneck stage does no work, so a command in service finishes that
+//! much later and none completes. The schedule of pauses depends on time alone, so every policy
+//! sees the same pauses.
 
+mod array;
 mod pauses;
+#[cfg(test)]
+mod tests;
 
 use crate::engine::{RngStreams, SimDuration, SimTime};
 use crate::model::base::bio::{Bio, BioId, BioSlab};
-use crate::model::base::config::{DeviceConfig, HddConfig};
+use crate::model::base::config::{DeviceConfig, HddConfig, NvmeConfig};
+pub use array::raid0_pieces;
+use array::{Member, Piece};
 use pauses::Pauses;
 use std::collections::{HashMap, VecDeque};
 
@@ -45,12 +50,22 @@ pub enum DeviceWake {
     ChannelDone(SimTime, u32),
 }
 
-/// The wake-ups one [`Device::accept`] asks for: none, one, or (an array whose bio spans
-/// several idle members) several.
+/// The wake-ups one [`Device::accept`] or [`Device::delay_done`] asks for: none, one, or (an
+/// array whose bio spans several idle members) several.
 #[derive(Debug, Default)]
 pub struct Wakes {
     first: Option<DeviceWake>,
     more: Vec<DeviceWake>,
+}
+
+impl Wakes {
+    /// Adds a wake-up after those already asked for.
+    fn push(&mut self, w: DeviceWake) {
+        match self.first {
+            None => self.first = Some(w),
+            Some(_) => self.more.push(w),
+        }
+    }
 }
 
 impl Iterator for Wakes {
@@ -69,46 +84,6 @@ impl From<Option<DeviceWake>> for Wakes {
             more: Vec::new(),
         }
     }
-}
-
-/// One piece of a bio on one member of an array.
-#[derive(Debug, Clone, Copy)]
-struct Piece {
-    bio: BioId,
-    /// Byte offset on the member.
-    offset: u64,
-    bytes: u64,
-    /// The piece's uniform draw (its rotational delay).
-    u: f64,
-}
-
-/// One drive of an array: its head and the pieces waiting for it.
-#[derive(Debug, Default)]
-struct Member {
-    head: u64,
-    queue: VecDeque<Piece>,
-}
-
-/// The pieces of a bio of `bytes` at array offset `offset` on `disks` members striped in
-/// `chunk`-byte chunks (md RAID0's `map_sector` for one zone of equal members), pieces that are
-/// contiguous on one member joined: `(member, member offset, bytes)`, in array order.
-pub fn raid0_pieces(offset: u64, bytes: u64, disks: u32, chunk: u64) -> Vec<(u32, u64, u64)> {
-    let (disks, chunk) = (u64::from(disks.max(1)), chunk.max(512));
-    let mut out: Vec<(u32, u64, u64)> = Vec::new();
-    let (mut at, end) = (offset, offset + bytes);
-    while at < end {
-        let c = at / chunk;
-        let within = at % chunk;
-        let len = (chunk - within).min(end - at);
-        let member = (c % disks) as u32;
-        let moff = (c / disks) * chunk + within;
-        match out.iter_mut().find(|p| p.0 == member && p.1 + p.2 == moff) {
-            Some(p) => p.2 += len,
-            None => out.push((member, moff, len)),
-        }
-        at += len;
-    }
-    out
 }
 
 /// The device's events.
@@ -141,62 +116,73 @@ impl DeviceWake {
 pub struct Device {
     config: DeviceConfig,
     queue_depth: u32,
-    /// Requests on the device (delay, queue or service).
+    /// Requests on the device (delay, queue or service); an array counts bios, not pieces.
     inflight: u32,
+    /// The bio on each channel; member `m` of an array owns channels `m·per_member` up to
+    /// `(m + 1)·per_member`.
     channels: Vec<Option<BioId>>,
     queue: VecDeque<BioId>,
     /// HDD head position (byte offset just past the last request).
     head: u64,
     busy_since: SimTime,
     busy_total: SimDuration,
-    /// The controller's pauses, when it has any.
+    /// The controller's pauses, when it has any (a single drive; an array's are its members').
     pauses: Option<Pauses>,
-    /// An array's members (empty for one disk).
+    /// An array's members (empty for one drive).
     members: Vec<Member>,
-    /// The piece each member is serving.
+    /// Channels of one member.
+    per_member: usize,
+    /// The piece each channel of an array is serving.
     serving: Vec<Option<Piece>>,
     /// Pieces still to finish, per bio on an array.
     pieces_left: HashMap<BioId, u32>,
 }
 
 impl Device {
-    /// An idle device whose pauses, if its configuration has any, come from `streams`.
+    /// An idle device whose pauses, if its configuration has any, come from `streams`: a
+    /// single drive's from `device.stall`, each member's of an array from its own stream.
     pub fn seeded(config: &DeviceConfig, streams: &RngStreams) -> Self {
         let mut d = Device::new(config);
         if let DeviceConfig::Nvme(n) = config
             && n.stall.is_on()
         {
-            d.pauses = Some(Pauses::new(n.stall, streams));
+            if d.members.is_empty() {
+                d.pauses = Some(Pauses::new(n.stall, streams.stream(&stall_stream(0))));
+            }
+            for (m, member) in d.members.iter_mut().enumerate() {
+                member.pauses = Some(Pauses::new(n.stall, streams.stream(&stall_stream(m))));
+            }
         }
         d
     }
 
-    /// An idle device; an NVMe's pauses, if any, are those of seed 0, replication 0 (the model
-    /// uses [`Device::seeded`]).
+    /// An idle device that never pauses (the model uses [`Device::seeded`], which draws an
+    /// NVMe's pauses).
     pub fn new(config: &DeviceConfig) -> Self {
-        let disks = match config {
-            DeviceConfig::Hdd(h) if h.disks > 1 => h.disks,
-            _ => 0,
+        let (disks, per, depth) = match config {
+            DeviceConfig::Hdd(h) => (h.disks, 1, h.queue_depth),
+            DeviceConfig::Nvme(n) => (n.disks, n.channels, n.queue_depth),
+            DeviceConfig::Generic(g) => (1, g.channels, g.queue_depth),
         };
-        let (channels, queue_depth) = match config {
-            // An array takes every member's NCQ depth (bios counted, not pieces).
-            DeviceConfig::Hdd(h) if disks > 1 => (disks, h.queue_depth.saturating_mul(disks)),
-            DeviceConfig::Hdd(h) => (1, h.queue_depth),
-            DeviceConfig::Nvme(n) => (n.channels, n.queue_depth),
-            DeviceConfig::Generic(g) => (g.channels, g.queue_depth),
-        };
+        let (disks, per) = (disks.max(1) as usize, per.max(1) as usize);
+        let array = disks > 1;
         Device {
             config: config.clone(),
-            queue_depth: queue_depth.max(1),
+            // An array takes every member's depth (bios counted, not pieces).
+            queue_depth: depth.saturating_mul(disks as u32).max(1),
             inflight: 0,
-            channels: vec![None; channels.max(1) as usize],
+            channels: vec![None; disks * per],
             queue: VecDeque::new(),
             head: 0,
             busy_since: SimTime::ZERO,
             busy_total: SimDuration::ZERO,
             pauses: None,
-            members: (0..disks).map(|_| Member::default()).collect(),
-            serving: vec![None; disks as usize],
+            members: (0..disks)
+                .filter(|_| array)
+                .map(|_| Member::default())
+                .collect(),
+            per_member: per,
+            serving: vec![None; if array { disks * per } else { 0 }],
             pieces_left: HashMap::new(),
         }
     }
@@ -206,7 +192,8 @@ impl Device {
         self.members.len().max(1)
     }
 
-    /// The bio on each channel (`None`: idle), for a trace.
+    /// The bio on each channel (`None`: idle), for a trace; an array's channels member by
+    /// member.
     pub fn channel_bios(&self) -> &[Option<BioId>] {
         &self.channels
     }
@@ -216,12 +203,13 @@ impl Device {
         self.inflight < self.queue_depth
     }
 
-    /// Requests on the device.
+    /// Requests on the device (bios, for an array).
     pub fn inflight(&self) -> u32 {
         self.inflight
     }
 
-    /// Time with at least one request on the device, up to `now`.
+    /// Time with at least one request on the device, up to `now` (for an array: at least one
+    /// bio on any member).
     pub fn busy_time(&self, now: SimTime) -> SimDuration {
         if self.inflight > 0 {
             self.busy_total + now.since(self.busy_since)
@@ -237,63 +225,28 @@ impl Device {
             self.busy_since = now;
         }
         self.inflight += 1;
-        if !self.members.is_empty() {
-            return self.accept_striped(id, &bios[id], now);
-        }
+        // An array's pieces leave together and every member has the same latency, so one
+        // delay stands for all of them.
         if let DeviceConfig::Nvme(n) = &self.config
             && !n.latency.is_zero()
         {
             return Some(DeviceWake::DelayDone(now + n.latency, id)).into();
         }
-        self.enqueue(id, bios, now).into()
+        self.after_delay(id, bios, now)
     }
 
-    /// An array takes a bio: its pieces join their members' queues; idle members start.
-    fn accept_striped(&mut self, id: BioId, bio: &Bio, now: SimTime) -> Wakes {
-        let DeviceConfig::Hdd(h) = &self.config else {
-            unreachable!("only HDD arrays have members")
-        };
-        let pieces = raid0_pieces(bio.offset, u64::from(bio.bytes), h.disks, h.chunk);
-        self.pieces_left.insert(id, pieces.len() as u32);
-        let mut wakes = Wakes::default();
-        for (i, &(m, offset, bytes)) in pieces.iter().enumerate() {
-            // Each piece's own rotational draw, spread from the bio's (golden-ratio steps).
-            let u = (bio.service_u + i as f64 * 0.618_033_988_749_895).fract();
-            let piece = Piece {
-                bio: id,
-                offset,
-                bytes,
-                u,
-            };
-            let m = m as usize;
-            if self.serving[m].is_none() {
-                let w = self.start_piece(m, piece, now);
-                match wakes.first {
-                    None => wakes.first = Some(w),
-                    Some(_) => wakes.more.push(w),
-                }
-            } else {
-                self.members[m].queue.push_back(piece);
-            }
+    /// The fixed latency of `id` has elapsed: it joins the channel queue (an array's pieces
+    /// join their members').
+    pub fn delay_done(&mut self, id: BioId, bios: &BioSlab, now: SimTime) -> Wakes {
+        self.after_delay(id, bios, now)
+    }
+
+    fn after_delay(&mut self, id: BioId, bios: &BioSlab, now: SimTime) -> Wakes {
+        if self.members.is_empty() {
+            self.enqueue(id, bios, now).into()
+        } else {
+            self.stripe(id, &bios[id], now)
         }
-        wakes
-    }
-
-    /// Member `m` starts serving `piece`.
-    fn start_piece(&mut self, m: usize, piece: Piece, now: SimTime) -> DeviceWake {
-        let DeviceConfig::Hdd(h) = &self.config else {
-            unreachable!("only HDD arrays have members")
-        };
-        let head = &mut self.members[m].head;
-        let service = hdd_service(h, head, piece.offset, piece.bytes, piece.u);
-        self.serving[m] = Some(piece);
-        self.channels[m] = Some(piece.bio);
-        DeviceWake::ChannelDone(now + service, m as u32)
-    }
-
-    /// The fixed latency of `id` has elapsed: it joins the channel queue.
-    pub fn delay_done(&mut self, id: BioId, bios: &BioSlab, now: SimTime) -> Option<DeviceWake> {
-        self.enqueue(id, bios, now)
     }
 
     fn enqueue(&mut self, id: BioId, bios: &BioSlab, now: SimTime) -> Option<DeviceWake> {
@@ -322,10 +275,7 @@ impl Device {
                 let bytes = u64::from(bio.bytes);
                 hdd_service(h, &mut self.head, bio.offset, bytes, bio.service_u)
             }
-            DeviceConfig::Nvme(n) => {
-                let overhead = -n.overhead.as_secs_f64() * (1.0 - bio.service_u).ln();
-                SimDuration::from_secs_f64(overhead + f64::from(bio.bytes) / n.transfer_rate)
-            }
+            DeviceConfig::Nvme(n) => nvme_service(n, u64::from(bio.bytes), bio.service_u),
             DeviceConfig::Generic(g) => g.service.quantile(bio.service_u),
         }
     }
@@ -343,10 +293,7 @@ impl Device {
             return self.member_done(chan, now);
         }
         let done = self.channels[chan].take().expect("channel was idle");
-        self.inflight -= 1;
-        if self.inflight == 0 {
-            self.busy_total += now.since(self.busy_since);
-        }
+        self.finished(now);
         let next = self
             .queue
             .pop_front()
@@ -354,29 +301,29 @@ impl Device {
         (Some(done), next)
     }
 
-    /// Member `m` finished its piece: the bio is done if that was its last one.
-    fn member_done(&mut self, m: usize, now: SimTime) -> (Option<BioId>, Option<DeviceWake>) {
-        let piece = self.serving[m].take().expect("member was idle");
-        self.channels[m] = None;
-        let left = self
-            .pieces_left
-            .get_mut(&piece.bio)
-            .expect("a piece of a bio the array holds");
-        *left -= 1;
-        let done = (*left == 0).then(|| {
-            self.pieces_left.remove(&piece.bio);
-            self.inflight -= 1;
-            if self.inflight == 0 {
-                self.busy_total += now.since(self.busy_since);
-            }
-            piece.bio
-        });
-        let next = self.members[m]
-            .queue
-            .pop_front()
-            .map(|p| self.start_piece(m, p, now));
-        (done, next)
+    /// A bio left the device at `now`.
+    fn finished(&mut self, now: SimTime) {
+        self.inflight -= 1;
+        if self.inflight == 0 {
+            self.busy_total += now.since(self.busy_since);
+        }
     }
+}
+
+/// The random stream of member `m`'s pauses: member 0's is a single drive's, so that a drive
+/// keeps its pauses when others join it.
+fn stall_stream(m: usize) -> String {
+    match m {
+        0 => "device.stall".to_string(),
+        m => format!("device.stall.{m}"),
+    }
+}
+
+/// An NVMe's bottleneck time for `bytes` with uniform draw `u`: an exponential controller
+/// overhead (the `u` quantile) plus the transfer.
+fn nvme_service(n: &NvmeConfig, bytes: u64, u: f64) -> SimDuration {
+    let overhead = -n.overhead.as_secs_f64() * (1.0 - u).ln();
+    SimDuration::from_secs_f64(overhead + bytes as f64 / n.transfer_rate)
 }
 
 /// An HDD's service time for `bytes` at `offset` with its head at `*head` (moved past the
@@ -395,6 +342,3 @@ fn hdd_service(h: &HddConfig, head: &mut u64, offset: u64, bytes: u64, u: f64) -
     let rotation = h.revolution.as_secs_f64() * u;
     SimDuration::from_secs_f64(seek + rotation + transfer)
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,7 +1,7 @@
 //! An NVMe controller's pauses ([`NvmeStall`]), drawn lazily from one random stream: when a
 //! piece of work that starts at a given time is done, the pauses on its way excluded.
 
-use crate::engine::{RngStreams, SimDuration, SimRng, SimTime};
+use crate::engine::{SimDuration, SimRng, SimTime};
 use crate::model::base::config::NvmeStall;
 use rand::RngExt;
 use std::collections::VecDeque;
@@ -19,10 +19,10 @@ pub(super) struct Pauses {
 }
 
 impl Pauses {
-    pub(super) fn new(cfg: NvmeStall, streams: &RngStreams) -> Pauses {
+    pub(super) fn new(cfg: NvmeStall, rng: SimRng) -> Pauses {
         Pauses {
             cfg,
-            rng: streams.stream("device.stall"),
+            rng,
             ahead: VecDeque::new(),
             drawn_to: SimTime::ZERO,
         }

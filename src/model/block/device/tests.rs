@@ -57,7 +57,7 @@ fn paused() -> Pauses {
             interval: SimDuration::from_secs(1000),
             length: SimDuration::from_us(12),
         },
-        &RngStreams::new(1, 0),
+        RngStreams::new(1, 0).stream("device.stall"),
     );
     let us = |x| SimTime::ZERO + SimDuration::from_us(x);
     p.ahead = VecDeque::from([(us(10), us(22)), (us(50), us(62))]);
@@ -89,7 +89,7 @@ fn pauses_come_at_the_configured_rate_and_length() {
         interval: SimDuration::from_ms(100),
         length: SimDuration::from_ms(5),
     };
-    let mut p = Pauses::new(stall, &RngStreams::new(7, 3));
+    let mut p = Pauses::new(stall, RngStreams::new(7, 3).stream("device.stall"));
     for _ in 0..2000 {
         p.draw();
     }
@@ -99,7 +99,7 @@ fn pauses_come_at_the_configured_rate_and_length() {
     let mean = last.0.since(first.0).as_secs_f64() / 1999.0;
     assert!((mean - 0.105).abs() < 0.0105, "{mean}");
     // The device draws its schedule from its own stream: same seed, same pauses.
-    let mut q = Pauses::new(stall, &RngStreams::new(7, 3));
+    let mut q = Pauses::new(stall, RngStreams::new(7, 3).stream("device.stall"));
     q.draw();
     assert_eq!(q.ahead[0], first);
 }
@@ -260,6 +260,8 @@ fn nvme() -> NvmeConfig {
             interval: SimDuration::from_us(200),
             length: SimDuration::from_us(12),
         },
+        disks: 1,
+        chunk: 0,
         preset: "custom".into(),
     }
 }
@@ -313,4 +315,138 @@ fn one_nvme_drive_completes_as_it_did_before_arrays() {
         ..nvme()
     };
     assert_ne!(run(&calm), want);
+}
+
+/// An array of `disks` NVMe drives in `chunk`-byte chunks, each drive [`nvme`] with
+/// `channels` channels and depth `depth`.
+fn nvme_array(disks: u32, chunk: u64, channels: u32, depth: u32) -> NvmeConfig {
+    NvmeConfig {
+        disks,
+        chunk,
+        channels,
+        queue_depth: depth,
+        ..nvme()
+    }
+}
+
+#[test]
+fn a_bio_across_two_nvme_members_completes_with_its_slower_piece() {
+    // Two drives of 64 KiB chunks: 10 µs latency, one channel, 2 µs mean overhead, 1 GB/s
+    // (a byte a nanosecond), depth 2 each, no pauses.
+    let cfg = NvmeConfig {
+        latency: SimDuration::from_us(10),
+        overhead: SimDuration::from_us(2),
+        transfer_rate: 1e9,
+        stall: NvmeStall::NONE,
+        ..nvme_array(2, 65_536, 1, 2)
+    };
+    let mut d = Device::new(&DeviceConfig::Nvme(cfg));
+    assert_eq!(
+        (d.disks(), d.queue_depth, d.channel_bios().len()),
+        (2, 4, 2)
+    );
+    let mut bios = BioSlab::default();
+    let t = SimTime::ZERO;
+    // A: 64 KiB from 32 KiB, the second half of chunk 0 (member 0 at 32 KiB) and the first
+    // half of chunk 1 (member 1 at 0). B: 4 KiB at 64 KiB, on member 1 too.
+    let mut a = Bio::new(Dir::Read, true, 65_536, 32_768, Origin::Job(0), t);
+    a.service_u = 0.5;
+    let mut b = Bio::new(Dir::Read, true, 4096, 65_536, Origin::Job(0), t);
+    b.service_u = 0.25;
+    let (a, b) = (bios.insert(a), bios.insert(b));
+    // Both pay the fixed latency at once: one delay per bio, not per piece.
+    let delay = SimTime::from_ns(10_000);
+    let wakes: Vec<_> = d.accept(a, &bios, t).chain(d.accept(b, &bios, t)).collect();
+    assert_eq!(
+        wakes,
+        [
+            DeviceWake::DelayDone(delay, a),
+            DeviceWake::DelayDone(delay, b)
+        ]
+    );
+    // A's pieces start on both members. Piece 0 draws the bio's 0.5: overhead 2 µs × ln 2 =
+    // 1386.29 ns, plus 32768 ns of transfer: 34154 ns. Piece 1 draws 0.5 + 0.618034 − 1 =
+    // 0.118034: 2 µs × −ln(0.881966) = 251.20 ns, plus 32768: 33019 ns.
+    let (end0, end1) = (SimTime::from_ns(44_154), SimTime::from_ns(43_019));
+    let wakes: Vec<_> = d.delay_done(a, &bios, delay).collect();
+    assert_eq!(
+        wakes,
+        [
+            DeviceWake::ChannelDone(end0, 0),
+            DeviceWake::ChannelDone(end1, 1)
+        ]
+    );
+    // B waits behind A's piece on member 1.
+    assert_eq!(d.delay_done(b, &bios, delay).next(), None);
+    assert_eq!(d.inflight(), 2);
+    // Member 1 finishes first: A is still out; B starts, 2 µs × −ln(0.75) = 575.36 ns plus
+    // 4096 ns: 4671 ns.
+    let end_b = SimTime::from_ns(43_019 + 4_671);
+    assert_eq!(
+        d.channel_done(1, &bios, end1),
+        (None, Some(DeviceWake::ChannelDone(end_b, 1)))
+    );
+    // Member 0's piece ends A; then B ends; the array was busy from 0 to B's end.
+    assert_eq!(d.channel_done(0, &bios, end0), (Some(a), None));
+    assert_eq!(d.channel_done(1, &bios, end_b), (Some(b), None));
+    assert_eq!(d.inflight(), 0);
+    assert_eq!(d.busy_time(end_b), end_b.since(t));
+}
+
+#[test]
+fn each_nvme_member_pauses_on_its_own_and_member_0_as_a_single_drive() {
+    let run = |cfg: NvmeConfig, shift: u64| {
+        let mut d = Device::seeded(&DeviceConfig::Nvme(cfg), &RngStreams::new(7, 1));
+        let mut bios = BioSlab::default();
+        let arrivals = ten_bios(&mut bios);
+        for &(id, _) in &arrivals {
+            bios[id].offset += shift;
+        }
+        let done = drive(&mut d, &bios, &arrivals);
+        done.iter().map(|&(_, t)| t.as_ns()).collect::<Vec<_>>()
+    };
+    // Every bio inside chunk 0 of 1 MiB chunks: all on member 0, whose channels, depth (2 of
+    // the array's 4, as the single drive's 4) and pauses are the single drive's.
+    let single = run(nvme(), 0);
+    assert_eq!(run(nvme_array(2, 1 << 20, 2, 2), 0), single);
+    // The same bios on member 1 meet member 1's own pauses.
+    let other = run(nvme_array(2, 1 << 20, 2, 2), 1 << 20);
+    assert_ne!(other, single);
+    // Without pauses the members are alike.
+    let calm = |c: NvmeConfig| NvmeConfig {
+        stall: NvmeStall::NONE,
+        ..c
+    };
+    assert_eq!(
+        run(calm(nvme_array(2, 1 << 20, 2, 2)), 1 << 20),
+        run(calm(nvme()), 0)
+    );
+}
+
+#[test]
+fn an_nvme_array_spreads_a_large_bio_over_its_members() {
+    // 512 KiB on four drives of 128 KiB chunks, two channels each, no overhead: a piece of
+    // 128 KiB on each member, 131072 B at 3.5 GB/s = 37449 ns after the 45 µs latency.
+    let cfg = NvmeConfig {
+        overhead: SimDuration::ZERO,
+        stall: NvmeStall::NONE,
+        ..nvme_array(4, 128 * 1024, 2, 4)
+    };
+    let mut d = Device::new(&DeviceConfig::Nvme(cfg));
+    let mut bios = BioSlab::default();
+    let t = SimTime::ZERO;
+    let arrivals: Vec<_> = (0..3)
+        .map(|_| {
+            let b = Bio::new(Dir::Write, false, 512 * 1024, 0, Origin::Job(0), t);
+            (bios.insert(b), t)
+        })
+        .collect();
+    let done = drive(&mut d, &bios, &arrivals);
+    // The first two take both channels of every member; the third's pieces wait for them.
+    let one = 45_000 + 37_449;
+    let want: Vec<_> = [(0, one), (1, one), (2, one + 37_449)]
+        .map(|(i, ns)| (arrivals[i].0, SimTime::from_ns(ns)))
+        .into();
+    assert_eq!(done, want);
+    assert_eq!(d.inflight(), 0);
 }
