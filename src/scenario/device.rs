@@ -23,7 +23,9 @@
 //!
 //! An HDD preset with `disks: N` (2 or more) is N such drives behind one SAS HBA, striped as md
 //! RAID0 in `chunk`-byte chunks (default 512 KiB, mdadm's): the capacity is N times the
-//! member's, and `chunk` is refused on a single disk (docs/model/device.md §4).
+//! member's, and `chunk` is refused on a single disk (docs/model/device.md §3d). The NVMe
+//! presets (`nvme`, `nvme-gen4`, `nvme-gen5`) take `disks` and `chunk` the same way: N whole
+//! drives, each with the preset's numbers (§3e); `sata-ssd` and `ramdisk` are single drives.
 
 use super::Error;
 use super::check::{Checker, MAX_DISK_BYTES, Zero, fmt_ns, loc};
