@@ -1,6 +1,6 @@
 //! Today's block layer and disks: blk-mq's hardware queues and mq-deadline, the SATA SSD
-//! preset and HDD arrays run end to end with `--check-invariants`, and an array spreads large
-//! reads over its spindles.
+//! preset, HDD arrays and NVMe arrays run end to end with `--check-invariants`, and an array
+//! spreads large reads over its drives.
 
 use crate::util::{Run, TempDir};
 
@@ -79,5 +79,39 @@ fn a_sata_ssd_under_mq_deadline_and_nvme_queues_satisfy_every_invariant() {
         "hw_queues             4 for 8 CPUs",
         "irq_cpus              0, 2, 4, 6",
         "hard IRQ on the submitting CPU or BLOCK_SOFTIRQ on the submitting CPU (rq_affinity 2)",
+    ]);
+}
+
+/// Random 512 KiB reads at QD8 on `disks` PCIe 4.0 drives, no dm-crypt.
+fn nvme_array(disks: u32) -> String {
+    format!(
+        "duration: 300ms\nwarmup: 50ms\nreplications: 1\ncpus: 4\n\
+         device: {{ kind: nvme-gen4, disks: {disks} }}\nblock: {{ mode: blk-mq }}\n\
+         policies: [none, fifo]\n\
+         workloads:\n  - {{ kind: fio, rw: randread, bs: 512k, iodepth: 8, size: 100GB }}\n"
+    )
+}
+
+#[test]
+fn an_nvme_array_spreads_large_reads_over_its_drives_and_each_drive_pauses_alone() {
+    let dir = TempDir::new();
+    let one = read_iops(&run_checked(&dir.file("one.yaml", &nvme_array(1))).stdout);
+    let four = read_iops(&run_checked(&dir.file("four.yaml", &nvme_array(4))).stdout);
+    // A 512 KiB read holds one drive's bottleneck 71 us: one drive serves one at a time, four
+    // serve four.
+    assert!(four > 2.5 * one, "4 drives {four} IOPS vs 1 drive {one}");
+    // The 2019 drive's pauses, one every 20 ms on each member, small chunks so that bios
+    // span members, and dm-crypt's queued and inline policies.
+    let paused = "duration: 300ms\nreplications: 2\ncpus: 4\n\
+                  device: { kind: nvme, disks: 3, chunk: 16KiB, stall_interval: 20ms }\n\
+                  block: { mode: blk-mq }\npolicies: [none, fifo, inline]\n\
+                  workloads:\n  - { kind: fio, rw: randrw, bs: 64k, iodepth: 16 }\n";
+    let file = dir.file("paused.yaml", paused);
+    run_checked(&file);
+    Run::of(&["check", &file]).assert_ok().stdout_has(&[
+        "12ms pauses of the controller of each drive, one every 20ms on average",
+        "3 drives, md RAID0 of 16KiB chunks, queue_depth 1023 each (3069 in all)",
+        "x1 channels x3 drives)",
+        "hard IRQ on the submitting CPU",
     ]);
 }

@@ -32,6 +32,8 @@ pub(crate) fn scenario() -> Scenario {
             transfer_rate: 1e9,
             queue_depth: 32,
             stall: crate::model::base::config::NvmeStall::NONE,
+            disks: 1,
+            chunk: 0,
             preset: "custom".into(),
         }),
         block: BlockConfig {

@@ -514,7 +514,7 @@ pub struct HddConfig {
     /// Requests the drive accepts at once (NCQ depth); served one at a time in arrival order.
     pub queue_depth: u32,
     /// Drives striped as one md RAID0 array behind one HBA (1: a single disk); each has its own
-    /// head and its own queue (docs/model/device.md §4).
+    /// head and its own queue (docs/model/device.md §3d).
     pub disks: u32,
     /// The array's chunk (md's `chunk_size`), bytes; unused for a single disk.
     pub chunk: u64,
@@ -535,6 +535,11 @@ pub struct NvmeConfig {
     pub queue_depth: u32,
     /// Controller pauses during which no command completes ([`NvmeStall::NONE`]: never).
     pub stall: NvmeStall,
+    /// Drives striped as one md RAID0 array (1: a single drive); each is a whole controller
+    /// with the parameters above, pausing on its own (docs/model/device.md §3e).
+    pub disks: u32,
+    /// The array's chunk (md's `chunk_size`), bytes; unused for a single drive.
+    pub chunk: u64,
     /// Preset it came from (`nvme` or `ramdisk`; `custom` in tests), for `qsim check`.
     pub preset: String,
 }

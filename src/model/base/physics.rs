@@ -261,7 +261,8 @@ impl SsdPreset {
     }
 }
 
-/// md's default RAID0 chunk (`mdadm --chunk`, 512 KiB since mdadm 3.1).
+/// md's default RAID0 chunk (`mdadm --create` without `--chunk`: 512 KiB since mdadm 3.1.1,
+/// its `Create.c` and `CHANGELOG.md`; 64 KiB before).
 pub const MD_CHUNK: u64 = 512 * 1024;
 
 /// A RAM disk preset (`device: { kind: ramdisk }`, Linux's brd): served as an NVMe device

@@ -548,6 +548,8 @@ mod tests {
             transfer_rate: 3.5e9,
             queue_depth: 1,
             stall: crate::model::base::config::NvmeStall::NONE,
+            disks: 1,
+            chunk: 0,
             preset: "custom".into(),
         });
         let bytes = 4096u32;

@@ -707,7 +707,7 @@ impl Model for World {
             },
             Event::CpuDone => self.cpu_done(sched),
             Event::Device(DeviceEvent::Delay { bio }) => {
-                if let Some(wake) = self.device.delay_done(bio, &self.bios, sched.now()) {
+                for wake in self.device.delay_done(bio, &self.bios, sched.now()) {
                     schedule_device(wake, sched);
                 }
             }

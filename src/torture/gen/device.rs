@@ -1,6 +1,6 @@
-//! The `device:` section: the kind (two HDD presets, alone or as an md RAID0 array, NVMe, a
-//! SATA SSD, a ramdisk, a generic device with a service distribution) and the overrides each
-//! kind allows.
+//! The `device:` section: the kind (two HDD presets and the NVMe presets, each alone or as an
+//! md RAID0 array, a SATA SSD, a ramdisk, a generic device with a service distribution) and
+//! the overrides each kind allows.
 
 use super::*;
 
@@ -78,21 +78,19 @@ pub(super) fn device(g: &mut G, kind: DevKind, p: f64) -> Device {
                 }
             });
             d.queue_depth = g.maybe(p, |g| g.edge(1, 64, 1_000_000) as u32);
-            d.disks = g.maybe(p, |g| g.edge(1, 4, 64) as u32);
-            if d.disks.is_some_and(|n| n >= 2) {
-                d.chunk = g.maybe(p, |g| {
-                    let b = multiple(g, 4096, 512 * 1024, 64 << 20);
-                    size(g, b)
-                });
-            }
+            array(g, &mut d, p);
         }
-        // The flash presets take the same overrides (no controller pauses).
+        // The flash presets take the same overrides (no controller pauses); the NVMe
+        // generations may be arrays.
         DevKind::SataSsd | DevKind::NvmeGen4 | DevKind::NvmeGen5 => {
             d.latency = g.maybe(p, |g| dur_in(g, 5_000, 200_000));
             d.channels = g.maybe(p, |g| g.log(1, 8) as u32);
             d.overhead = g.maybe(p, |g| dur_in(g, 1_000, 20_000));
             d.transfer_rate = g.maybe(p, |g| bandwidth(g, 0.2e9, 0.6e9));
             d.queue_depth = g.maybe(p, |g| g.log(1, 32) as u32);
+            if kind != DevKind::SataSsd {
+                array(g, &mut d, p);
+            }
         }
         DevKind::Nvme => {
             d.latency = g.maybe(p, |g| dur_in(g, 5_000, 200_000));
@@ -103,6 +101,7 @@ pub(super) fn device(g: &mut G, kind: DevKind, p: f64) -> Device {
             d.stall_interval = g.maybe(p, |g| dur_in(g, 10_000_000, 10_000_000_000));
             // Zero (no pauses) now and then: dur_in's floor of 0 draws it.
             d.stall_length = g.maybe(p, |g| dur_in(g, 0, 50_000_000));
+            array(g, &mut d, p);
         }
         DevKind::Ramdisk => {
             d.channels = g.maybe(p, |g| g.log(1, 64) as u32);
@@ -117,6 +116,17 @@ pub(super) fn device(g: &mut G, kind: DevKind, p: f64) -> Device {
         }
     }
     d
+}
+
+/// An md RAID0 array's drives (1 to 64, 4 most often) and, for 2 or more, perhaps a chunk.
+fn array(g: &mut G, d: &mut Device, p: f64) {
+    d.disks = g.maybe(p, |g| g.edge(1, 4, 64) as u32);
+    if d.disks.is_some_and(|n| n >= 2) {
+        d.chunk = g.maybe(p, |g| {
+            let b = multiple(g, 4096, 512 * 1024, 64 << 20);
+            size(g, b)
+        });
+    }
 }
 
 impl Device {
@@ -151,6 +161,8 @@ impl Device {
             kind,
             DevKind::Nvme | DevKind::SataSsd | DevKind::NvmeGen4 | DevKind::NvmeGen5
         );
+        // The kinds that may be md RAID0 arrays.
+        let striped = hdd || matches!(kind, DevKind::Nvme | DevKind::NvmeGen4 | DevKind::NvmeGen5);
         let fields = [
             ("seek_min", self.seek_min.is_some(), hdd),
             ("seek_full", self.seek_full.is_some(), hdd),
@@ -161,11 +173,11 @@ impl Device {
                 hdd || nvme_like || kind == DevKind::Ramdisk,
             ),
             ("capacity", self.capacity.is_some(), hdd),
-            ("disks", self.disks.is_some(), hdd),
+            ("disks", self.disks.is_some(), striped),
             (
                 "chunk",
                 self.chunk.is_some(),
-                hdd && self.disks.is_some_and(|n| n >= 2),
+                striped && self.disks.is_some_and(|n| n >= 2),
             ),
             ("latency", self.latency.is_some(), nvme_like),
             ("channels", self.channels.is_some(), !hdd),
