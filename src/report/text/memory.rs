@@ -84,7 +84,7 @@ fn swap_lines(m: &MemoryReport, s: &mut String) {
             format!("fault_time={}ms", ms_rounded(p.fault_ns)),
         ];
         if p.insert_faults > 0 {
-            kv.push(format!("of_them_inserts={}", p.insert_faults));
+            kv.push(format!("insert_faults={}", p.insert_faults));
         }
         kv_lines("fake-gitk", &kv, s);
     }
