@@ -145,6 +145,8 @@ raw_section! {
         [value] hash_cost: Duration,
         /// fake-gitk: bytes of the parent→child hash map built per loop.
         [value] map: Size,
+        /// fake-gitk: commits in its logs, each inserted into the hash map as it is walked.
+        [value] commits: u64,
         /// fio: pause after `thinktime_blocks` I/Os (bare number: microseconds).
         [value] thinktime: app::Micros,
         /// fio: I/Os between pauses.
@@ -206,6 +208,7 @@ impl WorkloadKindName {
                 "progress_every",
                 "hash_cost",
                 "map",
+                "commits",
                 "numjobs",
                 "startdelay",
             ],
@@ -222,6 +225,7 @@ pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
     ("workloads[].numjobs", 1, 1024),
     ("workloads[].number_ios", 1, u64::MAX),
     ("workloads[].loops", 1, 1000),
+    ("workloads[].commits", 0, u64::MAX),
     ("workloads[].thinktime_blocks", 1, 1_000_000_000),
     ("workloads[].cpuload", 1, 100),
     ("workloads[].serve.replicas", 0, 64),

@@ -968,6 +968,10 @@ pub struct FakeGitk {
     /// Bytes of the parent→child hash map each loop builds while walking the logs.
     #[serde(default)]
     pub map: u64,
+    /// Commits in the logs: each one walked is inserted into the hash map, a touch of one
+    /// random map page (0: the inserts touch nothing).
+    #[serde(default)]
+    pub commits: u64,
 }
 
 /// One workload.

@@ -386,6 +386,9 @@ pub struct ProcObs {
     pub major_faults: u64,
     /// Time it was blocked in major faults, ns.
     pub fault_ns: u64,
+    /// Of its major faults, those its hash-map inserts took.
+    #[serde(default)]
+    pub insert_faults: u64,
 }
 
 impl SwapObs {

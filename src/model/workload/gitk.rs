@@ -7,8 +7,11 @@
 //! `GFP_HIGHUSER_MOVABLE`, maybe in direct reclaim); then **walk** the buffer in `bs` steps,
 //! touching each page in order (a swapped page is a major fault: the process blocks until its
 //! read from swap completes, its neighbours in swap read ahead beside it; a page read ahead
-//! whose read is still in flight is waited for) and hashing the step on a CPU at `hash_cost` per MiB; then
-//! **free** the buffer (pages and swap slots). After `loops` loops the copy is done; the run
+//! whose read is still in flight is waited for) and hashing the step on a CPU at `hash_cost` per
+//! MiB; the hash map grows in proportion to the logs walked, and each commit the step walked is
+//! **inserted**: a touch of one uniformly random page of the map grown so far (drawn from the
+//! copy's own `inserts` stream), faulting like a walk's touch, the remaining inserts resumed
+//! after the fault; then **free** the buffer (pages and swap slots). After `loops` loops the copy is done; the run
 //! ends when every finite job and every copy is done. A progress line is printed every
 //! `progress_every` bytes processed (read or walked); the longest gap between two lines (the
 //! first from the start) is the stall a user sees.
@@ -18,6 +21,7 @@ use crate::model::base::config::{FakeGitk, Scenario, WorkloadKind};
 use crate::model::base::ids::ActorId;
 use crate::model::base::obs::ProcObs;
 use crate::model::mm::memory::{PAGE_SIZE, pages_for};
+use rand::RngExt;
 
 /// What a process does next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +37,12 @@ pub enum Step {
     Map {
         /// Pages.
         pages: u32,
+    },
+    /// Insert `left` more commits just walked into the hash map, each a touch of a random map
+    /// page ([`Gitk::insert_page`]).
+    Insert {
+        /// Inserts still to do (the one under way included).
+        left: u64,
     },
     /// Walk pages `first..first + pages` of the buffer.
     Walk {
@@ -60,6 +70,10 @@ pub struct Gitk {
     walked: u32,
     /// Pages of the hash map built so far this loop.
     mapped: u32,
+    /// Inserts still to do for the commits walked (the pending-touch counter).
+    inserts: u64,
+    /// The page of the insert under way, drawn and not yet touched (kept across its fault).
+    insert_at: Option<u32>,
     units: u64,
     lines: u64,
     last_line: SimTime,
@@ -71,11 +85,15 @@ pub struct Gitk {
     /// Pages the fault in progress allocates (its page and its readahead).
     pub(in crate::model) fault_pages: u32,
     faults: u64,
+    /// Of `faults`, those an insert took.
+    insert_faults: u64,
     fault_time: SimDuration,
     reads: u64,
     bytes_read: u64,
     pub(in crate::model) service: SimRng,
     pub(in crate::model) crypt: SimRng,
+    /// Draws the inserts' pages, apart from the I/O streams so that they shift no other draw.
+    inserts_rng: SimRng,
 }
 
 impl Gitk {
@@ -95,6 +113,8 @@ impl Gitk {
             grown: 0,
             walked: 0,
             mapped: 0,
+            inserts: 0,
+            insert_at: None,
             units: 0,
             lines: 0,
             last_line: SimTime::ZERO,
@@ -105,11 +125,13 @@ impl Gitk {
             fault_page: 0,
             fault_pages: 0,
             faults: 0,
+            insert_faults: 0,
             fault_time: SimDuration::ZERO,
             reads: 0,
             bytes_read: 0,
             service: s("service"),
             crypt: s("crypt"),
+            inserts_rng: s("inserts"),
         }
     }
 
@@ -130,6 +152,13 @@ impl Gitk {
     fn map_due(&self) -> u32 {
         let log = u64::from(self.log_pages().max(1));
         (u64::from(self.map_pages()) * u64::from(self.walked) / log) as u32
+    }
+
+    /// Commits in the first `walked` pages of the logs: `commits · bytes / size`, so that a
+    /// loop inserts exactly `commits`, `size / commits` bytes of logs each.
+    fn commits_in(&self, walked: u32) -> u64 {
+        let bytes = u128::from(walked) * u128::from(PAGE_SIZE);
+        (u128::from(self.cfg.commits) * bytes / u128::from(self.cfg.size.max(1))) as u64
     }
 
     /// Whether all its loops are done.
@@ -160,6 +189,9 @@ impl Gitk {
             return Step::Map {
                 pages: due - self.mapped,
             };
+        }
+        if self.inserts > 0 {
+            return Step::Insert { left: self.inserts };
         }
         if self.walked < self.grown {
             let step = pages_for(self.cfg.bs as u32);
@@ -193,14 +225,43 @@ impl Gitk {
         first
     }
 
-    /// `pages` more pages walked and hashed.
+    /// `pages` more pages walked and hashed: their commits are due to be inserted, once the
+    /// map has grown for them (none while the map has no page yet: a map of fewer pages than
+    /// the walk has steps starts a few steps in).
     pub fn walked(&mut self, pages: u32, now: SimTime) {
+        let before = self.commits_in(self.walked);
         self.walked += pages;
+        if self.map_due() > 0 {
+            self.inserts += self.commits_in(self.walked) - before;
+        }
         self.progress(u64::from(pages) * PAGE_SIZE, now);
+    }
+
+    /// The page (an index in its anonymous region) the insert under way touches: drawn
+    /// uniformly among the map's pages grown so far, once per insert, and kept until
+    /// [`Gitk::inserted`], so that an insert that faults touches the same page again
+    /// afterwards and every policy draws the same pages in the same order.
+    pub fn insert_page(&mut self) -> u32 {
+        debug_assert!(
+            self.inserts > 0 && self.mapped > 0,
+            "an insert without a map"
+        );
+        let log = self.log_pages();
+        let mapped = self.mapped;
+        *self
+            .insert_at
+            .get_or_insert_with(|| log + self.inserts_rng.random_range(0..mapped))
+    }
+
+    /// The insert under way touched its page (in memory now).
+    pub fn inserted(&mut self) {
+        self.insert_at = None;
+        self.inserts -= 1;
     }
 
     /// The buffer was freed: the loop ends; the last one finishes the copy at `now`.
     pub fn freed(&mut self, now: SimTime) {
+        debug_assert_eq!(self.inserts, 0, "freed with inserts to do");
         self.loops += 1;
         self.read = 0;
         self.grown = 0;
@@ -234,6 +295,9 @@ impl Gitk {
         self.fault_since = Some(now);
         self.fault_page = page;
         self.faults += 1;
+        if self.insert_at == Some(page) {
+            self.insert_faults += 1;
+        }
     }
 
     /// At `now` it found `page` under a read another fault issued (readahead) and waits for
@@ -263,6 +327,7 @@ impl Gitk {
             max_gap_ns: self.max_gap.as_ns(),
             major_faults: self.faults,
             fault_ns: self.fault_time.as_ns(),
+            insert_faults: self.insert_faults,
         }
     }
 
@@ -304,6 +369,12 @@ impl Gitk {
     pub fn grown_pages(&self) -> u32 {
         self.grown
     }
+
+    /// Inserts still to do, and the page of the one under way if it is drawn.
+    #[cfg(test)]
+    pub(in crate::model) fn inserts_left(&self) -> (u64, Option<u32>) {
+        (self.inserts, self.insert_at)
+    }
 }
 
 #[cfg(test)]
@@ -321,6 +392,7 @@ mod tests {
             numjobs: 1,
             startdelay: SimDuration::ZERO,
             map: 0,
+            commits: 0,
         }
     }
 
@@ -352,6 +424,74 @@ mod tests {
         assert_eq!(steps, vec![(1, 5), (1, 6), (1, 7)]);
         g.freed(SimTime::ZERO);
         assert!(matches!(g.next(), Step::Read { .. }));
+    }
+
+    /// Walks `g`'s loop to its end as the world would (no fault): the map's growth, the inserts
+    /// of each step and the pages they touch.
+    fn inserts_of_a_loop(g: &mut Gitk) -> Vec<(u64, Vec<u32>)> {
+        g.start(SimTime::ZERO);
+        for bytes in [2u32, 2, 1] {
+            let pages = g.read_done(bytes * PAGE_SIZE as u32);
+            g.grown(pages, SimTime::ZERO);
+        }
+        let mut out = Vec::new();
+        loop {
+            match g.next() {
+                Step::Walk { pages, .. } => g.walked(pages, SimTime::ZERO),
+                Step::Map { pages } => _ = g.mapped(pages),
+                Step::Insert { left } => {
+                    let mut touched = Vec::new();
+                    while g.inserts_left().0 > 0 {
+                        let pg = g.insert_page();
+                        assert_eq!(g.insert_page(), pg, "drawn once per insert");
+                        touched.push(pg);
+                        g.inserted();
+                    }
+                    out.push((left, touched));
+                }
+                Step::Free => return out,
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    /// 10 commits in 5 pages of logs walked 2, 2, 1 pages at a time: 4, 4 and 2 inserts
+    /// (`10·pages walked/5`, 2 KiB each), after each step's map page is grown, each on a
+    /// page of the map grown so far (5; then 5 or 6; then 5 to 7).
+    #[test]
+    fn each_step_inserts_its_commits_into_the_map_grown_so_far() {
+        let c = FakeGitk {
+            map: 3 * PAGE_SIZE,
+            commits: 10,
+            ..cfg()
+        };
+        let mut g = Gitk::new("g", 0, &c, &RngStreams::new(1, 0));
+        let steps = inserts_of_a_loop(&mut g);
+        let counts: Vec<u64> = steps.iter().map(|(left, _)| *left).collect();
+        assert_eq!(counts, [4, 4, 2]);
+        for ((_, pages), top) in steps.iter().zip([5, 6, 7]) {
+            assert!(pages.iter().all(|&p| (5..=top).contains(&p)), "{steps:?}");
+        }
+        // A one-page map has no page until the last step (1·4/5 = 0): the inserts of the
+        // first two steps touch nothing, the last step's 2 touch page 5.
+        let c = FakeGitk {
+            map: PAGE_SIZE,
+            commits: 10,
+            ..cfg()
+        };
+        let mut g = Gitk::new("g", 0, &c, &RngStreams::new(1, 0));
+        assert_eq!(inserts_of_a_loop(&mut g), [(2, vec![5, 5])]);
+        // Without commits there is no insert.
+        let mut g = Gitk::new(
+            "g",
+            0,
+            &FakeGitk {
+                map: PAGE_SIZE,
+                ..cfg()
+            },
+            &RngStreams::new(1, 0),
+        );
+        assert_eq!(inserts_of_a_loop(&mut g), []);
     }
 
     #[test]
@@ -456,6 +596,32 @@ workloads:
         assert_eq!(s.used_end, m.end_pages.anon_writeback);
         assert_eq!(r.obs.finite_jobs.len(), 2);
         assert!(r.obs.elapsed_ns().is_some());
+    }
+
+    /// The same storm with a 16 MiB map, without and with 4,000 commits (16 KiB of logs each,
+    /// so a map page is touched about once a loop and often goes to swap in between): the
+    /// inserts fault swapped map pages back (about 45 per copy), and every page is still
+    /// conserved.
+    #[test]
+    fn hash_map_inserts_fault_swapped_map_pages_back() {
+        let run = |extra: &str| {
+            let text = SMALL.replace("SWAP", "256MiB").replace(
+                "hash_cost: 1ms",
+                &format!("hash_cost: 1ms, map: 16MiB{extra}"),
+            );
+            let sc = crate::scenario::load_str("gitk.yaml", &text).expect("valid scenario");
+            let r = run_policy(&sc, policy::find("fifo").unwrap());
+            assert!(r.violations.is_empty(), "{:?}", r.violations);
+            assert_eq!(r.obs.end, crate::model::base::obs::RunEnd::Finished);
+            r.obs.memory.expect("a zone").swap
+        };
+        let (without, with) = (run(""), run(", commits: 4000"));
+        let inserts = |s: &crate::model::base::obs::SwapObs| -> u64 {
+            s.procs.iter().map(|p| p.insert_faults).sum()
+        };
+        assert_eq!(inserts(&without), 0);
+        assert!(inserts(&with) > 0, "{with:?}");
+        assert!(with.procs.iter().all(|p| p.loops == 2));
     }
 
     #[test]

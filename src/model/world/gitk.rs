@@ -1,5 +1,5 @@
-//! The world's side of `workload/gitk.rs`: a fake-gitk copy's reads, buffer growth, page walks
-//! and major faults, through the page allocator, swap and dm-crypt.
+//! The world's side of `workload/gitk.rs`: a fake-gitk copy's reads, buffer growth, page walks,
+//! hash-map inserts and major faults, through the page allocator, swap and dm-crypt.
 
 use crate::engine::{Scheduler, SimTime};
 use crate::model::base::bio::{Bio, Dir, Origin};
@@ -24,6 +24,7 @@ impl World {
         match step {
             Step::Read { offset, bytes } => self.gitk_read(p, offset, bytes, sched),
             Step::Walk { first, pages } => self.gitk_walk(p, first, pages, sched),
+            Step::Insert { .. } => self.gitk_insert(p, sched),
             Step::Map { pages } => {
                 if self.alloc_cache_pages(ReclaimWho::Map { proc: p }, pages, sched) {
                     self.gitk_mapped(p, pages, sched);
@@ -115,34 +116,57 @@ impl World {
         self.gitk_next(p, sched);
     }
 
-    /// Touches pages `first..first + pages`: all in memory → hash them on a CPU; a swapped one
-    /// → a major fault.
-    fn gitk_walk(&mut self, p: u32, first: u32, pages: u32, sched: &mut Scheduler<Event>) {
+    /// Process `p` touches page `pg`: true if it is in memory (now mapped and referenced);
+    /// false if the process blocks, in a major fault (its read from swap, with readahead) or
+    /// waiting for a read in flight, and goes on from [`World::gitk_next`] once the page is in.
+    fn gitk_touch(&mut self, p: u32, pg: u32, sched: &mut Scheduler<Event>) -> bool {
         let now = sched.now();
         let pr = zone(&mut self.memory);
+        match pr.swap.touch(p, pg) {
+            Touch::Hit | Touch::Minor => true,
+            Touch::Wait => {
+                self.procs[p as usize].wait_began(pg, now);
+                false
+            }
+            Touch::Major { .. } => {
+                self.procs[p as usize].fault_began(pg, now);
+                if pr.mem.measuring() {
+                    pr.swap.obs.major_faults += 1;
+                }
+                let n = pr.swap.fault_pages(p, pg);
+                self.procs[p as usize].fault_pages = n;
+                if self.alloc_cache_pages(ReclaimWho::Fault { proc: p }, n, sched) {
+                    self.gitk_fault_page(p, sched);
+                }
+                false
+            }
+        }
+    }
+
+    /// Touches pages `first..first + pages`: all in memory → hash them on a CPU; a swapped one
+    /// → a major fault, after which the step is touched again.
+    fn gitk_walk(&mut self, p: u32, first: u32, pages: u32, sched: &mut Scheduler<Event>) {
         for pg in first..first + pages {
-            match pr.swap.touch(p, pg) {
-                Touch::Hit | Touch::Minor => {}
-                Touch::Wait => {
-                    self.procs[p as usize].wait_began(pg, now);
-                    return;
-                }
-                Touch::Major { .. } => {
-                    self.procs[p as usize].fault_began(pg, now);
-                    if pr.mem.measuring() {
-                        pr.swap.obs.major_faults += 1;
-                    }
-                    let n = pr.swap.fault_pages(p, pg);
-                    self.procs[p as usize].fault_pages = n;
-                    if self.alloc_cache_pages(ReclaimWho::Fault { proc: p }, n, sched) {
-                        self.gitk_fault_page(p, sched);
-                    }
-                    return;
-                }
+            if !self.gitk_touch(p, pg, sched) {
+                return;
             }
         }
         let cost = self.procs[p as usize].hash_cost(pages);
         self.start_cpu(TaskOwner::Proc(p), cost, sched);
+    }
+
+    /// The inserts still due, each a touch of a random map page, at no CPU cost of their own
+    /// (`hash_cost` is the walk's and the map's building together). A touch that blocks ends
+    /// the turn; once its page is in, the same insert touches it again and the rest follow.
+    fn gitk_insert(&mut self, p: u32, sched: &mut Scheduler<Event>) {
+        while matches!(self.procs[p as usize].next(), Step::Insert { .. }) {
+            let pg = self.procs[p as usize].insert_page();
+            if !self.gitk_touch(p, pg, sched) {
+                return;
+            }
+            self.procs[p as usize].inserted();
+        }
+        self.gitk_next(p, sched);
     }
 
     /// A process's hashing step finished on the CPU.
@@ -229,5 +253,117 @@ impl World {
     /// Whether every fake-gitk copy is done (true without any).
     pub(in crate::model) fn all_processes_done(&self) -> bool {
         self.procs.iter().all(Gitk::is_done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{Limits, RngStreams, Scheduler, SimTime};
+    use crate::model::crypt::policy;
+    use crate::model::mm::swap::AnonPage;
+    use crate::model::world::World;
+    use crate::model::world::pressure::zone;
+    use rand::RngExt;
+
+    /// One copy, 2 log pages walked a page per step, a 2-page map (one page per step) and 8
+    /// commits (1 KiB of logs each): 4 inserts per step. Ample memory: no reclaim.
+    const TINY: &str = "
+seed: 6
+duration: 10s
+cpus: 1
+device: { kind: hdd7200 }
+crypt: { cipher: aes-2009 }
+policies: [fifo]
+memory: { ram: 128MiB, unreclaimable: 16MiB, mapped: 8MiB, swap: 1MiB, swap_offset: 1GiB }
+workloads:
+  - { name: g, kind: fake-gitk, size: 8KiB, bs: 4KiB, map: 8KiB, commits: 8, loops: 1,
+      hash_cost: 1ms }
+";
+
+    /// Fires events one at a time until `done` holds (or the calendar drains).
+    fn step_until(
+        w: &mut World,
+        sched: &mut Scheduler<super::Event>,
+        done: impl Fn(&World) -> bool,
+    ) {
+        let limits = Limits {
+            horizon: SimTime::MAX,
+            max_work: 1,
+        };
+        while !done(w) {
+            let out = crate::engine::run(w, sched, limits);
+            assert_eq!(
+                out.events, 1,
+                "the run drained before the state was reached"
+            );
+        }
+    }
+
+    /// The inserts by hand. Step 1 grows map page 2 and inserts its 4 commits there (draws
+    /// `0..1`). Then page 2 is sent to swap while step 2 hashes. Step 2 grows page 3 and draws
+    /// 4 pages among 2 and 3 from the copy's `inserts` stream: 3, 2, 3, 2 (seed 6). The 2nd
+    /// insert is a major fault (3 left, its page kept); when the read completes the same
+    /// insert touches page 2 again (a hit) and the last two follow at once: no fault on the
+    /// 4th (page 2 is in), no second walk of the step, and the loop ends at that instant.
+    #[test]
+    fn an_insert_on_a_swapped_map_page_faults_and_the_rest_resume() {
+        let sc = crate::scenario::load_str("tiny.yaml", TINY).expect("valid scenario");
+        let mut draws = RngStreams::new(sc.seed, 0).stream("g.0/inserts");
+        let pages: Vec<u32> = (0..8)
+            .map(|i| 2 + draws.random_range(0..if i < 4 { 1u32 } else { 2 }))
+            .collect();
+        assert_eq!(
+            pages,
+            [2, 2, 2, 2, 3, 2, 3, 2],
+            "the stream's draws, checked by hand"
+        );
+        let mut sched = Scheduler::new();
+        let mut w = World::new(&sc, policy::find("fifo").expect("fifo"), 0, &mut sched);
+        // Step 1 walked and its inserts done: step 2 is hashing.
+        let step2 = super::Step::Walk { first: 1, pages: 1 };
+        step_until(&mut w, &mut sched, |w| w.procs[0].next() == step2);
+        assert_eq!(w.procs[0].inserts_left(), (0, None));
+        // Page 2 to swap: all three anon pages rotate, the two log pages are touched again,
+        // the next scan writes page 2, and its write is completed by hand.
+        let pr = zone(&mut w.memory);
+        pr.swap.scan(&mut pr.mem, 3, true);
+        pr.swap.touch(0, 0);
+        pr.swap.touch(0, 1);
+        assert_eq!(pr.swap.scan(&mut pr.mem, 3, true).written, 1);
+        let slots = pr.swap.take_writes();
+        pr.swap.write_done(&mut pr.mem, slots[0]);
+        assert_eq!(pr.swap.page(0, 2), AnonPage::Swapped { slot: slots[0] });
+        // Step 2 hashed, page 3 grown: the insert on page 3 is a hit, the one on page 2 faults.
+        step_until(&mut w, &mut sched, |w| w.procs[0].fault_since.is_some());
+        let fault_at = sched.now();
+        assert_eq!(w.procs[0].inserts_left(), (3, Some(2)));
+        assert_eq!(
+            (
+                w.procs[0].obs().major_faults,
+                w.procs[0].obs().insert_faults
+            ),
+            (1, 1)
+        );
+        let pr = zone(&mut w.memory);
+        assert!(matches!(
+            pr.swap.page(0, 2),
+            AnonPage::SwapIn { wanted: true, .. }
+        ));
+        assert!(matches!(
+            pr.swap.page(0, 3),
+            AnonPage::Resident { mapped: true, .. }
+        ));
+        // The read completes: the remaining inserts run and the loop ends at that instant.
+        step_until(&mut w, &mut sched, |w| w.procs[0].fault_since.is_none());
+        let g = &w.procs[0];
+        assert_eq!(g.inserts_left(), (0, None));
+        assert!(g.is_done(), "no second walk of the step");
+        assert_eq!(g.obs().major_faults, 1);
+        assert!(g.obs().fault_ns > 0 && sched.now() > fault_at);
+        assert_eq!(g.obs().progress_lines, 0);
+        let pr = zone(&mut w.memory);
+        assert_eq!(pr.swap.obs.swap_ins, 1);
+        let report = w.invariants(sched.now());
+        assert!(report.violations().is_empty(), "{:?}", report.violations());
     }
 }

@@ -75,18 +75,18 @@ fn swap_lines(m: &MemoryReport, s: &mut String) {
         let elapsed = p
             .elapsed_ns
             .map_or("unfinished".to_string(), |ns| compact_ns(ns as f64));
-        kv_lines(
-            "fake-gitk",
-            &[
-                format!("{}: elapsed={elapsed}", p.name),
-                format!("loops={}", p.loops),
-                format!("progress_lines={}", p.progress_lines),
-                format!("longest_gap={}", compact_ns(p.max_gap_ns as f64)),
-                format!("faults={}", p.major_faults),
-                format!("fault_time={}ms", ms_rounded(p.fault_ns)),
-            ],
-            s,
-        );
+        let mut kv = vec![
+            format!("{}: elapsed={elapsed}", p.name),
+            format!("loops={}", p.loops),
+            format!("progress_lines={}", p.progress_lines),
+            format!("longest_gap={}", compact_ns(p.max_gap_ns as f64)),
+            format!("faults={}", p.major_faults),
+            format!("fault_time={}ms", ms_rounded(p.fault_ns)),
+        ];
+        if p.insert_faults > 0 {
+            kv.push(format!("insert_faults={}", p.insert_faults));
+        }
+        kv_lines("fake-gitk", &kv, s);
     }
 }
 

@@ -8,6 +8,7 @@
 //! | `progress_every` | 1 MiB | a progress line per this many bytes processed [assumed] |
 //! | `hash_cost` | 5 ms per MiB | building the hash map at ≈ 200 MB/s on a 2009 CPU [assumed] |
 //! | `map` | 0 | the parent→child hash map's anonymous bytes, built while walking (whole pages) |
+//! | `commits` | 0 | commits in the logs, each inserted into the map as walked (0: no inserts) |
 //! | `numjobs` | 1 | copies at once |
 //! | `startdelay` | 0 | as fio's |
 //!
@@ -24,6 +25,10 @@ use crate::scenario::units::format_bytes;
 
 /// Default bytes read per loop.
 pub const DEFAULT_SIZE: u64 = 64 << 20;
+
+/// Fewest log bytes a commit takes: its `commit <40 hex digits>` line and an `Author:` line
+/// are already more. It bounds `commits` by `size`, and with it the inserts per page walked.
+pub const MIN_COMMIT_BYTES: u64 = 64;
 
 /// A fake-gitk workload.
 pub(super) fn fake_gitk(
@@ -74,6 +79,7 @@ pub(super) fn fake_gitk(
         SimDuration::from_ms(5),
         Zero::Allowed,
     )?;
+    let commits = commits(c, w, path, size, map)?;
     let offset = region(c, w, place, size)?;
     Ok(FakeGitk {
         size,
@@ -85,7 +91,35 @@ pub(super) fn fake_gitk(
         numjobs: c.int(&w.numjobs, &p("numjobs"), 1)?,
         startdelay: super::app::fixed_start_delay(c, w, path)?,
         map,
+        commits,
     })
+}
+
+/// `commits`: none without a map to insert them into, and at least [`MIN_COMMIT_BYTES`] of
+/// logs each.
+fn commits(c: &Checker, w: &RawWorkload, path: &str, size: u64, map: u64) -> Result<u64, Error> {
+    let f = at(path, "commits");
+    let commits = c.int(&w.commits, &f, 0)?;
+    if commits > 0 && map == 0 {
+        return Err(c.at(&f, &w.commits).conflict(
+            format!("{commits} commits to insert into a hash map of 0B"),
+            "give the map its bytes (`map: 10752000` is 168,000 commits at 64B each), \
+             or leave `commits` out",
+        ));
+    }
+    if commits > size / MIN_COMMIT_BYTES {
+        return Err(c.at(&f, &w.commits).bad_value(
+            format!(
+                "{commits} commits in {} of logs is less than {MIN_COMMIT_BYTES}B each",
+                format_bytes(size)
+            ),
+            format!(
+                "at most {} commits (one per {MIN_COMMIT_BYTES}B of `size`)",
+                size / MIN_COMMIT_BYTES
+            ),
+        ));
+    }
+    Ok(commits)
 }
 
 /// A fake-gitk's rows in `qsim check`.
@@ -125,6 +159,18 @@ pub(super) fn describe(o: &mut Rows, name: &str, g: &FakeGitk) {
             &format!(
                 "{} anonymous, built while walking, freed with the buffer",
                 format_bytes(g.map)
+            ),
+        );
+    }
+    if g.commits > 0 {
+        row(
+            o,
+            4,
+            "inserts",
+            &format!(
+                "{} commits per loop ({} of logs each), a random map page each",
+                g.commits,
+                format_bytes(g.size / g.commits)
             ),
         );
     }

@@ -363,6 +363,21 @@ fn fake_gitk_takes_its_fields_and_needs_memory() {
                  - { kind: fake-gitk, size: 1000 }\n",
     );
     assert_eq!(e.path(), Some("workloads[0].size"));
+    // Commits: a map to insert them into, and at least 64 B of logs each.
+    let gitk = |fields: &str| {
+        format!(
+            "device: {{ kind: hdd7200 }}\nmemory: {{ ram: 1GiB }}\nworkloads:\n  \
+             - {{ kind: fake-gitk, size: 64KiB, {fields} }}\n"
+        )
+    };
+    let s = ok(&gitk("map: 4KiB, commits: 1024"));
+    let WorkloadKind::FakeGitk(g) = &s.workloads[0].kind else {
+        panic!("fake-gitk")
+    };
+    assert_eq!((g.map, g.commits), (4096, 1024));
+    for fields in ["commits: 10", "map: 4KiB, commits: 1025"] {
+        assert_eq!(err(&gitk(fields)).path(), Some("workloads[0].commits"));
+    }
     // A swap offset without swap.
     let e = err(
         "device: { kind: hdd7200 }\nmemory: { ram: 1GiB, swap_offset: 1GiB }\n\

@@ -107,6 +107,7 @@ fn the_generator_reaches_every_knob() {
         "loops:",
         "progress_every:",
         "hash_cost:",
+        "commits:",
         "swap:",
         "swap_offset:",
         "swappiness:",

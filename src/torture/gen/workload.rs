@@ -44,6 +44,8 @@ pub(super) struct Workload {
     pub(super) hash_cost: Option<Q<u64>>,
     /// fake-gitk: its hash map's bytes.
     pub(super) map: Option<Q<u64>>,
+    /// fake-gitk: commits inserted into the map.
+    pub(super) commits: Option<u64>,
     /// The high end of a `startdelay` range (written `low-high`).
     pub(super) startdelay_high: Option<Q<u64>>,
     /// fio's think time: the pause, in a fio spelling (a bare number is microseconds).
@@ -232,6 +234,17 @@ pub(super) fn fake_gitk(g: &mut G, duration_ns: u64) -> Workload {
     });
     w.numjobs = g.maybe(0.4, |g| g.edge(1, 4, 64) as u32);
     w.startdelay = g.maybe(0.2, |g| dur_in(g, 0, duration_ns + duration_ns / 4));
+    // Commits only into a map, at least 64 B of logs each (what the loader accepts).
+    if w.map.as_ref().is_some_and(|m| m.v > 0) {
+        let most = w.size.as_ref().map_or(64 << 20, |s| s.v) / 64;
+        w.commits = g.maybe(0.6, |g| {
+            if g.chance(0.05) {
+                0
+            } else {
+                g.edge(1, (most / 16).max(1), most)
+            }
+        });
+    }
     w
 }
 
@@ -294,6 +307,7 @@ impl Workload {
         put(&mut e, "progress_every", &self.progress_every);
         put(&mut e, "hash_cost", &self.hash_cost);
         put(&mut e, "map", &self.map);
+        put(&mut e, "commits", &self.commits);
         if let Some(sv) = &self.serve {
             e.push(("serve".into(), sv.yaml(g)));
         }
