@@ -246,6 +246,26 @@ pub mod testing {
     use crate::engine::SimDuration;
     use crate::model::base::config::*;
 
+    /// dm-crypt at no cost (the null cipher, no hops, no submission cost): for models that only
+    /// pass bios through, like [`mm1`]'s.
+    fn free_crypt() -> CryptConfig {
+        CryptConfig {
+            cipher: "null".into(),
+            encrypt_rate: f64::INFINITY,
+            decrypt_rate: f64::INFINITY,
+            per_sector_cost: SimDuration::ZERO,
+            hop_cost: SimDuration::ZERO,
+            cost: None,
+            engine: CryptoEngine::Sync,
+            unplug_after_submit: false,
+            io_queues: crate::model::base::config::IoQueues::One,
+            submit_cost: SimDuration::ZERO,
+            clone_submit_cost: SimDuration::ZERO,
+            max_read_size: 0,
+            max_write_size: 0,
+        }
+    }
+
     /// An open-loop M/M/1 (or M/M/c with `channels`): Poisson arrivals at `rate_per_s`, generic
     /// device with exponential service of mean `service`, blk-mq with a huge tag pool (no
     /// plugging, no elevator), no dm-crypt work unless the policy adds it.
@@ -286,21 +306,7 @@ pub mod testing {
                 mq: Default::default(),
             },
             kernel,
-            crypt: CryptConfig {
-                cipher: "null".into(),
-                encrypt_rate: f64::INFINITY,
-                decrypt_rate: f64::INFINITY,
-                per_sector_cost: SimDuration::ZERO,
-                hop_cost: SimDuration::ZERO,
-                cost: None,
-                engine: CryptoEngine::Sync,
-                unplug_after_submit: false,
-                io_queues: crate::model::base::config::IoQueues::One,
-                submit_cost: SimDuration::ZERO,
-                clone_submit_cost: SimDuration::ZERO,
-                max_read_size: 0,
-                max_write_size: 0,
-            },
+            crypt: free_crypt(),
             policies: vec!["none".into()],
             workloads: vec![WorkloadConfig {
                 name: "poisson".into(),

@@ -185,12 +185,7 @@ pub(crate) fn crypt(
         },
         encrypt_rate,
         decrypt_rate,
-        per_sector_cost: c.dur(
-            &r.per_sector_cost,
-            "crypt.per_sector_cost",
-            SimDuration::ZERO,
-            Zero::Allowed,
-        )?,
+        per_sector_cost: free_cost(c, &r.per_sector_cost, "per_sector_cost")?,
         hop_cost: host_cost(
             c,
             r,
@@ -205,12 +200,7 @@ pub(crate) fn crypt(
             &r.submit_cost,
             [SUBMIT_COST, VM2020_SUBMIT_COST, G9_2020_SUBMIT_COST],
         )?,
-        clone_submit_cost: c.dur(
-            &r.clone_submit_cost,
-            "crypt.clone_submit_cost",
-            SimDuration::ZERO,
-            Zero::Allowed,
-        )?,
+        clone_submit_cost: free_cost(c, &r.clone_submit_cost, "clone_submit_cost")?,
         cost: match &r.cost {
             Some(d) => Some(distribution(c, d, "crypt.cost")?),
             None => None,
@@ -221,6 +211,11 @@ pub(crate) fn crypt(
         max_read_size: max_size(c, &r.max_read_size, "max_read_size", kernel)?,
         max_write_size: max_size(c, &r.max_write_size, "max_write_size", kernel)?,
     })
+}
+
+/// `crypt.<name>`: a CPU cost that defaults to none whatever the host.
+fn free_cost(c: &Checker, f: &Field<Duration>, name: &str) -> Result<SimDuration, Error> {
+    c.dur(f, &at("crypt", name), SimDuration::ZERO, Zero::Allowed)
 }
 
 /// `crypt.max_read_size` / `max_write_size`: dm-crypt's module parameters, which exist from
