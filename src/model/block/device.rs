@@ -13,7 +13,7 @@
 //! - `generic`: any distribution, independent of size (what textbook validation uses).
 //!
 //! An HDD or NVMe device with `disks` > 1 is an **md RAID0 array** of identical drives (the
-//! [`array`] submodule): a bio is cut at chunk boundaries as `raid0_make_request` does, each
+//! `array` submodule): a bio is cut at chunk boundaries as `raid0_make_request` does, each
 //! piece goes to its member, and the bio completes when its last piece does. Each member is a
 //! whole drive: an HDD member its own head and FIFO, serving one piece at a time; an NVMe member
 //! its own `channels` servers fed FIFO and its own pauses.

@@ -64,7 +64,7 @@ pub struct CpuIo {
     pub numjobs: u32,
     /// When each copy starts (the low end of the range with `startdelay_high`).
     pub startdelay: SimDuration,
-    /// fio's `startdelay=low-high`, as for [`FioJob::startdelay_high`].
+    /// fio's `startdelay=low-high`, as for [`super::FioJob::startdelay_high`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startdelay_high: Option<SimDuration>,
 }
