@@ -171,19 +171,24 @@ pub(super) fn one_link(
 
 /// `serve:`'s rows in `qsim check`.
 pub(super) fn describe_serve(o: &mut Rows, s: &Serve, bs: u64) {
+    let writes = s.bytes / bs;
     row(
         o,
         4,
         "serve",
         &format!(
-            "requests of {} ({} write{}), link {} each way, {} replicas, ack {}",
+            "requests of {} ({writes} write{}), {} replicas, ack {}",
             format_bytes(s.bytes),
-            s.bytes / bs,
-            if s.bytes / bs == 1 { "" } else { "s" },
-            format_bandwidth(s.link),
+            if writes == 1 { "" } else { "s" },
             s.replicas,
             s.ack
         ),
+    );
+    row(
+        o,
+        4,
+        "serve link",
+        &format!("{} each way, shared", format_bandwidth(s.link)),
     );
     row(
         o,
