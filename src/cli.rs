@@ -22,7 +22,7 @@ mod merge;
 pub use merge::MergeArgs;
 mod trace;
 pub use trace::TraceArgs;
-mod serve;
+pub mod serve;
 pub use serve::ServeArgs;
 
 /// Simulates Linux dm-crypt work queues and compares queue policies.

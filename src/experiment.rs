@@ -165,7 +165,7 @@ pub fn reproduce(
     for v in &mut sc.variants {
         v.scenario.replications = reps;
     }
-    let rep = run_replicated(&sc, jobs, None, false, None, &|_, _| {})?;
+    let rep = run_replicated(&sc, jobs, None, false, model::Valve::OPEN, &|_, _| {})?;
     first_violation(&rep.first)?;
     let runs: Vec<RunMetrics> = plan(&sc)
         .iter()
@@ -219,14 +219,14 @@ struct Gathered {
 /// With `timeline`, replication 0 of each run records a [`crate::stats::series::Timeline`]
 /// (the pooled observations keep it).
 ///
-/// Past `deadline` (the wall-clock safety valve) every run still going stops at its next slice
+/// Once `valve` trips (the wall-clock limit, or a cancel) every run still going stops at its next slice
 /// ([`model::run_replication_until`]), and no further precision round starts.
 pub fn run_replicated(
     sc: &Scenario,
     jobs: usize,
     precision: Option<Precision>,
     timeline: bool,
-    deadline: Option<std::time::Instant>,
+    valve: model::Valve<'_>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Replicated, Error> {
     let first = if timeline {
@@ -234,7 +234,7 @@ pub fn run_replicated(
     } else {
         model::Recording::default()
     };
-    run_replicated_with(sc, jobs, precision, first, deadline, progress)
+    run_replicated_with(sc, jobs, precision, first, valve, progress)
 }
 
 /// [`run_replicated`], replication 0 of each run recording what `first` asks for (a
@@ -244,7 +244,7 @@ pub fn run_replicated_with(
     jobs: usize,
     precision: Option<Precision>,
     first: model::Recording,
-    deadline: Option<std::time::Instant>,
+    valve: model::Valve<'_>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Replicated, Error> {
     let runs = plan(sc);
@@ -266,7 +266,7 @@ pub fn run_replicated_with(
             jobs,
             |k| {
                 let (i, rep) = index[k];
-                let r = run_one(&runs[i], infos[i], rep, first, deadline);
+                let r = run_one(&runs[i], infos[i], rep, first, valve);
                 progress(finished.fetch_add(1, Ordering::Relaxed) + 1, total);
                 r
             },
@@ -276,7 +276,7 @@ pub fn run_replicated_with(
         let Some(p) = precision else {
             break;
         };
-        match judge(&acc.gathered, &runs, p, &want, deadline) {
+        match judge(&acc.gathered, &runs, p, &want, valve) {
             Ok(next) => want = next,
             Err(o) => {
                 outcome = Some(o);
@@ -347,21 +347,21 @@ impl Fold {
 }
 
 /// Replication `rep` of planned run `run` under policy `info`, recording what `first` asks
-/// for when it is replication 0, stopping at its next slice past `deadline`; labelled as the
+/// for when it is replication 0, stopping at its next slice once `valve` trips; labelled as the
 /// report labels it.
 fn run_one(
     run: &PlannedRun,
     info: &'static policy::PolicyInfo,
     rep: u64,
     first: model::Recording,
-    deadline: Option<std::time::Instant>,
+    valve: model::Valve<'_>,
 ) -> RunResult {
     let recording = if rep == 0 {
         first
     } else {
         model::Recording::default()
     };
-    let mut r = model::run_replication_until(run.scenario, info, rep, recording, deadline);
+    let mut r = model::run_replication_until(run.scenario, info, rep, recording, valve);
     if run.variant.is_some() {
         r.obs.policy = run.label.clone();
     }
@@ -388,13 +388,13 @@ fn first_round(runs: &[PlannedRun], precision: Option<Precision>) -> Vec<usize> 
 }
 
 /// After a round under precision target `p`: the next round's replications per run, or how
-/// the target ended (reached, the cap, or past the deadline).
+/// the target ended (reached, the cap, or the valve tripped).
 fn judge(
     gathered: &[Gathered],
     runs: &[PlannedRun],
     p: Precision,
     want: &[usize],
-    deadline: Option<std::time::Instant>,
+    valve: model::Valve<'_>,
 ) -> Result<Vec<usize>, PrecisionOutcome> {
     // Each run's relative half-width, and whether it meets the target.
     let judged: Vec<(f64, bool)> = gathered
@@ -405,7 +405,7 @@ fn judge(
             (s.ci95_half / s.mean.abs(), precise_enough(&s, p.target_rel))
         })
         .collect();
-    let out_of_time = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+    let out_of_time = valve.tripped();
     let reached = judged.iter().all(|&(_, ok)| ok) || out_of_time;
     let current = want.iter().copied().max().unwrap_or(0);
     if let Some(n) = (!reached)
@@ -542,7 +542,8 @@ pub fn run_and_report(
         model::Recording::default()
     };
     first.fio_log = opts.fio_dir.is_some();
-    let replicated = run_replicated_with(sc, opts.jobs, opts.precision, first, deadline, progress)?;
+    let valve = model::Valve::until(deadline);
+    let replicated = run_replicated_with(sc, opts.jobs, opts.precision, first, valve, progress)?;
     report_replicated(sc, opts, replicated, timeline, out)
 }
 
@@ -785,7 +786,7 @@ mod tests {
     fn pooled_replications_add_up_and_keep_the_first_one_whole() {
         let mut sc = tiny("fifo");
         sc.replications = 3;
-        let rep = run_replicated(&sc, 2, None, false, None, &|_, _| {}).unwrap();
+        let rep = run_replicated(&sc, 2, None, false, model::Valve::OPEN, &|_, _| {}).unwrap();
         let info = policy::find("fifo").unwrap();
         let each: Vec<RunObs> = (0..3)
             .map(|r| model::run_replication(&sc, info, r).obs)

@@ -10,6 +10,7 @@
 //! | [`set`] | `--set` ([`crate::scenario::set_document`], [`crate::scenario::load_str_with_overrides`]) |
 //! | [`plot_json`] | `qsim plot`'s reader ([`crate::plot::data::from_results_json`]) and, when it accepts the data, every plot drawn in memory |
 //! | [`plot_data`] | the drawing code alone, on plot data built from the bytes (see there) |
+//! | [`http`] | `qsim serve`'s HTTP reader and every endpoint of its page ([`crate::cli::serve::answer_raw`]) |
 //!
 //! The same functions replay the seed corpus and every kept finding in `cargo test` (this
 //! module's tests read `fuzz/seeds/<target>/` and `fuzz/regressions/<target>/`), so a crash
@@ -94,6 +95,18 @@ pub fn plot_data(data: &[u8]) {
     {
         panic!("accepted plot data failed to draw: {e}");
     }
+}
+
+/// Reads `data` as one HTTP request to `qsim serve`'s page, as its server reads a connection
+/// (the head and body limits, the request line, headers and `Content-Length`), and answers it
+/// through every endpoint ([`crate::cli::serve::answer_raw`]; runs are submitted but never
+/// simulated). Whatever the bytes, the answer must be a status line or nothing.
+pub fn http(data: &[u8]) {
+    let answer = crate::cli::serve::answer_raw(data);
+    assert!(
+        answer.is_empty() || answer.starts_with(b"HTTP/1.1 "),
+        "an answer that is no HTTP response"
+    );
 }
 
 /// A reader of fuzz bytes that yields 0 once they run out.
@@ -344,6 +357,11 @@ mod tests {
     #[test]
     fn plot_json_seeds_and_findings_replay() {
         replay("plot_json", plot_json);
+    }
+
+    #[test]
+    fn http_seeds_and_findings_replay() {
+        replay("http", http);
     }
 
     #[test]

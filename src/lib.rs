@@ -12,7 +12,7 @@
 //!
 //! ```text
 //!   cli ─────────── qsim run / check / plot / validate / list / reproduce / merge / trace /
-//!    │              serve (a local page, tiny_http); exit codes
+//!    │              serve (a local page, std::net); exit codes
 //!    │
 //!   experiment ──── Scenario → planned runs × replications, in parallel, collected by index
 //!    │        ╲

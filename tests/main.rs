@@ -18,6 +18,7 @@ mod plots;
 mod reproduce;
 mod scenarios;
 mod serve;
+mod serve_limits;
 mod shards;
 mod sweep;
 mod teach;

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 const SCREENSHOT_CHROMIUM: &str = "Chromium 156.0.8078.114 ";
 
 /// A child process (in its own process group) killed with its group when dropped.
-struct Guard(Child);
+pub(crate) struct Guard(pub(crate) Child);
 
 impl Drop for Guard {
     fn drop(&mut self) {
@@ -67,7 +67,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// `qsim serve --port 0` and the URL it prints.
-fn start_server() -> (Guard, String) {
+pub(crate) fn start_server() -> (Guard, String) {
     let mut child = spawn(
         Command::new(env!("CARGO_BIN_EXE_qsim"))
             .args(["serve", "--port", "0"])
@@ -452,7 +452,7 @@ fn base64_decodes_the_standard_alphabet() {
 }
 
 /// One raw HTTP/1.1 exchange with the server: (status code, body).
-fn http(addr: &str, request: &[u8]) -> (u16, String) {
+pub(crate) fn http(addr: &str, request: &[u8]) -> (u16, String) {
     let mut s = std::net::TcpStream::connect(addr).expect("connect");
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     // The server may answer (413) before it has read a large body; a reset is its answer then.

@@ -1,24 +1,26 @@
 //! `qsim serve [SCENARIO]`: a local web page that runs a scenario and redraws its plots as its
 //! knobs move.
 //!
-//! The server is [`tiny_http`] (small, synchronous, pure Rust: one thread answers requests,
-//! [`jobs`] runs the simulations on another). Every asset is embedded in the binary
-//! (`serve/page.html`, `page.css`, `page.js`): the page needs no network. Endpoints:
+//! The server is [`http`] (`std::net`, a thread per connection, bounded in every dimension a
+//! client controls); [`jobs`] runs the simulations on one worker thread. Every asset is
+//! embedded in the binary (`serve/page.html`, `page.css`, `page.js`): the page needs no
+//! network. Endpoints:
 //!
 //! | method and path | answer |
 //! |---|---|
 //! | `GET /` | the page; `/page.css`, `/page.js` its assets |
 //! | `GET /api/knobs` | the scenario's knobs and policies ([`knobs`]) |
-//! | `POST /api/run` | body `{"sets": ["PATH=VALUE", ...]}`: resolves the base scenario with those `--set`s; `{"id": N}`, or 422 with the CLI's located error |
+//! | `POST /api/run` | body `{"sets": ["PATH=VALUE", ...], "page": TOKEN}`: resolves the base scenario with those `--set`s; `{"id": N}`, or 422 with the CLI's located error |
 //! | `GET /api/status?id=N` | `queued`, `running` (replications done / total), `done` (seed, replications, the command, the report), `failed`, `superseded` |
 //! | `GET /api/plots?id=N&policy=P` | the finished run's plots as SVG strings, for one policy or `all` |
 //! | `GET /api/gantt?id=N&policy=P` | the trace's Gantt chart of that run's scenario under one policy (`qsim trace`'s default window, [`crate::experiment::trace::gantt_svg`]), or a note |
 //! | `GET /api/scenario.yaml?id=N` | run N's scenario as one file, its overrides written in, for `qsim run FILE` |
 //!
-//! A body is capped at [`MAX_BODY`] bytes; anything else is 404, 405, 400 (bad JSON, with a
-//! message) or 413. Handling never panics on input: [`respond`] is a pure function of the
+//! A body is capped at [`MAX_BODY`] bytes (and the rest of a request by [`http::LIMITS`]);
+//! anything else is 404, 405, 400 (bad JSON, with a message) or 413. Handling never panics on input: [`respond`] is a pure function of the
 //! request and the state, tested without a socket.
 
+pub mod http;
 mod jobs;
 mod knobs;
 mod run;
@@ -28,7 +30,7 @@ use anyhow::Context;
 use clap::Args;
 use jobs::{Jobs, Status};
 use serde_json::{Value, json};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::Arc;
 
 /// Arguments of `qsim serve`.
@@ -172,17 +174,24 @@ impl App {
     /// page loads.
     pub fn warm(&self) {
         if let Ok((sc, key)) = self.resolve(&[]) {
-            self.jobs.submit(sc, key, Vec::new());
+            self.jobs.submit("", sc, key, Vec::new());
         }
     }
 }
 
-/// The `--set`s a run request carries.
+/// The `--set`s a run request carries, and the page that sends it.
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RunRequest {
     sets: Vec<String>,
+    /// The sending page's token: its newer request supersedes and stops its older one, never
+    /// another page's. Absent: the one page without a token.
+    #[serde(default)]
+    page: String,
 }
+
+/// Longest page token, bytes (the page sends a UUID, 36).
+pub const MAX_PAGE_TOKEN: usize = 64;
 
 /// The answer to one request.
 pub fn respond(app: &App, method: &str, url: &str, body: &[u8]) -> Reply {
@@ -273,8 +282,17 @@ fn run_reply(app: &App, body: &[u8]) -> Reply {
     if req.sets.len() > MAX_SETS {
         return Reply::error(400, format!("more than {MAX_SETS} sets in one request"));
     }
+    if req.page.len() > MAX_PAGE_TOKEN {
+        return Reply::error(
+            400,
+            format!("the page token is over {MAX_PAGE_TOKEN} bytes"),
+        );
+    }
     match app.resolve(&req.sets) {
-        Ok((sc, key)) => Reply::json(200, &json!({ "id": app.jobs.submit(sc, key, req.sets) })),
+        Ok((sc, key)) => {
+            let id = app.jobs.submit(&req.page, sc, key, req.sets);
+            Reply::json(200, &json!({ "id": id }))
+        }
         Err(e) => Reply::error(422, e),
     }
 }
@@ -392,72 +410,40 @@ fn yaml_reply(app: &App, id: u64) -> Reply {
     r
 }
 
+/// Reads `bytes` as one request, the way the server reads a connection, and returns the bytes
+/// it would answer with (none when the request is incomplete), from a page over the shipped
+/// `nvme-fio` whose runs fail at once instead of simulating: the fuzz target `http`
+/// ([`crate::fuzzing::http`]) drives the parser, the limits and every endpoint through it.
+pub fn answer_raw(bytes: &[u8]) -> Vec<u8> {
+    static APP: std::sync::OnceLock<App> = std::sync::OnceLock::new();
+    let app = APP.get_or_init(|| {
+        let runner: jobs::Runner =
+            Box::new(|_: &Scenario, _: &jobs::Progress| jobs::Outcome::Failed("not run".into()));
+        App::with_runner("nvme-fio", runner).expect("the shipped nvme-fio loads")
+    });
+    let mut wire = std::io::Cursor::new(bytes);
+    match http::read_request(&mut wire, &http::LIMITS, |_| Ok(true)) {
+        Ok(req) => {
+            let reply = respond(app, &req.method, &req.target, &req.body);
+            http::response_bytes(&reply, req.method == "HEAD")
+        }
+        Err(http::ReadError::Refuse(reply)) => http::response_bytes(&reply, false),
+        Err(http::ReadError::Gone) => Vec::new(),
+    }
+}
+
 /// Runs `qsim serve`: prints the URL on `out` and answers requests until killed.
 pub fn serve_cmd(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let app = Arc::new(App::new(&args.scenario, args.jobs)?);
-    let server = tiny_http::Server::http((args.bind, args.port))
+    let listener = std::net::TcpListener::bind((args.bind, args.port))
         .map_err(|e| anyhow::anyhow!("cannot listen on {}:{}: {e}", args.bind, args.port))?;
-    let addr = server
-        .server_addr()
-        .to_ip()
-        .context("the server has no IP address")?;
+    let addr = listener.local_addr().context("the server has no address")?;
     app.warm();
     writeln!(out, "qsim serve: http://{addr}/")?;
     out.flush()?;
-    // A few threads take requests from the one listener, so a trace being drawn or a client
-    // slow to send its body does not hold up the page's polls.
-    let server = Arc::new(server);
-    let handlers: Vec<_> = (0..HANDLERS)
-        .map(|_| {
-            let (server, app) = (Arc::clone(&server), Arc::clone(&app));
-            std::thread::spawn(move || {
-                while let Ok(request) = server.recv() {
-                    answer(&app, request);
-                }
-            })
-        })
-        .collect();
-    for h in handlers {
-        let _ = h.join();
-    }
-    Ok(())
-}
-
-/// Threads answering requests at once.
-const HANDLERS: usize = 4;
-
-/// Reads one request's body (capped) and answers it.
-fn answer(app: &App, mut request: tiny_http::Request) {
-    let method = request.method().as_str().to_string();
-    let url = request.url().to_string();
-    let mut body = Vec::new();
-    let read = request
-        .as_reader()
-        .take(MAX_BODY + 1)
-        .read_to_end(&mut body);
-    let reply = match read {
-        Err(e) => Reply::error(400, format!("cannot read the body: {e}")),
-        Ok(_) if body.len() as u64 > MAX_BODY => {
-            Reply::error(413, format!("the body is over {MAX_BODY} bytes"))
-        }
-        Ok(_) => respond(app, &method, &url, &body),
-    };
-    // A browser that went away is no error of ours.
-    let _ = request.respond(to_response(reply, method == "HEAD"));
-}
-
-fn to_response(reply: Reply, head: bool) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
-    let body = if head { Vec::new() } else { reply.body };
-    let mut r = tiny_http::Response::from_data(body).with_status_code(reply.status);
-    let headers = std::iter::once(("Content-Type", reply.content_type.to_string()))
-        .chain([("Cache-Control", "no-store".to_string())])
-        .chain(reply.headers);
-    for (name, value) in headers {
-        if let Ok(h) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
-            r.add_header(h);
-        }
-    }
-    r
+    let handler: Arc<http::Handler> =
+        Arc::new(move |method: &str, url: &str, body: &[u8]| respond(&app, method, url, body));
+    http::serve(listener, http::LIMITS, handler).context("the server stopped")
 }
 
 #[cfg(test)]

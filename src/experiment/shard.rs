@@ -199,7 +199,13 @@ pub fn run_shard(
                 first = crate::model::Recording::timeline();
                 first.fio_log = true;
             }
-            let r = run_one(&runs[i], infos[i], rep, first, deadline);
+            let r = run_one(
+                &runs[i],
+                infos[i],
+                rep,
+                first,
+                crate::model::Valve::until(deadline),
+            );
             progress(finished.fetch_add(1, Ordering::Relaxed) + 1, mine.len());
             r
         },

@@ -128,23 +128,64 @@ pub fn run_replication_with(
     replication: u64,
     rec: Recording,
 ) -> RunResult {
-    run_replication_until(sc, info, replication, rec, None)
+    run_replication_until(sc, info, replication, rec, Valve::OPEN)
 }
 
 /// Work units run between two looks at the wall clock under a deadline: a few milliseconds of
 /// simulation.
 pub const SLICE_WORK: u64 = 1 << 18;
 
-/// [`run_replication_with`] with a wall-clock safety valve: past `deadline` the run stops at
-/// its next slice of [`SLICE_WORK`] units and ends as [`base::obs::RunEnd::TimeLimit`]. The
-/// slices do not change what is simulated (the engine continues exactly where it stopped);
-/// only a run that the valve stops depends on the machine's speed.
+/// When a run stops before its horizon on something outside the simulation: a wall-clock
+/// deadline (`qsim run --time-limit`, the page's limit) and a flag another thread may raise (a
+/// page run superseded by a newer one). The run looks at it between slices of [`SLICE_WORK`]
+/// units, so it trips within a few milliseconds; until it trips it changes nothing simulated.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Valve<'a> {
+    /// Past this instant the run stops.
+    pub deadline: Option<std::time::Instant>,
+    /// Once this is true the run stops.
+    pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
+}
+
+impl Valve<'_> {
+    /// No valve: the run goes to its horizon or its work budget.
+    pub const OPEN: Valve<'static> = Valve {
+        deadline: None,
+        cancel: None,
+    };
+
+    /// A valve with a deadline only (`None`: none).
+    pub fn until(deadline: Option<std::time::Instant>) -> Valve<'static> {
+        Valve {
+            deadline,
+            cancel: None,
+        }
+    }
+
+    fn armed(&self) -> bool {
+        self.deadline.is_some() || self.cancel.is_some()
+    }
+
+    /// Whether the run must stop now.
+    pub fn tripped(&self) -> bool {
+        self.cancel
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+            || self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+    }
+}
+
+/// [`run_replication_with`] with a [`Valve`]: once it trips the run stops at its next slice of
+/// [`SLICE_WORK`] units and ends as [`base::obs::RunEnd::TimeLimit`]. The slices do not change
+/// what is simulated (the engine continues exactly where it stopped); only a run that the valve
+/// stops depends on the machine's speed.
 pub fn run_replication_until(
     sc: &Scenario,
     info: &'static PolicyInfo,
     replication: u64,
     rec: Recording,
-    deadline: Option<std::time::Instant>,
+    valve: Valve<'_>,
 ) -> RunResult {
     let mut sched = Scheduler::new();
     let mut world = world::World::with_trace(sc, info, replication, rec.trace_issues, &mut sched);
@@ -162,7 +203,7 @@ pub fn run_replication_until(
     let mut timed_out = false;
     let stop = loop {
         let left = sc.max_events.saturating_sub(work);
-        let slice = if deadline.is_some() {
+        let slice = if valve.armed() {
             left.min(SLICE_WORK)
         } else {
             left
@@ -177,7 +218,7 @@ pub fn run_replication_until(
         if outcome.stop != StopReason::WorkBudget || work >= sc.max_events {
             break outcome.stop;
         }
-        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if valve.tripped() {
             timed_out = true;
             break outcome.stop;
         }
@@ -352,11 +393,13 @@ mod tests {
         let info = crypt::policy::find("fifo").expect("fifo");
         let whole = run_replication_with(&sc, info, 1, Recording::default());
         let far = std::time::Instant::now() + std::time::Duration::from_secs(3600);
-        let sliced = run_replication_until(&sc, info, 1, Recording::default(), Some(far));
+        let sliced =
+            run_replication_until(&sc, info, 1, Recording::default(), Valve::until(Some(far)));
         assert_eq!(format!("{:?}", whole.obs), format!("{:?}", sliced.obs));
         // A deadline already past stops the run after its first slice.
         let past = std::time::Instant::now();
-        let cut = run_replication_until(&sc, info, 1, Recording::default(), Some(past));
+        let cut =
+            run_replication_until(&sc, info, 1, Recording::default(), Valve::until(Some(past)));
         assert_eq!(cut.obs.end, base::obs::RunEnd::TimeLimit);
         assert!(cut.obs.ended < SimTime::ZERO + sc.duration);
         assert!(cut.violations.is_empty(), "{:?}", cut.violations);

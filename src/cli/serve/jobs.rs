@@ -1,14 +1,16 @@
 //! The runs behind `qsim serve`'s page: one background worker thread, a cache of finished runs
-//! keyed by the resolved scenario, and supersession.
+//! keyed by the resolved scenario, and supersession per page.
 //!
-//! Each knob state the page submits is a [`Request`]: the resolved scenario (every `--set`
-//! applied and validated) and its cache key, the scenario's canonical JSON, so two knob
-//! states that resolve to the same scenario share one run. The worker runs one request at a
-//! time. A newer request replaces a queued one (which is then never run) and asks a running
-//! one with another key to stop at its next policy boundary; a stopped run is not cached. The
+//! Each knob state a page submits is a [`Request`]: the page's id (a random token each page
+//! makes when it loads), the resolved scenario (every `--set` applied and validated) and its
+//! cache key, the scenario's canonical JSON, so two knob states, from one page or two, that
+//! resolve to the same scenario share one run. The worker runs one request at a time, pages in
+//! the order they asked. A page's newer request replaces its queued one (which is then never
+//! run) and stops its running one with another key at the next slice of simulation
+//! ([`Progress::stop`] is the run's [`crate::model::Valve`]); a stopped run is not cached. A
 //! page asks for the status of its newest request only, and [`Jobs::status`] answers
-//! [`Status::Superseded`] for any other, so no result of an older knob state is ever shown
-//! for a newer one.
+//! [`Status::Superseded`] for any older one of the same page, so no result of an older knob
+//! state is ever shown for a newer one; other pages' requests neither supersede nor stop it.
 //!
 //! What a run does is the [`Runner`] given to [`Jobs::new`]: the real one
 //! ([`super::run::run_all_policies`]) runs every policy of the scenario through
@@ -16,7 +18,7 @@
 
 use crate::report::plots::PlotData;
 use crate::scenario::Scenario;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
@@ -27,9 +29,11 @@ pub const CACHE_ENTRIES: usize = 32;
 /// Requests whose ids [`Jobs::status`] still recognises (older ones answer `Unknown`).
 const KEPT_REQUESTS: usize = 64;
 
-/// One knob state submitted by the page, resolved.
+/// One knob state submitted by a page, resolved.
 #[derive(Debug)]
 pub struct Request {
+    /// The page that submitted it (its token; empty for a client that sends none).
+    pub page: String,
     /// The cache key: the resolved scenario as canonical JSON.
     pub key: String,
     /// The resolved scenario.
@@ -67,7 +71,8 @@ pub struct Progress {
     pub done: AtomicUsize,
     /// Replications in all.
     pub total: AtomicUsize,
-    /// Set when a newer request supersedes this one: the runner stops at its next boundary.
+    /// Set when a newer request of the same page supersedes this one: the runner stops at its
+    /// next slice.
     pub stop: AtomicBool,
 }
 
@@ -84,7 +89,7 @@ pub type Runner = Box<dyn Fn(&Scenario, &Progress) -> Outcome + Send + Sync>;
 /// A request's status, as the page polls it.
 #[derive(Debug)]
 pub enum Status {
-    /// A newer request was submitted since: the page must not show this one.
+    /// The page submitted a newer request since: it must not show this one.
     Superseded,
     /// No such request (never submitted, or long forgotten).
     Unknown,
@@ -112,10 +117,13 @@ struct Shared {
 #[derive(Default)]
 struct State {
     next_id: u64,
-    latest: u64,
+    /// Each page's newest request id (only pages whose newest request is still kept).
+    latest: HashMap<String, u64>,
+    /// The requests still recognised, by id (at most [`KEPT_REQUESTS`]).
     requests: BTreeMap<u64, Arc<Request>>,
-    pending: Option<Arc<Request>>,
-    running: Option<(String, Arc<Progress>)>,
+    /// Requests waiting for the worker, oldest first: at most one per page.
+    pending: VecDeque<(u64, Arc<Request>)>,
+    running: Option<(Arc<Request>, Arc<Progress>)>,
     /// Finished outcomes by key, oldest first.
     cache: VecDeque<(String, Result<Arc<Finished>, String>)>,
 }
@@ -123,6 +131,37 @@ struct State {
 impl State {
     fn cached(&self, key: &str) -> Option<&Result<Arc<Finished>, String>> {
         self.cache.iter().find(|(k, _)| k == key).map(|(_, o)| o)
+    }
+
+    /// Forgets the oldest requests past [`KEPT_REQUESTS`], with their queue places.
+    fn forget_old(&mut self) {
+        while self.requests.len() > KEPT_REQUESTS {
+            let Some((id, req)) = self.requests.pop_first() else {
+                break;
+            };
+            self.pending.retain(|(p, _)| *p != id);
+            if self.latest.get(&req.page) == Some(&id) {
+                self.latest.remove(&req.page);
+            }
+        }
+    }
+
+    /// After a stopped run of `key`: queue again each page's newest request that joined it.
+    fn requeue_joined(&mut self, key: &str) {
+        if self.cached(key).is_some() {
+            return;
+        }
+        for (page, id) in &self.latest {
+            let Some(req) = self.requests.get(id) else {
+                continue;
+            };
+            let waiting = self.pending.iter().any(|(_, r)| r.page == *page);
+            if req.key == key && !waiting {
+                self.pending.push_back((*id, Arc::clone(req)));
+                // One run serves every page that wants this key.
+                break;
+            }
+        }
     }
 }
 
@@ -148,34 +187,35 @@ impl Jobs {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Submits a resolved scenario (cache key `key`) made by `sets`, and returns its request
-    /// id. It becomes the newest request: a queued older one is dropped, and a running one with
-    /// another key is asked to stop. A cached key or the running key starts nothing new.
-    pub fn submit(&self, scenario: Scenario, key: String, sets: Vec<String>) -> u64 {
+    /// Submits, for `page`, a resolved scenario (cache key `key`) made by `sets`, and returns
+    /// its request id. It becomes the page's newest request: the page's queued older one is
+    /// dropped, and its running one with another key is asked to stop. A cached key or a key
+    /// already running starts nothing new.
+    pub fn submit(&self, page: &str, scenario: Scenario, key: String, sets: Vec<String>) -> u64 {
         let mut st = self.lock();
         st.next_id += 1;
         let id = st.next_id;
-        st.latest = id;
         let req = Arc::new(Request {
+            page: page.to_string(),
             key,
             scenario,
             sets,
         });
         st.requests.insert(id, Arc::clone(&req));
-        while st.requests.len() > KEPT_REQUESTS {
-            st.requests.pop_first();
+        st.latest.insert(req.page.clone(), id);
+        st.pending.retain(|(_, r)| r.page != req.page);
+        st.forget_old();
+        let mut same_running = false;
+        if let Some((r, p)) = &st.running {
+            if r.key == req.key {
+                same_running = !p.stopped();
+            } else if r.page == req.page {
+                p.stop.store(true, Ordering::Relaxed);
+            }
         }
-        let same_running = matches!(&st.running, Some((k, p)) if *k == req.key && !p.stopped());
-        if let Some((k, p)) = &st.running
-            && *k != req.key
-        {
-            p.stop.store(true, Ordering::Relaxed);
+        if st.cached(&req.key).is_none() && !same_running {
+            st.pending.push_back((id, req));
         }
-        st.pending = if st.cached(&req.key).is_some() || same_running {
-            None
-        } else {
-            Some(req)
-        };
         drop(st);
         self.shared.wake.notify_all();
         id
@@ -187,14 +227,14 @@ impl Jobs {
         let Some(req) = st.requests.get(&id).cloned() else {
             return (Status::Unknown, None);
         };
-        let status = if id != st.latest {
+        let status = if st.latest.get(&req.page) != Some(&id) {
             Status::Superseded
         } else if let Some(o) = st.cached(&req.key) {
             match o {
                 Ok(f) => Status::Done(Arc::clone(f)),
                 Err(e) => Status::Failed(e.clone()),
             }
-        } else if let Some((_, p)) = st.running.as_ref().filter(|(k, _)| *k == req.key) {
+        } else if let Some((_, p)) = st.running.as_ref().filter(|(r, _)| r.key == req.key) {
             Status::Running(
                 p.done.load(Ordering::Relaxed),
                 p.total.load(Ordering::Relaxed),
@@ -217,7 +257,7 @@ impl Jobs {
     }
 }
 
-/// The worker: takes the pending request, runs it, caches what it gives.
+/// The worker: takes the oldest pending request, runs it, caches what it gives.
 fn work(shared: &Shared) {
     loop {
         let (req, progress) = {
@@ -226,8 +266,11 @@ fn work(shared: &Shared) {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             let req = loop {
-                if let Some(r) = st.pending.take() {
-                    break r;
+                if let Some((_, r)) = st.pending.pop_front() {
+                    if st.cached(&r.key).is_none() {
+                        break r;
+                    }
+                    continue;
                 }
                 st = shared
                     .wake
@@ -235,7 +278,7 @@ fn work(shared: &Shared) {
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
             };
             let progress = Arc::new(Progress::default());
-            st.running = Some((req.key.clone(), Arc::clone(&progress)));
+            st.running = Some((Arc::clone(&req), Arc::clone(&progress)));
             (req, progress)
         };
         // A panicking run (a simulator bug) fails that run, not the worker.
@@ -252,19 +295,15 @@ fn work(shared: &Shared) {
             Outcome::Failed(e) => Some(Err(e)),
             Outcome::Stopped => None,
         };
-        if let Some(o) = kept {
-            st.cache.push_back((req.key.clone(), o));
-            while st.cache.len() > CACHE_ENTRIES {
-                st.cache.pop_front();
+        match kept {
+            Some(o) => {
+                st.cache.push_back((req.key.clone(), o));
+                while st.cache.len() > CACHE_ENTRIES {
+                    st.cache.pop_front();
+                }
             }
-        }
-        // The newest request may have joined this run and then seen it stopped: run it again.
-        let latest = st.requests.get(&st.latest).cloned();
-        if let Some(l) = latest
-            && st.pending.is_none()
-            && st.cached(&l.key).is_none()
-        {
-            st.pending = Some(l);
+            // Another page may have joined this run before it was stopped: run it for them.
+            None => st.requeue_joined(&req.key),
         }
     }
 }
@@ -321,7 +360,12 @@ mod tests {
     fn submit(jobs: &Jobs, tag: &str) -> u64 {
         let mut sc = scenario();
         sc.description = tag.to_string();
-        jobs.submit(sc, format!("key-{tag}"), vec![format!("description={tag}")])
+        jobs.submit(
+            "",
+            sc,
+            format!("key-{tag}"),
+            vec![format!("description={tag}")],
+        )
     }
 
     fn wait_done(jobs: &Jobs, id: u64) -> Arc<Finished> {
@@ -359,6 +403,38 @@ mod tests {
         assert_eq!(wait_done(&jobs, c).report, "c");
         assert!(jobs.finished(a).is_none(), "a stopped run is not cached");
         assert!(matches!(jobs.status(99).0, Status::Unknown));
+    }
+
+    #[test]
+    fn pages_supersede_only_their_own_runs_and_share_equal_ones() {
+        let (jobs, started, release) = scripted();
+        let on = |page: &str, tag: &str| {
+            let mut sc = scenario();
+            sc.description = tag.to_string();
+            jobs.submit(page, sc, format!("key-{tag}"), Vec::new())
+        };
+        let a = on("A", "a");
+        assert_eq!(started.recv().unwrap(), "a");
+        // Page B's request waits behind A's run; neither supersedes the other.
+        let b = on("B", "b");
+        assert!(matches!(jobs.status(a).0, Status::Running(1, 2)));
+        assert!(matches!(jobs.status(b).0, Status::Queued));
+        // Page C joins A's run; then A moves on, which stops the run C still wants.
+        let c = on("C", "a");
+        let a2 = on("A", "a2");
+        assert!(matches!(jobs.status(a).0, Status::Superseded));
+        // a stops; B's b, A's a2 and C's rerun of a then run in the order they were queued,
+        // and each page gets its own result.
+        let mut seen = Vec::new();
+        for _ in 0..3 {
+            seen.push(started.recv().unwrap());
+            release.send(()).unwrap();
+        }
+        seen.sort();
+        assert_eq!(seen, ["a", "a2", "b"]);
+        assert_eq!(wait_done(&jobs, b).report, "b");
+        assert_eq!(wait_done(&jobs, c).report, "a");
+        assert_eq!(wait_done(&jobs, a2).report, "a2");
     }
 
     #[test]

@@ -12,6 +12,11 @@ const S = {
   drawSeq: 0,     // increments per plot request, so a slow answer never overwrites a newer one
 };
 
+// This page's token: the server stops this page's older run for its newer one, never another
+// page's (randomUUID needs a secure context; a page opened over the LAN falls back).
+const PAGE = (window.crypto && crypto.randomUUID) ? crypto.randomUUID()
+  : Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
+
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -130,7 +135,7 @@ function showError(text) {
 }
 
 async function submit() {
-  const body = JSON.stringify({ sets: sets() });
+  const body = JSON.stringify({ sets: sets(), page: PAGE });
   // Until the newest state's result arrives nothing older is shown as if it were current.
   S.latest = -1;
   $("plots").hidden = true;
@@ -143,7 +148,7 @@ async function submit() {
     showError(`the server did not answer: ${e}`);
     return;
   }
-  if (body !== JSON.stringify({ sets: sets() })) return;  // a newer change is on its way
+  if (body !== JSON.stringify({ sets: sets(), page: PAGE })) return;  // a newer change is on its way
   if (!r.ok) { S.latest = 0; showError(j.error); return; }
   S.latest = j.id;
   poll(j.id);
@@ -167,7 +172,7 @@ async function poll(id) {
       st.append(`running: ${s.done} / ${s.total} replications `,
         el("progress", { max: s.total, value: s.done }));
     } else {
-      st.textContent = "queued behind a run that is stopping…";
+      st.textContent = "queued behind a run of this page that is stopping, or of another page…";
     }
     await sleep(100);
   }

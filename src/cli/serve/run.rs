@@ -1,5 +1,6 @@
 //! The real [`super::jobs::Runner`] of `qsim serve`: every policy of a resolved scenario run
-//! as `qsim run` runs it, one policy at a time, so a superseded run stops at the next policy.
+//! as `qsim run` runs it, one policy at a time; a superseded run stops within a slice of
+//! simulation.
 //!
 //! Policy `p`'s replications are [`experiment::run_replicated`] on the scenario with
 //! `policies: [p]`. Replication `r` of a policy draws from the same random streams whichever
@@ -14,20 +15,25 @@ use crate::scenario::Scenario;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// The wall-clock safety valve of one page run, as `qsim run --time-limit`: runs still going
-/// this long after it started stop and the page says so (assumed: ten times what the slowest
-/// shipped scenario takes at its own replications on two cores).
-pub const RUN_TIME_LIMIT: Duration = Duration::from_secs(300);
+/// The wall-clock budget of one page run, as `qsim run --time-limit`: runs still going this
+/// long after it started stop and the page says so. Other pages wait behind a run, so it is
+/// short (assumed: about ten times what the slowest shipped scenario takes at its own
+/// replications on two cores, once per policy).
+pub const RUN_TIME_LIMIT: Duration = Duration::from_secs(60);
 
 /// Runs every policy of `sc` (which has no variants) with `jobs` threads, reporting
-/// replications done on `progress` and stopping between policies when asked.
+/// replications done on `progress` and stopping within a slice of simulation when asked
+/// (its `stop` flag is the runs' [`crate::model::Valve`]).
 pub fn run_all_policies(sc: &Scenario, jobs: usize, progress: &Progress) -> Outcome {
     let started = Instant::now();
     let reps = sc.replications.max(1) as usize;
     progress
         .total
         .store(reps * sc.policies.len(), Ordering::Relaxed);
-    let deadline = Some(started + RUN_TIME_LIMIT);
+    let valve = crate::model::Valve {
+        deadline: Some(started + RUN_TIME_LIMIT),
+        cancel: Some(&progress.stop),
+    };
     let mut first = Vec::new();
     let mut pooled = Vec::new();
     let mut samples = Vec::new();
@@ -38,10 +44,13 @@ pub fn run_all_policies(sc: &Scenario, jobs: usize, progress: &Progress) -> Outc
         let mut one = sc.clone();
         one.policies = vec![policy.clone()];
         let tick = |done: usize, _: usize| progress.done.store(k * reps + done, Ordering::Relaxed);
-        let rep = match experiment::run_replicated(&one, jobs, None, false, deadline, &tick) {
+        let rep = match experiment::run_replicated(&one, jobs, None, false, valve, &tick) {
             Ok(r) => r,
             Err(e) => return Outcome::Failed(e.to_string()),
         };
+        if progress.stopped() {
+            return Outcome::Stopped;
+        }
         if let Some((label, what)) = &rep.broken {
             return Outcome::Failed(format!("invariant violated under `{label}`: {what}"));
         }
@@ -91,13 +100,37 @@ mod tests {
         };
         let labels: Vec<&str> = f.plots.runs.iter().map(|r| r.label.as_str()).collect();
         assert_eq!(labels, sc.policies);
-        let whole = experiment::run_replicated(&sc, 2, None, false, None, &|_, _| ()).unwrap();
+        let open = crate::model::Valve::OPEN;
+        let whole = experiment::run_replicated(&sc, 2, None, false, open, &|_, _| ()).unwrap();
         let mut report = Report::new(&sc, &whole.pooled);
         report.attach_replications(&whole.samples, Some(vec![None; whole.pooled.len()]));
         assert_eq!(Some(&f.plots), report.plots.as_ref());
         let mut text = Vec::new();
         crate::report::text::render_run(&report, &mut text).unwrap();
         assert_eq!(f.report.as_bytes(), text);
+    }
+
+    #[test]
+    fn a_stop_raised_during_a_run_ends_it_within_a_slice() {
+        // An hour of two-queue with 50 replications: minutes of work unless stopped.
+        let sets = ["duration=3600s".to_string(), "replications=50".to_string()];
+        let sc = crate::scenario::resolve_with_overrides("two-queue", &sets).unwrap();
+        let p = Progress::default();
+        let started = Instant::now();
+        let outcome = std::thread::scope(|s| {
+            let run = s.spawn(|| run_all_policies(&sc, 1, &p));
+            while p.total.load(Ordering::Relaxed) == 0 {
+                std::thread::yield_now();
+            }
+            p.stop.store(true, Ordering::Relaxed);
+            run.join().unwrap()
+        });
+        assert!(matches!(outcome, Outcome::Stopped));
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "took {:?}",
+            started.elapsed()
+        );
     }
 
     #[test]
