@@ -20,9 +20,12 @@
 //!   the `--check-invariants` tables) and in JSON, and so is the `--json FILE` results export;
 //!   the reports are also the same whether or not the runs record timelines for an export and
 //!   whether or not a `--time-limit` (never reached) makes them run in slices;
+//! - an HTTP request drawn from the same seed (valid, or broken as clients break them) gets
+//!   from `qsim serve`'s server the well-formed answer it calls for (`http`);
 //! - nothing panics (a panic is caught and reported with the seed).
 
 mod r#gen;
+mod http;
 mod yaml;
 
 pub use r#gen::{EVENTS_PER_PASS, scenario_yaml};
@@ -155,6 +158,7 @@ fn check(seed: u64, yaml: &str) -> Result<CaseSummary, String> {
     let sc = crate::scenario::load_str(&source, yaml)
         .map_err(|e| format!("the loader refused the generated scenario:\n{e}"))?;
     let _ = crate::scenario::describe(&sc);
+    http::check(seed)?;
     let summary = check_runs(seed, &sc)?;
     check_reports(seed, &sc)?;
     Ok(summary)
