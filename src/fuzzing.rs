@@ -99,50 +99,14 @@ pub fn plot_data(data: &[u8]) {
 
 /// Reads `data` as a fio job file onto the default machine the way `qsim run job.fio` does
 /// ([`scenario::fio::load_str`]): a file read is described and its warnings formatted, and a
-/// refusal must be located (a line of the file), which [`fio_outcome`] checks; an unlocated
-/// refusal panics, so the fuzzer reports it.
+/// refusal must be located (a line of the file), which [`scenario::fio::read_checked`]
+/// checks; an unlocated refusal panics, so the fuzzer reports it.
 pub fn fio(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Err(e) = fio_outcome("fuzz.fio", text) {
+    if let Err(e) = scenario::fio::read_checked("fuzz.fio", text) {
         panic!("{e}");
-    }
-}
-
-/// Reads job-file `text` (named `name`) onto the default machine: `Ok` when it is read or
-/// refused at a line of the file, `Err` saying what is wrong otherwise (a refusal with no
-/// line, or one past the file's end). The fuzz target [`fio()`] and the torture run use it.
-pub fn fio_outcome(name: &str, text: &str) -> Result<(), String> {
-    use std::sync::OnceLock;
-    static MACHINE: OnceLock<scenario::Scenario> = OnceLock::new();
-    let machine = MACHINE.get_or_init(|| {
-        scenario::fio::resolve_machine(scenario::fio::DEFAULT_MACHINE, &[])
-            .expect("the default machine resolves")
-    });
-    match scenario::fio::load_str(name, text, machine.clone(), scenario::fio::DEFAULT_MACHINE) {
-        Ok(job) => {
-            let _ = scenario::describe(&job.scenario);
-            for w in &job.warnings {
-                let _ = w.to_string();
-            }
-            Ok(())
-        }
-        Err(e) => {
-            let shown = e.to_string();
-            let lines = text
-                .strip_prefix('\u{feff}')
-                .unwrap_or(text)
-                .lines()
-                .count()
-                .max(1);
-            match e.line() {
-                Some(l) if l >= 1 && l as usize <= lines => Ok(()),
-                other => Err(format!(
-                    "the job file was refused at line {other:?} of {lines}:\n{shown}"
-                )),
-            }
-        }
     }
 }
 

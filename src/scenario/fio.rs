@@ -159,6 +159,41 @@ pub fn load_str(name: &str, text: &str, base: Scenario, machine: &str) -> Result
     })
 }
 
+/// Reads job-file `text` (named `name`) onto the default machine: `Ok` when it is read or
+/// refused at a line of the file, `Err` saying what is wrong otherwise (a refusal with no
+/// line, or one past the file's end). The fuzz target `fio` and the torture run use it.
+pub fn read_checked(name: &str, text: &str) -> Result<(), String> {
+    use std::sync::OnceLock;
+    static MACHINE: OnceLock<Scenario> = OnceLock::new();
+    let machine = MACHINE.get_or_init(|| {
+        resolve_machine(DEFAULT_MACHINE, &[]).expect("the default machine resolves")
+    });
+    match load_str(name, text, machine.clone(), DEFAULT_MACHINE) {
+        Ok(job) => {
+            let _ = super::describe(&job.scenario);
+            for w in &job.warnings {
+                let _ = w.to_string();
+            }
+            Ok(())
+        }
+        Err(e) => {
+            let shown = e.to_string();
+            let lines = text
+                .strip_prefix('\u{feff}')
+                .unwrap_or(text)
+                .lines()
+                .count()
+                .max(1);
+            match e.line() {
+                Some(l) if l >= 1 && l as usize <= lines => Ok(()),
+                other => Err(format!(
+                    "the job file was refused at line {other:?} of {lines}:\n{shown}"
+                )),
+            }
+        }
+    }
+}
+
 /// One `key[=value]` line.
 #[derive(Debug, Clone)]
 struct Opt {

@@ -1,7 +1,7 @@
 //! The fio job files of the torture run: one small random job file per seed, valid or hostile
 //! (repeated options, many sections, a byte-order mark, `include`, `${VAR}`, `runtime=0`, bad
 //! values), read onto the default machine. The reader must accept it or refuse it at a line of
-//! the file ([`crate::fuzzing::fio_outcome`]); a panic or an unlocated refusal fails the case.
+//! the file ([`crate::scenario::fio::read_checked`]); a panic or an unlocated refusal fails the case.
 //! Files stay small (at most a few thousand lines), so a case costs milliseconds.
 
 use rand::RngExt;
@@ -138,7 +138,7 @@ fn line(rng: &mut impl rand::Rng, out: &mut String) {
 /// refused it without naming a line of it.
 pub fn check(seed: u64, text: &str) -> Result<(), String> {
     let name = format!("torture-{seed}.fio");
-    match std::panic::catch_unwind(|| crate::fuzzing::fio_outcome(&name, text)) {
+    match std::panic::catch_unwind(|| crate::scenario::fio::read_checked(&name, text)) {
         Ok(r) => r,
         Err(p) => Err(format!(
             "the fio job-file reader panicked: {}",
