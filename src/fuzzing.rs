@@ -11,6 +11,7 @@
 //! | [`plot_json`] | `qsim plot`'s reader ([`crate::plot::data::from_results_json`]) and, when it accepts the data, every plot drawn in memory |
 //! | [`plot_data`] | the drawing code alone, on plot data built from the bytes (see there) |
 //! | [`http`] | `qsim serve`'s HTTP reader and every endpoint of its page ([`crate::cli::serve::answer_raw`]) |
+//! | [`fio()`] | the fio job-file reader ([`crate::scenario::fio::load_str`]) on the default machine, then `qsim check`'s description; a refusal must name a line of the file |
 //!
 //! The same functions replay the seed corpus and every kept finding in `cargo test` (this
 //! module's tests read `fuzz/seeds/<target>/` and `fuzz/regressions/<target>/`), so a crash
@@ -107,6 +108,19 @@ pub fn http(data: &[u8]) {
         answer.is_empty() || answer.starts_with(b"HTTP/1.1 "),
         "an answer that is no HTTP response"
     );
+}
+
+/// Reads `data` as a fio job file onto the default machine the way `qsim run job.fio` does
+/// ([`scenario::fio::load_str`]): a file read is described and its warnings formatted, and a
+/// refusal must be located (a line of the file), which [`scenario::fio::read_checked`]
+/// checks; an unlocated refusal panics, so the fuzzer reports it.
+pub fn fio(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Err(e) = scenario::fio::read_checked("fuzz.fio", text) {
+        panic!("{e}");
+    }
 }
 
 /// A reader of fuzz bytes that yields 0 once they run out.
@@ -367,6 +381,11 @@ mod tests {
     #[test]
     fn plot_data_seeds_and_findings_replay() {
         replay("plot_data", plot_data);
+    }
+
+    #[test]
+    fn fio_seeds_and_findings_replay() {
+        replay("fio", fio);
     }
 
     #[test]

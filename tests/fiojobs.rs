@@ -3,7 +3,8 @@
 //! model; broken ones fail with exit 2 at their file and line. Each file's expected reading was
 //! checked with fio 3.33 (`fio --parse-only`, `fio --showcmd`); its comment says how.
 
-use crate::util::Run;
+use crate::util::{Run, TempDir, run_within};
+use std::time::Duration;
 
 /// Runs a job file briefly (one replication of 300 ms: `timed.fio` starts at 100 ms).
 fn run(file: &str) -> Run {
@@ -214,4 +215,164 @@ fn bursts_spins_and_cpuio_jobs_run_from_a_job_file() {
         .stdout_has(&["app cpu      : total=", "reader=", "(cpuio ×3)"]);
     // 4 tenants × 32 writes every ~100 ms: bursts, not a stream.
     assert!(r.stdout.contains("write: IOPS="), "{}", r.stdout);
+}
+
+/// Issue 32: hostile job files are refused or read in bounded time and memory. Each once ran
+/// past a minute (or 4 GiB); the limit here is generous, for a debug build on a busy machine.
+const HOSTILE: Duration = Duration::from_secs(120);
+
+/// A job with 500,000 lines of one unmodelled option: once quadratic de-duplication (past
+/// 60 s), now one warning that counts its lines.
+#[test]
+fn half_a_million_repeats_of_an_option_are_one_warning() {
+    let dir = TempDir::new();
+    let text = format!(
+        "[reader]\nrw=randread\nbs=4k\nsize=1g\n{}",
+        "verify=md5\n".repeat(500_000)
+    );
+    let f = dir.file("verify.fio", &text);
+    let r = run_within(&["check", &f], HOSTILE);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "warning: {f}:5: [reader] verify: fio option not modelled by qsim: ignored (500000 \
+             times, lines 5 to 500004)\n"
+        )
+    );
+}
+
+/// `[global]` with 20,000 warned options before 60 jobs: once a copy of every warning per job
+/// (past 4 GiB with 2,000 jobs), now one warning for the [global] lines.
+#[test]
+fn global_options_are_warned_once_for_every_job() {
+    let dir = TempDir::new();
+    let mut text = format!("[global]\n{}", "verify=md5\n".repeat(20_000));
+    for i in 0..60 {
+        text.push_str(&format!("[j{i}]\nrw=read\nsize=1m\n"));
+    }
+    let f = dir.file("global.fio", &text);
+    let r = run_within(&["check", &f], HOSTILE);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "warning: {f}:2: [global] verify: fio option not modelled by qsim: ignored (20000 \
+             times, lines 2 to 20001)\n"
+        )
+    );
+    r.stdout_has(&["j59", "fio: read, bs 4KiB"]);
+}
+
+/// 100,000 job sections (and a [global] of 20,000 lines before 2,000 jobs): refused at the
+/// 65th job's header, before anything is built for the jobs.
+#[test]
+fn job_sections_past_the_workload_limit_are_refused_at_the_first_one() {
+    let dir = TempDir::new();
+    let mut many = String::new();
+    for i in 0..100_000 {
+        many.push_str(&format!("[j{i}]\nrw=read\nsize=1m\n"));
+    }
+    let mut global = format!("[global]\n{}", "verify=md5\n".repeat(20_000));
+    for i in 0..2_000 {
+        global.push_str(&format!("[j{i}]\nrw=read\nsize=1m\n"));
+    }
+    for (name, text, line) in [("many.fio", many, 193), ("global.fio", global, 20_194)] {
+        let f = dir.file(name, &text);
+        let r = run_within(&["check", &f], HOSTILE);
+        r.assert_bad_input().stderr_has(&[
+            &format!(
+                "error: {f}:{line}:1: [j64]: job section 65: a job file may hold at most 64 jobs"
+            ),
+            "hint: give one job numjobs=N for N copies of it",
+        ]);
+    }
+}
+
+/// A job file of a million and one option lines is refused at the line past the limit.
+#[test]
+fn option_lines_past_the_limit_are_refused_at_the_first_one() {
+    let dir = TempDir::new();
+    let text = format!("[r]\nsize=1m\n{}", "direct=1\n".repeat(1_000_000));
+    let f = dir.file("long.fio", &text);
+    let r = run_within(&["check", &f], HOSTILE);
+    r.assert_bad_input().stderr_has(&[
+        &format!("error: {f}:1000002:1: [r]: more than 1000000 option lines"),
+        "hint: a job needs a few options",
+    ]);
+}
+
+/// Issue 32's vague refusals, now clear: a byte-order mark is skipped, `runtime=0` is fio's "no
+/// limit", and `include` and `${VAR}` are refused at their line with what to write instead.
+#[test]
+fn bom_runtime_0_include_and_variables() {
+    let dir = TempDir::new();
+    let f = dir.file("bom.fio", "\u{feff}[reader]\nrw=read\nsize=1m\n");
+    Run::of(&["check", &f])
+        .assert_ok()
+        .stdout_has(&["reader", "fio: read, bs 4KiB"]);
+    let f = dir.file("zero.fio", "[reader]\nrw=read\nsize=1m\nruntime=0\n");
+    Run::of(&["check", &f])
+        .assert_ok()
+        .stdout_has(&["duration                5s (warm-up 0ns, measured 5s; ends earlier"]);
+    for (name, text, first, hint) in [
+        (
+            "include.fio",
+            "[reader]\nrw=read\n  include common.fio\nsize=1m\n",
+            ":3:3: `include common.fio`: qsim does not expand fio's include directive",
+            "hint: paste the lines of common.fio here in place of this line",
+        ),
+        (
+            "var.fio",
+            "[reader]\nrw=read\nsize=${SIZE}\n",
+            ":3:6: `${SIZE}`: qsim does not substitute environment variables",
+            "hint: write the value itself in its place",
+        ),
+    ] {
+        let f = dir.file(name, text);
+        Run::of(&["check", &f])
+            .assert_bad_input()
+            .stderr_has(&[&format!("error: {f}{first}"), hint]);
+    }
+}
+
+/// What the machine brings (its kernel, its duration, its own workloads) is checked against
+/// the job file's lines, naming the machine: never a line of the machine's scenario.
+#[test]
+fn machine_errors_point_at_the_job_file() {
+    let dir = TempDir::new();
+    let f = dir.file("big.fio", "[r]\nrw=read\nbs=1m\nsize=64m\n");
+    Run::of(&["run", &f, "--machine", "two-queue"])
+        .assert_bad_input()
+        .stderr_has(&[
+            &format!(
+                "error: {f}:3: [r] bs: 1MiB is larger than the largest request of the two-queue \
+                 machine's kernel (2.6.32): 512KiB"
+            ),
+            "hint: write bs=512k or less",
+        ]);
+    let f = dir.file("ramp.fio", "[r]\nrw=read\nsize=64m\nramp_time=100\n");
+    Run::of(&["run", &f, "--machine", "two-queue"])
+        .assert_bad_input()
+        .stderr_has(&[&format!(
+            "error: {f}:4: [r] ramp_time: ramp_time (100s) is not shorter than the run: no job \
+             has a runtime, so it lasts the two-queue machine's duration, 60s"
+        )]);
+    // two-queue's own writer region ends past 1 GiB; the job's 1 GiB fits.
+    let f = dir.file("fits.fio", "[r]\nrw=read\nsize=1g\n");
+    let args = [
+        "--set",
+        "device.capacity=1GiB",
+        "--duration",
+        "10ms",
+        "-r",
+        "1",
+    ];
+    let r = Run::of(&[&["run", &f, "--machine", "two-queue", "-q"][..], &args].concat());
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let r = Run::of(&["run", &f, "--set", "workloads[0].bs=8k"]);
+    r.assert_bad_input().stderr_has(&[
+        "error: --set workloads[0].bs=8k: a fio job file's jobs are the workloads",
+        &format!("hint: change the job's option in {f} instead"),
+    ]);
 }

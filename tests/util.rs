@@ -126,3 +126,44 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Runs `qsim` with `args` like [`Run::of`], but kills it and fails the test if it has not
+/// finished within `limit`: for inputs that once hung or ran away (a generous limit, not a
+/// timing test).
+pub fn run_within(args: &[&str], limit: std::time::Duration) -> Run {
+    use std::io::Read;
+    let mut child = qsim(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the qsim binary runs");
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("piped")));
+    let err = drain(Box::new(child.stderr.take().expect("piped")));
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for qsim") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("qsim {args:?} still running after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let text = |h: std::thread::JoinHandle<Vec<u8>>| {
+        String::from_utf8_lossy(&h.join().expect("reader thread")).into_owned()
+    };
+    Run {
+        code: status.code(),
+        stdout: text(out),
+        stderr: text(err),
+    }
+}

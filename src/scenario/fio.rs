@@ -31,7 +31,7 @@ mod tests;
 use super::error::Inner;
 use super::{Error, ErrorKind, Scenario};
 use crate::engine::SimDuration;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
 
@@ -58,6 +58,10 @@ pub struct Warning {
     pub option: String,
     /// What qsim does with it.
     pub message: String,
+    /// On how many lines the option got this warning (1 but for repeats).
+    pub count: u64,
+    /// The last of those lines (`line` is the first).
+    pub last_line: u64,
 }
 
 impl fmt::Display for Warning {
@@ -66,7 +70,15 @@ impl fmt::Display for Warning {
             f,
             "{}:{}: {}: {}",
             self.file, self.line, self.option, self.message
-        )
+        )?;
+        if self.count > 1 {
+            write!(
+                f,
+                " ({} times, lines {} to {})",
+                self.count, self.line, self.last_line
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -75,37 +87,111 @@ impl fmt::Display for Warning {
 pub struct JobFile {
     /// The machine's scenario with the jobs as its workloads.
     pub scenario: Scenario,
-    /// Options qsim does not model, in file order, each once.
+    /// Options qsim does not model, in the order first warned, each once with the number of
+    /// lines it was warned on, at most [`MAX_WARNINGS`] (and one saying how many more).
     pub warnings: Vec<Warning>,
 }
 
 /// Reads the job file at `path` onto the machine of `machine` (a scenario file or a shipped
 /// scenario's name, resolved with the `--set` overrides `sets`).
+///
+/// The jobs replace the machine's workloads, so the machine is resolved without them (they
+/// could only fail against a `--set` that suits the jobs, at a line of the machine's file the
+/// user never wrote), and a `--set` of `workloads` is refused: edit the job file instead.
 pub fn load(path: &Path, machine: &str, sets: &[String]) -> Result<JobFile, Error> {
     let shown = path.display().to_string();
+    if let Some(arg) = sets.iter().find(|a| sets_workloads(a)) {
+        return Err(Error::whole_file(
+            ErrorKind::Conflict,
+            &format!("--set {arg}"),
+            format!(
+                "a fio job file's jobs are the workloads: `--set {arg}` would edit the \
+                 {machine} machine's own workloads, which {shown} replaces"
+            ),
+            Some(format!("change the job's option in {shown} instead")),
+        ));
+    }
     let text = super::read(path, &shown)?;
-    let base = super::resolve_with_overrides(machine, sets)?;
+    let base = resolve_machine(machine, sets)?;
     load_str(&shown, &text, base, machine)
+}
+
+/// The machine `machine` names (a scenario file or a shipped scenario's name) resolved with
+/// the `--set` overrides `sets`, as a job file runs on it: its own workloads, which the jobs
+/// replace, swapped for a small placeholder before anything is checked.
+pub fn resolve_machine(machine: &str, sets: &[String]) -> Result<Scenario, Error> {
+    let mut machine_sets = sets.to_vec();
+    machine_sets.push(PLACEHOLDER_WORKLOADS.to_string());
+    super::resolve_with_overrides(machine, &machine_sets)
+}
+
+/// The workloads a machine is resolved with under a job file (its own are replaced by the
+/// jobs): one small job that fits any machine.
+const PLACEHOLDER_WORKLOADS: &str = "workloads=[{kind: fio, bs: 4KiB, size: 4KiB}]";
+
+/// Whether a `--set` argument edits (or removes) `workloads`.
+fn sets_workloads(arg: &str) -> bool {
+    let path = arg.split('=').next().unwrap_or("").trim();
+    let path = path.strip_prefix('!').unwrap_or(path).trim();
+    path == "workloads" || path.starts_with("workloads[") || path.starts_with("workloads.")
 }
 
 /// Reads job-file text (`name` names it in errors, its stem names the scenario) onto `base`,
 /// the machine's scenario (`machine` names it in the description).
 pub fn load_str(name: &str, text: &str, base: Scenario, machine: &str) -> Result<JobFile, Error> {
+    // A UTF-8 byte-order mark (some Windows editors write one) is not part of the first line.
+    // fio 3.33 does not skip it (parse_jobs_ini strips only blanks before it looks for `[`)
+    // and refuses the first line as an option outside any section; qsim skips it, since the
+    // mark is invisible in an editor and the file is otherwise fio's.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut r = Reader {
         name,
-        lines: text.lines().collect(),
-        warnings: Vec::new(),
+        text,
+        machine,
+        warnings: Warnings::new(name),
     };
     let sections = r.sections()?;
     let jobs = r.jobs(&sections)?;
     let scenario = r.scenario(&jobs, base, machine)?;
-    let mut warnings: Vec<Warning> = Vec::new();
-    for w in r.warnings {
-        if !warnings.contains(&w) {
-            warnings.push(w);
+    Ok(JobFile {
+        scenario,
+        warnings: r.warnings.into_list(),
+    })
+}
+
+/// Reads job-file `text` (named `name`) onto the default machine: `Ok` when it is read or
+/// refused at a line of the file, `Err` saying what is wrong otherwise (a refusal with no
+/// line, or one past the file's end). The fuzz target `fio` and the torture run use it.
+pub fn read_checked(name: &str, text: &str) -> Result<(), String> {
+    use std::sync::OnceLock;
+    static MACHINE: OnceLock<Scenario> = OnceLock::new();
+    let machine = MACHINE.get_or_init(|| {
+        resolve_machine(DEFAULT_MACHINE, &[]).expect("the default machine resolves")
+    });
+    match load_str(name, text, machine.clone(), DEFAULT_MACHINE) {
+        Ok(job) => {
+            let _ = super::describe(&job.scenario);
+            for w in &job.warnings {
+                let _ = w.to_string();
+            }
+            Ok(())
+        }
+        Err(e) => {
+            let shown = e.to_string();
+            let lines = text
+                .strip_prefix('\u{feff}')
+                .unwrap_or(text)
+                .lines()
+                .count()
+                .max(1);
+            match e.line() {
+                Some(l) if l >= 1 && l as usize <= lines => Ok(()),
+                other => Err(format!(
+                    "the job file was refused at line {other:?} of {lines}:\n{shown}"
+                )),
+            }
         }
     }
-    Ok(JobFile { scenario, warnings })
 }
 
 /// One `key[=value]` line.
@@ -116,6 +202,9 @@ struct Opt {
     line: u64,
     /// 1-based column of the value (of the key when there is none).
     col: u64,
+    /// Whether it is written in a `[global]` section (its warnings then name `[global]`, and
+    /// are counted once however many jobs inherit it).
+    global: bool,
 }
 
 /// A `[name]` section and its options.
@@ -244,11 +333,12 @@ const HARMLESS: &[&str] = &[
     "kb_base",
 ];
 
-/// The parser state: the file's name and lines, and the warnings so far.
+/// The parser state: the file's name and text, the machine's name, and the warnings so far.
 struct Reader<'a> {
     name: &'a str,
-    lines: Vec<&'a str>,
-    warnings: Vec<Warning>,
+    text: &'a str,
+    machine: &'a str,
+    warnings: Warnings,
 }
 
 /// The text of a line before its comment (`;` or `#`), trimmed.
@@ -257,7 +347,7 @@ fn uncommented(raw: &str) -> &str {
     raw[..cut].trim()
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     /// A located error at `line` (and `col`), about `path` (`[job] option`).
     fn error(
         &self,
@@ -268,10 +358,7 @@ impl Reader<'_> {
         message: String,
         hint: &str,
     ) -> Error {
-        let src = self
-            .lines
-            .get(line.saturating_sub(1) as usize)
-            .map(|l| l.to_string());
+        let src = self.source_line(line).map(str::to_string);
         let long = src.as_ref().is_some_and(|s| s.chars().count() > 160);
         Error(Box::new(Inner {
             kind,
@@ -300,110 +387,36 @@ impl Reader<'_> {
     }
 
     fn warn(&mut self, line: u64, option: String, message: String) {
-        self.warnings.push(Warning {
-            file: self.name.to_string(),
-            line,
-            option,
-            message,
-        });
+        self.warnings.push(line, option, message);
     }
 
-    /// The file's sections in order, each with its options.
-    fn sections(&self) -> Result<Vec<Section>, Error> {
-        let mut out: Vec<Section> = Vec::new();
-        for (i, raw) in self.lines.iter().enumerate() {
-            let line = i as u64 + 1;
-            let t = uncommented(raw);
-            if t.is_empty() {
-                continue;
-            }
-            let lead = (raw.len() - raw.trim_start().len()) as u64 + 1;
-            if let Some(rest) = t.strip_prefix('[') {
-                out.push(self.header(rest, line, lead)?);
-                continue;
-            }
-            let Some(cur) = out.last_mut() else {
-                return Err(self.error(
-                    ErrorKind::Syntax,
-                    line,
-                    Some(lead),
-                    None,
-                    format!("option `{t}` comes before any [section]"),
-                    "put options under a [global] or [job] header, as fio requires (fio: \
-                     \"option outside of [] job section\")",
-                ));
-            };
-            let (key, value, col) = match t.split_once('=') {
-                Some((k, v)) => {
-                    let vcol = raw.find('=').map_or(lead, |e| {
-                        e as u64 + 2 + (raw[e + 1..].len() - raw[e + 1..].trim_start().len()) as u64
-                    });
-                    (k.trim(), Some(v.trim().to_string()), vcol)
-                }
-                None => (t, None, lead),
-            };
-            if key.is_empty() {
-                return Err(self.error(
-                    ErrorKind::Syntax,
-                    line,
-                    Some(lead),
-                    None,
-                    "no option name before `=`".to_string(),
-                    "write option=value, e.g. bs=4k",
-                ));
-            }
-            cur.opts.push(Opt {
-                key: key.to_string(),
-                value,
-                line,
-                col,
-            });
-        }
-        Ok(out)
-    }
-
-    /// A `[name]` header; `rest` follows the `[`.
-    fn header(&self, rest: &str, line: u64, col: u64) -> Result<Section, Error> {
-        let Some(end) = rest.find(']') else {
-            return Err(self.error(
-                ErrorKind::Syntax,
-                line,
-                Some(col),
-                None,
-                "unterminated `[`: the section name has no closing `]`".to_string(),
-                "write a section header as [name] on a line of its own, e.g. [reader] or \
-                 [global]",
-            ));
-        };
-        let name = rest[..end].trim();
-        if name.is_empty() || !rest[end + 1..].trim().is_empty() {
-            return Err(self.error(
-                ErrorKind::Syntax,
-                line,
-                Some(col),
-                None,
-                format!("`[{rest}` is not a section header"),
-                "a header is a non-empty name in brackets alone on its line: [reader]",
-            ));
-        }
-        Ok(Section {
-            name: name.to_string(),
-            line,
-            opts: Vec::new(),
-        })
+    /// Line `line` (1-based) of the file, for an error's excerpt (looked up only then: the
+    /// reader keeps no table of lines).
+    fn source_line(&self, line: u64) -> Option<&'a str> {
+        let i = usize::try_from(line.checked_sub(1)?).ok()?;
+        self.text.lines().nth(i)
     }
 
     /// The jobs: each job section with the `[global]` options before it, then its own.
+    ///
+    /// Each `[global]` option is applied in full once, to the first job after it (which checks
+    /// it and warns about it); later jobs inherit only the last occurrence of each global
+    /// option, which leaves a job as applying all of them would, since every option sets its
+    /// fields whatever they held. So a `[global]` of 20,000 lines costs 20,000 applications
+    /// once, then one per distinct option and job, never lines × jobs.
     fn jobs(&mut self, sections: &[Section]) -> Result<Vec<Job>, Error> {
-        let mut global: Vec<Opt> = Vec::new();
+        let mut pending: Vec<&Opt> = Vec::new();
+        let mut inherited: Vec<&Opt> = Vec::new();
         let mut jobs = Vec::new();
         for s in sections {
             if s.name == "global" {
-                global.extend(s.opts.iter().cloned());
+                pending.extend(&s.opts);
                 continue;
             }
-            let opts: Vec<Opt> = global.iter().chain(&s.opts).cloned().collect();
-            jobs.push(self.job(s, &opts)?);
+            inherited = last_of_each(inherited, &pending);
+            let opts = pending.iter().chain(&inherited).copied().chain(&s.opts);
+            jobs.push(self.job(s, opts)?);
+            pending.clear();
         }
         if jobs.is_empty() {
             let line = sections.last().map_or(1, |s| s.line);
@@ -420,11 +433,15 @@ impl Reader<'_> {
     }
 
     /// One job section, its options (globals first) applied in order.
-    fn job(&mut self, s: &Section, opts: &[Opt]) -> Result<Job, Error> {
+    fn job<'o>(
+        &mut self,
+        s: &Section,
+        opts: impl Iterator<Item = &'o Opt> + Clone,
+    ) -> Result<Job, Error> {
         let mut job = Job::new(&s.name, s.line);
         // fio applies kb_base before the job's other options.
         let mut kb = 1024;
-        for o in opts.iter().filter(|o| o.key == "kb_base") {
+        for o in opts.clone().filter(|o| o.key == "kb_base") {
             kb = match o.value.as_deref() {
                 Some("1024") => 1024,
                 Some("1000") => 1000,
@@ -447,6 +464,34 @@ impl Reader<'_> {
     }
 }
 
+/// The options of `old` then `new` (in file order) with only the last occurrence of each
+/// option name kept.
+fn last_of_each<'o>(old: Vec<&'o Opt>, new: &[&'o Opt]) -> Vec<&'o Opt> {
+    let last: HashMap<&str, usize> = new
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (o.key.as_str(), i))
+        .collect();
+    let mut out: Vec<&Opt> = old
+        .into_iter()
+        .filter(|o| !last.contains_key(o.key.as_str()))
+        .collect();
+    out.extend(
+        new.iter()
+            .enumerate()
+            .filter(|(i, o)| last[o.key.as_str()] == *i)
+            .map(|(_, o)| *o),
+    );
+    out
+}
+
+/// How a warning names option `o` of job `job`: `[job] key`, or `[global] key` for an option
+/// written in a `[global]` section (every job after it inherits it; the warning is one).
+fn label(job: &str, o: &Opt) -> String {
+    let section = if o.global { "global" } else { job };
+    format!("[{section}] {}", o.key)
+}
+
 /// The value as written, or empty.
 fn value_of(o: &Opt) -> &str {
     o.value.as_deref().unwrap_or("")
@@ -454,5 +499,11 @@ fn value_of(o: &Opt) -> &str {
 
 mod apply;
 mod build;
+mod parse;
 mod think;
 mod values;
+mod warnings;
+
+pub use parse::MAX_OPTION_LINES;
+pub use warnings::MAX_WARNINGS;
+use warnings::Warnings;

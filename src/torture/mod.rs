@@ -22,12 +22,16 @@
 //!   whether or not a `--time-limit` (never reached) makes them run in slices;
 //! - an HTTP request drawn from the same seed (valid, or broken as clients break them) gets
 //!   from `qsim serve`'s server the well-formed answer it calls for (`http`);
+//! - the case's random fio job file ([`job_file`]: valid or hostile, small) is read onto the
+//!   default machine or refused at a line of the file, never with a panic;
 //! - nothing panics (a panic is caught and reported with the seed).
 
+mod fio;
 mod r#gen;
 mod http;
 mod yaml;
 
+pub use fio::job_file;
 pub use r#gen::{EVENTS_PER_PASS, scenario_yaml};
 
 use crate::engine::{Limits, Model, Scheduler, SimTime, StopReason};
@@ -131,15 +135,24 @@ pub fn run_case(seed: u64) -> Result<CaseSummary, Failure> {
         what: format!("the generator panicked: {}", panic_text(&*p)),
         yaml: String::new(),
     })?;
-    match catch_unwind(AssertUnwindSafe(|| check(seed, &yaml))) {
-        Ok(Ok(summary)) => Ok(summary),
-        Ok(Err(what)) => Err(Failure { seed, what, yaml }),
-        Err(p) => Err(Failure {
-            seed,
-            what: format!("panic: {}", panic_text(&*p)),
-            yaml,
-        }),
-    }
+    let summary = match catch_unwind(AssertUnwindSafe(|| check(seed, &yaml))) {
+        Ok(Ok(summary)) => summary,
+        Ok(Err(what)) => return Err(Failure { seed, what, yaml }),
+        Err(p) => {
+            return Err(Failure {
+                seed,
+                what: format!("panic: {}", panic_text(&*p)),
+                yaml,
+            });
+        }
+    };
+    let job = fio::job_file(seed);
+    fio::check(seed, &job).map_err(|what| Failure {
+        seed,
+        what: format!("{what}\n(the file below is the case's fio job file, torture-{seed}.fio)"),
+        yaml: job,
+    })?;
+    Ok(summary)
 }
 
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {

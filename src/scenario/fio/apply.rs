@@ -61,8 +61,16 @@ impl Reader<'_> {
             job.at.insert(field, (o.line, o.key.clone()));
         };
         match o.key.as_str() {
-            "runtime" | "timeout" => job.runtime = Some(self.time(n, o, SECOND)?),
-            "ramp_time" => job.ramp = self.time(n, o, SECOND)?,
+            // fio reads runtime=0 as no limit: the job runs until its size is done (or, with
+            // time_based, until the run ends).
+            "runtime" | "timeout" => {
+                job.runtime = Some(self.time(n, o, SECOND)?).filter(|t| t.as_ns() > 0);
+                set("runtime", job);
+            }
+            "ramp_time" => {
+                job.ramp = self.time(n, o, SECOND)?;
+                set("ramp_time", job);
+            }
             "time_based" => job.time_based = o.value.as_deref() != Some("0"),
             "iodepth" => {
                 job.iodepth = self.int(n, o, kb, 1, 65_536)? as u32;
@@ -113,7 +121,7 @@ impl Reader<'_> {
         if FIO_OPTIONS.binary_search(&o.key.as_str()).is_ok() {
             self.warn(
                 o.line,
-                format!("[{job}] {}", o.key),
+                super::label(job, o),
                 "fio option not modelled by qsim: ignored".to_string(),
             );
             return Ok(());
@@ -206,7 +214,7 @@ impl Reader<'_> {
         if modifier.is_some() {
             self.warn(
                 o.line,
-                format!("[{job}] {}", o.key),
+                super::label(job, o),
                 format!(
                     "the offset modifier `:{}` is not modelled: ignored",
                     modifier.unwrap_or("")
@@ -240,7 +248,7 @@ impl Reader<'_> {
         if !KNOWN_ENGINES.contains(&v.as_str()) {
             self.warn(
                 o.line,
-                format!("[{job}] ioengine"),
+                super::label(job, o),
                 format!(
                     "engine `{v}` is not modelled: qsim submits as a synchronous engine does \
                      (one I/O at a time)"

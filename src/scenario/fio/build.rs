@@ -4,6 +4,9 @@
 
 use super::{Job, Pattern, Reader};
 use crate::engine::SimDuration;
+use crate::model::base::config::KernelVersion;
+use crate::scenario::units::format_bytes;
+use crate::scenario::workload::{MAX_BIO_BYTES, MAX_REQUEST_BYTES};
 use crate::scenario::{DeviceConfig, Error, ErrorKind, Scenario, WorkloadKind, load_str};
 use std::path::Path;
 
@@ -59,7 +62,8 @@ impl Reader<'_> {
             format!("kernel: {{ version: \"{}\" }}", oldest.name()),
             None,
         );
-        self.run_length(jobs, &base, &mut doc);
+        self.within_the_kernel(jobs, oldest)?;
+        self.run_length(jobs, &base, &mut doc)?;
         doc.line("workloads:".to_string(), None);
         let mut names: Vec<String> = Vec::new();
         for job in jobs {
@@ -91,12 +95,12 @@ impl Reader<'_> {
 
     /// `duration` and `warmup`: the longest startdelay + ramp_time + runtime, and the longest
     /// ramp_time; the machine's duration (a cap) when no job has a runtime.
-    fn run_length(&mut self, jobs: &[Job], base: &Scenario, doc: &mut Doc) {
+    fn run_length(&mut self, jobs: &[Job], base: &Scenario, doc: &mut Doc) -> Result<(), Error> {
         let mut longest: Option<(SimDuration, u64)> = None;
-        let mut ramp = (SimDuration::ZERO, None);
+        let mut ramp: (SimDuration, Option<&Job>) = (SimDuration::ZERO, None);
         for job in jobs {
             if job.ramp > ramp.0 {
-                ramp = (job.ramp, Some(job.line));
+                ramp = (job.ramp, Some(job));
             }
             if job.time_based && job.runtime.is_none() {
                 self.warn(
@@ -133,14 +137,89 @@ impl Reader<'_> {
             }
         }
         let (duration, line) = longest.map_or((base.duration, None), |(d, l)| (d, Some(l)));
+        if let (Some(job), true) = (ramp.1, ramp.0 >= duration) {
+            return Err(self.ramp_too_long(job, duration, line.is_some()));
+        }
         doc.line(
             format!("duration: {}ns", duration.as_ns()),
             line.map(|l| (l, "runtime".to_string())),
         );
         doc.line(
             format!("warmup: {}ns", ramp.0.as_ns()),
-            ramp.1.map(|l| (l, "ramp_time".to_string())),
+            ramp.1.and_then(|j| Self::origin(j, "ramp_time")),
         );
+        Ok(())
+    }
+
+    /// The error for a `ramp_time` as long as the run (`duration`: from the jobs' runtimes if
+    /// `timed`, else the machine's), at the option's line.
+    fn ramp_too_long(&self, job: &Job, duration: SimDuration, timed: bool) -> Error {
+        let (line, path) = Self::origin(job, "ramp_time").unwrap_or((job.line, String::new()));
+        let run = if timed {
+            format!(
+                "the run, which lasts {duration} (the longest startdelay + ramp_time + runtime)"
+            )
+        } else {
+            format!(
+                "the run: no job has a runtime, so it lasts the {} machine's duration, {duration}",
+                self.machine
+            )
+        };
+        self.error(
+            ErrorKind::Conflict,
+            line,
+            None,
+            Some(path),
+            format!("ramp_time ({}) is not shorter than {run}", job.ramp),
+            if timed {
+                "shorten ramp_time, or lengthen the runtime: ramp_time is part of the run"
+            } else {
+                "give the job a runtime (the run is then startdelay + ramp_time + runtime), or \
+                 shorten ramp_time"
+            },
+        )
+    }
+
+    /// Refuses a job whose block size is larger than the largest bio of `version`, the oldest
+    /// kernel of the machine, naming the machine.
+    fn within_the_kernel(&self, jobs: &[Job], version: KernelVersion) -> Result<(), Error> {
+        let max = if version.is_modern() {
+            MAX_BIO_BYTES
+        } else {
+            MAX_REQUEST_BYTES
+        };
+        for job in jobs.iter().filter(|j| j.engine != "cpuio") {
+            let bs = if job.rw.reads() {
+                job.bs.read
+            } else {
+                job.bs.write
+            }
+            .unwrap_or(4096);
+            if bs <= max {
+                continue;
+            }
+            let (line, path) = Self::origin(job, "bs").unwrap_or((job.line, String::new()));
+            return Err(self.error(
+                ErrorKind::BadValue,
+                line,
+                None,
+                Some(path),
+                format!(
+                    "{} is larger than the largest request of the {} machine's kernel ({}): \
+                     {}",
+                    format_bytes(bs),
+                    self.machine,
+                    version.name(),
+                    format_bytes(max)
+                ),
+                &format!(
+                    "write bs={}k or less, or pick a machine whose kernel is after 2.6.x \
+                     (1MiB bios), e.g. --machine nvme-desktop",
+                    max / 1024
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Where a workload field came from: the option that set it, else the job's header.
@@ -431,7 +510,7 @@ impl Reader<'_> {
         let Some(Some((at, path))) = doc.origin.get(line as usize - 1) else {
             return e;
         };
-        let src = self.lines.get(*at as usize - 1).map(|s| s.to_string());
+        let src = self.source_line(*at).map(str::to_string);
         e.0.file = self.name.to_string();
         e.0.line = Some(*at);
         e.0.column = None;

@@ -100,6 +100,70 @@ fn a_global_section_applies_to_the_jobs_after_it_only() {
     assert_eq!(job(&f, 0).size, 64 << 20);
 }
 
+/// Jobs after the first inherit only the last occurrence of each [global] option: they must
+/// read as if every line were applied, aliases (bs/blocksize, direct/buffered) included.
+#[test]
+fn jobs_inherit_global_options_as_written() {
+    let f = ok(
+        "[global]\nbs=4k\ndirect=1\nbuffered=1\nblocksize=8k\nverify=md5\nsize=1m\n\
+                [a]\n[global]\ndirect=1\nbs=16k\nverify=md5\n[b]\n[c]\nbuffered=1\n[d]\nbs=,4k\n",
+    );
+    let got: Vec<(u64, bool)> = (0..4).map(|i| (job(&f, i).bs, job(&f, i).direct)).collect();
+    assert_eq!(
+        got,
+        [(8192, false), (16384, true), (16384, false), (4096, true)]
+    );
+    // The [global] lines are warned once each, under [global], not once per job.
+    let shown: Vec<String> = f.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        shown,
+        [
+            "job.fio:6: [global] verify: fio option not modelled by qsim: ignored (2 times, lines 6 \
+          to 12)"
+        ]
+    );
+    // An error in an overridden [global] value is still found (at the first job after it).
+    let e = err("[global]\nbs=4q\nbs=4k\n[a]\nsize=1m\n").to_string();
+    assert!(
+        e.starts_with("job.fio:2:4: [a] bs: \"4q\" is not a size"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bom_runtime_0_include_and_variables() {
+    // A leading byte-order mark is skipped; runtime=0 is fio's "no limit".
+    let f = ok("\u{feff}[r]\nsize=1m\nruntime=0\n");
+    assert_eq!(
+        f.scenario.duration,
+        resolve(DEFAULT_MACHINE).unwrap().duration
+    );
+    for (text, want) in [
+        (
+            "[r]\ninclude x.fio\n",
+            "job.fio:2:1: `include x.fio`: qsim does not expand",
+        ),
+        (
+            "include\n[r]\n",
+            "job.fio:1:1: `include FILE`: qsim does not expand",
+        ),
+        (
+            "[r]\nsize=1m\nbs=${BS}k\n",
+            "job.fio:3:4: `${BS}`: qsim does not substitute",
+        ),
+        (
+            "[r]\nsize=1m\nname=${\n",
+            "job.fio:3:6: `${`: qsim does not substitute",
+        ),
+    ] {
+        let e = err(text).to_string();
+        assert!(e.starts_with(want), "{text}\n{e}");
+    }
+    // A key that only starts with the word is an option as usual.
+    let e = err("[r]\nincluded=1\n").to_string();
+    assert!(e.contains("fio has no option `included`"), "{e}");
+}
+
 #[test]
 fn synchronous_engines_submit_one_io_at_a_time() {
     // fio's default engine is psync: iodepth has no effect, and qsim says so.
@@ -262,8 +326,8 @@ fn options_fio_knows_and_qsim_does_not_are_warned_at_their_line() {
     assert_eq!(
         shown,
         [
-            "job.fio:2: [a] verify: fio option not modelled by qsim: ignored",
-            "job.fio:2: [b] verify: fio option not modelled by qsim: ignored",
+            // One warning for the [global] line, not one per job that inherits it.
+            "job.fio:2: [global] verify: fio option not modelled by qsim: ignored",
             "job.fio:7: [b] rw: a sequential read/write mix is not modelled: runs as randrw \
              (random offsets, same mix)",
         ]
@@ -404,7 +468,10 @@ fn a_jobs_largest_request_is_the_machines_kernels() {
     assert_eq!(job(&f, 0).bs, 1 << 20);
     let e = load_str("job.fio", text, resolve("two-queue").unwrap(), "two-queue").unwrap_err();
     assert!(
-        first_line(&e).contains("must be between 512 and 512KiB"),
+        first_line(&e).contains(
+            "job.fio:3: [seq] bs: 1MiB is larger than the largest request of the two-queue \
+             machine's kernel (2.6.32): 512KiB"
+        ),
         "{e}"
     );
     let mut mixed = resolve("nvme-desktop").unwrap();

@@ -103,7 +103,7 @@ impl Reader<'_> {
             Some("qsort") => {
                 self.warn(
                     o.line,
-                    format!("[{job}] cpumode"),
+                    super::label(job, o),
                     "qsort's self-timed chunks are not modelled: runs as noop (cpuchunks of \
                      CPU per cycle)"
                         .to_string(),
