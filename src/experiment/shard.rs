@@ -686,6 +686,29 @@ mod tests {
         }
     }
 
+    /// Found by the torture cases' shards: the `null` cipher on an async engine gives the
+    /// engine an infinite rate, which JSON writes as `null`, and the header did not read
+    /// back (every `--shard` run of such a scenario failed).
+    #[test]
+    fn an_infinite_async_engine_rate_reads_back() {
+        let sc = crate::scenario::load_str(
+            "t.yaml",
+            "duration: 1s\ndevice: { kind: nvme }\ncrypt: { cipher: \"null\", engine: async }\n\
+             workloads:\n  - kind: fio\n",
+        )
+        .unwrap();
+        let bytes = run_shard(&sc, Shard { index: 0, count: 1 }, 1, None, &|_, _| {}).unwrap();
+        let set = ShardSet::from_readers(vec![(
+            PathBuf::from("s0"),
+            Box::new(std::io::Cursor::new(bytes)),
+        )])
+        .unwrap();
+        assert!(matches!(
+            set.scenario().crypt.engine,
+            crate::model::base::config::CryptoEngine::Async { rate, .. } if rate.is_infinite()
+        ));
+    }
+
     #[test]
     fn observations_read_back_bit_for_bit() {
         let sc = tiny(1);

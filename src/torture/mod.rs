@@ -20,9 +20,13 @@
 //!   the `--check-invariants` tables) and in JSON, and so is the `--json FILE` results export;
 //!   the reports are also the same whether or not the runs record timelines for an export and
 //!   whether or not a `--time-limit` (never reached) makes them run in slices;
+//! - one case in four, run as 1 to 3 shards, merges into the one-process report byte for
+//!   byte, and the same shard files damaged (counts edited, fields dropped, lists resized,
+//!   the file cut) merge or are refused with a message, never a panic (`shards.rs`);
 //! - nothing panics (a panic is caught and reported with the seed).
 
 mod r#gen;
+mod shards;
 mod yaml;
 
 pub use r#gen::{EVENTS_PER_PASS, scenario_yaml};
@@ -40,6 +44,10 @@ use std::time::Duration;
 
 /// A `--time-limit` no case reaches: its runs go in slices, which must change nothing.
 const HOUR: Duration = Duration::from_secs(3600);
+
+/// One case in this many (seed divisible by it) also runs as shards and merges damaged
+/// copies of them (`shards`), which costs another pass over its plan.
+const SHARD_EVERY: u64 = 4;
 
 /// Seeds that once failed, replayed by the test suite, each with what it found. (The generator
 /// has changed since, so a seed may now draw another scenario; the exact failing case is kept
@@ -157,6 +165,10 @@ fn check(seed: u64, yaml: &str) -> Result<CaseSummary, String> {
     let _ = crate::scenario::describe(&sc);
     let summary = check_runs(seed, &sc)?;
     check_reports(seed, &sc)?;
+    if seed % SHARD_EVERY == 0 {
+        let text = shards::one_process(&sc)?;
+        shards::check_shards(seed, &sc, &text)?;
+    }
     Ok(summary)
 }
 
