@@ -18,7 +18,7 @@ use std::time::Duration;
 
 /// How long qsim waits for a special file (a FIFO, a device) to deliver a scenario, job file or
 /// results file whole, or to open as a shard file, before it gives up.
-pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
+pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The environment variable that overrides [`READ_TIMEOUT`], in milliseconds (for tests).
 pub const READ_TIMEOUT_ENV: &str = "QSIM_READ_TIMEOUT_MS";
