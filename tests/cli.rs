@@ -472,7 +472,7 @@ fn a_nul_byte_is_located_not_called_an_empty_file() {
         &format!("{path}:1:1: the file holds a NUL byte at line 1, column 1: it is not text"),
         "hint: save the file as plain UTF-8 text",
     ]);
-    let (run, path, _dir) = check_text(&GOOD.replace("rate: 2000/s", "rate: 20\00/s"));
+    let (run, path, _dir) = check_text(&GOOD.replace("rate: 2000/s", "rate: 20\u{0}0/s"));
     run.assert_bad_input().stderr_has(&[&format!(
         "{path}:6:13: the file holds a NUL byte at line 6, column 13"
     )]);

@@ -165,7 +165,7 @@ fn check(seed: u64, yaml: &str) -> Result<CaseSummary, String> {
     let _ = crate::scenario::describe(&sc);
     let summary = check_runs(seed, &sc)?;
     check_reports(seed, &sc)?;
-    if seed % SHARD_EVERY == 0 {
+    if seed.is_multiple_of(SHARD_EVERY) {
         let text = shards::one_process(&sc)?;
         shards::check_shards(seed, &sc, &text)?;
     }
