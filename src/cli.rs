@@ -20,10 +20,11 @@ pub use conventions::{CompletionsArgs, EXIT_STATUS_HELP, ManArgs, STDIN_NAME, ma
 use conventions::{completions_cmd, man_cmd, resolve_scenario};
 mod merge;
 pub use merge::MergeArgs;
+mod values;
+use values::{parse_jobs, parse_max_replications, parse_replications, parse_seed};
 mod trace;
+pub use crate::serve::ServeArgs;
 pub use trace::TraceArgs;
-pub mod serve;
-pub use serve::ServeArgs;
 
 /// Simulates Linux dm-crypt work queues and compares queue policies.
 #[derive(Debug, Parser)]
@@ -88,7 +89,8 @@ pub struct ReproduceArgs {
     pub format: Format,
     /// Worker threads running replications in parallel (0 = all cores); the output is the same
     /// whatever the number.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0, allow_hyphen_values = true,
+        value_parser = parse_jobs)]
     pub jobs: usize,
 }
 
@@ -111,7 +113,8 @@ pub struct PlotArgs {
 pub struct ValidateArgs {
     /// Worker threads running replications in parallel (0 = all cores); the table is the same
     /// whatever the number.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0, allow_hyphen_values = true,
+        value_parser = parse_jobs)]
     pub jobs: usize,
 }
 
@@ -121,19 +124,16 @@ pub struct RunArgs {
     /// A scenario file (`-` reads standard input) or a shipped scenario's name (see `qsim list`).
     pub scenario: String,
     /// Override the scenario's duration (warm-up included), e.g. 10s or 500ms.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true,
+        value_parser = parse_duration_arg)]
     pub duration: Option<SimDuration>,
     /// Override the scenario's master seed.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_seed)]
     pub seed: Option<u64>,
     /// Replications per policy and variant (1 to 1000), overriding `replications:` in the base
     /// and in every variant.
-    #[arg(
-        short = 'r',
-        long,
-        value_name = "N",
-        value_parser = clap::value_parser!(u32).range(1..=i64::from(scenario::MAX_REPLICATIONS))
-    )]
+    #[arg(short = 'r', long, value_name = "N", allow_hyphen_values = true,
+        value_parser = parse_replications)]
     pub replications: Option<u32>,
     /// Override any scenario field (repeatable): the value is YAML as in the file, e.g.
     /// --set memory.ram=1GiB, --set kernel.patches=[dm-crypt-unplug], --set device.kind=nvme;
@@ -148,26 +148,28 @@ pub struct RunArgs {
     pub output: OutputArgs,
     /// Worker threads running policies in parallel (0 = all cores); the output is the same
     /// whatever the number.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0, allow_hyphen_values = true,
+        value_parser = parse_jobs)]
     pub jobs: usize,
     /// Add replications until the headline metric's 95% confidence half-width is within this
     /// share of its mean in every run (e.g. 5%), or --max-replications is reached; the report
     /// says which.
-    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true, value_parser = parse_percent)]
     pub precision: Option<f64>,
     /// The metric --precision applies to: p99, p99.9 (read clat), mean (read latency) or
     /// failures (GFP_ATOMIC).
     #[arg(long, value_name = "METRIC", default_value = "p99", value_parser = clap::builder::PossibleValuesParser::new(experiment::HeadlineMetric::NAMES))]
     pub precision_metric: String,
     /// Most replications per run under --precision.
-    #[arg(long, value_name = "N", default_value_t = 100,
-        value_parser = clap::value_parser!(u32).range(2..=i64::from(scenario::MAX_REPLICATIONS)))]
+    #[arg(long, value_name = "N", default_value_t = 100, allow_hyphen_values = true,
+        value_parser = parse_max_replications)]
     pub max_replications: u32,
     /// Wall-clock safety valve: runs still going this long after qsim started stop, are
     /// reported as stopped by the limit (their figures then depend on the machine's speed),
     /// and qsim exits 1 after the report. `0s` turns the valve off. The work budget
     /// (`max_events`) bounds every run anyway; this catches what it misses.
-    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = parse_time_limit)]
+    #[arg(long, value_name = "DURATION", default_value = "1h", allow_hyphen_values = true,
+        value_parser = parse_time_limit)]
     pub time_limit: std::time::Duration,
     /// No progress bar (it is drawn on stderr only when stderr is a terminal and the runs take
     /// longer than a second).
@@ -436,7 +438,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Man(args) => man_cmd(&args, out),
         Command::Merge(args) => merge::merge_cmd(&args, out),
         Command::Trace(args) => trace::trace_cmd(&args, out),
-        Command::Serve(args) => serve::serve_cmd(&args, out),
+        Command::Serve(args) => crate::serve::serve_cmd(&args, out),
     }
 }
 
@@ -485,6 +487,7 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     };
     // Before anything is simulated: a mistyped path costs no simulation time.
     experiment::check_outputs(&opts)?;
+    check_not_inputs(&opts, &run_inputs(args))?;
     let mut watch = PipeWatch {
         inner: out,
         broken: false,
@@ -497,6 +500,43 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         return Err(io::Error::from(io::ErrorKind::BrokenPipe).into());
     }
     result.with_context(|| format!("running scenario `{}`", sc.name))
+}
+
+/// The files `qsim run` reads: the scenario or job file (unless a shipped name or standard
+/// input) and the `--machine` scenario file.
+fn run_inputs(args: &RunArgs) -> Vec<(&'static str, PathBuf)> {
+    let mut inputs = Vec::new();
+    if args.scenario != "-" && std::path::Path::new(&args.scenario).is_file() {
+        inputs.push(("scenario file", PathBuf::from(&args.scenario)));
+    }
+    if let Some(m) = args
+        .machine
+        .as_deref()
+        .filter(|m| std::path::Path::new(m).is_file())
+    {
+        inputs.push(("--machine scenario file", PathBuf::from(m)));
+    }
+    inputs
+}
+
+/// Refuses an export (`--json`, `--csv`, `--markdown`) that is one of `inputs`.
+fn check_not_inputs(
+    opts: &RunOptions,
+    inputs: &[(&'static str, PathBuf)],
+) -> Result<(), crate::output::OutputError> {
+    let inputs: Vec<(&str, &std::path::Path)> =
+        inputs.iter().map(|(w, p)| (*w, p.as_path())).collect();
+    let files = [
+        ("--json", &opts.json_file),
+        ("--csv", &opts.csv_file),
+        ("--markdown", &opts.markdown_file),
+    ];
+    for (flag, path) in files {
+        if let Some(path) = path {
+            crate::output::check_not_input(flag, path, &inputs)?;
+        }
+    }
+    Ok(())
 }
 
 /// The progress bar of `qsim run`: drawn on stderr once the runs have taken a second, never

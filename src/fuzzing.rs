@@ -10,8 +10,9 @@
 //! | [`set`] | `--set` ([`crate::scenario::set_document`], [`crate::scenario::load_str_with_overrides`]) |
 //! | [`plot_json`] | `qsim plot`'s reader ([`crate::plot::data::from_results_json`]) and, when it accepts the data, every plot drawn in memory |
 //! | [`plot_data`] | the drawing code alone, on plot data built from the bytes (see there) |
-//! | [`http`] | `qsim serve`'s HTTP reader and every endpoint of its page ([`crate::cli::serve::answer_raw`]) |
+//! | [`http`] | `qsim serve`'s HTTP reader and every endpoint of its page ([`crate::serve::answer_raw`]) |
 //! | [`fio()`] | the fio job-file reader ([`crate::scenario::fio::load_str`]) on the default machine, then `qsim check`'s description; a refusal must name a line of the file |
+//! | [`shard`] | `qsim merge`'s shard-file reader ([`crate::experiment::shard::ShardSet`]) and, when it accepts the set, the merge into a text report in memory |
 //!
 //! The same functions replay the seed corpus and every kept finding in `cargo test` (this
 //! module's tests read `fuzz/seeds/<target>/` and `fuzz/regressions/<target>/`), so a crash
@@ -100,10 +101,10 @@ pub fn plot_data(data: &[u8]) {
 
 /// Reads `data` as one HTTP request to `qsim serve`'s page, as its server reads a connection
 /// (the head and body limits, the request line, headers and `Content-Length`), and answers it
-/// through every endpoint ([`crate::cli::serve::answer_raw`]; runs are submitted but never
+/// through every endpoint ([`crate::serve::answer_raw`]; runs are submitted but never
 /// simulated). Whatever the bytes, the answer must be a status line or nothing.
 pub fn http(data: &[u8]) {
-    let answer = crate::cli::serve::answer_raw(data);
+    let answer = crate::serve::answer_raw(data);
     assert!(
         answer.is_empty() || answer.starts_with(b"HTTP/1.1 "),
         "an answer that is no HTTP response"
@@ -312,6 +313,42 @@ impl Bytes<'_> {
     }
 }
 
+/// At most this many shard files are taken from one [`shard`] input.
+pub const MAX_SHARD_FILES: usize = 8;
+
+/// Splits `data` at NUL bytes into shard files (at most [`MAX_SHARD_FILES`]), recomputes each
+/// header's fingerprint ([`crate::experiment::shard::reseal`], so that a mutated count or
+/// scenario reaches the checks behind it), reads them as `qsim merge` does and, when the set
+/// is accepted, merges it into a text report in memory. Every refusal must be an error.
+pub fn shard(data: &[u8]) {
+    use crate::experiment::shard::{self, ShardSet};
+    let files: Vec<(std::path::PathBuf, Box<dyn std::io::BufRead>)> = data
+        .split(|&b| b == 0)
+        .take(MAX_SHARD_FILES)
+        .enumerate()
+        .map(|(i, bytes)| {
+            let reader: Box<dyn std::io::BufRead> =
+                Box::new(std::io::Cursor::new(shard::reseal(bytes)));
+            (std::path::PathBuf::from(format!("fuzz{i}.jsonl")), reader)
+        })
+        .collect();
+    match ShardSet::from_readers(files) {
+        Ok(set) => {
+            let opts = crate::experiment::RunOptions {
+                format: "normal".to_string(),
+                jobs: 1,
+                ..Default::default()
+            };
+            if let Err(e) = shard::merge(set, &opts, &mut std::io::sink()) {
+                let _ = e.to_string();
+            }
+        }
+        Err(e) => {
+            let _ = e.to_string();
+        }
+    }
+}
+
 /// What the command line does with a load's result: describe the scenario, or format the
 /// error and its exit code.
 fn outcome(r: Result<scenario::Scenario, scenario::Error>) {
@@ -386,6 +423,11 @@ mod tests {
     #[test]
     fn fio_seeds_and_findings_replay() {
         replay("fio", fio);
+    }
+
+    #[test]
+    fn shard_seeds_and_findings_replay() {
+        replay("shard", shard);
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //!
 //! ```text
 //!   cli ─────────── qsim run / check / plot / validate / list / reproduce / merge / trace /
-//!    │              serve (a local page, std::net); exit codes
+//!    │              serve; exit codes
+//!   serve ───────── qsim serve's local page: its HTTP server (std::net, bounded) and run queue
 //!    │
 //!   experiment ──── Scenario → planned runs × replications, in parallel, collected by index
 //!    │        ╲
@@ -34,7 +35,7 @@
 //! export, for `qsim plot`). Support modules sit beside the stack: [`output`] writes every file
 //! atomically, [`error`] maps errors to exit codes, [`theory`] holds the closed forms of the
 //! textbook queues that [`validate`] checks the model against, and [`torture`] and [`fuzzing`]
-//! feed the loader and the plot reader hostile input.
+//! feed the loaders, the plot reader, the shard merger and the page server hostile input.
 //!
 //! # The life of one bio
 //!
@@ -139,6 +140,7 @@ pub mod output;
 pub mod plot;
 pub mod report;
 pub mod scenario;
+pub mod serve;
 pub mod stats;
 pub mod theory;
 pub mod torture;

@@ -41,6 +41,44 @@ pub struct OutputError {
     pub hint: String,
 }
 
+/// Refuses an output file that is one of the command's input files (`inputs`: what each is,
+/// and its path), so that `qsim run x.yaml --json x.yaml` or `qsim merge a.json --json a.json`
+/// cannot replace what it reads: the same file after following links (canonical paths), or
+/// the same inode under another name (a hard link). An output that does not exist yet, or
+/// is standard output, is never an input.
+pub fn check_not_input(
+    flag: &str,
+    path: &Path,
+    inputs: &[(&str, &Path)],
+) -> Result<(), OutputError> {
+    let Ok(out) = fs::metadata(path) else {
+        return Ok(());
+    };
+    if !out.is_file() {
+        return Ok(());
+    }
+    let canonical = fs::canonicalize(path).ok();
+    for (what, input) in inputs {
+        let Ok(m) = fs::metadata(input) else { continue };
+        let same_inode = {
+            use std::os::unix::fs::MetadataExt;
+            m.dev() == out.dev() && m.ino() == out.ino()
+        };
+        if same_inode || (canonical.is_some() && fs::canonicalize(input).ok() == canonical) {
+            return Err(OutputError {
+                flag: flag.to_string(),
+                path: path.to_path_buf(),
+                message: format!(
+                    "is the {what} this command reads ({}): writing there would replace it",
+                    input.display()
+                ),
+                hint: format!("give {flag} another file name"),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Where one output file goes, as resolved by [`check_file`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {

@@ -426,3 +426,162 @@ fn a_set_can_index_a_list_item_and_remove_a_section() {
         .assert_bad_input()
         .stderr_has(&["device: with --set !device: the scenario has no device"]);
 }
+
+/// Issue 32 case 10: a FIFO that no process opens for writing, given as a scenario, a job file
+/// or a shard, is refused after the read deadline (here 300 ms through `QSIM_READ_TIMEOUT_MS`)
+/// with an error that says nothing was written to it, instead of waiting forever.
+#[test]
+fn a_fifo_without_a_writer_is_refused_after_the_deadline() {
+    let dir = TempDir::new();
+    for (name, cmd) in [
+        ("ff.yaml", "check"),
+        ("ff2.yaml", "run"),
+        ("ff.fio", "check"),
+        ("ff.jsonl", "merge"),
+    ] {
+        let path = dir.path().join(name);
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: no mkfifo command");
+            return;
+        }
+        let path = path.to_str().unwrap();
+        let out = qsim(&[cmd, path])
+            .env("QSIM_READ_TIMEOUT_MS", "300")
+            .output()
+            .unwrap();
+        let r = Run {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        };
+        r.assert_bad_input().stderr_has(&[
+            &format!("nothing was written to {path} within 0.3 s"),
+            "no process opened for writing",
+            "start the",
+        ]);
+    }
+}
+
+/// A NUL byte is not text: the error names its line and column (it was "the scenario file is
+/// empty" when the NUL came first).
+#[test]
+fn a_nul_byte_is_located_not_called_an_empty_file() {
+    let (run, path, _dir) = check_text("\0device: { kind: nvme }\n");
+    run.assert_bad_input().stderr_has(&[
+        &format!("{path}:1:1: the file holds a NUL byte at line 1, column 1: it is not text"),
+        "hint: save the file as plain UTF-8 text",
+    ]);
+    let (run, path, _dir) = check_text(&GOOD.replace("rate: 2000/s", "rate: 20\u{0}0/s"));
+    run.assert_bad_input().stderr_has(&[&format!(
+        "{path}:6:13: the file holds a NUL byte at line 6, column 13"
+    )]);
+}
+
+/// A UTF-8 byte-order mark (some Windows editors write one) is no part of the scenario.
+#[test]
+fn a_utf8_byte_order_mark_is_accepted() {
+    let (run, _, _dir) = check_text(&format!("\u{feff}{GOOD}"));
+    run.assert_ok();
+}
+
+/// Negative numbers were taken for flags ("unexpected argument '-5'"): each says what is
+/// wrong with the value and the range to write instead.
+#[test]
+fn negative_command_line_values_say_what_range_to_write() {
+    for (args, needles) in [
+        (
+            &["-r", "-5"][..],
+            &[
+                "'-5' for '--replications <N>'",
+                "`-5` is negative",
+                "hint: a replication count is a whole number from 1 to 1000",
+            ][..],
+        ),
+        (
+            &["--duration", "-5s"],
+            &[
+                "'-5s' for '--duration <DURATION>'",
+                "durations cannot be negative",
+            ],
+        ),
+        (
+            &["--seed", "-1"],
+            &[
+                "'-1' for '--seed <N>'",
+                "`-1` is negative",
+                "hint: a seed is a whole number from 0 to",
+            ],
+        ),
+        (
+            &["--jobs", "-2"],
+            &["'-2' for '--jobs <N>'", "`-2` is negative", "0 = all cores"],
+        ),
+        (
+            &["-r", "0"],
+            &["`0` is out of range for a replication count"],
+        ),
+    ] {
+        let r = Run::of(&[&["run", "two-queue"][..], args].concat());
+        assert_eq!(r.code, Some(2), "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.contains("unexpected argument"), "{}", r.stderr);
+        r.stderr_has(needles);
+    }
+    let r = Run::of(&["trace", "two-queue", "--seed", "-1"]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    r.stderr_has(&["`-1` is negative"]);
+}
+
+/// `.nan` got serde's "non-finite float rejected by the configured policy" and an indentation
+/// hint: the error now says the value is not finite, at the field, and what to write.
+#[test]
+fn a_non_finite_duration_says_to_write_a_finite_time() {
+    let (run, path, _dir) = check_text(&format!("{GOOD}duration: .nan\n"));
+    run.assert_bad_input().stderr_has(&[
+        &format!("{path}:7:11: duration: `.nan` is not a finite number"),
+        "hint: the duration must be a finite time like `60s`",
+    ]);
+    assert!(!run.stderr.contains("indentation"), "{}", run.stderr);
+}
+
+/// A sensitivity knob whose `low` is above its `high` was accepted (and drew its tornado bar
+/// the wrong way round): refused at `low`, with the two values swapped in the hint.
+#[test]
+fn a_sensitivity_knob_with_low_above_high_is_refused() {
+    let (run, path, _dir) = check_text(&format!(
+        "{GOOD}sensitivity:\n  knobs:\n    - {{ path: cpus, low: 8, high: 2 }}\n"
+    ));
+    run.assert_bad_input().stderr_has(&[
+        &format!("{path}:9:"),
+        "sensitivity.knobs[0].low: the knob's low `8` is above its high `2`",
+        "hint: swap them: `low: 2, high: 8`",
+    ]);
+}
+
+/// An export may not replace the file the command reads (`qsim run x.yaml --json x.yaml`
+/// wrote the report over the scenario), by the same name, another name or a hard link.
+#[test]
+fn an_export_over_its_own_input_file_is_refused() {
+    let dir = TempDir::new();
+    let sc = dir.file("x.yaml", GOOD);
+    let link = dir.path().join("link.yaml");
+    std::fs::hard_link(&sc, &link).unwrap();
+    let link = link.to_str().unwrap();
+    for (flag, out) in [
+        ("--json", sc.as_str()),
+        ("--csv", link),
+        ("--markdown", sc.as_str()),
+    ] {
+        Run::of(&["run", &sc, "--duration", "100ms", "-r", "1", flag, out])
+            .assert_bad_input()
+            .stderr_has(&[&format!(
+                "{flag} {out}: is the scenario file this command reads ({sc}): writing there \
+                 would replace it"
+            )]);
+    }
+    assert_eq!(
+        std::fs::read_to_string(&sc).unwrap(),
+        GOOD,
+        "the scenario is untouched"
+    );
+}

@@ -66,7 +66,7 @@ fn figures_and_claims_get_verdicts_both_ways_and_the_command_succeeds() {
 #[test]
 fn a_bad_published_section_is_a_located_error() {
     let dir = TempDir::new();
-    let cases: [(&str, &str, &[&str]); 6] = [
+    let cases: [(&str, &str, &[&str]); 9] = [
         (
             "metric: read_iops,",
             "metric: read_iosp,",
@@ -110,6 +110,30 @@ fn a_bad_published_section_is_a_located_error() {
                 "published.rows[0].within",
                 "`within: 5` is not a percentage",
             ],
+        ),
+        // Issue 32: negative bounds were accepted (`at_least: -1` always holds).
+        (
+            "ratio: [slow, fast], at_least: 1.8",
+            "ratio: [slow, fast], at_least: -1",
+            &[
+                "fixture.yaml:19:87:",
+                "published.claims[0].at_least: `at_least: -1` is negative",
+                "would always hold",
+                "hint: give a bound of 0 or more",
+            ],
+        ),
+        (
+            "within: 5% }\n    - { name: \"slow p50\"",
+            "at_most: -2 }\n    - { name: \"slow p50\"",
+            &[
+                "published.rows[1].at_most: `at_most: -2` is negative",
+                "never hold",
+            ],
+        ),
+        (
+            "value: 2, range: [1.9, 2.1]",
+            "value: 2, range: [-1, 2.1]",
+            &["published.rows[2].range: the range [-1, 2.1] reaches below 0"],
         ),
     ];
     for (from, to, needles) in cases {

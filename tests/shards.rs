@@ -310,3 +310,76 @@ fn a_sweep_in_four_shards_merges_to_the_bytes_of_one_process() {
         "CSV differs"
     );
 }
+
+/// Issue 32 case 7: a header's `shards` count is checked against the most shards a run may be
+/// cut into before anything is allocated for it (100000000000 aborted on an 8 TB allocation,
+/// 30000000 took 2.3 GB), and a set with many shards missing lists ten and counts the rest.
+#[test]
+fn an_edited_shard_count_is_refused_before_it_allocates() {
+    let dir = TempDir::new();
+    let tiny = dir.file(
+        "tiny.yaml",
+        "duration: 200ms\nreplications: 2\ndevice: { kind: generic, service: 1ms }\n\
+         policies: [none, fifo]\nworkloads:\n  - { kind: fio, rw: randread, iodepth: 2 }\n",
+    );
+    let shard = dir.path().join("s0.jsonl");
+    let shard = shard.to_str().unwrap();
+    let r = Run::of(&["run", &tiny, "-q", "--shard", "0/3", "--shard-out", shard]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let text = std::fs::read_to_string(shard).unwrap();
+    assert!(text.contains("\"shards\":3,"), "{text}");
+    for n in ["100000000000", "30000000", "100001", "0"] {
+        let edited = dir.file(
+            &format!("e{n}.jsonl"),
+            &text.replace("\"shards\":3,", &format!("\"shards\":{n},")),
+        );
+        Run::of(&["merge", &edited])
+            .assert_bad_input()
+            .stderr_has(&[&format!(
+                "{edited}: line 1: the header says `shards: {n}`, but a run is cut into 1 to \
+                 100000 shards (edited?)"
+            )]);
+    }
+    let edited = dir.file("e5.jsonl", &text.replace("\"shard\":0,", "\"shard\":5,"));
+    Run::of(&["merge", &edited])
+        .assert_bad_input()
+        .stderr_has(&["the header says shard 5 of 3, but shards are numbered 0 to 2"]);
+    let many = dir.file(
+        "many.jsonl",
+        &text.replace("\"shards\":3,", "\"shards\":100000,"),
+    );
+    let r = Run::of(&["merge", &many]);
+    r.assert_bad_input().stderr_has(&[
+        "shards 1/100000, 2/100000, 3/100000, 4/100000, 5/100000, 6/100000, 7/100000, \
+         8/100000, 9/100000, 10/100000 … and 99989 more missing",
+    ]);
+    assert!(r.stderr.len() < 1000, "{} bytes on stderr", r.stderr.len());
+}
+
+/// `qsim merge a.jsonl --json a.jsonl` would replace a shard with the report: refused.
+#[test]
+fn merge_refuses_to_export_over_a_shard_file() {
+    let dir = TempDir::new();
+    let tiny = dir.file(
+        "tiny.yaml",
+        "duration: 100ms\nreplications: 1\ndevice: { kind: generic, service: 1ms }\n\
+         policies: [none]\nworkloads:\n  - { kind: fio, rw: randread, iodepth: 2 }\n",
+    );
+    let shard = dir.path().join("s0.jsonl");
+    let shard = shard.to_str().unwrap();
+    let r = Run::of(&["run", &tiny, "-q", "--shard", "0/1", "--shard-out", shard]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let before = std::fs::read(shard).unwrap();
+    Run::of(&["merge", shard, "--json", shard])
+        .assert_bad_input()
+        .stderr_has(&[&format!(
+            "--json {shard}: is the shard file this command reads"
+        )]);
+    Run::of(&["run", &tiny, "-q", "--shard", "0/1", "--shard-out", &tiny])
+        .assert_bad_input()
+        .stderr_has(&["--shard-out", "is the scenario file this command reads"]);
+    assert!(
+        std::fs::read(shard).unwrap() == before,
+        "the shard is untouched"
+    );
+}

@@ -178,3 +178,73 @@ fn a_split_workload_on_6_12_agrees_and_its_pieces_complete() {
         assert!(whole > 0, "{policy}: a split bio was issued and completed");
     }
 }
+
+/// Issue 32 case 8: a window that starts after the run ends is refused before anything is
+/// simulated (it ran ~50 s to its work budget and printed a window ending before it began),
+/// and a work budget that ends the run before the window is an error that says so.
+#[test]
+fn a_window_beyond_the_run_or_its_work_budget_is_refused() {
+    Run::of(&["trace", "two-queue", "--from", "1000h", "--window", "10ms"])
+        .assert_bad_input()
+        .stderr_has(&[
+            "--from 3600000s: the window starts at or after the end of the run: scenario \
+             `two-queue` runs for 60s (its duration)",
+            "hint: give a --from below 60s",
+        ]);
+    let r = Run::of(&[
+        "trace",
+        "teach/hol",
+        "--from",
+        "1s",
+        "--set",
+        "max_events=50",
+    ]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("error: the work budget (max_events=50) ended the run at ")
+            && r.stderr.contains("before the window starts at 1000.000 ms")
+            && r.stderr.contains("hint: raise the budget"),
+        "{}",
+        r.stderr
+    );
+    // Inside the window: the trace is printed up to there, with a warning and a mark.
+    let r = Run::of(&[
+        "trace",
+        "teach/hol",
+        "--from",
+        "1s",
+        "--set",
+        "max_events=700",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with(
+            "warning: the work budget (max_events=700) ended the run at 1146.337 ms, inside \
+             the window: the trace stops there"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stdout
+            .contains("; STOPPED at 1146.337 ms (the work budget, max_events=700)"),
+        "{}",
+        r.stdout
+    );
+}
+
+/// Issue 32 case 9: `--max-spans` has a ceiling, stated when refused (100000000 ran to 2.6 GB).
+#[test]
+fn max_spans_above_its_ceiling_is_refused() {
+    for n in ["100000000", "500001", "0", "-5"] {
+        let r = Run::of(&["trace", "nvme-fio", "--window", "10s", "--max-spans", n]);
+        assert_eq!(r.code, Some(2), "{n}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("from 1 to 500000") && r.stdout.is_empty(),
+            "{n}: {}",
+            r.stderr
+        );
+    }
+}

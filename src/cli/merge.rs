@@ -32,6 +32,10 @@ pub(super) fn shard_cmd(
     refuse_report_flags(args)?;
     if let Some(path) = &args.shard_out {
         crate::output::check_file("--shard-out", path)?;
+        let inputs = super::run_inputs(args);
+        let inputs: Vec<(&str, &std::path::Path)> =
+            inputs.iter().map(|(w, p)| (*w, p.as_path())).collect();
+        crate::output::check_not_input("--shard-out", path, &inputs)?;
     }
     let bar = Progress::new(args.quiet);
     let time_limit = (!args.time_limit.is_zero()).then_some(args.time_limit);
@@ -86,6 +90,12 @@ pub(super) fn merge_cmd(args: &MergeArgs, out: &mut dyn Write) -> anyhow::Result
         ..args.output.options(&name)
     };
     experiment::check_outputs(&opts)?;
+    let inputs: Vec<(&'static str, PathBuf)> = args
+        .shards
+        .iter()
+        .map(|p| ("shard file", p.clone()))
+        .collect();
+    super::check_not_inputs(&opts, &inputs)?;
     let mut watch = PipeWatch {
         inner: out,
         broken: false,

@@ -24,13 +24,16 @@ pub struct TraceArgs {
     #[arg(long, value_name = "NAME")]
     pub variant: Option<String>,
     /// The window's start, from the run's beginning [default: the end of the warm-up].
-    #[arg(long, value_name = "TIME", value_parser = parse_from)]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_parser = parse_from)]
     pub from: Option<SimDuration>,
     /// The window's length (at most 10s).
-    #[arg(long, value_name = "DURATION", default_value_t = crate::experiment::trace::DEFAULT_WINDOW, value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", default_value_t = crate::experiment::trace::DEFAULT_WINDOW,
+        allow_hyphen_values = true, value_parser = parse_duration_arg)]
     pub window: SimDuration,
-    /// Stop recording after this many spans (the chart then says where it stopped).
-    #[arg(long, value_name = "N", default_value_t = TraceWindow::DEFAULT_MAX_SPANS)]
+    /// Stop recording after this many spans (the chart then says where it stopped); at most
+    /// 500000, which keeps a trace under half a GiB.
+    #[arg(long, value_name = "N", default_value_t = TraceWindow::DEFAULT_MAX_SPANS,
+        allow_hyphen_values = true, value_parser = parse_max_spans)]
     pub max_spans: usize,
     /// The read to highlight: `auto` (the one that waited longest in a crypt queue), `none`,
     /// or a bio number from the log.
@@ -46,7 +49,7 @@ pub struct TraceArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Override the scenario's master seed.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = super::values::parse_seed)]
     pub seed: Option<u64>,
     /// Override any scenario field, as `qsim run --set` does.
     #[arg(long = "set", value_name = "PATH=VALUE")]
@@ -57,6 +60,23 @@ pub struct TraceArgs {
 fn parse_from(text: &str) -> Result<SimDuration, String> {
     crate::scenario::units::parse_duration(text)
         .map_err(|e| format!("{}\n  hint: {}", e.message, e.hint))
+}
+
+/// `--max-spans`: 1 to [`MAX_SPANS`](crate::experiment::trace::MAX_SPANS).
+fn parse_max_spans(text: &str) -> Result<usize, String> {
+    use crate::experiment::trace::MAX_SPANS;
+    text.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=MAX_SPANS).contains(n))
+        .ok_or_else(|| {
+            format!(
+                "`{text}` is not a span count from 1 to {MAX_SPANS} (the ceiling keeps a trace \
+                 under half a GiB)\n  hint: a shorter --window holds fewer spans; the default \
+                 is {}",
+                TraceWindow::DEFAULT_MAX_SPANS
+            )
+        })
 }
 
 /// Runs `qsim trace`.
@@ -82,6 +102,17 @@ pub fn trace_cmd(args: &TraceArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         .trace
         .as_ref()
         .context("the run recorded no trace")?;
+    if let Some(at) = traced.budget_stop {
+        let budget = budget_words(traced.scenario.max_events, at);
+        if at <= t.from {
+            anyhow::bail!(
+                "{budget}, before the window starts at {} ms: there is nothing to trace\n  \
+                 hint: raise the budget (--set max_events=N) or trace an earlier --from",
+                words::ms(t.from)
+            );
+        }
+        eprintln!("warning: {budget}, inside the window: the trace stops there");
+    }
     let highlight = highlighted(&args.highlight, t)?;
     let mut s = String::new();
     s.push_str(&header(&traced, t, args.variant.as_deref()));
@@ -178,6 +209,14 @@ fn highlighted(
     }
 }
 
+/// `the work budget (max_events=N) ended the run at T ms`.
+fn budget_words(max_events: u64, at: crate::engine::SimTime) -> String {
+    format!(
+        "the work budget (max_events={max_events}) ended the run at {} ms",
+        words::ms(at)
+    )
+}
+
 /// The first lines: what was traced, over which window, and how much it holds.
 fn header(
     traced: &crate::experiment::trace::Traced,
@@ -202,9 +241,14 @@ fn header(
         t.spans.len(),
         t.lanes.len(),
         t.marks.len(),
-        match t.truncated {
-            Some(at) => format!("; TRUNCATED at {} ms (--max-spans)", words::ms(at)),
-            None => String::new(),
+        match (t.truncated, traced.budget_stop) {
+            (Some(at), _) => format!("; TRUNCATED at {} ms (--max-spans)", words::ms(at)),
+            (None, Some(at)) => format!(
+                "; STOPPED at {} ms (the work budget, max_events={})",
+                words::ms(at),
+                sc.max_events
+            ),
+            (None, None) => String::new(),
         }
     ));
     s

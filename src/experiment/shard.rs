@@ -248,6 +248,23 @@ fn check_readable(header: &[u8], fingerprint: &str) -> Result<(), Error> {
     Ok(())
 }
 
+/// `file` (a shard file's bytes) with its header's fingerprint recomputed, if line 1 reads as a
+/// header; otherwise `file` unchanged. The fingerprint tells shards of different runs apart;
+/// it is no seal against editing, and the fuzzer ([`crate::fuzzing::shard`]) and the torture
+/// generator use this so that an edited count reaches the checks behind the fingerprint.
+pub fn reseal(file: &[u8]) -> Vec<u8> {
+    let end = file.iter().position(|&b| b == b'\n').unwrap_or(file.len());
+    let Ok(mut header) = serde_json::from_slice::<Header>(&file[..end]) else {
+        return file.to_vec();
+    };
+    header.fingerprint = fingerprint(&header.scenario, header.jobs, header.time_limit_ns);
+    let Ok(mut out) = serde_json::to_vec(&header) else {
+        return file.to_vec();
+    };
+    out.extend_from_slice(&file[end..]);
+    out
+}
+
 /// Why `qsim merge` failed: its shard files (a usage error, exit 2) or the run they hold.
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
@@ -263,21 +280,36 @@ pub enum MergeError {
 /// One shard file being read.
 struct ShardFile {
     path: PathBuf,
-    reader: std::io::BufReader<std::fs::File>,
+    reader: Box<dyn BufRead>,
     /// Lines read so far.
     line: usize,
 }
 
 impl ShardFile {
-    /// Opens `path` and reads its header.
+    /// Opens `path` (a FIFO must open within [`crate::scenario::read_timeout`]) and reads its
+    /// header.
     fn open(path: &Path) -> Result<(ShardFile, Header), UsageError> {
-        let file = std::fs::File::open(path).map_err(|e| UsageError {
-            message: format!("cannot read {}: {e}", path.display()),
-            hint: "give the files `qsim run SCENARIO --shard i/N` wrote".to_string(),
+        let file = crate::scenario::open_with_deadline(path).map_err(|e| UsageError {
+            message: match e.kind() {
+                std::io::ErrorKind::TimedOut => e.to_string(),
+                _ => format!("cannot read {}: {e}", path.display()),
+            },
+            hint: match e.kind() {
+                std::io::ErrorKind::TimedOut => "start the shard's writer first (`qsim run ... \
+                                                 --shard i/N > FIFO &`), or give a regular file"
+                    .to_string(),
+                _ => "give the files `qsim run SCENARIO --shard i/N` wrote".to_string(),
+            },
         })?;
+        ShardFile::read(path, Box::new(std::io::BufReader::new(file)))
+    }
+
+    /// Reads the header of the shard file `reader`, which `path` names in errors, and checks
+    /// every count it gives against its bound before anything is allocated by it.
+    fn read(path: &Path, reader: Box<dyn BufRead>) -> Result<(ShardFile, Header), UsageError> {
         let mut f = ShardFile {
             path: path.to_path_buf(),
-            reader: std::io::BufReader::new(file),
+            reader,
             line: 0,
         };
         let text = f.next_line()?.ok_or_else(|| f.error("the file is empty"))?;
@@ -298,10 +330,36 @@ impl ShardFile {
             )));
         }
         let own = fingerprint(&header.scenario, header.jobs, header.time_limit_ns);
-        if own != header.fingerprint || header.shards == 0 || header.shard >= header.shards {
+        if own != header.fingerprint {
             return Err(f.error("the header does not match its own fingerprint (edited?)"));
         }
+        f.check_counts(&header)?;
         Ok((f, header))
+    }
+
+    /// Checks the header's counts against their bounds: `shards` against [`MAX_SHARDS`] (the
+    /// merge holds a slot per shard), `shard` below it, and the scenario's runs and
+    /// replications against what one `qsim run` may do (the merge plans every job).
+    fn check_counts(&self, h: &Header) -> Result<(), UsageError> {
+        if h.shards == 0 || h.shards > MAX_SHARDS {
+            return Err(self.error(&format!(
+                "the header says `shards: {}`, but a run is cut into 1 to {MAX_SHARDS} shards \
+                 (edited?)",
+                h.shards
+            )));
+        }
+        if h.shard >= h.shards {
+            return Err(self.error(&format!(
+                "the header says shard {} of {}, but shards are numbered 0 to {} (edited?)",
+                h.shard,
+                h.shards,
+                h.shards - 1
+            )));
+        }
+        if let Err(e) = crate::scenario::check_work(&h.scenario, None, "the header") {
+            return Err(self.error(&format!("{} (edited?)", e.message())));
+        }
+        Ok(())
     }
 
     /// The next line, without its newline (`None` at the end of the file).
@@ -357,6 +415,11 @@ impl ShardFile {
         if rep == 0 && job.invariants.is_none() {
             return Err(self.error("replication 0 without its invariants"));
         }
+        if let Some(t) = &job.obs.timeline {
+            // Its grid sizes every series the plots and pictures walk.
+            crate::plot::data::check_timeline(t, "obs.timeline")
+                .map_err(|e| self.error(&format!("the job's timeline: {e}")))?;
+        }
         Ok(job)
     }
 }
@@ -377,6 +440,11 @@ impl ShardSet {
         for p in paths {
             opened.push(ShardFile::open(p)?);
         }
+        ShardSet::check(opened)
+    }
+
+    /// [`ShardSet::open`]'s checks of the opened files and their headers.
+    fn check(opened: Vec<(ShardFile, Header)>) -> Result<ShardSet, UsageError> {
         let Some((first, h0)) = opened.first() else {
             return Err(UsageError {
                 message: "no shard files given".to_string(),
@@ -419,16 +487,12 @@ impl ShardSet {
             }
             slots[h.shard] = Some(f);
         }
-        let missing: Vec<String> = (0..n)
-            .filter(|&i| slots[i].is_none())
-            .map(|i| format!("{i}/{n}"))
-            .collect();
+        let missing: Vec<usize> = (0..n).filter(|&i| slots[i].is_none()).collect();
         if !missing.is_empty() {
             return Err(UsageError {
                 message: format!(
-                    "shard{} {} missing: a merge needs all {n} shards of the run",
-                    if missing.len() > 1 { "s" } else { "" },
-                    missing.join(", ")
+                    "{} missing: a merge needs all {n} shards of the run",
+                    missing_list(&missing, n)
                 ),
                 hint: format!(
                     "run `qsim run ... --shard i/{n}` for each missing i and merge again"
@@ -443,6 +507,16 @@ impl ShardSet {
         })
     }
 
+    /// Reads a shard set from readers in memory, each named by its path in errors (for the
+    /// fuzzer, [`crate::fuzzing::shard`]): the checks of [`ShardSet::open`] without the files.
+    pub fn from_readers(files: Vec<(PathBuf, Box<dyn BufRead>)>) -> Result<ShardSet, UsageError> {
+        let opened = files
+            .into_iter()
+            .map(|(path, reader)| ShardFile::read(&path, reader))
+            .collect::<Result<Vec<_>, _>>()?;
+        ShardSet::check(opened)
+    }
+
     /// The scenario the shards ran.
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
@@ -452,6 +526,28 @@ impl ShardSet {
     pub fn time_limit(&self) -> Option<std::time::Duration> {
         self.time_limit
     }
+}
+
+/// How many missing shards an error lists by name before it counts the rest.
+const MISSING_LISTED: usize = 10;
+
+/// `shard 2/4`, or `shards 3/9, 5/9, 7/9` (the first [`MISSING_LISTED`], then `… and N more`).
+fn missing_list(missing: &[usize], n: usize) -> String {
+    let named: Vec<String> = missing
+        .iter()
+        .take(MISSING_LISTED)
+        .map(|i| format!("{i}/{n}"))
+        .collect();
+    let more = missing.len().saturating_sub(MISSING_LISTED);
+    format!(
+        "shard{} {}{}",
+        if missing.len() > 1 { "s" } else { "" },
+        named.join(", "),
+        match more {
+            0 => String::new(),
+            more => format!(" … and {more} more"),
+        }
+    )
 }
 
 /// Folds a complete shard set as `qsim run` folds its jobs and writes the report and the
@@ -594,6 +690,29 @@ mod tests {
             });
             assert_eq!(serde_json::to_string(&back).unwrap(), text, "{}", s.name);
         }
+    }
+
+    /// Found by the torture cases' shards: the `null` cipher on an async engine gives the
+    /// engine an infinite rate, which JSON writes as `null`, and the header did not read
+    /// back (every `--shard` run of such a scenario failed).
+    #[test]
+    fn an_infinite_async_engine_rate_reads_back() {
+        let sc = crate::scenario::load_str(
+            "t.yaml",
+            "duration: 1s\ndevice: { kind: nvme }\ncrypt: { cipher: \"null\", engine: async }\n\
+             workloads:\n  - kind: fio\n",
+        )
+        .unwrap();
+        let bytes = run_shard(&sc, Shard { index: 0, count: 1 }, 1, None, &|_, _| {}).unwrap();
+        let set = ShardSet::from_readers(vec![(
+            PathBuf::from("s0"),
+            Box::new(std::io::Cursor::new(bytes)),
+        )])
+        .unwrap();
+        assert!(matches!(
+            set.scenario().crypt.engine,
+            crate::model::base::config::CryptoEngine::Async { rate, .. } if rate.is_infinite()
+        ));
     }
 
     #[test]

@@ -17,6 +17,11 @@ pub const DEFAULT_WINDOW: SimDuration = SimDuration::from_ms(200);
 /// The longest window a trace may cover (a trace is for looking at, not for statistics).
 pub const MAX_WINDOW: SimDuration = SimDuration::from_secs(10);
 
+/// The most spans and marks `--max-spans` may ask for. A recorded span costs about 720 bytes
+/// with its share of the bios, the event log and the charts drawn from it (measured: see
+/// docs/trace.md), so a trace at the ceiling stays under half a GiB.
+pub const MAX_SPANS: usize = 500_000;
+
 /// What to trace.
 #[derive(Debug, Clone)]
 pub struct TraceRequest {
@@ -44,6 +49,9 @@ pub struct Traced {
     pub policy: &'static PolicyInfo,
     /// The run's result; `result.trace` holds the trace.
     pub result: RunResult,
+    /// When the work budget (`max_events`) ended the run before the window's end, if it did:
+    /// the trace stops there.
+    pub budget_stop: Option<SimTime>,
 }
 
 /// Runs `req` on `sc`.
@@ -90,7 +98,18 @@ pub fn trace(sc: &Scenario, req: &TraceRequest) -> Result<Traced, UsageError> {
             hint: "a trace shows a short window, e.g. --window 200ms".into(),
         });
     }
+    if req.max_spans == 0 || req.max_spans > MAX_SPANS {
+        return Err(UsageError {
+            message: format!(
+                "--max-spans {}: must be 1 to {MAX_SPANS}, the ceiling that keeps a trace in \
+                 memory under half a GiB",
+                req.max_spans
+            ),
+            hint: "a shorter --window holds fewer spans; the default is 50000".into(),
+        });
+    }
     let from = req.from.unwrap_or(sc.warmup);
+    check_start(&sc, from)?;
     let mut win = TraceWindow::new(SimTime::ZERO + from, req.window);
     win.max_spans = req.max_spans;
     sc.warmup = from;
@@ -100,10 +119,34 @@ pub fn trace(sc: &Scenario, req: &TraceRequest) -> Result<Traced, UsageError> {
         ..Recording::default()
     };
     let result = run_replication_with(&sc, info, req.replication, rec);
+    let budget_stop =
+        (result.obs.end == crate::model::base::obs::RunEnd::Saturated).then_some(result.obs.ended);
     Ok(Traced {
         scenario: sc,
         policy: info,
         result,
+        budget_stop,
+    })
+}
+
+/// Refuses a window that starts at or after the end of the run it is cut from (the scenario's
+/// or the variant's `duration`): nothing would be simulated in it, and a run that long could
+/// spend its whole work budget first.
+fn check_start(sc: &Scenario, from: SimDuration) -> Result<(), UsageError> {
+    if from < sc.duration {
+        return Ok(());
+    }
+    Err(UsageError {
+        message: format!(
+            "--from {from}: the window starts at or after the end of the run: scenario `{}` \
+             runs for {} (its duration)",
+            sc.name, sc.duration
+        ),
+        hint: format!(
+            "give a --from below {} (the default is the end of the warm-up, {}), or lengthen \
+             the run with --set duration=...",
+            sc.duration, sc.warmup
+        ),
     })
 }
 

@@ -223,8 +223,10 @@ impl PlotData {
     }
 }
 
-/// The recorder's invariants of a timeline (see [`Timeline`]).
-fn check_timeline(t: &Timeline, at: &str) -> Result<(), DecodeError> {
+/// The recorder's invariants of a timeline (see [`Timeline`]): its grid within bounds and
+/// every series one value per bucket. `at` names it in the error. `qsim merge` checks a shard
+/// file's timelines with it too, before anything draws them.
+pub fn check_timeline(t: &Timeline, at: &str) -> Result<(), DecodeError> {
     let g = &t.grid;
     need(
         g.bucket_ns >= 1,

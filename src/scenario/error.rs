@@ -453,6 +453,26 @@ impl<'a> Source<'a> {
                 let (message, hint) = budget_message(breach);
                 self.error(ErrorKind::Syntax, loc, "", message, Some(hint))
             }
+            Y::NonFiniteFloat { value, .. } => {
+                let path = self.path_at(loc, false);
+                let key = field_key(&path);
+                let field = key.rsplit('.').next().unwrap_or("");
+                let hint = if matches!(field, "duration" | "warmup") {
+                    format!("the {field} must be a finite time like `60s`")
+                } else {
+                    "write a finite value in the field's unit, e.g. 60s, 4k or 2000/s".to_string()
+                };
+                self.error(
+                    ErrorKind::BadValue,
+                    loc,
+                    &path,
+                    format!(
+                        "`{}` is not a finite number: qsim takes no NaN or infinity",
+                        shorten(value)
+                    ),
+                    Some(hint),
+                )
+            }
             Y::MultipleDocuments { .. } => self.error(
                 ErrorKind::Syntax,
                 loc,

@@ -27,7 +27,8 @@
 //!   default and are the only producers of value errors; [`types`] is the result the model
 //!   reads.
 //! - [`read_capped`] reads a file by bytes read, never trusting its reported size (a device
-//!   reports 0 and never ends); [`MAX_FILE_BYTES`] for scenarios.
+//!   reports 0 and never ends), and gives a special file (a FIFO) [`read_timeout`] to deliver;
+//!   [`MAX_FILE_BYTES`] for scenarios.
 //! - Bounds on what a scenario may ask for (variants, runs, replications in all, workloads, I/Os
 //!   in flight, names, the smallest cost of a request, rates, durations, offsets) are `pub`
 //!   constants here, each with its reason; [`check_work`] rechecks runs × replications after
@@ -53,6 +54,7 @@ mod machine;
 mod memory;
 mod outline;
 pub mod published;
+mod reader;
 mod receiver;
 mod schema;
 mod setarg;
@@ -78,6 +80,7 @@ pub use device::MIN_SERVICE;
 pub use distribution::MAX_EMPIRICAL_VALUES;
 pub use error::{Error, ErrorKind, MAX_ECHO_CHARS};
 pub use memory::MAX_SWAP;
+pub use reader::{READ_TIMEOUT, READ_TIMEOUT_ENV, open_with_deadline, read_capped, read_timeout};
 pub use shipped::{ShippedScenario, resolve, resolve_with_overrides, shipped};
 pub use top::{
     DEFAULT_REPLICATIONS, MAX_REPLICATIONS, MAX_RUNS, MAX_TOTAL_REPLICATIONS, check_work,
@@ -133,6 +136,9 @@ fn read(path: &Path, shown: &str) -> Result<String, Error> {
             ),
             Io::IsADirectory => "give a scenario file, e.g. scenarios/two-queue.yaml".to_string(),
             Io::PermissionDenied => "check the file's permissions".to_string(),
+            Io::TimedOut => "start the writer first (`cat scenario.yaml > FIFO &`), or give a \
+                             regular file"
+                .to_string(),
             _ => "check that the path names a readable scenario file".to_string(),
         };
         let mut err = Error::whole_file(
@@ -166,7 +172,7 @@ fn read(path: &Path, shown: &str) -> Result<String, Error> {
             read_error(e)
         }
     })?;
-    String::from_utf8(bytes).map_err(|e| {
+    let text = String::from_utf8(bytes).map_err(|e| {
         Error::whole_file(
             ErrorKind::Read,
             shown,
@@ -176,30 +182,12 @@ fn read(path: &Path, shown: &str) -> Result<String, Error> {
             ),
             Some("save the scenario as UTF-8".to_string()),
         )
-    })
-}
-
-/// Reads at most `max` bytes of the file at `path` and returns them, or an error of kind
-/// [`std::io::ErrorKind::FileTooLarge`] if the file holds more. The limit counts the bytes
-/// actually read (through [`std::io::Read::take`], one byte past `max`), never the size the
-/// file reports, so a device that reports 0 and never ends (`/dev/zero`, `/dev/urandom`) is
-/// refused after `max + 1` bytes, and a pipe or FIFO is read to its end like a file. Any other
-/// error is the one opening or reading gave (a directory fails with `IsADirectory`).
-///
-/// qsim reads every file a user names through it: scenario files ([`MAX_FILE_BYTES`]) and
-/// results files for `qsim plot`.
-pub fn read_capped(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path)?;
-    let mut bytes = Vec::new();
-    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > max {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::FileTooLarge,
-            format!("more than {max} bytes"),
-        ));
+    })?;
+    // Also for a fio job file, which is read here too.
+    match nul_error(shown, &text) {
+        Some(e) => Err(e),
+        None => Ok(text),
     }
-    Ok(bytes)
 }
 
 /// Parses and validates scenario text; `source_name` names it in errors and its file stem is the
@@ -229,6 +217,9 @@ fn load_parts(
     sets: &[String],
     metrics: Option<&[&str]>,
 ) -> Result<(Scenario, Option<published::Published>), Error> {
+    if let Some(e) = nul_error(source_name, text) {
+        return Err(e);
+    }
     let mut source = Source::new(source_name, text);
     if source.outline.empty {
         return Err(Error::whole_file(
@@ -271,6 +262,31 @@ fn load_parts(
         None => None,
     };
     Ok((sc, published))
+}
+
+/// The error for text that holds a NUL byte, located at the first one: YAML has no NUL
+/// character, and a file with one is binary or UTF-16 (whose ASCII is NUL-padded), not a
+/// scenario. Without this check the YAML reader calls such a file empty or names a field.
+fn nul_error(source_name: &str, text: &str) -> Option<Error> {
+    let at = text.find('\0')?;
+    let before = &text[..at];
+    let line = before.matches('\n').count() as u64 + 1;
+    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .chars()
+        .count() as u64
+        + 1;
+    let mut e = Error::whole_file(
+        ErrorKind::Read,
+        source_name,
+        format!(
+            "the file holds a NUL byte at line {line}, column {column}: it is not text (a \
+             binary file, or text saved as UTF-16)"
+        ),
+        Some("save the file as plain UTF-8 text, or give the right file".to_string()),
+    );
+    e.0.line = Some(line);
+    e.0.column = Some(column);
+    Some(e)
 }
 
 /// One `--set` parsed as if its document started at line `first` after the file, with the

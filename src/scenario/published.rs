@@ -426,17 +426,53 @@ fn rule(
             Ok(Rule::Factor(x))
         }
         "range" => range_rule(c, range.as_ref().expect("present"), path),
-        "at_least" => Ok(Rule::AtLeast(finite(
-            at_least.as_ref().expect("present"),
-            "at_least",
-            false,
-        )?)),
-        _ => Ok(Rule::AtMost(finite(
-            at_most.as_ref().expect("present"),
-            "at_most",
-            false,
-        )?)),
+        "at_least" => {
+            let v = at_least.as_ref().expect("present");
+            Ok(Rule::AtLeast(not_negative(
+                c,
+                v,
+                "at_least",
+                path,
+                finite(v, "at_least", false)?,
+            )?))
+        }
+        _ => {
+            let v = at_most.as_ref().expect("present");
+            Ok(Rule::AtMost(not_negative(
+                c,
+                v,
+                "at_most",
+                path,
+                finite(v, "at_most", false)?,
+            )?))
+        }
     }
+}
+
+/// Refuses a negative bound: every metric and every ratio a verdict judges is at least 0, so
+/// `at_least: -1` would always hold and `at_most: -1` never.
+fn not_negative(
+    c: &Checker,
+    v: &Spanned<f64>,
+    field: &str,
+    path: &str,
+    x: f64,
+) -> Result<f64, Error> {
+    if x >= 0.0 {
+        return Ok(x);
+    }
+    let always = if field == "at_least" {
+        "always"
+    } else {
+        "never"
+    };
+    Err(c.at(&at(path, field), v).bad_value(
+        format!(
+            "`{field}: {x}` is negative: metrics and ratios are never below 0, so the verdict \
+             would {always} hold"
+        ),
+        format!("give a bound of 0 or more, e.g. `{field}: 1.5`"),
+    ))
 }
 
 /// `within: 5%`.
@@ -459,7 +495,19 @@ fn within_rule(c: &Checker, w: &Spanned<String>, path: &str) -> Result<Rule, Err
 /// `range: [lo, hi]`.
 fn range_rule(c: &Checker, r: &Spanned<Vec<f64>>, path: &str) -> Result<Rule, Error> {
     match r.value.as_slice() {
-        [lo, hi] if lo.is_finite() && hi.is_finite() && lo <= hi => Ok(Rule::Range(*lo, *hi)),
+        [lo, hi] if lo.is_finite() && hi.is_finite() && 0.0 <= *lo && lo <= hi => {
+            Ok(Rule::Range(*lo, *hi))
+        }
+        [lo, hi] if lo.is_finite() && hi.is_finite() && *lo < 0.0 && lo <= hi => {
+            Err(c.at(&at(path, "range"), r).bad_value(
+                format!("the range [{lo}, {hi}] reaches below 0, where no metric or ratio goes"),
+                "give bounds of 0 or more, the lower first, e.g. `range: [347, 478]`",
+            ))
+        }
+        [lo, hi] if lo > hi => Err(c.at(&at(path, "range"), r).bad_value(
+            format!("the range [{lo}, {hi}] is inverted: its lower bound comes second"),
+            format!("write the lower first: `range: [{hi}, {lo}]`"),
+        )),
         _ => Err(c.at(&at(path, "range"), r).bad_value(
             "a range is two finite numbers, the lower first",
             "write e.g. `range: [347, 478]`",

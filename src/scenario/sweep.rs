@@ -698,6 +698,7 @@ fn knob(c: &Checker, i: usize, k: &Spanned<RawKnob>, step: f64) -> Result<Axis, 
             "give two different values, or a larger step",
         ));
     }
+    inverted(c, &place, k, &texts)?;
     let param = SweepParam {
         name,
         paths,
@@ -710,6 +711,28 @@ fn knob(c: &Checker, i: usize, k: &Spanned<RawKnob>, step: f64) -> Result<Axis, 
         place,
         loc: k.referenced,
     })
+}
+
+/// Refuses a knob whose `low` is above its `high` (both numbers of one kind): the tornado
+/// chart would draw each bar the wrong way round. Names (`aes-2009`, `aes-ni`) have no order.
+fn inverted(c: &Checker, place: &str, k: &Spanned<RawKnob>, texts: &[String]) -> Result<(), Error> {
+    let (Some(lo), Some(hi)) = (quantity::parse(&texts[0]), quantity::parse(&texts[1])) else {
+        return Ok(());
+    };
+    if lo.kind != hi.kind || lo.base <= hi.base {
+        return Ok(());
+    }
+    let l = k.value.low.as_ref().map(|v| v.referenced);
+    Err(c.at(&at(place, "low"), l).bad_value(
+        format!(
+            "the knob's low `{}` is above its high `{}`",
+            texts[0], texts[1]
+        ),
+        format!(
+            "swap them: `low: {}, high: {}` (low is the value below the base)",
+            texts[1], texts[0]
+        ),
+    ))
 }
 
 /// The base value of `path` moved down and up by `step`: `[low, high, base]`.

@@ -1,12 +1,12 @@
 //! Torture cases for `qsim serve`'s HTTP reader: one seed draws one request (valid, or broken
 //! in one of the ways clients break them) and [`check`] feeds its bytes through the server's
-//! own reader and every endpoint ([`crate::cli::serve::answer_raw`]), then checks that the
+//! own reader and every endpoint ([`crate::serve::answer_raw`]), then checks that the
 //! answer is one well-formed HTTP/1.1 response whose status is the one the drawn request
 //! calls for: 431 past the head limit, 413 past the body limit, 411 for a chunked body, no
 //! answer for a request cut short, and for a whole request anything but a server error.
 
-use crate::cli::serve::http::LIMITS;
 use crate::engine::{RngStreams, SimRng};
+use crate::serve::http::LIMITS;
 use rand::RngExt;
 
 /// What the drawn request must get.
@@ -117,7 +117,7 @@ fn draw_body(rng: &mut SimRng) -> Vec<u8> {
 /// Feeds the request of `seed` through the server and checks its answer.
 pub fn check(seed: u64) -> Result<(), String> {
     let drawn = draw(seed);
-    let answer = crate::cli::serve::answer_raw(&drawn.bytes);
+    let answer = crate::serve::answer_raw(&drawn.bytes);
     let shown = || String::from_utf8_lossy(&drawn.bytes[..drawn.bytes.len().min(300)]).into_owned();
     if drawn.expect == Expect::Nothing {
         if answer.is_empty() {

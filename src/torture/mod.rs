@@ -24,11 +24,15 @@
 //!   from `qsim serve`'s server the well-formed answer it calls for (`http`);
 //! - the case's random fio job file ([`job_file`]: valid or hostile, small) is read onto the
 //!   default machine or refused at a line of the file, never with a panic;
+//! - one case in four, run as 1 to 3 shards, merges into the one-process report byte for
+//!   byte, and the same shard files damaged (counts edited, fields dropped, lists resized,
+//!   the file cut) merge or are refused with a message, never a panic (`shards.rs`);
 //! - nothing panics (a panic is caught and reported with the seed).
 
 mod fio;
 mod r#gen;
 mod http;
+mod shards;
 mod yaml;
 
 pub use fio::job_file;
@@ -47,6 +51,10 @@ use std::time::Duration;
 
 /// A `--time-limit` no case reaches: its runs go in slices, which must change nothing.
 const HOUR: Duration = Duration::from_secs(3600);
+
+/// One case in this many (seed divisible by it) also runs as shards and merges damaged
+/// copies of them (`shards`), which costs another pass over its plan.
+const SHARD_EVERY: u64 = 4;
 
 /// Seeds that once failed, replayed by the test suite, each with what it found. (The generator
 /// has changed since, so a seed may now draw another scenario; the exact failing case is kept
@@ -174,6 +182,10 @@ fn check(seed: u64, yaml: &str) -> Result<CaseSummary, String> {
     http::check(seed)?;
     let summary = check_runs(seed, &sc)?;
     check_reports(seed, &sc)?;
+    if seed.is_multiple_of(SHARD_EVERY) {
+        let text = shards::one_process(&sc)?;
+        shards::check_shards(seed, &sc, &text)?;
+    }
     Ok(summary)
 }
 

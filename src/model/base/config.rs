@@ -658,7 +658,8 @@ pub enum CryptoEngine {
     Async {
         /// Queue limit in 512-byte crypto requests (cryptd: 100 in 2.6.32).
         queue_limit: u32,
-        /// Engine throughput, bytes per second.
+        /// Engine throughput, bytes per second (`f64::INFINITY` for the `null` cipher).
+        #[serde(deserialize_with = "null_is_infinite")]
         rate: f64,
     },
 }

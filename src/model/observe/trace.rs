@@ -258,9 +258,11 @@ impl Tracer {
     }
 
     /// Whether the lanes are to be looked at after an event at `now` (`before`: the look
-    /// before the window's first event, taken once).
+    /// before the window's first event, taken once). Not once recording has stopped at
+    /// `max_spans`: a look registers every bio on a lane, which would grow the trace with the
+    /// window's length however small the bound.
     pub(in crate::model) fn due(&self, now: SimTime, before: bool) -> bool {
-        now >= self.win.from && (!before || !self.started)
+        now >= self.win.from && self.trace.truncated.is_none() && (!before || !self.started)
     }
 
     /// A tracer for `win`, with one lane per thread in `threads`, per list in `crypt_lists`, per

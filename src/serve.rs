@@ -2,14 +2,14 @@
 //! knobs move.
 //!
 //! The server is [`http`] (`std::net`, a thread per connection, bounded in every dimension a
-//! client controls); [`jobs`] runs the simulations on one worker thread. Every asset is
+//! client controls); `jobs` runs the simulations on one worker thread. Every asset is
 //! embedded in the binary (`serve/page.html`, `page.css`, `page.js`): the page needs no
 //! network. Endpoints:
 //!
 //! | method and path | answer |
 //! |---|---|
 //! | `GET /` | the page; `/page.css`, `/page.js` its assets |
-//! | `GET /api/knobs` | the scenario's knobs and policies ([`knobs`]) |
+//! | `GET /api/knobs` | the scenario's knobs and policies (module `knobs`) |
 //! | `POST /api/run` | body `{"sets": ["PATH=VALUE", ...], "page": TOKEN}`: resolves the base scenario with those `--set`s; `{"id": N}`, or 422 with the CLI's located error |
 //! | `GET /api/status?id=N` | `queued`, `running` (replications done / total), `done` (seed, replications, the command, the report), `failed`, `superseded` |
 //! | `GET /api/plots?id=N&policy=P` | the finished run's plots as SVG strings, for one policy or `all` |
