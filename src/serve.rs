@@ -121,15 +121,10 @@ impl App {
         let (source, text) = match shipped {
             Some(s) if !path.exists() => (s.source_name(), s.yaml.to_string()),
             _ => {
-                // Through the loader's own reading and errors (a missing file lists the
-                // shipped names), then the same bytes once more for the page's runs.
-                scenario::load(path)?;
-                let bytes = scenario::read_capped(path, scenario::MAX_FILE_BYTES)
-                    .with_context(|| format!("reading {}", path.display()))?;
-                (
-                    path.display().to_string(),
-                    String::from_utf8_lossy(&bytes).into_owned(),
-                )
+                // Read once, with the loader's own errors (a missing file lists the shipped
+                // names): a pipe (`qsim serve <(cat x.yaml)`) delivers its bytes only once.
+                let text = scenario::read_text(path)?;
+                (path.display().to_string(), text)
             }
         };
         let first = scenario::load_str(&source, &text)?;

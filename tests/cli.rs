@@ -2,7 +2,7 @@
 //! with nothing on stdout; shipped scenarios list, check and run by name; a closed pipe is not
 //! an error.
 
-use crate::util::{Run, TempDir, qsim};
+use crate::util::{HOSTILE, Run, TempDir, qsim, run_bounded};
 use std::process::Stdio;
 
 /// A valid scenario that the bad ones below each break in one place.
@@ -427,17 +427,20 @@ fn a_set_can_index_a_list_item_and_remove_a_section() {
         .stderr_has(&["device: with --set !device: the scenario has no device"]);
 }
 
-/// Issue 32 case 10: a FIFO that no process opens for writing, given as a scenario, a job file
-/// or a shard, is refused after the read deadline (here 300 ms through `QSIM_READ_TIMEOUT_MS`)
-/// with an error that says nothing was written to it, instead of waiting forever.
+/// Issue 32 case 10: a FIFO that no process opens for writing, given as a scenario (to check,
+/// run and serve), a job file or a shard, is refused after the read deadline (here 300 ms
+/// through `QSIM_READ_TIMEOUT_MS`; the last case keeps the default 5 s) with an error that says
+/// nothing was written to it, instead of waiting forever.
 #[test]
 fn a_fifo_without_a_writer_is_refused_after_the_deadline() {
     let dir = TempDir::new();
-    for (name, cmd) in [
-        ("ff.yaml", "check"),
-        ("ff2.yaml", "run"),
-        ("ff.fio", "check"),
-        ("ff.jsonl", "merge"),
+    for (name, cmd, deadline) in [
+        ("ff.yaml", "check", "300"),
+        ("ff2.yaml", "run", "300"),
+        ("ff3.yaml", "serve", "300"),
+        ("ff.fio", "check", "300"),
+        ("ff.jsonl", "merge", "300"),
+        ("ff4.yaml", "check", ""),
     ] {
         let path = dir.path().join(name);
         let made = std::process::Command::new("mkfifo").arg(&path).status();
@@ -446,17 +449,15 @@ fn a_fifo_without_a_writer_is_refused_after_the_deadline() {
             return;
         }
         let path = path.to_str().unwrap();
-        let out = qsim(&[cmd, path])
-            .env("QSIM_READ_TIMEOUT_MS", "300")
-            .output()
-            .unwrap();
-        let r = Run {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        let env: &[(&str, &str)] = if deadline.is_empty() {
+            &[]
+        } else {
+            &[("QSIM_READ_TIMEOUT_MS", deadline)]
         };
+        let (r, _) = run_bounded(&[cmd, path], env, HOSTILE);
+        let secs = if deadline.is_empty() { "5" } else { "0.3" };
         r.assert_bad_input().stderr_has(&[
-            &format!("nothing was written to {path} within 0.3 s"),
+            &format!("nothing was written to {path} within {secs} s"),
             "no process opened for writing",
             "start the",
         ]);

@@ -2,7 +2,7 @@
 //! as 4 shards (under GNU parallel when it is installed) gives the same bytes on stdout and in
 //! every export; a damaged or incomplete shard set is refused with a located error.
 
-use crate::util::{Run, TempDir, qsim};
+use crate::util::{HOSTILE, Run, TempDir, qsim, run_within};
 use std::path::Path;
 
 /// The scenario and flags every run here shares: variants, several policies, 3 replications.
@@ -333,7 +333,7 @@ fn an_edited_shard_count_is_refused_before_it_allocates() {
             &format!("e{n}.jsonl"),
             &text.replace("\"shards\":3,", &format!("\"shards\":{n},")),
         );
-        Run::of(&["merge", &edited])
+        run_within(&["merge", &edited], HOSTILE)
             .assert_bad_input()
             .stderr_has(&[&format!(
                 "{edited}: line 1: the header says `shards: {n}`, but a run is cut into 1 to \
@@ -348,7 +348,7 @@ fn an_edited_shard_count_is_refused_before_it_allocates() {
         "many.jsonl",
         &text.replace("\"shards\":3,", "\"shards\":100000,"),
     );
-    let r = Run::of(&["merge", &many]);
+    let r = run_within(&["merge", &many], HOSTILE);
     r.assert_bad_input().stderr_has(&[
         "shards 1/100000, 2/100000, 3/100000, 4/100000, 5/100000, 6/100000, 7/100000, \
          8/100000, 9/100000, 10/100000 … and 99989 more missing",

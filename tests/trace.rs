@@ -2,7 +2,7 @@
 //! window, fifo shows a read waiting behind a write encryption and split does not, and bad
 //! flags are refused with a hint.
 
-use crate::util::{Run, TempDir};
+use crate::util::{HOSTILE, Run, TempDir, run_within};
 
 /// `direction,stage -> trace ns` from a trace's stages.csv.
 fn trace_sums(csv: &str) -> Vec<(String, String, u128, u64)> {
@@ -184,13 +184,16 @@ fn a_split_workload_on_6_12_agrees_and_its_pieces_complete() {
 /// and a work budget that ends the run before the window is an error that says so.
 #[test]
 fn a_window_beyond_the_run_or_its_work_budget_is_refused() {
-    Run::of(&["trace", "two-queue", "--from", "1000h", "--window", "10ms"])
-        .assert_bad_input()
-        .stderr_has(&[
-            "--from 3600000s: the window starts at or after the end of the run: scenario \
+    run_within(
+        &["trace", "two-queue", "--from", "1000h", "--window", "10ms"],
+        HOSTILE,
+    )
+    .assert_bad_input()
+    .stderr_has(&[
+        "--from 3600000s: the window starts at or after the end of the run: scenario \
              `two-queue` runs for 60s (its duration)",
-            "hint: give a --from below 60s",
-        ]);
+        "hint: give a --from below 60s",
+    ]);
     let r = Run::of(&[
         "trace",
         "teach/hol",
@@ -239,7 +242,10 @@ fn a_window_beyond_the_run_or_its_work_budget_is_refused() {
 #[test]
 fn max_spans_above_its_ceiling_is_refused() {
     for n in ["100000000", "500001", "0", "-5"] {
-        let r = Run::of(&["trace", "nvme-fio", "--window", "10s", "--max-spans", n]);
+        let r = run_within(
+            &["trace", "nvme-fio", "--window", "10s", "--max-spans", n],
+            HOSTILE,
+        );
         assert_eq!(r.code, Some(2), "{n}: {}", r.stderr);
         assert!(
             r.stderr.contains("from 1 to 500000") && r.stdout.is_empty(),

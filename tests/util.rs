@@ -129,10 +129,46 @@ impl Drop for TempDir {
 
 /// Runs `qsim` with `args` like [`Run::of`], but kills it and fails the test if it has not
 /// finished within `limit`: for inputs that once hung or ran away (a generous limit, not a
-/// timing test).
+/// timing test). Its peak memory must stay under [`HOSTILE_RSS_KB`] (see [`run_bounded`]).
 pub fn run_within(args: &[&str], limit: std::time::Duration) -> Run {
+    run_bounded(args, &[], limit).0
+}
+
+/// How long a hostile input may run before [`run_within`] kills it: generous, for a busy
+/// machine; a guard against a hang, not a timing test.
+pub const HOSTILE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Peak resident memory a hostile input may cost, kB (issue 32: 500 MB).
+pub const HOSTILE_RSS_KB: u64 = 500_000;
+
+/// What a [`run_bounded`] run cost.
+#[derive(Debug, Clone, Copy)]
+pub struct Cost {
+    /// Wall time from spawn to exit.
+    pub wall: std::time::Duration,
+    /// The highest `VmHWM` (peak resident set, kB) read from `/proc` while it ran; 0 where
+    /// `/proc` cannot be read. Read every 20 ms, so a peak in the last 20 ms may be missed.
+    pub peak_kb: u64,
+}
+
+/// Peak resident set of a live process, kB (`VmHWM`), or `None` once it is gone.
+fn peak_rss_kb(pid: u32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+}
+
+/// [`run_within`] with extra environment variables, returning what the run cost too; fails
+/// the test if the peak resident set passed [`HOSTILE_RSS_KB`]. The wall time is printed (on
+/// the test's stdout), not asserted: timing belongs in benchmarks.
+pub fn run_bounded(args: &[&str], env: &[(&str, &str)], limit: std::time::Duration) -> (Run, Cost) {
     use std::io::Read;
-    let mut child = qsim(args)
+    let mut cmd = qsim(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -147,7 +183,11 @@ pub fn run_within(args: &[&str], limit: std::time::Duration) -> Run {
     let out = drain(Box::new(child.stdout.take().expect("piped")));
     let err = drain(Box::new(child.stderr.take().expect("piped")));
     let start = std::time::Instant::now();
+    let mut peak_kb = 0;
     let status = loop {
+        // Read before the exit check: the process is a zombie, its status still readable,
+        // until it is waited for.
+        peak_kb = peak_kb.max(peak_rss_kb(child.id()).unwrap_or(0));
         if let Some(status) = child.try_wait().expect("wait for qsim") {
             break status;
         }
@@ -158,12 +198,27 @@ pub fn run_within(args: &[&str], limit: std::time::Duration) -> Run {
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
+    let cost = Cost {
+        wall: start.elapsed(),
+        peak_kb,
+    };
     let text = |h: std::thread::JoinHandle<Vec<u8>>| {
         String::from_utf8_lossy(&h.join().expect("reader thread")).into_owned()
     };
-    Run {
+    println!(
+        "qsim {}: {:.2} s, peak RSS {} kB",
+        args.first().unwrap_or(&""),
+        cost.wall.as_secs_f64(),
+        cost.peak_kb
+    );
+    assert!(
+        peak_kb < HOSTILE_RSS_KB,
+        "qsim {args:?} peaked at {peak_kb} kB, over {HOSTILE_RSS_KB} kB"
+    );
+    let run = Run {
         code: status.code(),
         stdout: text(out),
         stderr: text(err),
-    }
+    };
+    (run, cost)
 }

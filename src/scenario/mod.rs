@@ -125,6 +125,12 @@ pub fn load_with_overrides(path: &Path, sets: &[String]) -> Result<Scenario, Err
     load_str_with_overrides(&shown, &text, sets)
 }
 
+/// The text of the scenario file at `path` (read once: a pipe or FIFO delivers only once),
+/// or the located error [`load`] gives when it cannot be had.
+pub fn read_text(path: &Path) -> Result<String, Error> {
+    read(path, &path.display().to_string())
+}
+
 /// The text of a scenario file, or the error that says why it cannot be had.
 fn read(path: &Path, shown: &str) -> Result<String, Error> {
     use std::io::ErrorKind as Io;
