@@ -16,7 +16,7 @@
 //! it could not be guarded; hyper or axum with tower-http would bound it, but with an async
 //! runtime that costs minutes of build on two cores for one local page. The parsing here is a
 //! request line, headers and a `Content-Length` body, and every limit is a line of code with a
-//! test over raw TCP (`tests/serve.rs`).
+//! test over raw TCP (`tests/serve_limits.rs`).
 
 use super::Reply;
 use std::collections::HashMap;
