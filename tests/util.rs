@@ -146,12 +146,16 @@ pub const HOSTILE_RSS_KB: u64 = 500_000;
 pub struct Cost {
     /// Wall time from spawn to exit.
     pub wall: std::time::Duration,
-    /// The highest `VmHWM` (peak resident set, kB) read from `/proc` while it ran; 0 where
-    /// `/proc` cannot be read. Read every 20 ms, so a peak in the last 20 ms may be missed.
+    /// The highest `VmHWM` (peak resident set, kB) read from `/proc` while it ran: read every
+    /// millisecond for its first 200 ms, then every 20 ms, so the peak of a run that ends
+    /// within a poll of growing may be missed (the inputs this guards against grew for
+    /// seconds). 0 where `/proc` cannot be read. (`wait4`'s exact `ru_maxrss` would need
+    /// `unsafe`, which the crate forbids.)
     pub peak_kb: u64,
 }
 
-/// Peak resident set of a live process, kB (`VmHWM`), or `None` once it is gone.
+/// Peak resident set of a live process, kB (`VmHWM`), or `None` once it has exited (a
+/// zombie has no memory to report).
 fn peak_rss_kb(pid: u32) -> Option<u64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     text.lines()
@@ -185,8 +189,6 @@ pub fn run_bounded(args: &[&str], env: &[(&str, &str)], limit: std::time::Durati
     let start = std::time::Instant::now();
     let mut peak_kb = 0;
     let status = loop {
-        // Read before the exit check: the process is a zombie, its status still readable,
-        // until it is waited for.
         peak_kb = peak_kb.max(peak_rss_kb(child.id()).unwrap_or(0));
         if let Some(status) = child.try_wait().expect("wait for qsim") {
             break status;
@@ -196,7 +198,8 @@ pub fn run_bounded(args: &[&str], env: &[(&str, &str)], limit: std::time::Durati
             let _ = child.wait();
             panic!("qsim {args:?} still running after {limit:?}");
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        let fast = start.elapsed() < std::time::Duration::from_millis(200);
+        std::thread::sleep(std::time::Duration::from_millis(if fast { 1 } else { 20 }));
     };
     let cost = Cost {
         wall: start.elapsed(),
