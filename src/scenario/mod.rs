@@ -134,6 +134,11 @@ pub fn read_text(path: &Path) -> Result<String, Error> {
 /// The text of a scenario file, or the error that says why it cannot be had.
 fn read(path: &Path, shown: &str) -> Result<String, Error> {
     use std::io::ErrorKind as Io;
+    let what = if path.extension().is_some_and(|x| x == "fio") {
+        "fio job file"
+    } else {
+        "scenario file"
+    };
     let read_error = |e: std::io::Error| {
         let hint = match e.kind() {
             Io::NotFound => format!(
@@ -142,7 +147,7 @@ fn read(path: &Path, shown: &str) -> Result<String, Error> {
             ),
             Io::IsADirectory => "give a scenario file, e.g. scenarios/two-queue.yaml".to_string(),
             Io::PermissionDenied => "check the file's permissions".to_string(),
-            Io::TimedOut => "start the writer first (`cat scenario.yaml > FIFO &`), or give a \
+            Io::TimedOut => "start the writer first (`cat FILE > FIFO &`), or give a \
                              regular file"
                 .to_string(),
             _ => "check that the path names a readable scenario file".to_string(),
@@ -150,7 +155,7 @@ fn read(path: &Path, shown: &str) -> Result<String, Error> {
         let mut err = Error::whole_file(
             ErrorKind::Read,
             shown,
-            format!("cannot read the scenario file: {e}"),
+            format!("cannot read the {what}: {e}"),
             Some(hint),
         );
         err.0.io = Some(e);
