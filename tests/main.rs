@@ -1,5 +1,6 @@
 //! One integration-test binary that drives the real `qsim` executable; one module per topic.
 
+mod bench;
 mod blkmq;
 mod cli;
 mod conventions;

@@ -85,11 +85,11 @@ impl SimDuration {
         if s.is_nan() || s <= 0.0 {
             SimDuration(0)
         } else {
-            let ns = (s * 1e9).round();
+            let ns = s * 1e9;
             if ns >= u64::MAX as f64 {
                 SimDuration(u64::MAX)
             } else {
-                SimDuration(ns as u64)
+                SimDuration(round_positive(ns))
             }
         }
     }
@@ -194,9 +194,56 @@ impl fmt::Display for SimTime {
     }
 }
 
+/// `x.round() as u64` for a finite `0 < x < 2^64`, without a call into libm (`f64::round` is
+/// one on x86-64's baseline; it was 3 % of a run's cycles): truncate, then add one if the part
+/// cut off is at least a half (rounding half away from zero, as `round` does). The part cut
+/// off, `x - trunc(x)`, is exact in floating point, and from 2^52 up every double is whole.
+#[inline]
+fn round_positive(x: f64) -> u64 {
+    let whole = x as u64;
+    if x < (1u64 << 52) as f64 && x - whole as f64 >= 0.5 {
+        whole + 1
+    } else {
+        whole
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `round_positive` is `f64::round` on every kind of input: halves, the largest double
+    /// below a half, around 2^52 and 2^53, and a million values spread over the range.
+    #[test]
+    fn round_positive_matches_round() {
+        let mut xs = vec![
+            f64::MIN_POSITIVE,
+            0.49999999999999994,
+            0.5,
+            1.5,
+            2.5,
+            1e9 - 0.5,
+            4503599627370495.5,
+            4503599627370496.0,
+            4503599627370497.0,
+            9007199254740993.0,
+            1.8e19,
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..1_000_000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // A random mantissa at a random scale from 2^-20 to 2^63.
+            let m = (state >> 11) as f64 / (1u64 << 53) as f64;
+            let e = (state % 84) as i32 - 20;
+            xs.push(m * 2f64.powi(e));
+            xs.push((m * 2f64.powi(e)).floor() + 0.5);
+        }
+        for x in xs.into_iter().filter(|&x| x > 0.0 && x < u64::MAX as f64) {
+            assert_eq!(round_positive(x), x.round() as u64, "{x:e}");
+        }
+    }
 
     #[test]
     fn display_picks_exact_units() {

@@ -109,6 +109,9 @@ pub struct Job {
     pub(in crate::model) cpu_ns: u64,
     next_seq: u64,
     arrival: SimRng,
+    /// The mean gap between open-loop arrivals, seconds (`1 / rate`), divided once here
+    /// rather than per arrival.
+    gap_mean: f64,
     offset: SimRng,
     mix: SimRng,
     pub(in crate::model) think: SimRng,
@@ -146,6 +149,10 @@ impl Job {
             cpu_ns: 0,
             next_seq: cfg.offset,
             arrival: s("arrival"),
+            gap_mean: match cfg.arrivals {
+                Arrivals::Open { rate, .. } => 1.0 / rate,
+                Arrivals::Closed { .. } => 0.0,
+            },
             offset: s("offset"),
             mix: s("mix"),
             think: s("think"),
@@ -194,10 +201,10 @@ impl Job {
     }
 
     pub(in crate::model) fn next_gap(&mut self) -> SimDuration {
-        let Arrivals::Open { rate, poisson, .. } = self.cfg.arrivals else {
+        let Arrivals::Open { poisson, .. } = self.cfg.arrivals else {
             unreachable!("only open-loop jobs have arrival gaps")
         };
-        let mean = 1.0 / rate;
+        let mean = self.gap_mean;
         if poisson {
             let u: f64 = self.arrival.random();
             SimDuration::from_secs_f64(-mean * (1.0 - u).ln())
