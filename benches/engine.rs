@@ -201,6 +201,29 @@ fn memory_model_per_event(c: &mut Criterion) {
     group.finish();
 }
 
+/// The recorder's histogram, recorded into as a completed bio records into it: a spread of
+/// latencies (the fio bins and coarse buckets both vary), and a stage that stays at zero.
+fn histogram_record(c: &mut Criterion) {
+    let mut group = c.benchmark_group("histogram_record");
+    group.throughput(Throughput::Elements(1));
+    let mut h = qsim::stats::Histogram::new();
+    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+    group.bench_function("spread_values", |b| {
+        b.iter(|| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // 0 to about 16 ms, log-spread: every group of bins is visited.
+            h.record((x >> 40) >> (x & 15));
+        })
+    });
+    let mut zeros = qsim::stats::Histogram::new();
+    group.bench_function("zeros", |b| {
+        b.iter(|| zeros.record(std::hint::black_box(0)))
+    });
+    group.finish();
+}
+
 criterion_group!(
     name = benches;
     // Criterion's charts need system fonts, which a fresh machine lacks; the numbers are the point.
@@ -208,6 +231,7 @@ criterion_group!(
     targets = hold,
     hold_with_cancelled_timeouts,
     mm1_through_the_model,
-    memory_model_per_event
+    memory_model_per_event,
+    histogram_record
 );
 criterion_main!(benches);
