@@ -75,14 +75,8 @@ fn merge(files: &[Vec<u8>]) -> Result<Result<Vec<u8>, String>, String> {
             })
             .collect();
         let set = ShardSet::from_readers(readers).map_err(|e| e.to_string())?;
-        let opts = RunOptions {
-            format: "normal".to_string(),
-            jobs: 1,
-            check_invariants: true,
-            ..RunOptions::default()
-        };
         let mut out = Vec::new();
-        shard::merge(set, &opts, &mut out).map_err(|e| e.to_string())?;
+        shard::merge(set, &report_options(), &mut out).map_err(|e| e.to_string())?;
         Ok::<Vec<u8>, String>(out)
     };
     match catch_unwind(AssertUnwindSafe(run)) {
@@ -206,16 +200,21 @@ fn resize_list(v: &mut Value, pick: &mut usize, grow: bool) -> bool {
     }
 }
 
-/// The text report `check_shards` compares with: one process, `--check-invariants`.
-pub(super) fn one_process(sc: &Scenario) -> Result<Vec<u8>, String> {
-    let opts = RunOptions {
+/// How both sides of the comparison report: the text format, one worker,
+/// `--check-invariants`.
+fn report_options() -> RunOptions {
+    RunOptions {
         format: "normal".to_string(),
         jobs: 1,
         check_invariants: true,
         ..RunOptions::default()
-    };
+    }
+}
+
+/// The text report `check_shards` compares with: one process, `--check-invariants`.
+pub(super) fn one_process(sc: &Scenario) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
-    match experiment::run_and_report(sc, &opts, &mut out, &|_, _| {}) {
+    match experiment::run_and_report(sc, &report_options(), &mut out, &|_, _| {}) {
         Ok(()) => Ok(out),
         Err(e) => Err(e.to_string()),
     }
