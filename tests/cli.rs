@@ -454,7 +454,7 @@ fn a_fifo_without_a_writer_is_refused_after_the_deadline() {
         } else {
             &[("QSIM_READ_TIMEOUT_MS", deadline)]
         };
-        let (r, _) = run_bounded(&[cmd, path], env, HOSTILE);
+        let r = run_bounded(&[cmd, path], env, HOSTILE);
         let secs = if deadline.is_empty() { "5" } else { "0.3" };
         r.assert_bad_input().stderr_has(&[
             &format!("nothing was written to {path} within {secs} s"),

@@ -131,7 +131,7 @@ impl Drop for TempDir {
 /// finished within `limit`: for inputs that once hung or ran away (a generous limit, not a
 /// timing test). Its peak memory must stay under [`HOSTILE_RSS_KB`] (see [`run_bounded`]).
 pub fn run_within(args: &[&str], limit: std::time::Duration) -> Run {
-    run_bounded(args, &[], limit).0
+    run_bounded(args, &[], limit)
 }
 
 /// How long a hostile input may run before [`run_within`] kills it: generous, for a busy
@@ -140,19 +140,6 @@ pub const HOSTILE: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// Peak resident memory a hostile input may cost, kB (issue 32: 500 MB).
 pub const HOSTILE_RSS_KB: u64 = 500_000;
-
-/// What a [`run_bounded`] run cost.
-#[derive(Debug, Clone, Copy)]
-pub struct Cost {
-    /// Wall time from spawn to exit.
-    pub wall: std::time::Duration,
-    /// The highest `VmHWM` (peak resident set, kB) read from `/proc` while it ran: read every
-    /// millisecond for its first 200 ms, then every 20 ms, so the peak of a run that ends
-    /// within a poll of growing may be missed (the inputs this guards against grew for
-    /// seconds). 0 where `/proc` cannot be read. (`wait4`'s exact `ru_maxrss` would need
-    /// `unsafe`, which the crate forbids.)
-    pub peak_kb: u64,
-}
 
 /// Peak resident set of a live process, kB (`VmHWM`), or `None` once it has exited (a
 /// zombie has no memory to report).
@@ -163,10 +150,12 @@ fn peak_rss_kb(pid: u32) -> Option<u64> {
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
 }
 
-/// [`run_within`] with extra environment variables, returning what the run cost too; fails
-/// the test if the peak resident set passed [`HOSTILE_RSS_KB`]. The wall time is printed (on
-/// the test's stdout), not asserted: timing belongs in benchmarks.
-pub fn run_bounded(args: &[&str], env: &[(&str, &str)], limit: std::time::Duration) -> (Run, Cost) {
+/// [`run_within`] with extra environment variables; fails the test if the peak resident set
+/// (`VmHWM`, read every millisecond for the first 200 ms, then every 20 ms: a peak within the
+/// last poll may be missed, where the inputs this guards against grew for seconds) passed
+/// [`HOSTILE_RSS_KB`]. The wall time and peak are printed (on the test's stdout), not
+/// asserted: timing belongs in benchmarks.
+pub fn run_bounded(args: &[&str], env: &[(&str, &str)], limit: std::time::Duration) -> Run {
     use std::io::Read;
     let mut cmd = qsim(args);
     for (k, v) in env {
@@ -201,27 +190,23 @@ pub fn run_bounded(args: &[&str], env: &[(&str, &str)], limit: std::time::Durati
         let fast = start.elapsed() < std::time::Duration::from_millis(200);
         std::thread::sleep(std::time::Duration::from_millis(if fast { 1 } else { 20 }));
     };
-    let cost = Cost {
-        wall: start.elapsed(),
-        peak_kb,
-    };
+    let wall = start.elapsed();
     let text = |h: std::thread::JoinHandle<Vec<u8>>| {
         String::from_utf8_lossy(&h.join().expect("reader thread")).into_owned()
     };
     println!(
         "qsim {}: {:.2} s, peak RSS {} kB",
         args.first().unwrap_or(&""),
-        cost.wall.as_secs_f64(),
-        cost.peak_kb
+        wall.as_secs_f64(),
+        peak_kb
     );
     assert!(
         peak_kb < HOSTILE_RSS_KB,
         "qsim {args:?} peaked at {peak_kb} kB, over {HOSTILE_RSS_KB} kB"
     );
-    let run = Run {
+    Run {
         code: status.code(),
         stdout: text(out),
         stderr: text(err),
-    };
-    (run, cost)
+    }
 }
