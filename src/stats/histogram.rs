@@ -216,7 +216,25 @@ impl Histogram {
     }
 
     /// Records one value in nanoseconds.
+    #[inline]
     pub fn record(&mut self, ns: u64) {
+        if ns == 0 && self.welford_mean == 0.0 {
+            // Only zeros so far (a stage this run's bios never enter, the commonest value by
+            // far): bin 0 and its coarse bucket count it; the minimum becomes 0, and the
+            // maximum, sum, clip count and Welford's mean and spread stay exactly as they are
+            // (`0 + 0/n` and `m2 + 0·0`).
+            self.bins[0] += 1;
+            self.lat_buckets[usize::from(LAT_OF_BIN[0])] += 1;
+            self.count += 1;
+            self.min_ns = 0;
+            return;
+        }
+        self.record_value(ns);
+    }
+
+    /// [`Histogram::record`] of a value that may change more than the counts.
+    #[inline(never)]
+    fn record_value(&mut self, ns: u64) {
         let bin = bucket_index(ns);
         self.bins[bin] += 1;
         let lat = match LAT_OF_BIN[bin] {
@@ -231,12 +249,6 @@ impl Histogram {
         self.min_ns = self.min_ns.min(ns);
         self.max_ns = self.max_ns.max(ns);
         self.sum_ns += u128::from(ns);
-        if ns == 0 && self.welford_mean == 0.0 {
-            // Only zeros so far (a stage this run's bios never enter): Welford's update
-            // would compute `0 + 0/n` and `m2 + 0·0`, leaving both exactly as they are, so
-            // skip its division.
-            return;
-        }
         let x = ns as f64;
         let delta = x - self.welford_mean;
         self.welford_mean += delta / self.count as f64;

@@ -12,6 +12,7 @@
 //! reproducible.
 
 use crate::engine::{SimDuration, SimTime};
+use crate::model::cpu::sched::{div_ceil_u128, div_u128};
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
@@ -98,7 +99,7 @@ impl<T: Copy> CpuPool<T> {
         }
         let busy = self.busy();
         self.busy_cpu_ns += dt * busy;
-        self.vtime += dt * SCALE * busy / n;
+        self.vtime += div_u128(dt * SCALE * busy, n);
     }
 
     /// Adds a task needing `work` of CPU time. Call [`CpuPool::next_completion`] afterwards.
@@ -124,7 +125,7 @@ impl<T: Copy> CpuPool<T> {
         let n = self.tasks.len() as u128;
         let per_ns = SCALE * self.busy();
         // ceil(need * n / per_ns) real ns.
-        let dt = (need * n).div_ceil(per_ns);
+        let dt = div_ceil_u128(need * n, per_ns);
         Some(now + SimDuration::from_ns(dt as u64))
     }
 

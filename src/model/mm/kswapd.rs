@@ -75,6 +75,13 @@ impl Kswapd {
         }
     }
 
+    /// Whether [`Kswapd::wake`] at `order` would change nothing: kswapd is awake (scanning or
+    /// in a congestion wait) and already remembers an order at least as high.
+    pub(in crate::model) fn wake_changes_nothing(&self, order: u32) -> bool {
+        matches!(self.state, KState::Scan | KState::CongestionWait)
+            && self.target.is_some_and(|t| t >= order)
+    }
+
     /// `wakeup_kswapd(order)` at `now`: only an asleep (or napping) kswapd wakes, starting a
     /// pass (a napping one's timer comes back for the world to cancel); otherwise the order
     /// is only remembered.

@@ -408,6 +408,73 @@ impl Mem {
         }
     }
 
+    /// Up to `n` order-0 pages into `state` by the fast path alone: exactly what `n` calls of
+    /// [`Mem::alloc`]`(0, gfp, state, _)` do while each passes the low mark, in one step (the
+    /// hot allocation of page-cache and bounce pages goes page by page otherwise). Stops before
+    /// the first page that would miss the low mark, which the caller then asks for with
+    /// [`Mem::alloc`] (it wakes kswapd and tries the slow path). Returns the pages granted.
+    pub fn alloc_fast(&mut self, n: u32, gfp: Gfp, state: PageState) -> u32 {
+        let floor = self.zone.order0_floor(AllocClass::FastPath);
+        let room = self.zone.free_pages().saturating_sub(floor);
+        let k = u64::from(n).min(room);
+        if k == 0 {
+            return 0;
+        }
+        self.zone.alloc_order0(k);
+        self.work += k;
+        if gfp == Gfp::Atomic && self.measuring {
+            self.obs.atomic_attempts[0] += k;
+        }
+        *self.state_mut(state) += k;
+        // The free count only fell: its last value is the lowest.
+        self.note_free_level();
+        self.free_range.0 = self.free_range.0.min(self.zone.free_pages());
+        k as u32
+    }
+
+    /// Up to `n` order-0 pages into `state` as successive calls of
+    /// [`Mem::alloc`]`(0, gfp, state, _)` get them while each is granted: first by the fast
+    /// path, then, once the zone is at its low mark, by `gfp`'s slow path; stops before the
+    /// first page that would fail. Returns the pages granted and whether any came from the
+    /// slow path (each such call would have asked to wake kswapd: the caller must know that
+    /// those wake-ups change nothing, for example because kswapd is already awake).
+    pub fn alloc_run(&mut self, n: u32, gfp: Gfp, state: PageState) -> (u32, bool) {
+        let fast = self.alloc_fast(n, gfp, state);
+        let floor = self.zone.order0_floor(gfp.class());
+        let room = self.zone.free_pages().saturating_sub(floor);
+        let k = u64::from(n - fast).min(room);
+        if k == 0 {
+            return (fast, false);
+        }
+        self.zone.alloc_order0(k);
+        self.work += k;
+        if gfp == Gfp::Atomic && self.measuring {
+            self.obs.atomic_attempts[0] += k;
+        }
+        *self.state_mut(state) += k;
+        self.note_free_level();
+        self.free_range.0 = self.free_range.0.min(self.zone.free_pages());
+        (fast + k as u32, true)
+    }
+
+    /// Returns `n` order-0 pages of `state`: exactly `n` calls of [`Mem::free`]`(0, state)`,
+    /// with the same draws of the coalescing stream.
+    pub fn free_pages(&mut self, n: u64, state: PageState) {
+        if n == 0 {
+            return;
+        }
+        let f = self.state_mut(state);
+        assert!(*f >= n, "freeing {n} pages of {state:?} which holds {f}");
+        *f -= n;
+        self.pages_scanned = 0;
+        let rng = &mut self.rng;
+        for _ in 0..n {
+            self.zone.free(0, &mut || rng.random::<f64>());
+        }
+        // The free count only rose: its last value is the highest.
+        self.free_range.1 = self.free_range.1.max(self.zone.free_pages());
+    }
+
     fn state_mut(&mut self, state: PageState) -> &mut u64 {
         let p = &mut self.pages;
         match state {
@@ -519,9 +586,7 @@ impl Mem {
             let c = draw_hypergeometric(&mut self.rng, n, clean, lru);
             let d = draw_hypergeometric(&mut self.rng, n - c, dirty_avail, others);
             self.work += 1 + c;
-            for _ in 0..c {
-                self.free(0, PageState::Clean);
-            }
+            self.free_pages(c, PageState::Clean);
             out.dirty += d;
             if may_writepage {
                 dirty_avail -= d;
@@ -611,5 +676,104 @@ mod ratelimit_tests {
         assert!((0..9).all(|i| r.allow(t(6_000 + i))));
         assert!(!r.allow(t(6_100)));
         assert!(r.allow(t(11_001)), "5 s after 6.000 s");
+    }
+}
+
+#[cfg(test)]
+mod batch_tests {
+    use super::*;
+    use crate::model::testing::laptop_memory;
+
+    /// Two identical zones of a 2 GiB laptop, fragmented by the same random allocations and
+    /// frees (orders 0-3), their free count left at `free`.
+    fn twins(seed: u64, free: u64) -> (Mem, Mem) {
+        let cfg = laptop_memory(600, 1.0, 1);
+        let streams = RngStreams::new(seed, 0);
+        let mut a = Mem::new(&cfg, &streams, true);
+        let mut b = Mem::new(&cfg, &streams, true);
+        let mut x = seed | 1;
+        for _ in 0..4000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let order = (x % 4) as u32;
+            for m in [&mut a, &mut b] {
+                if x.is_multiple_of(3) && m.pages.clean >= 1 << order {
+                    m.free(order, PageState::Clean);
+                } else {
+                    m.alloc(order, Gfp::User, PageState::Clean, SimTime::ZERO);
+                }
+            }
+        }
+        for m in [&mut a, &mut b] {
+            while m.zone.free_pages() > free {
+                // GFP_ATOMIC's floor is below every level asked for.
+                assert!(
+                    m.alloc(0, Gfp::Atomic, PageState::Clean, SimTime::ZERO)
+                        .granted
+                );
+            }
+            while m.zone.free_pages() < free {
+                m.free(0, PageState::Clean);
+            }
+        }
+        (a, b)
+    }
+
+    /// Everything the two zones could differ in.
+    fn same(a: &Mem, b: &Mem) {
+        assert_eq!(a.zone.nr_free(), b.zone.nr_free());
+        assert_eq!(a.zone.free_pages(), b.zone.free_pages());
+        assert_eq!(a.pages, b.pages);
+        assert_eq!((a.work, a.free_range), (b.work, b.free_range));
+        assert_eq!(format!("{:?}", a.obs), format!("{:?}", b.obs));
+        a.zone.check_conservation().unwrap();
+    }
+
+    /// `alloc_fast` and `alloc_run` leave the zone exactly as page-by-page `alloc` calls do,
+    /// above, across and below the low mark, and stop where those calls would: the reference
+    /// asks the zone's own checks whether the next call would be granted (and by which path)
+    /// and makes only the calls that would be.
+    #[test]
+    fn batched_allocations_equal_page_by_page_ones() {
+        for (seed, free, n) in [(1, 5000, 40), (2, 1830, 64), (3, 1700, 600), (4, 1200, 9)] {
+            for gfp in [Gfp::User, Gfp::MempoolTry, Gfp::Atomic] {
+                let (mut a, mut b) = twins(seed, free);
+                let fast = a.alloc_fast(n, gfp, PageState::Bounce);
+                let mut one = 0;
+                while one < n && b.zone.allows(0, AllocClass::FastPath) {
+                    let t = b.alloc(0, gfp, PageState::Bounce, SimTime::ZERO);
+                    assert!(t.granted && !t.wake_kswapd);
+                    one += 1;
+                }
+                assert_eq!(fast, one, "seed {seed} {gfp:?}");
+                same(&a, &b);
+                let (mut a, mut b) = twins(seed, free);
+                let (run, slow) = a.alloc_run(n, gfp, PageState::Bounce);
+                let (mut one, mut woke) = (0, false);
+                while one < n && b.zone.allows(0, gfp.class()) {
+                    let t = b.alloc(0, gfp, PageState::Bounce, SimTime::ZERO);
+                    assert!(t.granted);
+                    woke |= t.wake_kswapd;
+                    one += 1;
+                }
+                assert_eq!((run, slow), (one, woke), "seed {seed} {gfp:?}");
+                same(&a, &b);
+            }
+        }
+    }
+
+    /// `free_pages(n)` is `n` calls of `free(0)`: the same draws, the same free lists.
+    #[test]
+    fn batched_frees_equal_page_by_page_ones() {
+        for seed in 1..6 {
+            let (mut a, mut b) = twins(seed, 1500);
+            a.free_pages(300, PageState::Clean);
+            for _ in 0..300 {
+                b.free(0, PageState::Clean);
+            }
+            same(&a, &b);
+            assert_eq!(a.rng.random::<u64>(), b.rng.random::<u64>());
+        }
     }
 }

@@ -119,6 +119,28 @@ impl Mempool {
         }
     }
 
+    /// Up to `n` bounce pages straight from the zone while it stays above its low mark: what
+    /// `n` calls of [`Mempool::try_page`] would get from the zone without waking kswapd, in
+    /// one step. The rest go page by page through [`Mempool::try_page`].
+    pub(in crate::model) fn take_fast(&mut self, mem: &mut Mem, n: u32) -> u32 {
+        let got = mem.alloc_fast(n, Gfp::MempoolTry, PageState::Bounce);
+        if mem.measuring() {
+            mem.obs.bounce_from_zone += u64::from(got);
+        }
+        got
+    }
+
+    /// Up to `n` bounce pages from the zone as successive [`Mempool::try_page`] calls would get
+    /// them there (fast path, then the mempool's slow path), for a caller that knows the
+    /// kswapd wake-ups those calls would ask for change nothing. The rest go page by page.
+    pub(in crate::model) fn take_run(&mut self, mem: &mut Mem, n: u32) -> u32 {
+        let (got, _) = mem.alloc_run(n, Gfp::MempoolTry, PageState::Bounce);
+        if mem.measuring() {
+            mem.obs.bounce_from_zone += u64::from(got);
+        }
+        got
+    }
+
     /// A partial clone was split off (counted).
     pub(in crate::model) fn split(&mut self, mem: &mut Mem) {
         if mem.measuring() {

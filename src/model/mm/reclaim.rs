@@ -192,6 +192,9 @@ impl DirectReclaim {
     ) -> Retry {
         let r = self.get(slot);
         let progress = r.reclaimed > 0;
+        let fast = mem.alloc_fast(r.need, Gfp::User, PageState::Filling);
+        r.need -= fast;
+        r.granted += fast;
         while r.need > 0 && mem.alloc(0, Gfp::User, PageState::Filling, now).granted {
             r.need -= 1;
             r.granted += 1;

@@ -360,9 +360,10 @@ impl Swap {
                 }
             }
         }
-        for _ in read.len() as u32..budget {
-            mem.free(0, PageState::Anon);
-        }
+        mem.free_pages(
+            u64::from(budget.saturating_sub(read.len() as u32)),
+            PageState::Anon,
+        );
         target?;
         self.obs.readahead_pages += read.len() as u64 - 1;
         read.sort_unstable();
@@ -534,11 +535,14 @@ impl Swap {
     /// Process `proc` throws its buffer away: resident pages are freed, swapped pages free
     /// their slots, pages under swap-out are freed when their write completes.
     pub fn free_all(&mut self, mem: &mut Mem, proc: u32) {
+        // The resident pages go back to the zone together at the end: nothing else here
+        // touches the zone, so its draws come in the same order.
+        let mut resident = 0;
         for page in 0..self.procs[proc as usize].len() {
             match self.procs[proc as usize][page] {
                 AnonPage::Absent => {}
                 AnonPage::Resident { slot, .. } => {
-                    mem.free(0, PageState::Anon);
+                    resident += 1;
                     self.resident -= 1;
                     if let Some(s) = slot {
                         self.free_slot(s);
@@ -558,6 +562,7 @@ impl Swap {
             }
             self.procs[proc as usize][page] = AnonPage::Absent;
         }
+        mem.free_pages(resident, PageState::Anon);
         self.compact();
     }
 

@@ -346,6 +346,38 @@ impl Zone {
         true
     }
 
+    /// `n` order-0 pages taken as `n` calls of [`Zone::alloc`]`(0)` would take them (each from
+    /// the smallest free block, split down), ignoring watermarks; the caller has checked that
+    /// at least `n` pages are free. Order-0 blocks are taken in one step; a split leaves its
+    /// halves one per lower order, the order-0 one taken by the next page.
+    ///
+    /// # Panics
+    /// If fewer than `n` pages are free.
+    pub fn alloc_order0(&mut self, n: u64) {
+        assert!(n <= self.free, "taking {n} pages with {} free", self.free);
+        let mut left = n;
+        while left > 0 {
+            if self.nr_free[0] > 0 {
+                let t = left.min(self.nr_free[0]);
+                self.nr_free[0] -= t;
+                left -= t;
+                continue;
+            }
+            let found = (1..MAX_ORDER)
+                .find(|&o| self.nr_free[o] > 0)
+                .expect("free pages are on the free lists");
+            self.nr_free[found] -= 1;
+            // The halves split off go one per lower order (`expand`); the page left over is
+            // this allocation.
+            for lower in 0..found {
+                self.nr_free[lower] += 1;
+            }
+            left -= 1;
+        }
+        self.free -= n;
+        self.allocated += n;
+    }
+
     /// Returns a block of 2^`order` pages. While a free block of the same order exists (below
     /// the top order), the block merges with it with probability [`Zone::coalesce_prob`] and
     /// moves up an order; `uniform` is called once per merge opportunity and must return draws

@@ -26,6 +26,10 @@ impl World {
     ) -> Bounce {
         let now = sched.now();
         let need = crate::model::mm::memory::pages_for(self.bios[bio].bytes);
+        let held = self.bios[bio].bounce_pages;
+        let p = self.pr();
+        let fast = p.pool.take_fast(&mut p.mem, need.saturating_sub(held));
+        self.bios[bio].bounce_pages += fast;
         while self.bios[bio].bounce_pages < need {
             let held = self.bios[bio].bounce_pages;
             let p = self.pr();
@@ -34,7 +38,17 @@ impl World {
                 self.wake_kswapd(0, sched);
             }
             match t.outcome {
-                PageOutcome::Got => self.bios[bio].bounce_pages += 1,
+                PageOutcome::Got => {
+                    self.bios[bio].bounce_pages += 1;
+                    // While kswapd is awake, the wake-ups of the pages after this one change
+                    // nothing: take them from the zone in one step.
+                    let left = need - self.bios[bio].bounce_pages;
+                    let p = self.pr();
+                    if p.kswapd.wake_changes_nothing(0) {
+                        let got = p.pool.take_run(&mut p.mem, left);
+                        self.bios[bio].bounce_pages += got;
+                    }
+                }
                 PageOutcome::Split => return Bounce::Partial(self.split_partial(bio, now)),
                 PageOutcome::Sleep => {
                     self.pool_sleep(actor, sched);

@@ -22,7 +22,10 @@ impl World {
         sched: &mut Scheduler<Event>,
     ) -> bool {
         let now = sched.now();
-        let mut granted = 0;
+        let mut granted = self
+            .pr()
+            .mem
+            .alloc_fast(pages, Gfp::User, PageState::Filling);
         let mut woke = false;
         while granted < pages {
             let a = self.pr().mem.alloc(0, Gfp::User, PageState::Filling, now);
@@ -34,6 +37,14 @@ impl World {
                 break;
             }
             granted += 1;
+            if woke {
+                // Later pages ask no wake-up: take the run the zone grants in one step.
+                granted += self
+                    .pr()
+                    .mem
+                    .alloc_run(pages - granted, Gfp::User, PageState::Filling)
+                    .0;
+            }
         }
         if granted == pages {
             return true;

@@ -595,3 +595,22 @@ fn idle_time_beside_a_waiting_movable_thread_is_counted() {
     let (_, m) = drive(2, 1, &jobs);
     assert_eq!(m.idle_beside_waiting_ns(), 0);
 }
+
+/// The 64-bit shortcut gives the 128-bit quotient, at and around the 2^64 boundary.
+#[test]
+fn the_division_shortcut_is_exact() {
+    let big = u128::from(u64::MAX);
+    let cases = [
+        (0, 1),
+        (7, 2),
+        (big, 3),
+        (big, big),
+        (big + 1, 3),
+        (big * 5, big),
+        (1 << 100, 7),
+    ];
+    for (a, b) in cases {
+        assert_eq!(div_u128(a, b), a / b, "{a} / {b}");
+        assert_eq!(div_ceil_u128(a, b), a.div_ceil(b), "{a} / {b}");
+    }
+}
