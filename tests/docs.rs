@@ -7,7 +7,7 @@
 //! - ```` ```console ````: a transcript. A line `$ COMMAND` is a command (a trailing ` \`
 //!   continues it on the next line); the lines after it, up to the next `$ `, are what it
 //!   prints, stdout and stderr together as a terminal shows them. `qsim` and
-//!   `cargo run --release --` both run the binary under test. A line `...` alone stands for any
+//!   `cargo run --` (with or without `--release`) run the binary under test. A line `...` alone stands for any
 //!   number of lines (long output is shown in part); `[..]` inside a line stands for a field
 //!   that genuinely differs between two runs (a port the system picks, a wall-clock time).
 //!   Numbers the simulator prints are deterministic from the seed, so they are compared
@@ -169,9 +169,12 @@ fn steps(b: &Block) -> Vec<Step> {
     out
 }
 
-/// `cargo run --release --` becomes `qsim`; any other cargo command cannot run here.
+/// `cargo run --` and `cargo run --release --` become `qsim`; any other cargo command cannot
+/// run here.
 fn shell_command(b: &Block, cmd: &str) -> String {
-    let cmd = cmd.replace("cargo run --release --", "qsim");
+    let cmd = cmd
+        .replace("cargo run --release --", "qsim")
+        .replace("cargo run --", "qsim");
     let words = cmd.split(|c: char| c.is_whitespace() || c == ';' || c == '(');
     assert!(
         !words.into_iter().any(|w| w == "cargo"),
@@ -663,6 +666,7 @@ fn blocks_and_commands_are_read_as_the_convention_says() {
         shell_command(&cargo, "cargo run --release -- run x"),
         "qsim run x"
     );
+    assert_eq!(shell_command(&cargo, "cargo run -- run x"), "qsim run x");
     let refused = std::panic::catch_unwind(|| shell_command(&cargo, "cargo test"));
     assert!(refused.is_err(), "cargo test cannot run inside cargo test");
     assert_eq!(
