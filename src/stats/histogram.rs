@@ -232,6 +232,26 @@ impl Histogram {
         self.record_value(ns);
     }
 
+    /// Records `n` zeros at once, exactly as `n` calls of [`Histogram::record`]`(0)` would, into
+    /// a histogram that holds only zeros (or nothing).
+    ///
+    /// # Panics
+    /// If a nonzero value has been recorded (the zeros' order would then matter to the
+    /// spread).
+    pub fn record_zeros(&mut self, n: u64) {
+        if n == 0 {
+            return;
+        }
+        assert_eq!(
+            self.max_ns, 0,
+            "zeros recorded in bulk after a nonzero value"
+        );
+        self.bins[0] += n;
+        self.lat_buckets[usize::from(LAT_OF_BIN[0])] += n;
+        self.count += n;
+        self.min_ns = 0;
+    }
+
     /// [`Histogram::record`] of a value that may change more than the counts.
     #[inline(never)]
     fn record_value(&mut self, ns: u64) {
@@ -696,6 +716,27 @@ mod tests {
         );
         assert!((h.mean() - mean).abs() <= mean * 1e-12);
         assert!((h.stddev() - var.sqrt()).abs() <= var.sqrt() * 1e-9);
+    }
+
+    /// Zeros in bulk, then other values, leave exactly what recording each in turn leaves;
+    /// bulk zeros after a nonzero value are refused.
+    #[test]
+    fn zeros_in_bulk_equal_zeros_one_by_one() {
+        let (mut bulk, mut one) = (Histogram::new(), Histogram::new());
+        bulk.record_zeros(0);
+        assert_eq!(bulk, one);
+        bulk.record_zeros(1000);
+        for _ in 0..1000 {
+            one.record(0);
+        }
+        assert_eq!(bulk, one);
+        for v in [0, 750, 12_345, 0, 9_999_999] {
+            bulk.record(v);
+            one.record(v);
+        }
+        assert_eq!(bulk, one);
+        let refused = std::panic::catch_unwind(move || bulk.record_zeros(1));
+        assert!(refused.is_err());
     }
 
     #[test]

@@ -40,6 +40,11 @@ struct DirStats {
     /// nonzero slat arrives or the run ends (a histogram update per bio saved where the block
     /// layer never makes a submitter wait).
     lat_is_clat: bool,
+    /// Zeros of each stage not yet in `obs.stages`, counted while that stage's histogram holds
+    /// only zeros (the commonest case: a stage this run's bios never enter). They go in
+    /// before its first nonzero value, or at the end; one counter instead of a histogram
+    /// update per stage and bio.
+    stage_zeros: [u64; Stage::COUNT],
 }
 
 impl DirStats {
@@ -49,6 +54,7 @@ impl DirStats {
             window_ios: 0,
             window_bytes: 0,
             lat_is_clat: true,
+            stage_zeros: [0; Stage::COUNT],
         }
     }
 }
@@ -268,8 +274,19 @@ impl Recorder {
         if !d.lat_is_clat {
             d.obs.lat.record(slat + clat);
         }
-        for (h, &ns) in d.obs.stages.iter_mut().zip(bio.stage_ns.iter()) {
-            h.record(ns);
+        for ((h, &ns), zeros) in d
+            .obs
+            .stages
+            .iter_mut()
+            .zip(bio.stage_ns.iter())
+            .zip(d.stage_zeros.iter_mut())
+        {
+            if ns == 0 && h.max() == 0 {
+                *zeros += 1;
+            } else {
+                h.record_zeros(std::mem::take(zeros));
+                h.record(ns);
+            }
         }
         d.window_ios += 1;
         d.window_bytes += u64::from(bio.bytes);
@@ -405,6 +422,9 @@ impl Recorder {
         for d in &mut self.dirs {
             if d.lat_is_clat {
                 d.obs.lat = d.obs.clat.clone();
+            }
+            for (h, zeros) in d.obs.stages.iter_mut().zip(&mut d.stage_zeros) {
+                h.record_zeros(std::mem::take(zeros));
             }
         }
         let [r, w] = self.dirs;
