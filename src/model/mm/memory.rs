@@ -414,8 +414,28 @@ impl Mem {
     /// the first page that would miss the low mark, which the caller then asks for with
     /// [`Mem::alloc`] (it wakes kswapd and tries the slow path). Returns the pages granted.
     pub fn alloc_fast(&mut self, n: u32, gfp: Gfp, state: PageState) -> u32 {
-        let floor = self.zone.order0_floor(AllocClass::FastPath);
-        let room = self.zone.free_pages().saturating_sub(floor);
+        self.take_above(n, AllocClass::FastPath, gfp, state)
+    }
+
+    /// Up to `n` order-0 pages into `state` as successive calls of
+    /// [`Mem::alloc`]`(0, gfp, state, _)` get them while each is granted: first by the fast
+    /// path, then, once the zone is at its low mark, by `gfp`'s slow path; stops before the
+    /// first page that would fail. Returns the pages granted and whether any came from the
+    /// slow path (each such call would have asked to wake kswapd: the caller must know that
+    /// those wake-ups change nothing, for example because kswapd is already awake).
+    pub fn alloc_run(&mut self, n: u32, gfp: Gfp, state: PageState) -> (u32, bool) {
+        let fast = self.alloc_fast(n, gfp, state);
+        let slow = self.take_above(n - fast, gfp.class(), gfp, state);
+        (fast + slow, slow > 0)
+    }
+
+    /// Up to `n` order-0 pages into `state` while the zone stays above `class`'s order-0 floor,
+    /// booked as that many granted calls of [`Mem::alloc`] by `gfp`. Returns the pages taken.
+    fn take_above(&mut self, n: u32, class: AllocClass, gfp: Gfp, state: PageState) -> u32 {
+        let room = self
+            .zone
+            .free_pages()
+            .saturating_sub(self.zone.order0_floor(class));
         let k = u64::from(n).min(room);
         if k == 0 {
             return 0;
@@ -430,31 +450,6 @@ impl Mem {
         self.note_free_level();
         self.free_range.0 = self.free_range.0.min(self.zone.free_pages());
         k as u32
-    }
-
-    /// Up to `n` order-0 pages into `state` as successive calls of
-    /// [`Mem::alloc`]`(0, gfp, state, _)` get them while each is granted: first by the fast
-    /// path, then, once the zone is at its low mark, by `gfp`'s slow path; stops before the
-    /// first page that would fail. Returns the pages granted and whether any came from the
-    /// slow path (each such call would have asked to wake kswapd: the caller must know that
-    /// those wake-ups change nothing, for example because kswapd is already awake).
-    pub fn alloc_run(&mut self, n: u32, gfp: Gfp, state: PageState) -> (u32, bool) {
-        let fast = self.alloc_fast(n, gfp, state);
-        let floor = self.zone.order0_floor(gfp.class());
-        let room = self.zone.free_pages().saturating_sub(floor);
-        let k = u64::from(n - fast).min(room);
-        if k == 0 {
-            return (fast, false);
-        }
-        self.zone.alloc_order0(k);
-        self.work += k;
-        if gfp == Gfp::Atomic && self.measuring {
-            self.obs.atomic_attempts[0] += k;
-        }
-        *self.state_mut(state) += k;
-        self.note_free_level();
-        self.free_range.0 = self.free_range.0.min(self.zone.free_pages());
-        (fast + k as u32, true)
     }
 
     /// Returns `n` order-0 pages of `state`: exactly `n` calls of [`Mem::free`]`(0, state)`,
