@@ -218,26 +218,24 @@ impl Histogram {
     /// Records one value in nanoseconds.
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        if ns == 0 && self.welford_mean == 0.0 {
+        if ns == 0 && self.max_ns == 0 {
             // Only zeros so far (a stage this run's bios never enter, the commonest value by
-            // far): bin 0 and its coarse bucket count it; the minimum becomes 0, and the
-            // maximum, sum, clip count and Welford's mean and spread stay exactly as they are
-            // (`0 + 0/n` and `m2 + 0·0`).
-            self.bins[0] += 1;
-            self.lat_buckets[usize::from(LAT_OF_BIN[0])] += 1;
-            self.count += 1;
-            self.min_ns = 0;
+            // far): only the counts and the minimum change.
+            self.record_zeros(1);
             return;
         }
         self.record_value(ns);
     }
 
     /// Records `n` zeros at once, exactly as `n` calls of [`Histogram::record`]`(0)` would, into
-    /// a histogram that holds only zeros (or nothing).
+    /// a histogram that holds only zeros (or nothing): bin 0 and its coarse bucket count them
+    /// and the minimum becomes 0, while the maximum, sum, clip count and Welford's mean and
+    /// spread stay exactly as they are (`0 + 0/n` and `m2 + 0·0`).
     ///
     /// # Panics
     /// If a nonzero value has been recorded (the zeros' order would then matter to the
     /// spread).
+    #[inline]
     pub fn record_zeros(&mut self, n: u64) {
         if n == 0 {
             return;
