@@ -596,7 +596,8 @@ fn idle_time_beside_a_waiting_movable_thread_is_counted() {
     assert_eq!(m.idle_beside_waiting_ns(), 0);
 }
 
-/// The 64-bit shortcut gives the 128-bit quotient, at and around the 2^64 boundary.
+/// The shortcuts (a shift for a power of two, 64 bits when both fit) give the 128-bit
+/// quotient, at and around the 2^64 boundary and at the top of the range.
 #[test]
 fn the_division_shortcut_is_exact() {
     let big = u128::from(u64::MAX);
@@ -608,6 +609,15 @@ fn the_division_shortcut_is_exact() {
         (big + 1, 3),
         (big * 5, big),
         (1 << 100, 7),
+        (0, 1024),
+        (1023, 1024),
+        (1024, 1024),
+        (1025, 2048),
+        (big * 5 + 3, 2048),
+        (u128::MAX, 1),
+        (u128::MAX, 1 << 64),
+        (u128::MAX, 1 << 127),
+        ((1 << 127) + 1, 1 << 127),
     ];
     for (a, b) in cases {
         assert_eq!(div_u128(a, b), a / b, "{a} / {b}");
