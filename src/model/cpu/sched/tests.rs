@@ -624,3 +624,33 @@ fn the_division_shortcut_is_exact() {
         assert_eq!(div_ceil_u128(a, b), a.div_ceil(b), "{a} / {b}");
     }
 }
+
+/// A machine of 130 CPUs matches the reference, and a waking thread finds the first idle CPU
+/// past 64 busy ones.
+#[test]
+fn more_than_64_cpus_match_the_reference_and_place_past_them() {
+    let mut g = Gen(0x51ed_2701_f3a5_c0de);
+    let cpus = 130;
+    let jobs = random_jobs(&mut g, cpus, 60);
+    let (fast, _) = drive(cpus, 3, &jobs);
+    let (slow, _, _) = reference(cpus, 3, &jobs);
+    for (i, j) in jobs.iter().enumerate() {
+        assert!(fast[i].0.abs_diff(slow[i]) <= 2, "job {i} {j:?}");
+    }
+    // CPUs 0..=64 busy with bound work: the waking thread goes to CPU 65, the first idle one.
+    let mut m: Machine<Tag> = Machine::new(cpus, 1);
+    let ms = SimDuration::from_ms(1);
+    for c in 0..=64 {
+        m.add(
+            SimTime::ZERO,
+            ms,
+            u64::from(c),
+            thread(0),
+            Placement::On(c),
+            0,
+        );
+    }
+    let wake = Placement::Wake { prev: None };
+    assert_eq!(m.add(SimTime::ZERO, ms, 99, thread(0), wake, 0), 65);
+    assert_eq!(m.next_completion(SimTime::ZERO), Some(SimTime::ZERO + ms));
+}
