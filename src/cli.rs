@@ -22,8 +22,11 @@ mod merge;
 pub use merge::MergeArgs;
 mod values;
 use values::{parse_jobs, parse_max_replications, parse_replications, parse_seed};
+mod lenient;
+mod progress;
 mod trace;
 pub use crate::serve::ServeArgs;
+use progress::Progress;
 pub use trace::TraceArgs;
 
 /// Simulates Linux dm-crypt work queues and compares queue policies.
@@ -92,6 +95,10 @@ pub struct ReproduceArgs {
     #[arg(short = 'j', long, value_name = "N", default_value_t = 0, allow_hyphen_values = true,
         value_parser = parse_jobs)]
     pub jobs: usize,
+    /// No progress bar (drawn on stderr only when stderr is a terminal and the work takes
+    /// longer than a second).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
 /// Arguments of `qsim plot`.
@@ -116,6 +123,10 @@ pub struct ValidateArgs {
     #[arg(short = 'j', long, value_name = "N", default_value_t = 0, allow_hyphen_values = true,
         value_parser = parse_jobs)]
     pub jobs: usize,
+    /// No progress bar (drawn on stderr only when stderr is a terminal and the work takes
+    /// longer than a second).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
 /// Arguments of `qsim run`.
@@ -238,7 +249,9 @@ pub struct OutputArgs {
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
     /// Draw the plots (PNG and SVG: latency percentiles, CDF, where the time went, failures
-    /// and congestion, a timeline per run) into DIR, by default plots/SCENARIO/ (the scenario name).
+    /// and congestion, a timeline per run) into DIR, by default plots/SCENARIO/ (the scenario
+    /// name, created as needed); a named DIR's parent must exist. The files written are listed
+    /// on stderr. `--plots SCENARIO` (no DIR) reads the word as the scenario.
     #[arg(long, value_name = "DIR", num_args = 0..=1)]
     pub plots: Option<Option<PathBuf>>,
     /// Also write fio's files for fio-plot into DIR: per run a folder (its label) holding the
@@ -271,6 +284,15 @@ impl OutputArgs {
         ]
         .into_iter()
         .find_map(|(flag, on)| on.then_some(flag))
+    }
+
+    /// Checks a directory named with `--plots DIR` as `--json` checks its file: its parent must
+    /// exist ([`crate::output::check_named_dir`]); the default `plots/SCENARIO/` is created.
+    pub fn check_named(&self) -> Result<(), crate::output::OutputError> {
+        match &self.plots {
+            Some(Some(dir)) => crate::output::check_named_dir("--plots", dir),
+            _ => Ok(()),
+        }
     }
 
     /// The run options these flags set, for the scenario `name` (the default plot directory);
@@ -486,6 +508,7 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         ..args.output.options(&sc.name)
     };
     // Before anything is simulated: a mistyped path costs no simulation time.
+    args.output.check_named()?;
     experiment::check_outputs(&opts)?;
     check_not_inputs(&opts, &run_inputs(args))?;
     let mut watch = PipeWatch {
@@ -539,56 +562,6 @@ fn check_not_inputs(
     Ok(())
 }
 
-/// The progress bar of `qsim run`: drawn on stderr once the runs have taken a second, never
-/// with `--quiet`, and hidden by indicatif when stderr is not a terminal. It only draws, so
-/// it cannot change any output.
-struct Progress {
-    bar: Option<indicatif::ProgressBar>,
-    started: std::time::Instant,
-    shown: std::sync::atomic::AtomicBool,
-}
-
-impl Progress {
-    fn new(quiet: bool) -> Progress {
-        let bar = (!quiet).then(|| {
-            let bar = indicatif::ProgressBar::with_draw_target(
-                None,
-                indicatif::ProgressDrawTarget::hidden(),
-            );
-            if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "{spinner} {pos}/{len} runs [{bar:40}] {elapsed} (eta {eta})",
-            ) {
-                bar.set_style(style.progress_chars("=> "));
-            }
-            bar
-        });
-        Progress {
-            bar,
-            started: std::time::Instant::now(),
-            shown: std::sync::atomic::AtomicBool::new(false),
-        }
-    }
-
-    fn tick(&self, done: usize, total: usize) {
-        let Some(bar) = &self.bar else {
-            return;
-        };
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-        if self.started.elapsed() >= std::time::Duration::from_secs(1)
-            && !self.shown.swap(true, std::sync::atomic::Ordering::Relaxed)
-        {
-            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
 /// `--plots` without a directory means `plots/<scenario name>/`, the name made safe as one
 /// directory name ([`crate::plot::dir_name`]): a name never leads outside `plots/`.
 fn plots_dir(given: Option<&std::path::Path>, scenario: &str) -> PathBuf {
@@ -636,7 +609,10 @@ fn plot_cmd(args: &PlotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         }
     }
     let dir = plots_dir(args.plots.as_deref(), &data.scenario);
-    crate::output::check_dir("--plots", &dir)?;
+    match &args.plots {
+        Some(named) => crate::output::check_named_dir("--plots", named)?,
+        None => crate::output::check_dir("--plots", &dir)?,
+    }
     let files = crate::plot::render_all(&data, &dir)?;
     for f in files {
         writeln!(out, "{}", f.display())?;
@@ -689,19 +665,26 @@ fn reproduce_cmd(args: &ReproduceArgs, out: &mut dyn Write) -> anyhow::Result<()
     }
     let json = args.format == Format::Json;
     let mut all = Vec::new();
+    let bar = Progress::new(args.quiet);
     for (i, (sc, p)) in todo.iter().enumerate() {
-        let r = experiment::reproduce(sc, p, args.jobs)?;
+        bar.say(&format!("{} ({} of {})", sc.name, i + 1, todo.len()));
+        let r = experiment::reproduce(sc, p, args.jobs, &|done, total| bar.tick(done, total));
+        let r = r?;
         if !json {
             let mut text = String::new();
             if i > 0 {
                 text.push('\n');
             }
             render_text(&r, &mut text);
-            out.write_all(text.as_bytes())?;
-            out.flush()?;
+            // The bar steps aside while the scenario's tables go to the terminal.
+            bar.suspend(|| -> io::Result<()> {
+                out.write_all(text.as_bytes())?;
+                out.flush()
+            })?;
         }
         all.push(r);
     }
+    bar.finish();
     let mut text = String::new();
     if json {
         text = render_json(&all);
@@ -715,7 +698,9 @@ fn reproduce_cmd(args: &ReproduceArgs, out: &mut dyn Write) -> anyhow::Result<()
 }
 
 fn validate_cmd(args: &ValidateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let results = crate::validate::run_all(args.jobs);
+    let bar = Progress::counting(args.quiet, "replications");
+    let results = crate::validate::run_all_with(args.jobs, &|done, total| bar.tick(done, total));
+    bar.finish();
     out.write_all(crate::validate::render(&results).as_bytes())?;
     out.flush()?;
     let failed = results.iter().filter(|r| !r.pass).count();
@@ -734,7 +719,7 @@ mod tests {
     use clap::CommandFactory;
 
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
-        Cli::try_parse_from(std::iter::once("qsim").chain(args.iter().copied()))
+        Cli::parse_lenient(std::iter::once("qsim").chain(args.iter().copied()))
     }
 
     #[test]

@@ -157,6 +157,7 @@ pub fn reproduce(
     sc: &Scenario,
     published: &crate::scenario::published::Published,
     jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<crate::report::reproduce::Reproduction, Error> {
     use crate::report::reproduce::{RunMetrics, reproduce};
     let mut sc = sc.clone();
@@ -165,7 +166,7 @@ pub fn reproduce(
     for v in &mut sc.variants {
         v.scenario.replications = reps;
     }
-    let rep = run_replicated(&sc, jobs, None, false, model::Valve::OPEN, &|_, _| {})?;
+    let rep = run_replicated(&sc, jobs, None, false, model::Valve::OPEN, progress)?;
     first_violation(&rep.first)?;
     let runs: Vec<RunMetrics> = plan(&sc)
         .iter()
@@ -699,10 +700,20 @@ fn write_exports(opts: &RunOptions, report: &Report, out: &mut dyn Write) -> Res
             });
         }
     }
-    if let (Some(dir), Some(plots)) = (&opts.plots_dir, &report.plots)
-        && let Err(e) = crate::plot::render_all(plots, dir)
-    {
-        failed.get_or_insert(e.into());
+    if let (Some(dir), Some(plots)) = (&opts.plots_dir, &report.plots) {
+        match crate::plot::render_all(plots, dir) {
+            // Listed on stderr, one path a line as `qsim plot` lists them on stdout: stdout
+            // holds the report (or one JSON document).
+            Ok(written) => {
+                let mut err = std::io::stderr().lock();
+                for path in written {
+                    let _ = writeln!(err, "{}", path.display());
+                }
+            }
+            Err(e) => {
+                failed.get_or_insert(e.into());
+            }
+        }
     }
     if let Some(dir) = &opts.fio_dir
         && let Err(e) = write_fio_dir(dir, report, out)

@@ -3,13 +3,12 @@
 //! Output goes through one locked stdout; a reader that goes away (`qsim list | head -1`) ends
 //! the program quietly with 0. The exit codes are tabled in `qsim::error`.
 
-use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     // clap prints its own usage errors and exits 2 (0 for --help and --version).
-    let cli = qsim::cli::Cli::parse();
+    let cli = qsim::cli::Cli::parse_lenient(std::env::args_os()).unwrap_or_else(|e| e.exit());
     // Interrupted, qsim removes its unfinished temporary files and exits 130.
     if let Err(e) = qsim::output::install_interrupt_handler() {
         let _ = writeln!(std::io::stderr(), "warning: no interrupt handler: {e}");

@@ -238,6 +238,31 @@ pub fn check_file(flag: &str, path: &Path) -> Result<Target, OutputError> {
     }
 }
 
+/// Checks a directory the user named (`--plots DIR`) as [`check_file`] checks a file: it
+/// exists, or it is missing and its parent is an existing directory (only `dir` itself is
+/// created, as `--json` creates only its file), then [`check_dir`]'s rules.
+pub fn check_named_dir(flag: &str, dir: &Path) -> Result<(), OutputError> {
+    if !dir.exists() {
+        let parent = parent_of(dir);
+        if !parent.is_dir() {
+            return Err(OutputError {
+                flag: flag.to_string(),
+                path: dir.to_path_buf(),
+                message: format!(
+                    "its parent {} is not an existing directory",
+                    parent.display()
+                ),
+                hint: format!(
+                    "create {} first, or name a directory in an existing one ({flag} alone \
+                     writes to plots/SCENARIO/, created as needed)",
+                    parent.display()
+                ),
+            });
+        }
+    }
+    check_dir(flag, dir)
+}
+
 /// Checks that `dir` (given to `flag`) can take plot files: an existing directory, or a
 /// missing one whose nearest existing ancestor is a directory (it is created when the plots
 /// are written). Anything else that exists at `dir` is refused.
@@ -623,6 +648,21 @@ mod tests {
         let e = check_file("--json", &d.0.join("missing/x.json")).unwrap_err();
         assert!(e.to_string().contains("create the directory first"), "{e}");
         assert!(e.to_string().starts_with("--json "), "{e}");
+    }
+
+    #[test]
+    fn a_named_directory_needs_an_existing_parent() {
+        let d = TmpDir::new("named");
+        check_named_dir("--plots", &d.0).unwrap();
+        check_named_dir("--plots", &d.0.join("new")).unwrap();
+        let e = check_named_dir("--plots", &d.0.join("a/b")).unwrap_err();
+        assert!(
+            e.to_string().contains("is not an existing directory"),
+            "{e}"
+        );
+        assert!(e.to_string().starts_with("--plots "), "{e}");
+        assert!(!d.0.join("a").exists());
+        check_named_dir("--plots", Path::new("relative-and-missing")).unwrap();
     }
 
     #[test]

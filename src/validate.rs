@@ -559,6 +559,15 @@ fn run_one(case: &Case, sc: &Scenario, replication: u64) -> RepOutcome {
 /// case order. Each (case, replication) is one unit of work; results are stored by index, so the
 /// output does not depend on the thread count.
 pub fn run_cases(cases: &[Case], jobs: usize) -> Vec<CaseResult> {
+    run_cases_with(cases, jobs, &|_, _| {})
+}
+
+/// [`run_cases`] with a progress callback, as [`run_all_with`].
+pub fn run_cases_with(
+    cases: &[Case],
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<CaseResult> {
     let scenarios: Vec<Scenario> = cases
         .iter()
         .map(|c| {
@@ -575,6 +584,7 @@ pub fn run_cases(cases: &[Case], jobs: usize) -> Vec<CaseResult> {
     work.sort_by(|a, b| cases[b.0].customers.total_cmp(&cases[a.0].customers));
     let slots: Vec<Mutex<Option<RepOutcome>>> = work.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
     let threads = match jobs {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -588,6 +598,7 @@ pub fn run_cases(cases: &[Case], jobs: usize) -> Vec<CaseResult> {
                     let Some(&(i, rep)) = work.get(k) else { break };
                     let outcome = run_one(&cases[i], &scenarios[i], rep);
                     *slots[k].lock().expect("no worker panicked holding a slot") = Some(outcome);
+                    progress(finished.fetch_add(1, Ordering::Relaxed) + 1, work.len());
                 }
             });
         }
@@ -610,7 +621,13 @@ pub fn run_cases(cases: &[Case], jobs: usize) -> Vec<CaseResult> {
 
 /// Runs every validation case; see [`run_cases`].
 pub fn run_all(jobs: usize) -> Vec<CaseResult> {
-    run_cases(&cases(), jobs)
+    run_all_with(jobs, &|_, _| {})
+}
+
+/// [`run_all`], calling `progress(done, total)` as each replication of each case finishes
+/// (from the worker threads; it only observes, so the results are the same).
+pub fn run_all_with(jobs: usize, progress: &(dyn Fn(usize, usize) + Sync)) -> Vec<CaseResult> {
+    run_cases_with(&cases(), jobs, progress)
 }
 
 fn summarise(case: &Case, reps: Vec<Option<RepOutcome>>) -> Vec<CaseResult> {

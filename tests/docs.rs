@@ -268,6 +268,9 @@ fn workdir() -> TempDir {
     copy_dir(&root().join("tests/fio"), &dir.path().join("tests/fio"));
     fs::create_dir_all(dir.path().join("home")).unwrap();
     fs::create_dir_all(dir.path().join("bin")).unwrap();
+    // The repository's plots/, where the guide's `--plots plots/NAME` commands write (a named
+    // directory's parent must exist).
+    fs::create_dir_all(dir.path().join("plots")).unwrap();
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_qsim"), dir.path().join("bin/qsim")).unwrap();
     dir
 }

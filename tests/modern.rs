@@ -230,7 +230,7 @@ fn flags_compares_every_combination_against_the_default_and_plots_it() {
         "--json",
         json.to_str().unwrap(),
     ]);
-    run.assert_ok();
+    run.assert_ok_with_plots();
     let out = &run.stdout;
     // The policies are the pattern's, default first; `none` is replaced.
     assert!(out.contains("policies: dm-crypt,"), "{out}");

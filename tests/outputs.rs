@@ -177,6 +177,32 @@ fn a_failed_export_keeps_the_report_and_the_other_files() {
 }
 
 #[test]
+fn plots_lists_its_files_takes_no_scenario_and_needs_a_named_dirs_parent() {
+    let dir = TempDir::new();
+    let sc = dir.file("tiny.yaml", TINY);
+    // `--plots SCENARIO`: the word is the scenario, the plots go to plots/tiny/.
+    let mut cmd = qsim(&["run", "--plots", &sc, "-r", "1"]);
+    cmd.current_dir(dir.path());
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let listed: Vec<&str> = stderr.lines().filter(|l| l.ends_with(".png")).collect();
+    assert!(listed.contains(&"plots/tiny/percentiles.png"), "{stderr}");
+    for path in &listed {
+        assert!(dir.path().join(path).is_file(), "{path} listed but missing");
+    }
+    // A named directory is created, its parent is not.
+    let deep = dir.path().join("missing/plots");
+    Run::of(&["run", &sc, "-r", "1", "--plots", deep.to_str().unwrap()])
+        .assert_bad_input()
+        .stderr_has(&["is not an existing directory", "--plots "]);
+    assert!(!dir.path().join("missing").exists());
+    let named = dir.path().join("mine");
+    Run::of(&["run", &sc, "-r", "1", "--plots", named.to_str().unwrap()]).assert_ok_with_plots();
+    assert!(named.join("cdf.svg").is_file());
+}
+
+#[test]
 fn a_scenario_name_never_leads_outside_plots() {
     let dir = TempDir::new();
     for (name, expect) in [("/abs/dir", "plots/abs_dir"), ("../..", "plots/scenario")] {

@@ -74,7 +74,7 @@ fn run_draws_every_plot_and_qsim_plot_redraws_the_same_from_json() {
             "--json",
             json.to_str().unwrap(),
         ])
-        .assert_ok();
+        .assert_ok_with_plots();
         let names = check_plots(&dir);
         let mut want: BTreeSet<String> = BTreeSet::new();
         let stems = ["percentiles", "cdf", "tail", "stages", "failures"]
@@ -121,7 +121,7 @@ fn without_memory_there_is_no_failures_plot() {
         "--plots",
         dir.to_str().unwrap(),
     ])
-    .assert_ok();
+    .assert_ok_with_plots();
     let names = check_plots(&dir);
     assert!(names.contains("percentiles.png") && names.contains("cdf.svg"));
     assert!(

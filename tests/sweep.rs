@@ -151,7 +151,7 @@ fn plots_draw_a_knee_per_table_and_qsim_plot_redraws_them() {
     let dir = TempDir::new();
     let (plots, json) = (dir.path().join("p"), dir.path().join("r.json"));
     let (plots, json) = (plots.to_str().unwrap(), json.to_str().unwrap());
-    Run::of(&[SWEEP, &["--plots", plots, "--json", json]].concat()).assert_ok();
+    Run::of(&[SWEEP, &["--plots", plots, "--json", json]].concat()).assert_ok_with_plots();
     for f in [
         "knee-read_p99_ms.png",
         "knee-read_p999_ms.svg",
@@ -194,7 +194,7 @@ fn a_study_draws_a_tornado_per_policy() {
         "--plots",
         plots.to_str().unwrap(),
     ])
-    .assert_ok();
+    .assert_ok_with_plots();
     for f in ["tornado-fifo.png", "tornado-split.svg"] {
         assert!(plots.join(f).is_file(), "{f} missing");
     }

@@ -43,6 +43,23 @@ impl Run {
         self
     }
 
+    /// Asserts success with something on stdout and, on stderr, only the list of the plot
+    /// files written (one path a line, each a file that now exists), which `--plots` prints.
+    pub fn assert_ok_with_plots(&self) -> &Run {
+        assert_eq!(self.code, Some(0), "stderr:\n{}", self.stderr);
+        assert!(!self.stdout.is_empty(), "no output");
+        assert!(!self.stderr.is_empty(), "no plot files listed");
+        for line in self.stderr.lines() {
+            assert!(
+                (line.ends_with(".png") || line.ends_with(".svg"))
+                    && std::path::Path::new(line).is_file(),
+                "not a plot file written: {line:?}\nstderr:\n{}",
+                self.stderr
+            );
+        }
+        self
+    }
+
     /// Asserts a bad-input failure: exit 2, an `error:` with a hint on stderr, no stdout, no panic.
     pub fn assert_bad_input(&self) -> &Run {
         assert_eq!(

@@ -89,6 +89,7 @@ pub(super) fn merge_cmd(args: &MergeArgs, out: &mut dyn Write) -> anyhow::Result
         time_limit: set.time_limit(),
         ..args.output.options(&name)
     };
+    args.output.check_named()?;
     experiment::check_outputs(&opts)?;
     let inputs: Vec<(&'static str, PathBuf)> = args
         .shards
