@@ -282,7 +282,15 @@ fn failure_log(m: &MemoryReport, s: &mut String) {
         log.len(),
         m.atomic_failures_total.max(log.len() as u64)
     );
-    for f in log {
+    // A burst fails many allocations at one instant with the same free count: each distinct
+    // line once, a repeat said as syslogd says it.
+    let mut i = 0;
+    while i < log.len() {
+        let f = &log[i];
+        let same = log[i..]
+            .iter()
+            .take_while(|g| (g.at, g.order, g.free) == (f.at, f.order, f.free))
+            .count();
         let at_ns = f.at.as_ns();
         // printk's "[%5lu.%06lu] " timestamp; GFP_ATOMIC is mode 0x20 (__GFP_HIGH) in 2.6.3x.
         let _ = writeln!(
@@ -293,6 +301,10 @@ fn failure_log(m: &MemoryReport, s: &mut String) {
             f.order,
             f.free
         );
+        if same > 1 {
+            let _ = writeln!(s, "  last message repeated {} times", same - 1);
+        }
+        i += same;
     }
 }
 
@@ -302,8 +314,6 @@ pub(super) fn memory_comparison(r: &Report, s: &mut String) {
     if r.policies.iter().all(|p| p.memory.is_none()) {
         return;
     }
-    // The blocks pool every replication; this table gives the mean per replication, so its
-    // counts read like one run's (and like the replication summary's).
     // The blocks pool every replication; this table gives each run's mean per replication,
     // so its counts read like one run's (and like the replication summary's).
     let pooled = r.policies.iter().any(|p| p.replications > 1);

@@ -374,3 +374,26 @@ fn dropped_arrivals_are_saturation_only_when_sustained() {
         "{sustained}"
     );
 }
+
+/// A burst's identical failure lines print once, then how often they repeated, as syslogd
+/// says it; a line that differs (another instant or free count) starts a new group.
+#[test]
+fn a_bursts_identical_failure_lines_are_counted_not_repeated() {
+    let mut run = run_with_memory("fifo");
+    let m = run.memory.as_mut().unwrap();
+    let first = m.failure_log[0];
+    m.failure_log.splice(1..1, [first, first]);
+    let r = Report::new(&scenario(), &[run.clone(), run]);
+    let mut s = String::new();
+    policy_block(&r, &r.policies[0], &TextOptions::default(), &mut s);
+    let start = s.find("  alloc log").expect("the log");
+    let lines: Vec<&str> = s[start..].lines().skip(1).take(3).collect();
+    assert_eq!(
+        lines,
+        [
+            "  [   12.345678] swapper: page allocation failure. order:2, mode:0x20 free:512",
+            "  last message repeated 2 times",
+            "  [   12.400000] swapper: page allocation failure. order:2, mode:0x20 free:498",
+        ]
+    );
+}
