@@ -100,6 +100,9 @@ pub struct App {
     base_sets: Vec<String>,
     /// The base scenario, resolved.
     base: Scenario,
+    /// The page's knobs, each menu entry the base refuses marked with why
+    /// ([`knobs::mark_refused`]).
+    knobs: Vec<Value>,
     jobs: Jobs,
 }
 
@@ -134,14 +137,19 @@ impl App {
         }
         let base = scenario::load_str_with_overrides(&source, &text, &base_sets)?;
         let stem = crate::plot::dir_name(&base.name);
-        Ok(App {
+        let mut app = App {
             file_name: format!("{stem}-serve.yaml"),
             source,
             text,
             base_sets,
+            knobs: knobs::knobs(&base),
             base,
             jobs: Jobs::new(runner),
-        })
+        };
+        let mut marked = std::mem::take(&mut app.knobs);
+        knobs::mark_refused(&mut marked, &|sets| app.resolve(sets).map(|_| ()));
+        app.knobs = marked;
+        Ok(app)
     }
 
     /// Resolves the base scenario with `sets` after the base's own, as `qsim run --set` does.
@@ -259,7 +267,7 @@ fn knobs_reply(app: &App) -> Reply {
             "base_sets": app.base_sets,
             "policies": sc.policies,
             "has_memory": sc.memory.is_some(),
-            "knobs": knobs::knobs(sc),
+            "knobs": app.knobs,
         }),
     )
 }

@@ -28,7 +28,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 /// The Chromium that drew `plots/serve.png` (the start of `chromium --version`).
-const SCREENSHOT_CHROMIUM: &str = "Chromium 156.0.8078.114 ";
+const SCREENSHOT_CHROMIUM: &str = "Chromium 148.0.7778.167 ";
 
 /// A child process (in its own process group) killed with its group when dropped.
 pub(crate) struct Guard(pub(crate) Child);
@@ -245,8 +245,10 @@ fn screenshot(cdp: &mut Cdp) -> Vec<u8> {
     base64(shot["data"].as_str().expect("screenshot data"))
 }
 
+/// The plots are on view and current (not the dimmed ones a newer run is replacing).
 const PLOTS_SHOWN: &str = "(() => { const p = document.getElementById('plots'); \
-    return !!p && !p.hidden && !!document.querySelector('#plot-percentiles svg'); })()";
+    return !!p && !p.hidden && !p.classList.contains('stale') && \
+    !!document.querySelector('#plot-percentiles svg'); })()";
 
 /// Switches the policy selector to `to` and returns (ms from the change event until the
 /// percentile plot's content changed, the new content).
@@ -299,7 +301,8 @@ fn the_page_redraws_on_a_policy_switch_and_shows_a_bad_value_as_an_error() {
     }
     let policies = cdp.eval("[...document.getElementById('policy').options].map(o => o.value)");
     assert_eq!(policies, json!(["fifo", "split", "prio", "all"]));
-    assert_eq!(cdp.eval("document.getElementById('policy').value"), "fifo");
+    // The comparison is the first view.
+    assert_eq!(cdp.eval("document.getElementById('policy').value"), "all");
     let meta = cdp.eval("document.getElementById('meta').textContent");
     assert!(
         meta.as_str()
@@ -313,16 +316,16 @@ fn the_page_redraws_on_a_policy_switch_and_shows_a_bad_value_as_an_error() {
     );
     assert_eq!(disposition, "attachment; filename=\"two-queue-serve.yaml\"");
 
-    // fifo -> split: the percentile plot changes within 2 s of the change event.
-    let fifo_svg = cdp.eval("document.getElementById('plot-percentiles').innerHTML");
+    // all -> split: the percentile plot changes within 2 s of the change event.
+    let all_svg = cdp.eval("document.getElementById('plot-percentiles').innerHTML");
     let got = cdp.eval(&format!("{SWITCH}('split')"));
     let (ms, split_svg) = (got[0].as_f64().unwrap(), got[1].as_str().unwrap());
-    eprintln!("serve: the percentile plot changed {ms:.0} ms after fifo -> split");
+    eprintln!("serve: the percentile plot changed {ms:.0} ms after all -> split");
     assert!(
         ms < 2000.0,
         "the plot took {ms:.0} ms to change (issue 15: within 2 s)"
     );
-    assert_ne!(json!(split_svg), fifo_svg);
+    assert_ne!(json!(split_svg), all_svg);
     assert!(
         split_svg.contains(">\nsplit\n<") && !split_svg.contains(">\nfifo\n<"),
         "{split_svg:.300}"
@@ -396,6 +399,128 @@ fn the_page_redraws_on_a_policy_switch_and_shows_a_bad_value_as_an_error() {
         cdp.eval("document.getElementById('plots').hidden"),
         json!(true)
     );
+    let _ = cdp.call("Browser.close", json!({}));
+}
+
+/// Sets knob `id` (a select, or a `checks` box list: `value` is then the one box left checked,
+/// or "" for none) and fires one change; returns the run id the page had before.
+const CHOOSE: &str = r#"((id, value) => {
+  const before = Math.max(S.latest, S.shown);
+  const i = document.getElementById('in-' + id);
+  if (i.tagName === 'DIV') {
+    for (const c of i.querySelectorAll('input')) c.checked = (c.value === value);
+  } else {
+    i.value = value;
+  }
+  i.dispatchEvent(new Event('change'));
+  return before;
+})"#;
+
+/// True once the page shows a newer run than `before` with its plots, or an error.
+fn settled(before: &Value) -> String {
+    format!(
+        "(S.shown > {before} && S.shown === S.latest && {PLOTS_SHOWN}) || \
+         !document.getElementById('error').hidden"
+    )
+}
+
+/// Issue 28: every kernel, cipher and patch the page offers runs and draws, every policy view
+/// draws, and each entry the scenario refuses is greyed with its reason.
+#[test]
+fn every_menu_entry_the_page_offers_runs_and_draws() {
+    let Some(browser) = chromium() else { return };
+    let (_server, url) = start_server();
+    let dir = TempDir::new();
+    let (_chromium, mut cdp) = Cdp::start(&browser, dir.path());
+    // A shared link: short runs (one replication of 3 s per change) and the split view.
+    let link = format!("{url}#policy=split&replications=1&duration=3s");
+    let target = cdp.call("Target.createTarget", json!({"url": link}));
+    let attached = cdp.call(
+        "Target.attachToTarget",
+        json!({"targetId": target["targetId"], "flatten": true}),
+    );
+    cdp.session = Some(attached["sessionId"].as_str().expect("session").to_string());
+    cdp.wait_for("typeof S !== 'undefined'", 60);
+    cdp.wait_for(
+        &format!("S.shown > 0 && S.shown === S.latest && {PLOTS_SHOWN}"),
+        180,
+    );
+    let view = cdp.eval(
+        "['policy', 'in-replications', 'in-duration'].map(id => document.getElementById(id).value)\
+         .concat([document.getElementById('meta').textContent])",
+    );
+    let view = view.as_array().expect("values");
+    assert_eq!(
+        view[..3],
+        [json!("split"), json!("1"), json!("3s")],
+        "the link's view"
+    );
+    assert!(
+        view[3]
+            .as_str()
+            .is_some_and(|m| m.contains("1 replication(s)")),
+        "the link's run: {view:?}"
+    );
+    let mut ran = 0;
+    for (id, options) in [
+        ("cipher", "#in-cipher option"),
+        ("kernel", "#in-kernel option"),
+        ("patches", "#in-patches input"),
+    ] {
+        let all = cdp.eval(&format!(
+            "[...document.querySelectorAll('{options}')].map(o => [o.value, o.disabled, \
+             o.title || o.parentElement.title || ''])"
+        ));
+        let mut offered = 0;
+        for o in all.as_array().expect("options") {
+            let (value, disabled, why) = (o[0].as_str().unwrap(), o[1] == json!(true), &o[2]);
+            if disabled {
+                assert!(
+                    why.as_str().is_some_and(|w| !w.is_empty()),
+                    "{id} {value}: greyed without a reason"
+                );
+                continue;
+            }
+            offered += 1;
+            let before = cdp.eval(&format!("{CHOOSE}('{id}', '{value}')"));
+            cdp.wait_for(&settled(&before), 120);
+            let error = cdp.eval("document.getElementById('error-text').textContent");
+            assert_eq!(
+                cdp.eval("document.getElementById('error').hidden"),
+                json!(true),
+                "{id} = {value}: {error}"
+            );
+            ran += 1;
+        }
+        assert!(offered > 0, "{id}: nothing to choose");
+        // Back to the file's value (no box checked for patches), so the next knob's entries
+        // run against the scenario as written.
+        let before = cdp.eval(&format!(
+            "{CHOOSE}('{id}', [].concat(S.initial['{id}'] || [])[0] || '')"
+        ));
+        cdp.wait_for(&settled(&before), 120);
+    }
+    eprintln!("serve: {ran} menu entries each ran and drew");
+    let refused = cdp.eval(
+        "[...document.querySelectorAll('#knob-kernel small.refused')].map(e => e.textContent)",
+    );
+    assert!(
+        refused[0]
+            .as_str()
+            .is_some_and(|t| t.contains("6.12") && t.contains("legacy request queue")),
+        "{refused}"
+    );
+    let policies = cdp.eval("[...document.getElementById('policy').options].map(o => o.value)");
+    for p in policies.as_array().expect("policies") {
+        let got = cdp.eval(&format!("{SWITCH}('{}')", p.as_str().unwrap()));
+        assert!(
+            got[1].as_str().is_some_and(|svg| svg.contains("<svg")),
+            "policy view {p}: no plot"
+        );
+    }
+    // The address keeps the view: the last policy, the knobs changed from the file.
+    let hash = cdp.eval("location.hash");
+    assert_eq!(hash, "#policy=all&replications=1&duration=3s");
     let _ = cdp.call("Browser.close", json!({}));
 }
 

@@ -39,6 +39,8 @@ pub struct Patch {
     pub aliases: &'static [&'static str],
     /// What it was, for `qsim check`.
     pub what: &'static str,
+    /// A few words beside its number where a menu lists it (`qsim serve`).
+    pub short: &'static str,
 }
 
 /// Every entry `kernel.patches` accepts (docs/model/kernels.md §4). Patch 1 sets
@@ -50,36 +52,43 @@ pub const PATCHES: &[Patch] = &[
         label: "1",
         aliases: &[],
         what: "a slow-path restart after failed direct reclaim wakes kswapd again (in 2.6.32)",
+        short: "restart wakes kswapd",
     },
     Patch {
         label: "2",
         aliases: &[],
         what: "no ALLOC_HARDER for an rt task's allocations in interrupt context (in 2.6.32)",
+        short: "no ALLOC_HARDER in irq",
     },
     Patch {
         label: "3",
         aliases: &[],
         what: "congestion-both: direct reclaim waits on ASYNC, then SYNC (never merged)",
+        short: "congestion-both",
     },
     Patch {
         label: "4",
         aliases: &[],
         what: "kswapd naps HZ/10 and checks for a premature sleep (2.6.33, f50de2d3)",
+        short: "kswapd naps",
     },
     Patch {
         label: "5",
         aliases: &["kswapd-stay-awake-when-min"],
         what: "kswapd skips its congestion wait below min (2.6.33, bb3ab596)",
+        short: "kswapd awake below min",
     },
     Patch {
         label: "6",
         aliases: &["dm-crypt-unplug"],
         what: "Chris Mason's dm-crypt unplug fix (never merged)",
+        short: "dm-crypt unplug",
     },
     Patch {
         label: "force-highorder",
         aliases: &[],
         what: "Mel's test hack, on every kernel of his tables; not a fix",
+        short: "Mel's test hack",
     },
 ];
 

@@ -381,13 +381,21 @@ pub fn resolve_published(
     load_parts(&name, &text, &[], Some(metrics))
 }
 
+/// One entry of [`kernel_patches`].
+pub type PatchEntry = (
+    &'static str,
+    Option<&'static str>,
+    &'static str,
+    &'static str,
+);
+
 /// Every entry `kernel.patches` accepts, in order: its canonical label (`"5"`), its other name
-/// if it has one (`kswapd-stay-awake-when-min`) and what it was, for pickers such as
-/// `qsim serve`'s page.
-pub fn kernel_patches() -> Vec<(&'static str, Option<&'static str>, &'static str)> {
+/// if it has one (`kswapd-stay-awake-when-min`), what it was, and a few words for a menu, for
+/// pickers such as `qsim serve`'s page.
+pub fn kernel_patches() -> Vec<PatchEntry> {
     kernel::PATCHES
         .iter()
-        .map(|p| (p.label, p.aliases.first().copied(), p.what))
+        .map(|p| (p.label, p.aliases.first().copied(), p.what, p.short))
         .collect()
 }
 

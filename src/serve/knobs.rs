@@ -33,15 +33,65 @@ fn writer(sc: &Scenario) -> Option<(usize, f64)> {
         })
 }
 
+/// A menu entry or a box's value as the page sends it: quoted YAML text (a kernel "6.12" is not
+/// the number 6.12), one entry alone for a `checks` knob (page.js `asYaml`).
+pub fn option_yaml(kind: &str, value: &str) -> String {
+    let quoted = Value::String(value.to_string()).to_string();
+    if kind == "checks" {
+        format!("[{quoted}]")
+    } else {
+        quoted
+    }
+}
+
+/// Marks each `select` and `checks` option that the scenario refuses when it is chosen alone:
+/// `accepts` resolves the base with a knob's `--set`s; a refused option gets `why` (the first
+/// line of the located error), which the page shows on a disabled entry, so every entry a user
+/// can pick runs (two-queue sets `block.mode: legacy`, which no kernel from 5.0 has).
+pub fn mark_refused(knobs: &mut [Value], accepts: &dyn Fn(&[String]) -> Result<(), String>) {
+    for k in knobs {
+        let kind = k["kind"].as_str().unwrap_or_default().to_string();
+        if kind != "select" && kind != "checks" {
+            continue;
+        }
+        let paths: Vec<String> = (k["paths"].as_array().into_iter().flatten())
+            .filter_map(|p| p.as_str().map(str::to_string))
+            .collect();
+        let Some(options) = k["options"].as_array_mut() else {
+            continue;
+        };
+        for o in options {
+            let value = o["value"].as_str().unwrap_or_default().to_string();
+            let text = option_yaml(&kind, &value);
+            let sets: Vec<String> = paths.iter().map(|p| format!("{p}={text}")).collect();
+            if let Err(e) = accepts(&sets) {
+                // The error's first line, past its location and the `--set` that caused it.
+                let first = e.lines().next().unwrap_or_default();
+                let marker = format!("{}: ", sets.last().map_or("", String::as_str));
+                let why = first
+                    .find(&marker)
+                    .map_or(first, |i| &first[i + marker.len()..]);
+                o["why"] = Value::String(why.to_string());
+            }
+        }
+    }
+}
+
 /// The knobs of `sc` (the base scenario as loaded), with their values there, as the page's
-/// JSON: `{id, label, kind, paths, value, ...}` per knob. Kinds: `select` (`options`),
+/// JSON: `{id, label, kind, paths, value, ...}` per knob. Kinds: `select` and `checks`
+/// (`options`, each `{value, label}`, `title` for a box; `checks` writes one YAML list),
 /// `rate` and `size` (a text box with a log slider over `min`..`max`), `number` (`min`,
-/// `max`), `text`, `checks` (a list of `options` written as one YAML list).
+/// `max`), `text`. [`mark_refused`] adds why an option cannot be picked.
 pub fn knobs(sc: &Scenario) -> Vec<Value> {
     let v = values(sc);
+    let entries = |names: &[&str]| -> Vec<Value> {
+        (names.iter())
+            .map(|n| json!({"value": n, "label": n}))
+            .collect()
+    };
     let mut out = vec![
         json!({"id": "cipher", "label": "cipher", "kind": "select",
-            "paths": ["crypt.cipher"], "options": Cipher::NAMES, "value": v["cipher"],
+            "paths": ["crypt.cipher"], "options": entries(Cipher::NAMES), "value": v["cipher"],
             "help": "crypt.cipher: a preset sets both rates"}),
         json!({"id": "cipher_rate", "label": "cipher speed", "kind": "rate",
             "paths": ["crypt.encrypt_rate", "crypt.decrypt_rate"], "value": v["cipher_rate"],
@@ -65,14 +115,20 @@ pub fn knobs(sc: &Scenario) -> Vec<Value> {
     let versions: Vec<&str> = KernelVersion::ALL.iter().map(|k| k.name()).collect();
     let patches: Vec<Value> = kernel_patches()
         .into_iter()
-        .map(|(label, alias, what)| {
-            let name = alias.map_or(label.to_string(), |a| format!("{label} ({a})"));
-            json!({"value": label, "label": name, "title": what})
+        .map(|(label, alias, what, short)| {
+            // Mel's number and a few words; the whole story and any other name on hover.
+            let name = if label.parse::<u32>().is_ok() {
+                format!("{label}: {short}")
+            } else {
+                label.to_string()
+            };
+            let title = alias.map_or(what.to_string(), |a| format!("{what} (also `{a}`)"));
+            json!({"value": label, "label": name, "title": title})
         })
         .collect();
     out.extend([
         json!({"id": "kernel", "label": "kernel version", "kind": "select",
-            "paths": ["kernel.version"], "options": versions, "value": v["kernel"],
+            "paths": ["kernel.version"], "options": entries(&versions), "value": v["kernel"],
             "help": "kernel.version: reclaim and congestion_wait behaviour"}),
         json!({"id": "patches", "label": "kernel patches", "kind": "checks",
             "paths": ["kernel.patches"], "options": patches, "value": v["patches"],
@@ -104,7 +160,7 @@ pub fn values(sc: &Scenario) -> Value {
         .filter_map(|w| {
             let w = w.trim();
             all.iter()
-                .find(|(label, alias, _)| *label == w || *alias == Some(w))
+                .find(|(label, alias, ..)| *label == w || *alias == Some(w))
                 .map(|p| p.0)
         })
         .collect();
@@ -179,6 +235,50 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{sets:?}: {e}"));
             assert_eq!(values(&again), v, "{sets:?}");
         }
+    }
+
+    /// Every menu entry and every box of every knob, written as the page writes it (quoted
+    /// text, [`option_yaml`]), either goes through or is marked refused with the reason: a
+    /// kernel "6.12" once went out as the number 6.12 and failed for a reason no one saw.
+    #[test]
+    fn every_menu_entry_goes_through_as_the_page_sends_it_or_says_why_not() {
+        let accepts = |sets: &[String]| {
+            crate::scenario::resolve_with_overrides("two-queue", sets)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        let sc = crate::scenario::resolve("two-queue").unwrap();
+        let mut ks = knobs(&sc);
+        mark_refused(&mut ks, &accepts);
+        let mut refused = Vec::new();
+        for k in &ks {
+            let kind = k["kind"].as_str().unwrap();
+            for o in k["options"].as_array().into_iter().flatten() {
+                let value = o["value"].as_str().unwrap();
+                let sets: Vec<String> = (k["paths"].as_array().unwrap().iter())
+                    .map(|p| format!("{}={}", p.as_str().unwrap(), option_yaml(kind, value)))
+                    .collect();
+                match (&o["why"], accepts(&sets)) {
+                    (Value::Null, Ok(())) => {}
+                    (Value::String(why), Err(e)) => {
+                        assert!(e.contains(why.as_str()), "{why} vs {e}");
+                        refused.push(value.to_string());
+                    }
+                    (why, got) => panic!("{sets:?}: marked {why}, resolves {got:?}"),
+                }
+            }
+        }
+        // two-queue is a 2.6.32 scenario with the legacy queue and low_latency set: the
+        // kernels before it lack low_latency, those from 5.0 the legacy queue.
+        assert!(refused.contains(&"6.12".to_string()), "{refused:?}");
+        assert!(refused.contains(&"2.6.30".to_string()), "{refused:?}");
+        assert!(!refused.contains(&"2.6.32".to_string()), "{refused:?}");
+        assert!(!refused.contains(&"aes-ni".to_string()), "{refused:?}");
+        let why = &ks.iter().find(|k| k["id"] == "kernel").unwrap()["options"];
+        let last = why.as_array().unwrap().last().unwrap()["why"]
+            .as_str()
+            .unwrap();
+        assert!(last.contains("legacy request queue went in 5.0"), "{last}");
     }
 
     #[test]

@@ -57,12 +57,19 @@ function knobControl(k) {
   let input;
   if (k.kind === "select") {
     input = el("select", { id: `in-${k.id}` });
-    for (const o of k.options) input.append(el("option", { value: o, text: o }));
+    for (const o of k.options) {
+      const opt = el("option", { value: o.value, text: o.label });
+      // An entry this scenario refuses stays listed, greyed, with the reason on hover and
+      // under the knob: every entry that can be picked runs.
+      if (o.why) { opt.disabled = true; opt.title = o.why; }
+      input.append(opt);
+    }
   } else if (k.kind === "checks") {
     input = el("div", { class: "checks", id: `in-${k.id}` });
     for (const o of k.options) {
       const c = el("input", { type: "checkbox", value: o.value });
-      input.append(el("label", { title: o.title }, c, ` ${o.label}`));
+      if (o.why) c.disabled = true;
+      input.append(el("label", { title: o.why || o.title }, c, ` ${o.label}`));
     }
   } else if (k.kind === "number") {
     input = el("input", { type: "number", id: `in-${k.id}`, min: k.min, max: k.max, step: 1 });
@@ -70,16 +77,37 @@ function knobControl(k) {
     input = el("input", { type: "text", id: `in-${k.id}`, spellcheck: "false" });
   }
   box.append(input);
+  let slider = null;
   if (k.kind === "rate" || k.kind === "size") {
-    const slider = el("input", { type: "range", min: 0, max: 1000, id: `slider-${k.id}`,
+    slider = el("input", { type: "range", min: 0, max: 1000, id: `slider-${k.id}`,
       "aria-label": `${k.label} slider` });
     slider.addEventListener("input", () => { input.value = formatValue(k, fromPos(k, +slider.value)); });
     slider.addEventListener("change", () => changed(k));
     box.append(slider);
   }
-  input.addEventListener("change", () => changed(k));
+  // A typed value moves the slider too (when the page can read it), so the two never disagree.
+  input.addEventListener("change", () => {
+    if (slider) placeSlider(k, slider, input.value);
+    changed(k);
+  });
   box.append(el("small", { text: k.help || "" }));
+  const refused = refusedText(k);
+  if (refused) box.append(el("small", { class: "refused", text: refused }));
   return box;
+}
+
+// "not with this scenario: 4.19, 5.4 (why); 2.6.30 (why)": the refused entries grouped by
+// reason, the entry's own name in its reason written "…" so that alike reasons group.
+function refusedText(k) {
+  const byWhy = new Map();
+  for (const o of k.options || []) {
+    if (!o.why) continue;
+    const why = o.why.split(o.value).join("…");
+    byWhy.set(why, [...(byWhy.get(why) || []), o.value]);
+  }
+  if (!byWhy.size) return "";
+  const parts = [...byWhy].map(([why, values]) => `${values.join(", ")} (${why})`);
+  return `not with this scenario: ${parts.join("; ")}`;
 }
 
 function readKnob(k) {
@@ -98,13 +126,23 @@ function showKnob(k, value) {
     input.value = value === null || value === undefined ? "" : value;
   }
   const slider = $(`slider-${k.id}`);
-  if (slider) {
-    const x = parseValue(String(value));
-    if (isFinite(x) && x > 0) slider.value = Math.min(1000, Math.max(0, toPos(k, x)));
-  }
+  if (slider) placeSlider(k, slider, value);
 }
 
-const asYaml = (k, v) => (k.kind === "checks" ? `[${v.join(", ")}]` : String(v));
+// Puts a slider where the value written as `text` lies (left alone if the page cannot read it).
+function placeSlider(k, slider, text) {
+  const x = parseValue(String(text));
+  if (isFinite(x) && x > 0) slider.value = Math.min(1000, Math.max(0, toPos(k, x)));
+}
+
+// A knob's value as the YAML of a --set. A menu entry or a checked box is text and goes
+// quoted (JSON's string syntax is YAML's): kernel "6.12" is not the number 6.12, patch "1" is
+// the name Mel gave it. A typed value goes as typed, as on the command line.
+const asYaml = (k, v) => {
+  if (k.kind === "checks") return `[${v.map((x) => JSON.stringify(x)).join(", ")}]`;
+  if (k.kind === "select") return JSON.stringify(v);
+  return String(v);
+};
 // Knob values compared as the page reads them back: a list, or text.
 const norm = (v) => (Array.isArray(v) ? v : v === null || v === undefined ? "" : String(v));
 const same = (a, b) => JSON.stringify(norm(a)) === JSON.stringify(norm(b));
@@ -113,7 +151,36 @@ function changed(k) {
   const v = readKnob(k);
   if (same(v, S.initial[k.id])) delete S.edited[k.id]; else S.edited[k.id] = v;
   $(`knob-${k.id}`).classList.toggle("edited", k.id in S.edited);
+  saveState();
   submit();
+}
+
+// The view in the address, `#policy=all&kernel=2.6.32&patches=3,5`: the policy shown and every
+// knob the user changed, so a link (a teacher's prepared view) opens the same page.
+function saveState() {
+  const q = new URLSearchParams();
+  q.set("policy", $("policy").value);
+  for (const k of S.knobs) {
+    if (!(k.id in S.edited)) continue;
+    const v = S.edited[k.id];
+    q.set(k.id, Array.isArray(v) ? v.join(",") : v);
+  }
+  history.replaceState(null, "", `#${q}`);
+}
+
+// Applies the address's view (see saveState) to the controls, before the first run.
+function loadState() {
+  const q = new URLSearchParams(location.hash.slice(1));
+  const policy = q.get("policy");
+  if (policy && [...$("policy").options].some((o) => o.value === policy)) $("policy").value = policy;
+  for (const k of S.knobs) {
+    if (!q.has(k.id)) continue;
+    const raw = q.get(k.id);
+    showKnob(k, k.kind === "checks" ? raw.split(",").filter((x) => x) : raw);
+    const v = readKnob(k);
+    if (!same(v, S.initial[k.id])) S.edited[k.id] = v;
+    $(`knob-${k.id}`).classList.toggle("edited", k.id in S.edited);
+  }
 }
 
 // The --sets of the current knob state: every path of every knob the user changed, in the
@@ -131,14 +198,16 @@ function showError(text) {
   $("error-text").textContent = text;
   $("error").hidden = false;
   $("plots").hidden = true;
+  $("plots").classList.remove("stale");
   $("status").textContent = "";
 }
 
 async function submit() {
   const body = JSON.stringify({ sets: sets(), page: PAGE });
-  // Until the newest state's result arrives nothing older is shown as if it were current.
+  // Until the newest state's result arrives, the plots on view stay, dimmed: nothing older is
+  // shown as if it were current, and nothing jumps.
   S.latest = -1;
-  $("plots").hidden = true;
+  $("plots").classList.add("stale");
   $("status").textContent = "resolving…";
   let r, j;
   try {
@@ -219,6 +288,7 @@ async function drawPlots() {
   g.append(el("span", { class: "note", text: "trace: drawing…" }));
   $("error").hidden = true;
   $("plots").hidden = false;
+  $("plots").classList.remove("stale");
   drawGantt(id, policy, seq);
 }
 
@@ -246,7 +316,9 @@ async function init() {
   const pol = $("policy");
   for (const p of k.policies) pol.append(el("option", { value: p, text: p }));
   pol.append(el("option", { value: "all", text: "all (compare)" }));
-  pol.addEventListener("change", drawPlots);
+  // The comparison first: it is what the page is for.
+  pol.value = "all";
+  pol.addEventListener("change", () => { saveState(); drawPlots(); });
   S.knobs = k.knobs;
   const list = $("knob-list");
   for (const knob of k.knobs) {
@@ -260,8 +332,10 @@ async function init() {
       showKnob(knob, S.initial[knob.id]);
       $(`knob-${knob.id}`).classList.remove("edited");
     }
+    saveState();
     submit();
   });
+  loadState();
   submit();
 }
 
