@@ -188,6 +188,16 @@ impl Cdp {
         }
     }
 
+    /// Opens `url` in a new tab and sends the following commands to it.
+    fn open(&mut self, url: &str) {
+        let target = self.call("Target.createTarget", json!({"url": url}));
+        let attached = self.call(
+            "Target.attachToTarget",
+            json!({"targetId": target["targetId"], "flatten": true}),
+        );
+        self.session = Some(attached["sessionId"].as_str().expect("session").to_string());
+    }
+
     /// Evaluates `js` in the page (awaiting a promise) and returns its value.
     fn eval(&mut self, js: &str) -> Value {
         let r = self.call(
@@ -271,12 +281,7 @@ fn the_page_redraws_on_a_policy_switch_and_shows_a_bad_value_as_an_error() {
     let (_server, url) = start_server();
     let dir = TempDir::new();
     let (_chromium, mut cdp) = Cdp::start(&browser, dir.path());
-    let target = cdp.call("Target.createTarget", json!({"url": url}));
-    let attached = cdp.call(
-        "Target.attachToTarget",
-        json!({"targetId": target["targetId"], "flatten": true}),
-    );
-    cdp.session = Some(attached["sessionId"].as_str().expect("session").to_string());
+    cdp.open(&url);
     cdp.call(
         "Emulation.setDeviceMetricsOverride",
         json!({"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": false}),
@@ -433,13 +438,7 @@ fn every_menu_entry_the_page_offers_runs_and_draws() {
     let dir = TempDir::new();
     let (_chromium, mut cdp) = Cdp::start(&browser, dir.path());
     // A shared link: short runs (one replication of 3 s per change) and the split view.
-    let link = format!("{url}#policy=split&replications=1&duration=3s");
-    let target = cdp.call("Target.createTarget", json!({"url": link}));
-    let attached = cdp.call(
-        "Target.attachToTarget",
-        json!({"targetId": target["targetId"], "flatten": true}),
-    );
-    cdp.session = Some(attached["sessionId"].as_str().expect("session").to_string());
+    cdp.open(&format!("{url}#policy=split&replications=1&duration=3s"));
     cdp.wait_for("typeof S !== 'undefined'", 60);
     cdp.wait_for(
         &format!("S.shown > 0 && S.shown === S.latest && {PLOTS_SHOWN}"),
