@@ -166,7 +166,8 @@ fn plan(data: &PlotData) -> Vec<Planned> {
         if run.timeline.is_none() {
             continue;
         }
-        let base = format!("timeline-{}", file_label(&run.label, i));
+        let label = crate::report::flags::coded_label(&run.label);
+        let base = format!("timeline-{}", file_label(&label, i));
         let mut name = base.clone();
         let mut k = 2;
         while taken.contains(&name) {

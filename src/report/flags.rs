@@ -22,6 +22,21 @@ use std::fmt::Write as _;
 /// Each flag's two-letter code in the tables, in [`DmFlags::ALL`] order.
 const CODES: [&str; 5] = ["sc", "sf", "nr", "nw", "hp"];
 
+/// `label` with every `dm-crypt+<flag>+…` part (a run label is `policy` or `variant/policy`)
+/// written by the flags' codes, `dm-crypt-sc-nr`: the short, unique form file names use, so
+/// that the 32 runs of `--flags all` get names a reader can tell apart (the long form
+/// `timeline-dm-crypt-plus-same_cpu_crypt-plus-submit_fro…` was cut to a hash).
+pub fn coded_label(label: &str) -> String {
+    label
+        .split('/')
+        .map(|part| match DmFlags::parse(part) {
+            Some(f) if f != DmFlags::NONE => format!("{DEFAULT}-{}", code(f).replace('+', "-")),
+            _ => part.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// The default table's policy name, the reference of every comparison here.
 const DEFAULT: &str = "dm-crypt";
 
@@ -459,6 +474,35 @@ pub fn plot_data(report: &Report) -> Vec<FlagPlot> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every combination's coded label is unique and makes a timeline file name of at most
+    /// 60 characters; other labels are left alone.
+    #[test]
+    fn coded_labels_are_short_and_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for bits in 0..32u8 {
+            let mut policy = DEFAULT.to_string();
+            for (name, f) in DmFlags::ALL {
+                if DmFlags(bits).has(f) {
+                    policy = format!("{policy}+{name}");
+                }
+            }
+            for label in [policy.clone(), format!("6.12/{policy}")] {
+                let file = format!(
+                    "timeline-{}.png",
+                    crate::plot::file_label(&coded_label(&label), 0)
+                );
+                assert!(file.len() <= 60, "{file}");
+                assert!(seen.insert(file.clone()), "{file} twice");
+            }
+        }
+        assert_eq!(
+            coded_label("v/dm-crypt+same_cpu_crypt+high_priority"),
+            "v/dm-crypt-sc-hp"
+        );
+        assert_eq!(coded_label("fifo"), "fifo");
+        assert_eq!(coded_label("dm-crypt+bogus"), "dm-crypt+bogus");
+    }
 
     #[test]
     fn codes_follow_the_flags_and_verdicts_read_as_factors() {
