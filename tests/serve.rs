@@ -382,6 +382,17 @@ fn the_page_redraws_on_a_policy_switch_and_shows_a_bad_value_as_an_error() {
     let command = cdp.eval("document.getElementById('command').textContent");
     assert_eq!(command, "qsim run two-queue-serve.yaml");
 
+    // A speed typed over the preset: the cipher menu says its rates are replaced.
+    cdp.eval(
+        "(() => { const i = document.getElementById('in-cipher_rate'); i.value = '250MB/s'; \
+         i.dispatchEvent(new Event('change')); })()",
+    );
+    let note = cdp.eval("document.querySelector('#knob-cipher small.override').textContent");
+    assert_eq!(
+        note,
+        "its rates replaced by the cipher speed below (250MB/s)"
+    );
+
     // A bad value: the located error in a visible box, and no plot (blank or stale) shown.
     cdp.eval(
         "(() => { const i = document.getElementById('in-cipher_rate'); i.value = '-5MB/s'; \

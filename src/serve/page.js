@@ -151,8 +151,24 @@ function changed(k) {
   const v = readKnob(k);
   if (same(v, S.initial[k.id])) delete S.edited[k.id]; else S.edited[k.id] = v;
   $(`knob-${k.id}`).classList.toggle("edited", k.id in S.edited);
+  noteOverrides();
   saveState();
   submit();
+}
+
+// A cipher preset sets both rates; a speed typed after it wins, and the menu says so rather
+// than naming a preset whose rates no longer run.
+function noteOverrides() {
+  const box = $("knob-cipher");
+  if (!box) return;
+  let note = box.querySelector("small.override");
+  if (!note) {
+    note = el("small", { class: "override" });
+    box.append(note);
+  }
+  const speed = S.edited.cipher_rate;
+  note.textContent = speed ? `its rates replaced by the cipher speed below (${speed})` : "";
+  note.hidden = !speed;
 }
 
 // The view in the address, `#policy=all&kernel=2.6.32&patches=3,5`: the policy shown and every
@@ -332,10 +348,12 @@ async function init() {
       showKnob(knob, S.initial[knob.id]);
       $(`knob-${knob.id}`).classList.remove("edited");
     }
+    noteOverrides();
     saveState();
     submit();
   });
   loadState();
+  noteOverrides();
   submit();
 }
 
