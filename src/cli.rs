@@ -266,6 +266,11 @@ pub struct OutputArgs {
     /// prints them from a --json export).
     #[arg(long)]
     pub ascii: bool,
+    /// Print only the tables (policy comparison, memory, replication summary, flag, sweep and
+    /// sensitivity tables, warnings), without the per-run fio blocks: for --flags all and
+    /// sweeps, whose blocks run to thousands of lines. The JSON format ignores it.
+    #[arg(long)]
+    pub summary: bool,
 }
 
 impl OutputArgs {
@@ -280,6 +285,7 @@ impl OutputArgs {
             ("--plots", self.plots.is_some()),
             ("--fio-dir", self.fio_dir.is_some()),
             ("--ascii", self.ascii),
+            ("--summary", self.summary),
             ("--check-invariants", self.check_invariants),
         ]
         .into_iter()
@@ -307,6 +313,7 @@ impl OutputArgs {
             plots_dir: self.plots.as_ref().map(|d| plots_dir(d.as_deref(), name)),
             fio_dir: self.fio_dir.clone(),
             ascii: self.ascii,
+            summary_only: self.summary,
             ..RunOptions::default()
         }
     }

@@ -64,6 +64,9 @@ pub struct RunOptions {
     /// Append the plain-text pictures ([`crate::plot::ascii::pictures`]) to the text report
     /// (`--ascii`; the JSON format ignores it, so stdout stays one JSON document).
     pub ascii: bool,
+    /// Print the text report's tables only, without the per-run blocks (`--summary`; the JSON
+    /// format ignores it).
+    pub summary_only: bool,
 }
 
 /// Errors of a run (the scenario itself was valid).
@@ -583,7 +586,11 @@ fn report_replicated(
     if json {
         crate::report::json::render(&report, &mut buf)?;
     } else {
-        crate::report::text::render_run(&report, &mut buf)?;
+        let text = crate::report::text::TextOptions {
+            summary_only: opts.summary_only,
+            ..Default::default()
+        };
+        crate::report::text::render_run_with(&report, &text, &mut buf)?;
     }
     if let (true, Some(plots)) = (ascii, &report.plots) {
         buf.push(b'\n');

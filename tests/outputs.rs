@@ -269,3 +269,25 @@ fn an_interrupt_leaves_no_temporary_file_and_exits_130() {
     }
     assert!(interrupted > 0, "no run was interrupted: make them longer");
 }
+
+#[test]
+fn summary_prints_the_tables_without_the_per_run_blocks() {
+    let dir = TempDir::new();
+    let sc = dir.file(
+        "tiny.yaml",
+        &TINY.replace("device:", "policies: [fifo, split]\ndevice:"),
+    );
+    let full = Run::of(&["run", &sc]);
+    full.assert_ok();
+    let short = Run::of(&["run", &sc, "--summary"]);
+    short.assert_ok();
+    assert!(full.stdout.contains("  read: IOPS="), "{}", full.stdout);
+    assert!(!short.stdout.contains("  read: IOPS="), "{}", short.stdout);
+    for table in ["Comparison (", "Across 2 replications"] {
+        assert!(short.stdout.contains(table), "{table}:\n{}", short.stdout);
+        // The tables are the full report's, word for word.
+        let from = |t: &str| t[t.find(table).unwrap()..].to_string();
+        assert_eq!(from(&short.stdout), from(&full.stdout));
+    }
+    assert!(short.stdout.lines().count() * 2 < full.stdout.lines().count());
+}

@@ -29,6 +29,8 @@ use std::io;
 pub struct TextOptions {
     /// Show total-latency percentiles instead of clat ones (fio's `lat_percentiles=1`).
     pub lat_percentiles: bool,
+    /// Leave out the per-run blocks: the legend and the tables only (`qsim run --summary`).
+    pub summary_only: bool,
 }
 
 /// Writes the whole report with default options.
@@ -40,7 +42,7 @@ pub fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
 pub fn render_with(report: &Report, opts: &TextOptions, out: &mut dyn io::Write) -> io::Result<()> {
     let mut s = String::new();
     legend(report, &mut s);
-    for policy in &report.policies {
+    for policy in report.policies.iter().filter(|_| !opts.summary_only) {
         s.push('\n');
         policy_block(report, policy, opts, &mut s);
     }
@@ -54,8 +56,17 @@ pub fn render_with(report: &Report, opts: &TextOptions, out: &mut dyn io::Write)
 /// Writes the whole text output of `qsim run`: the report ([`render`]), the replication
 /// summary, the precision line and the invariant tables the report holds, in one piece.
 pub fn render_run(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
+    render_run_with(report, &TextOptions::default(), out)
+}
+
+/// [`render_run`] with the renderer's options (`--summary` leaves out the per-run blocks).
+pub fn render_run_with(
+    report: &Report,
+    opts: &TextOptions,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
     let mut buf = Vec::new();
-    render(report, &mut buf)?;
+    render_with(report, opts, &mut buf)?;
     let mut summary = String::new();
     super::replications::render(&report.metrics, &mut summary);
     super::flags::render(report, &mut summary);

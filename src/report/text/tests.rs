@@ -138,6 +138,7 @@ fn lat_percentiles_option_switches_the_block() {
         &report(),
         &TextOptions {
             lat_percentiles: true,
+            ..TextOptions::default()
         },
         &mut buf,
     )
