@@ -96,13 +96,20 @@ function knobControl(k) {
   return box;
 }
 
+// `why` with `value` written "…" where it stands as a whole word (kernel "5.9" in "kernel 5.9
+// has no…", not the "1" inside "6.12"), so that alike reasons group.
+function withoutName(why, value) {
+  const esc = value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return why.replace(new RegExp(`(^|[^\\w.])${esc}(?![\\w.])`, "g"), "$1…");
+}
+
 // "not with this scenario: 4.19, 5.4 (why); 2.6.30 (why)": the refused entries grouped by
-// reason, the entry's own name in its reason written "…" so that alike reasons group.
+// reason.
 function refusedText(k) {
   const byWhy = new Map();
   for (const o of k.options || []) {
     if (!o.why) continue;
-    const why = o.why.split(o.value).join("…");
+    const why = withoutName(o.why, o.value);
     byWhy.set(why, [...(byWhy.get(why) || []), o.value]);
   }
   if (!byWhy.size) return "";
