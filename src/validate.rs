@@ -76,7 +76,6 @@ use crate::stats::Histogram;
 use crate::stats::histogram::{bucket_index, bucket_range};
 use crate::stats::summary::Estimate;
 use crate::theory;
-use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -668,81 +667,64 @@ pub fn all_pass(results: &[CaseResult]) -> bool {
     results.iter().all(|r| r.pass)
 }
 
-/// The results as a text table: case, metric, theory, simulated mean ± 95 % half-width,
-/// relative error, half-width relative to theory, verdict; then any unsound runs.
+/// The results as a text table, one group per case (its name a heading): metric, theory,
+/// simulated mean ± 95 % half-width, their unit, relative error, half-width relative to theory,
+/// verdict; then any unsound runs. Fits 80 columns.
 pub fn render(results: &[CaseResult]) -> String {
-    let header = [
-        "case",
-        "metric",
-        "theory",
-        "simulated (95% CI)",
-        "rel. err",
-        "CI/theory",
-        "result",
-    ];
-    let rows: Vec<[String; 7]> = results
-        .iter()
-        .map(|r| {
-            let k = r.unit.scale();
-            let digits = if r.unit == Unit::PerSecond { 1 } else { 4 };
-            [
-                r.case.clone(),
-                r.metric.clone(),
-                format!("{:.digits$} {}", r.theory * k, r.unit.label()),
-                format!(
-                    "{:.digits$} ± {:.digits$} {}",
-                    r.estimate.mean * k,
-                    r.estimate.half_width * k,
-                    r.unit.label()
-                ),
-                format!("{:+.2}%", 100.0 * r.relative_error()),
-                format!("{:.2}%", 100.0 * r.relative_half_width()),
-                if r.pass { "pass" } else { "FAIL" }.to_string(),
-            ]
-        })
-        .collect();
-    let mut widths = header.map(str::len);
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
+    use crate::report::text::table::{Align, Table};
+    let mut t = Table::new(0)
+        .column("metric", Align::Left)
+        .column("theory", Align::Right)
+        .column("simulated\n(95% CI)", Align::Right)
+        .column("unit", Align::Left)
+        .column("rel.\nerror", Align::Right)
+        .column("CI/\ntheory", Align::Right)
+        .column("result", Align::Left);
+    let mut case = None;
+    for r in results {
+        if case != Some(&r.case) {
+            case = Some(&r.case);
+            t.heading(r.case.clone());
         }
+        let k = r.unit.scale();
+        let digits = if r.unit == Unit::PerSecond { 1 } else { 4 };
+        t.row([
+            format!("  {}", r.metric),
+            format!("{:.digits$}", r.theory * k),
+            format!(
+                "{:.digits$} ± {:.digits$}",
+                r.estimate.mean * k,
+                r.estimate.half_width * k
+            ),
+            r.unit.label().to_string(),
+            format!("{:+.2}%", 100.0 * r.relative_error()),
+            format!("{:.2}%", 100.0 * r.relative_half_width()),
+            if r.pass { "pass" } else { "FAIL" }.to_string(),
+        ]);
     }
-    let mut out = String::new();
-    let line = |out: &mut String, cells: &[&str]| {
-        let mut text = String::new();
-        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
-            let pad = w - cell.chars().count();
-            // Text columns left-aligned, numbers right-aligned.
-            if i < 2 {
-                text.push_str(cell);
-                text.push_str(&" ".repeat(pad));
-            } else {
-                text.push_str(&" ".repeat(pad));
-                text.push_str(cell);
-            }
-            text.push_str("  ");
-        }
-        let _ = writeln!(out, "{}", text.trim_end());
-    };
-    line(&mut out, &header);
-    for row in &rows {
-        line(&mut out, &row.each_ref().map(String::as_str));
-    }
+    let mut out = t.render(crate::report::text::fit::WIDTH);
     let passed = results.iter().filter(|r| r.pass).count();
-    let _ = writeln!(
-        out,
-        "\n{passed} of {} metrics pass (theory inside the 95% CI of the replication means and \
-         CI half-width < {}% of theory)",
-        results.len(),
-        MAX_RELATIVE_HALF_WIDTH * 100.0
-    );
+    out.push('\n');
+    out.push_str(&crate::report::text::fit::fill(
+        &format!(
+            "{passed} of {} metrics pass (theory inside the 95% CI of the replication means \
+             and CI half-width < {}% of theory)",
+            results.len(),
+            MAX_RELATIVE_HALF_WIDTH * 100.0
+        ),
+        crate::report::text::fit::WIDTH,
+    ));
     let mut seen = Vec::new();
     for r in results {
         if let Some(p) = &r.problem
             && !seen.contains(&&r.case)
         {
             seen.push(&r.case);
-            let _ = writeln!(out, "unsound runs in {}: {p}", r.case);
+            let line = format!("unsound runs in {}: {p}", r.case);
+            out.push_str(&crate::report::text::fit::fill(
+                &line,
+                crate::report::text::fit::WIDTH,
+            ));
         }
     }
     out

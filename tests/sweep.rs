@@ -120,7 +120,7 @@ fn a_sensitivity_study_ranks_its_knobs() {
         "--sensitivity",
         "block.nr_requests",
     ]);
-    r.assert_ok();
+    r.assert_ok().stdout_fits_80();
     let s = &r.stdout[r
         .stdout
         .find("\nSensitivity of read p99.9 ms under split")

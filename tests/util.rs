@@ -92,6 +92,21 @@ impl Run {
         self
     }
 
+    /// Asserts every stdout line fits 80 columns (in characters) and no table cell was broken
+    /// after its `±` to get there (issue 28).
+    pub fn stdout_fits_80(&self) -> &Run {
+        for (i, line) in self.stdout.lines().enumerate() {
+            let n = line.chars().count();
+            assert!(n <= 80, "stdout line {}: {n} columns: {line}", i + 1);
+            assert!(
+                !line.ends_with(" ±"),
+                "stdout line {}: a broken cell: {line}",
+                i + 1
+            );
+        }
+        self
+    }
+
     /// Asserts that stdout contains each of `needles`.
     pub fn stdout_has(&self, needles: &[&str]) -> &Run {
         for n in needles {

@@ -37,6 +37,17 @@ pub fn coded_label(label: &str) -> String {
         .join("/")
 }
 
+/// The flags' codes and names, `"sc same_cpu_crypt, sf submit_from_crypt_cpus, …"`: the key
+/// printed wherever [`coded_label`]s are.
+pub fn code_key() -> String {
+    DmFlags::ALL
+        .iter()
+        .zip(CODES)
+        .map(|((n, _), c)| format!("{c} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The default table's policy name, the reference of every comparison here.
 const DEFAULT: &str = "dm-crypt";
 
@@ -300,17 +311,12 @@ fn render_group(g: &Group, out: &mut String) {
         Some(v) => format!(", variant {v}"),
         None => String::new(),
     };
-    let legend: Vec<String> = DmFlags::ALL
-        .iter()
-        .zip(CODES)
-        .map(|((n, _), c)| format!("{c} {n}"))
-        .collect();
     let intro = format!(
         "Flag comparison{whose} (means over {reps} replications; verdicts paired against \
          dm-crypt, 95% CI; flags: {}; CPU: sirq softirq, kcr kcryptd workers, dmw \
          dmcrypt_write, sub submitters, app application, idle time a CPU stood idle while \
          a thread waited elsewhere, as qsim migrates no task):\n",
-        legend.join(", ")
+        code_key()
     );
     out.push('\n');
     out.push_str(&super::text::fit::fill(&intro, super::text::fit::WIDTH));

@@ -13,6 +13,7 @@ pub fn render_invariants(
 ) -> std::io::Result<()> {
     let verdict = |ok: bool| if ok { "yes" } else { "NO" };
     let holds = if inv.holds() { "all hold" } else { "BROKEN" };
+    let policy = super::text::shown(policy);
     let head = format!("invariants of `{policy}` over [0, {}]: {holds}", inv.end);
     if head.chars().count() <= super::text::fit::WIDTH {
         writeln!(out, "\n{head}")?;

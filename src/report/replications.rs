@@ -6,6 +6,7 @@
 //! mean and sample standard deviation. Text only, within 80 columns.
 
 use super::metrics::{ATOMIC_FAILURES, ELAPSED, MetricId, Metrics};
+use super::text::shown;
 use crate::stats::compare::{Summary, Verdict, paired_diff, ratio, verdict};
 use std::fmt::Write as _;
 
@@ -69,10 +70,11 @@ pub fn render(runs: &[(String, Vec<Metrics>)], out: &mut String) {
     }
     let _ = writeln!(
         out,
-        "\nAcross {reps} replications (mean ± 95% CI half-width; paired against {ref_label}):"
+        "\nAcross {reps} replications (mean ± 95% CI half-width; paired against {}):",
+        shown(ref_label)
     );
     for (label, reps) in runs {
-        let _ = writeln!(out, "  {label}:");
+        let _ = writeln!(out, "  {}:", shown(label));
         for (id, m) in MetricId::all().filter(|(_, m)| m.summary) {
             let xs = values(reps, id);
             // Not measured (no memory model), or zero in every replication of every run.
@@ -144,7 +146,7 @@ fn elapsed_table(runs: &[(String, Vec<Metrics>)], reps: usize, out: &mut String)
         };
         let failures = values(reps, ATOMIC_FAILURES);
         let [f_mean, f_sd] = mean_sd(&failures, 1, "");
-        let mut row = vec![label.clone(), e_mean, e_sd, f_mean, f_sd];
+        let mut row = vec![shown(label), e_mean, e_sd, f_mean, f_sd];
         if !same_reps {
             row.push(reps.len().to_string());
         }

@@ -416,82 +416,71 @@ fn rule_text(rule: Rule, unit: &str) -> String {
     }
 }
 
-/// The published rows as a table whose columns are as wide as their widest cell (nothing when
-/// the scenario publishes only claims).
+/// The published rows as a table (nothing when the scenario publishes only claims); a figure
+/// whose name leaves no room for its numbers gets a line of its own above them.
 fn rows_table(r: &Reproduction, out: &mut String) {
+    use super::text::table::{Align, Table};
     if r.rows.is_empty() {
         return;
     }
-    // Each column as wide as its widest cell, so long names and spreads stay aligned.
-    let cells: Vec<[String; 6]> = r
-        .rows
-        .iter()
-        .map(|row| {
-            [
-                label(&row.name, &row.run, r),
-                with_sd(row.published, row.published_stddev, &row.unit),
-                with_sd(row.simulated.mean, Some(row.simulated.stddev), &row.unit),
-                ratio(row.ratio),
-                row.rule.clone(),
-                row.verdict.clone(),
-            ]
-        })
-        .collect();
-    let head = [
-        "figure",
-        "published",
-        "simulated",
-        "ratio",
-        "rule",
-        "verdict",
-    ];
-    let w: Vec<usize> = (0..6)
-        .map(|i| {
-            cells
-                .iter()
-                .map(|c| c[i].chars().count())
-                .chain([head[i].len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let _ = writeln!(out);
-    for c in std::iter::once(head.map(str::to_string)).chain(cells) {
-        let _ = writeln!(
-            out,
-            "  {:<w0$}  {:<w1$}  {:<w2$}  {:>w3$}  {:<w4$}  {}",
-            c[0],
-            c[1],
-            c[2],
-            c[3],
-            c[4],
-            c[5],
-            w0 = w[0],
-            w1 = w[1],
-            w2 = w[2],
-            w3 = w[3],
-            w4 = w[4],
-        );
+    let mut t = Table::new(2)
+        .column("figure", Align::Left)
+        .column("published", Align::Right)
+        .column("simulated", Align::Right)
+        .column("ratio", Align::Right)
+        .column("rule", Align::Left)
+        .column("verdict", Align::Left)
+        .stackable();
+    for row in &r.rows {
+        t.row([
+            label(&row.name, &row.run, r),
+            with_sd(row.published, row.published_stddev, &row.unit),
+            with_sd(row.simulated.mean, Some(row.simulated.stddev), &row.unit),
+            ratio(row.ratio),
+            row.rule.clone(),
+            row.verdict.clone(),
+        ]);
     }
+    out.push('\n');
+    out.push_str(&t.render(super::text::fit::WIDTH));
 }
 
 /// The text report of one scenario.
 pub fn render_text(r: &Reproduction, out: &mut String) {
+    let mut text = String::new();
+    scenario_text(r, &mut text);
+    // Prose and claim lines wider than 80 columns wrap at a space (the table already fits).
+    out.push_str(&super::text::fit::fit(&text));
+}
+
+fn scenario_text(r: &Reproduction, out: &mut String) {
     let _ = writeln!(out, "{}: {}", r.scenario, r.source);
     let _ = writeln!(
         out,
         "  simulated: mean ± sd over {} replications; ratio = simulated / published",
         r.replications
     );
+    let runs = r
+        .rows
+        .iter()
+        .map(|x| &x.run)
+        .chain(r.claims.iter().flat_map(|c| [&c.a, &c.b]));
+    if runs.into_iter().any(|x| super::text::shown(x) != *x) {
+        let _ = writeln!(
+            out,
+            "  runs with dm-crypt flags by the flags' codes: {}",
+            super::flags::code_key()
+        );
+    }
     rows_table(r, out);
     for c in &r.claims {
         let _ = writeln!(out, "\n  claim: {}", c.name);
         let _ = writeln!(
             out,
             "    {:<24} {}\n    {:<24} {}",
-            c.a,
+            super::text::shown(&c.a),
             with_sd(c.a_value.mean, Some(c.a_value.stddev), &c.unit),
-            c.b,
+            super::text::shown(&c.b),
             with_sd(c.b_value.mean, Some(c.b_value.stddev), &c.unit)
         );
         let _ = writeln!(
@@ -520,7 +509,7 @@ pub fn render_text(r: &Reproduction, out: &mut String) {
 fn label(name: &str, run: &str, r: &Reproduction) -> String {
     let several = r.rows.iter().any(|x| x.run != r.rows[0].run);
     if several {
-        format!("{name} [{run}]")
+        format!("{name} [{}]", super::text::shown(run))
     } else {
         name.to_string()
     }

@@ -25,6 +25,8 @@
 use super::Report;
 use super::metrics::{ATOMIC_FAILURES, KSWAPD_CWAIT, MetricId, Metrics};
 use super::replications::{num, values};
+use super::text::shown;
+use super::text::table::{Align, Table};
 use crate::scenario::{SweepKind, SweepPlan};
 use crate::stats::compare::{Interval, Summary, paired_diff};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -518,33 +520,20 @@ fn render_curves(c: &Curves, n: u32, out: &mut String) {
         let _ = writeln!(out, "  at {}", fit(s, 74));
     }
     let two = c.policies.len() == 2;
-    let vw = c
-        .values
-        .iter()
-        .map(|v| v.chars().count())
-        .max()
-        .unwrap_or(5)
-        .clamp(5, 14);
-    let mut head = format!("  {:<vw$}", "value");
-    for p in &c.policies {
-        let _ = write!(head, " {:>17}", fit(&p.policy, 17));
+    let mut t = Table::new(2).column("value", Align::Left);
+    let names: Vec<String> = c.policies.iter().map(|p| shown(&p.policy)).collect();
+    for name in &names {
+        t = t.column(name, Align::Right);
     }
     if two {
-        let _ = write!(
-            head,
-            " {:>17}",
-            fit(
-                &format!("{}-{}", c.policies[1].policy, c.policies[0].policy),
-                17
-            )
-        );
+        t = t.column(&format!("{} - {}", names[1], names[0]), Align::Right);
     }
-    let _ = writeln!(out, "{}", head.trim_end());
-    for (k, v) in c.values.iter().enumerate() {
-        let mut line = format!("  {:<vw$}", fit(v, vw));
+    let values = crate::scenario::sweep::in_one_unit(&c.values);
+    for (k, v) in values.iter().enumerate() {
+        let mut row = vec![v.clone()];
         for p in &c.policies {
             let mark = if p.knee == Some(k) { "*" } else { " " };
-            let _ = write!(line, " {:>16}{mark}", cell(p.mean[k], p.half[k]));
+            row.push(format!("{}{mark}", cell(p.mean[k], p.half[k])));
         }
         if two {
             let d = c.policies[1].diff[k].as_ref().map_or("-".into(), signed);
@@ -553,25 +542,26 @@ fn render_curves(c: &Curves, n: u32, out: &mut String) {
             } else {
                 " "
             };
-            let _ = write!(line, " {d:>16}{x}");
+            row.push(format!("{d}{x}"));
         }
-        let _ = writeln!(out, "{}", line.trim_end());
+        t.row(row);
     }
-    render_marks(c, out);
+    out.push_str(&t.render(super::text::fit::WIDTH));
+    render_marks(c, &values, out);
 }
 
 /// The knee of each policy and the crossovers, under a table.
-fn render_marks(c: &Curves, out: &mut String) {
+fn render_marks(c: &Curves, values: &[String], out: &mut String) {
     for p in &c.policies {
         match p.knee {
             Some(k) => {
-                let _ = writeln!(out, "  * knee of {}: {}", p.policy, c.values[k]);
+                let _ = writeln!(out, "  * knee of {}: {}", shown(&p.policy), values[k]);
             }
             None => {
                 let _ = writeln!(
                     out,
                     "    no knee for {} (flat within noise, or < 3 points)",
-                    p.policy
+                    shown(&p.policy)
                 );
             }
         }
@@ -585,10 +575,10 @@ fn render_marks(c: &Curves, out: &mut String) {
         let _ = writeln!(
             out,
             "  x {} crosses {} between {} and {}{noise}",
-            x.policy,
-            c.policies[0].policy,
-            c.values[x.after],
-            c.values[x.after + 1]
+            shown(&x.policy),
+            shown(&c.policies[0].policy),
+            values[x.after],
+            values[x.after + 1]
         );
     }
 }
@@ -603,31 +593,34 @@ fn render_ranking(r: &Ranking, n: u32, out: &mut String) {
     let _ = writeln!(
         out,
         "\nSensitivity of {}{unit} under {} (paired vs base, n = {n})",
-        r.label, r.policy
+        r.label,
+        shown(&r.policy)
     );
     let _ = writeln!(
         out,
         "  base: {}",
         cell(r.base.estimate, r.base.half_width())
     );
-    let _ = writeln!(
-        out,
-        "  {:>2} {:<22} {:>9} {:>16} {:>9} {:>16}",
-        "#", "knob", "low", "effect", "high", "effect"
-    );
+    let mut t = Table::new(2)
+        .column("knob", Align::Left)
+        .optional("rank", Align::Right, 1)
+        .column("low", Align::Right)
+        .column("effect", Align::Right)
+        .column("high", Align::Right)
+        .column("effect", Align::Right)
+        .stackable();
     for (i, k) in r.knobs.iter().enumerate() {
         let e = |j: usize| k.effect[j].as_ref().map_or("-".into(), signed);
-        let _ = writeln!(
-            out,
-            "  {:>2} {:<22} {:>9} {:>16} {:>9} {:>16}",
-            i + 1,
-            fit(&k.knob, 22),
-            fit(&k.values[0], 9),
+        t.row([
+            k.knob.clone(),
+            (i + 1).to_string(),
+            k.values[0].clone(),
             e(0),
-            fit(&k.values[1], 9),
-            e(1)
-        );
+            k.values[1].clone(),
+            e(1),
+        ]);
     }
+    out.push_str(&t.render(super::text::fit::WIDTH));
 }
 
 #[cfg(test)]

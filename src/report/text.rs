@@ -17,9 +17,17 @@ use super::{
 pub mod fit;
 mod memory;
 mod status;
+pub mod table;
 
 use super::warning::SUSTAINED_DROP_PERCENT;
 use crate::engine::SimDuration;
+use table::{Align, Table};
+
+/// A run's name as the text prints it: flagged dm-crypt runs by their flags' codes
+/// ([`super::flags::coded_label`]), every other name as it is.
+pub fn shown(name: &str) -> String {
+    super::flags::coded_label(name)
+}
 use crate::stats::Summary;
 use std::fmt::Write as _;
 use std::io;
@@ -38,23 +46,34 @@ pub fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
     render_with(report, &TextOptions::default(), out)
 }
 
-/// Writes the whole report: legend, one block per policy, comparison table, warnings.
+/// Writes the whole report: legend, comparison tables, warnings, then one block per policy.
 pub fn render_with(report: &Report, opts: &TextOptions, out: &mut dyn io::Write) -> io::Result<()> {
+    out.write_all(render_parts(report, opts, "").as_bytes())
+}
+
+/// The report with `summary` (the tables across replications, flags and sweeps) after the
+/// comparison tables: what a reader came for first, the per-run blocks after it.
+fn render_parts(report: &Report, opts: &TextOptions, summary: &str) -> String {
     let mut s = String::new();
     legend(report, &mut s);
+    s.push('\n');
+    comparison(report, &mut s);
+    memory::memory_comparison(report, &mut s);
+    s.push_str(summary);
+    warnings(report, &mut s);
+    if !opts.summary_only && !report.policies.is_empty() {
+        s.push_str("\nPer-run reports (fio's layout, one block per run):\n");
+    }
     for policy in report.policies.iter().filter(|_| !opts.summary_only) {
         s.push('\n');
         policy_block(report, policy, opts, &mut s);
     }
-    s.push('\n');
-    comparison(report, &mut s);
-    memory::memory_comparison(report, &mut s);
-    warnings(report, &mut s);
-    out.write_all(fit::fit(&s).as_bytes())
+    fit::fit(&s)
 }
 
-/// Writes the whole text output of `qsim run`: the report ([`render`]), the replication
-/// summary, the precision line and the invariant tables the report holds, in one piece.
+/// Writes the whole text output of `qsim run`: the report ([`render`]) with the replication
+/// summary, the flag and sweep tables and the precision line after its comparison tables, then
+/// the invariant tables the report holds, in one piece.
 pub fn render_run(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
     render_run_with(report, &TextOptions::default(), out)
 }
@@ -65,8 +84,6 @@ pub fn render_run_with(
     opts: &TextOptions,
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
-    let mut buf = Vec::new();
-    render_with(report, opts, &mut buf)?;
     let mut summary = String::new();
     super::replications::render(&report.metrics, &mut summary);
     super::flags::render(report, &mut summary);
@@ -76,7 +93,7 @@ pub fn render_run_with(
         summary.push_str(&p.line());
         summary.push('\n');
     }
-    buf.extend_from_slice(fit::fit(&summary).as_bytes());
+    let mut buf = render_parts(report, opts, &summary).into_bytes();
     super::invariants::render_all(report, &mut buf)?;
     out.write_all(&buf)
 }
@@ -92,6 +109,65 @@ pub fn adaptive_ns(ns: f64) -> String {
         format!("{:.1} ms", ns / 1e6)
     } else {
         format!("{:.3} s", ns / 1e9)
+    }
+}
+
+/// The one unit a table column of durations is shown in, chosen from the column's data: the
+/// finest of ns, us, ms and s that writes its largest value in at most four integer digits,
+/// with decimals enough for two significant digits of its smallest (at most three), so µs on
+/// NVMe and ms on disks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ColumnUnit {
+    div: f64,
+    /// The unit's name for the header: `ns`, `us`, `ms` or `s`.
+    pub label: &'static str,
+    decimals: usize,
+}
+
+impl ColumnUnit {
+    /// The unit for a column holding `ns` (non-finite and zero values are ignored).
+    pub fn of(ns: impl IntoIterator<Item = f64>) -> Self {
+        let shown: Vec<f64> = ns
+            .into_iter()
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .collect();
+        let max = shown.iter().copied().fold(0.0, f64::max);
+        // The finest unit that keeps the largest value under five integer digits.
+        let (div, label, least) = if max < 9_999.5 {
+            (1.0, "ns", 0)
+        } else if max < 9_999_950.0 {
+            (1e3, "us", 1)
+        } else if max < 9_999_950_000.0 {
+            (1e6, "ms", 1)
+        } else {
+            (1e9, "s", 3)
+        };
+        if shown.is_empty() {
+            // Nothing but zeros (or nothing measured): ms, as a disk's times would be.
+            return ColumnUnit {
+                div: 1e6,
+                label: "ms",
+                decimals: 1,
+            };
+        }
+        let min = shown.iter().copied().fold(f64::INFINITY, f64::min) / div;
+        let needed = match min.is_finite() && label != "ns" {
+            true => (1.0 - min.log10().floor()).max(0.0) as usize,
+            false => 0,
+        };
+        ColumnUnit {
+            div,
+            label,
+            decimals: least.max(needed).min(3),
+        }
+    }
+
+    /// `ns` in this unit, without the unit's name (`-` when not finite).
+    pub fn show(&self, ns: f64) -> String {
+        match ns.is_finite() {
+            true => format!("{:.*}", self.decimals, ns / self.div),
+            false => "-".to_string(),
+        }
     }
 }
 
@@ -185,7 +261,7 @@ fn legend(r: &Report, s: &mut String) {
     if !r.description.is_empty() {
         s.push_str(&fit::fill(&r.description, fit::WIDTH));
     }
-    let policies: Vec<&str> = r.policies.iter().map(|p| p.policy.as_str()).collect();
+    let policies: Vec<String> = r.policies.iter().map(|p| shown(&p.policy)).collect();
     let head = format!(
         "seed={}, duration={}, warm-up={} (excluded)",
         r.seed,
@@ -196,6 +272,14 @@ fn legend(r: &Report, s: &mut String) {
         let _ = writeln!(s, "{head}, policies: {}", policies.join(", "));
     } else {
         variants_header(r, &head, s);
+    }
+    if r.policies.iter().any(|p| shown(&p.policy) != p.policy) {
+        let key = format!(
+            "Runs with dm-crypt flags are named by the flags' codes (dm-crypt-sc-nr is \
+             dm-crypt+same_cpu_crypt+no_read_workqueue): {}.",
+            super::flags::code_key()
+        );
+        s.push_str(&fit::fill(&key, fit::WIDTH));
     }
     s.push('\n');
     s.push_str(&fit::fill(
@@ -245,14 +329,18 @@ fn variants_header(r: &Report, head: &str, s: &mut String) {
         let _ = writeln!(s, "{head}, {variants} x {policies} = {runs}");
         let names: Vec<&str> = r.variants.iter().map(|v| v.name.as_str()).collect();
         wrapped_list("variants: ", &names, ',', s);
-        let policies: Vec<&str> = first.iter().map(String::as_str).collect();
+        let policies: Vec<String> = first.iter().map(|p| shown(p)).collect();
+        let policies: Vec<&str> = policies.iter().map(String::as_str).collect();
         wrapped_list("policies: ", &policies, ',', s);
     } else {
         let _ = writeln!(s, "{head}, {variants}, {runs}");
         let list: Vec<String> = r
             .variants
             .iter()
-            .map(|v| format!("{} ({})", v.name, v.policies.join(", ")))
+            .map(|v| {
+                let names: Vec<String> = v.policies.iter().map(|p| shown(p)).collect();
+                format!("{} ({})", v.name, names.join(", "))
+            })
             .collect();
         let list: Vec<&str> = list.iter().map(String::as_str).collect();
         wrapped_list("variants (policies): ", &list, ';', s);
@@ -289,7 +377,12 @@ fn policy_block(r: &Report, p: &PolicyReport, opts: &TextOptions, s: &mut String
     let _ = writeln!(
         s,
         "{}: (groupid=0, jobs={}): err={:2}: policy={}: seed={}: reps={}",
-        r.scenario, r.jobs, 0, p.policy, r.seed, r.replications
+        r.scenario,
+        r.jobs,
+        0,
+        shown(&p.policy),
+        r.seed,
+        r.replications
     );
     if !r.description.is_empty() {
         let _ = writeln!(s, "  Description  : [{}]", r.description);
@@ -617,29 +710,19 @@ fn percentile_of(r: &Report, l: &LatencySummary, p: f64) -> Option<u64> {
 }
 
 /// Right-aligns every column but the first, which is left-aligned; two spaces between columns.
+/// The first row is the header.
 fn table(rows: &[Vec<String>], indent: &str, s: &mut String) {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..cols)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for row in rows {
-        let mut line = String::from(indent);
-        for (c, cell) in row.iter().enumerate() {
-            if c == 0 {
-                let _ = write!(line, "{cell:<w$}", w = widths[0]);
-            } else {
-                let _ = write!(line, "  {cell:>w$}", w = widths[c]);
-            }
-        }
-        s.push_str(line.trim_end());
-        s.push('\n');
+    let head = rows.first().cloned().unwrap_or_default();
+    let mut t = Table::new(indent.len());
+    for c in 0..cols {
+        let h = head.get(c).map_or("", String::as_str);
+        t = t.column(h, if c == 0 { Align::Left } else { Align::Right });
     }
+    for r in rows.iter().skip(1) {
+        t.row(r);
+    }
+    s.push_str(&t.render(fit::WIDTH));
 }
 
 fn stage_table(r: &Report, d: &DirectionReport, s: &mut String) {
@@ -649,71 +732,84 @@ fn stage_table(r: &Report, d: &DirectionReport, s: &mut String) {
         d.direction.name(),
         d.ios
     );
+    let p99_total = percentile_of(r, &d.lat, 99.0).map(|v| v as f64);
+    let means = ColumnUnit::of(d.stages.iter().map(|st| st.mean_ns).chain([d.lat.mean_ns]));
+    let p99s = ColumnUnit::of(d.stages.iter().map(|st| st.p99_ns as f64).chain(p99_total));
     let mut rows = vec![vec![
         "stage".to_string(),
-        "mean".to_string(),
-        "p99".to_string(),
+        format!("mean ({})", means.label),
+        format!("p99 ({})", p99s.label),
         "share".to_string(),
     ]];
     for st in &d.stages {
         rows.push(vec![
             st.label.clone(),
-            adaptive_ns(st.mean_ns),
-            adaptive_ns(st.p99_ns as f64),
+            means.show(st.mean_ns),
+            p99s.show(st.p99_ns as f64),
             format!("{:.1}%", st.share_pct),
         ]);
     }
     let total_share: f64 = d.stages.iter().map(|st| st.share_pct).sum();
     rows.push(vec![
         "total (lat)".to_string(),
-        adaptive_ns(d.lat.mean_ns),
-        percentile_of(r, &d.lat, 99.0).map_or("-".to_string(), |v| adaptive_ns(v as f64)),
+        means.show(d.lat.mean_ns),
+        p99_total.map_or("-".to_string(), |v| p99s.show(v)),
         format!("{total_share:.1}%"),
     ]);
     table(&rows, "    ", s);
 }
 
 fn comparison(r: &Report, s: &mut String) {
-    s.push_str("Comparison (read clat percentiles, read IOPS, write throughput):\n");
-    let mut rows = vec![
-        [
-            "policy",
-            "p50",
-            "p99",
-            "p99.9",
-            "p99.99",
-            "read IOPS",
-            "write MiB/s",
-        ]
-        .iter()
-        .map(|h| h.to_string())
-        .collect::<Vec<_>>(),
-    ];
+    const PCTS: [f64; 4] = [50.0, 99.0, 99.9, 99.99];
+    // The block's own values, so the two never disagree; none without reads.
+    let clat = |p: &PolicyReport, q: f64| {
+        let read = p.direction(Direction::Read);
+        (read.ios > 0)
+            .then(|| percentile_of(r, &read.clat, q))
+            .flatten()
+            .map(|ns| ns as f64)
+    };
+    let unit = ColumnUnit::of(
+        r.policies
+            .iter()
+            .flat_map(|p| PCTS.map(|q| clat(p, q)))
+            .flatten(),
+    );
+    let _ = writeln!(
+        s,
+        "Comparison (read clat percentiles in {}, read IOPS, write throughput):",
+        unit.label
+    );
+    let mut t = Table::new(2).column("policy", Align::Left);
+    for h in [
+        "p50",
+        "p99",
+        "p99.9",
+        "p99.99",
+        "read\nIOPS",
+        "write\nMiB/s",
+    ] {
+        t = t.column(h, Align::Right);
+    }
+    if r.policies.iter().any(|p| p.saturated()) {
+        t = t.column("", Align::Left);
+    }
     for p in &r.policies {
         let read = p.direction(Direction::Read);
         let write = p.direction(Direction::Write);
-        // The block's own values, so the two never disagree; `-` without reads.
-        let cell = |q: f64| {
-            (read.ios > 0)
-                .then(|| percentile_of(r, &read.clat, q))
-                .flatten()
-                .map_or("-".to_string(), |ns| adaptive_ns(ns as f64))
-        };
-        let mut row = vec![
-            p.policy.clone(),
-            cell(50.0),
-            cell(99.0),
-            cell(99.9),
-            cell(99.99),
-            format!("{:.0}", read.iops),
-            format!("{:.2}", write.bw_bytes_per_s as f64 / (1024.0 * 1024.0)),
-        ];
+        let mut row = vec![shown(&p.policy)];
+        row.extend(PCTS.map(|q| clat(p, q).map_or("-".to_string(), |ns| unit.show(ns))));
+        row.push(format!("{:.0}", read.iops));
+        row.push(format!(
+            "{:.2}",
+            write.bw_bytes_per_s as f64 / (1024.0 * 1024.0)
+        ));
         if p.saturated() {
             row.push("budget".to_string());
         }
-        rows.push(row);
+        t.row(row);
     }
-    table(&rows, "  ", s);
+    s.push_str(&t.render(fit::WIDTH));
 }
 
 fn warnings(r: &Report, s: &mut String) {

@@ -48,6 +48,29 @@ use serde::de::{self, Deserializer, Visitor};
 use serde_saphyr::{Location, Spanned};
 use std::fmt;
 
+/// `values` (one axis's points as the variant names write them) all written in the first one's
+/// unit when they are quantities of one kind (`1432MiB/s` after `60MB/s` shows as `1502MB/s`),
+/// so a table column has one unit; otherwise as they are. For display only: the runs keep the
+/// exact values.
+pub fn in_one_unit(values: &[String]) -> Vec<String> {
+    let parsed: Option<Vec<quantity::Quantity>> =
+        values.iter().map(|v| quantity::parse(v)).collect();
+    match parsed {
+        Some(qs)
+            if qs
+                .iter()
+                .all(|q| q.kind == qs[0].kind && q.unit == qs[0].unit) =>
+        {
+            values.to_vec()
+        }
+        Some(qs) if qs.iter().all(|q| q.kind == qs[0].kind) => qs
+            .iter()
+            .map(|q| quantity::format_like(q.base, &qs[0]))
+            .collect(),
+        _ => values.to_vec(),
+    }
+}
+
 /// Most parameters of one sweep: two make a grid, whose table is one per value of the second.
 pub const MAX_AXES: usize = 2;
 /// Points of a range when `points` is not given.

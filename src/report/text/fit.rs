@@ -58,7 +58,7 @@ fn hanging_indent(line: &str) -> usize {
 
 /// `line` broken into lines of at most `width` characters, continuation lines starting with
 /// `indent` spaces. Breaks after the last `, ` that leaves a line at least half full, else at
-/// the last space; a stretch with no space past the indent stays whole (never cut).
+/// the last space; a word longer than the room stays whole on its line (never cut).
 pub fn wrap(line: &str, width: usize, indent: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest: Vec<char> = line.chars().collect();
@@ -70,7 +70,12 @@ pub fn wrap(line: &str, width: usize, indent: usize) -> Vec<String> {
         let comma = (from.max(width / 2)..=top)
             .rev()
             .find(|i| space(i) && rest[*i - 1] == ',');
-        let Some(at) = comma.or_else(|| (from..=top).rev().find(space)) else {
+        // A word longer than the room stays whole: the break goes after it.
+        let past = || (top + 1..rest.len()).find(space);
+        let Some(at) = comma
+            .or_else(|| (from..=top).rev().find(space))
+            .or_else(past)
+        else {
             break;
         };
         let head: String = rest[..at].iter().collect();
@@ -110,9 +115,18 @@ mod tests {
         for l in fit(&long).lines() {
             assert!(l.chars().count() <= WIDTH, "{l}");
         }
-        // A word longer than the width stays whole.
+        // A word longer than the width stays whole, and what follows it still wraps.
         let word = "y".repeat(100);
         assert_eq!(fit(&word), word);
+        let line = format!("k: {word} {}", "z ".repeat(50));
+        let lines: Vec<String> = fit(&line).lines().map(str::to_string).collect();
+        assert!(lines.iter().any(|l| l.trim() == word), "{lines:?}");
+        let others = lines.iter().filter(|l| l.trim() != word);
+        assert!(
+            others.clone().all(|l| l.chars().count() <= WIDTH),
+            "{lines:?}"
+        );
+        assert_eq!(others.count(), 3, "{lines:?}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! reads the model's own observations ([`MemoryReport::obs`]) and the figures the report
 //! derives from them. Every line stays within 80 columns.
 
-use super::{adaptive_ns, compact_ns, kv_lines, ms_rounded, table};
+use super::{ColumnUnit, compact_ns, kv_lines, ms_rounded, table};
 use crate::report::{CallerWaitsReport, MemoryReport, Report};
 use std::fmt::Write as _;
 
@@ -327,19 +327,21 @@ pub(super) fn memory_comparison(r: &Report, s: &mut String) {
             "\nMemory (atomic failures, kswapd cwait SYNC/ASYNC, direct stalls, fewest free):\n",
         );
     }
-    let mut rows = vec![
-        [
-            "policy",
-            "atomic fails",
-            "cwait sync",
-            "cwait async",
-            "stalls",
-            "free min",
-        ]
-        .iter()
-        .map(|h| h.to_string())
-        .collect::<Vec<_>>(),
-    ];
+    let cwait = |p: &crate::report::PolicyReport, class: usize| {
+        let reps = p.replications.max(1) as f64;
+        p.memory
+            .as_ref()
+            .map(|m| m.kswapd_waits.class[class].total_ns as f64 / reps)
+    };
+    let units = [0, 1].map(|c| ColumnUnit::of(r.policies.iter().filter_map(|p| cwait(p, c))));
+    let mut rows = vec![vec![
+        "policy".to_string(),
+        "atomic fails".to_string(),
+        format!("cwait sync ({})", units[0].label),
+        format!("cwait async ({})", units[1].label),
+        "stalls".to_string(),
+        "free min".to_string(),
+    ]];
     for p in &r.policies {
         let reps = u64::from(p.replications.max(1));
         let per = |n: u64| {
@@ -351,15 +353,15 @@ pub(super) fn memory_comparison(r: &Report, s: &mut String) {
         };
         let row = match &p.memory {
             Some(m) => vec![
-                p.policy.clone(),
+                super::shown(&p.policy),
                 per(m.atomic_failures_total),
-                adaptive_ns(m.kswapd_waits.class[0].total_ns as f64 / reps as f64),
-                adaptive_ns(m.kswapd_waits.class[1].total_ns as f64 / reps as f64),
+                units[0].show(cwait(p, 0).unwrap_or(f64::NAN)),
+                units[1].show(cwait(p, 1).unwrap_or(f64::NAN)),
                 per(m.obs.direct_stalls),
                 m.obs.free_min_seen.to_string(),
             ],
             None => {
-                let mut row = vec![p.policy.clone()];
+                let mut row = vec![super::shown(&p.policy)];
                 row.extend((0..5).map(|_| "-".to_string()));
                 row
             }

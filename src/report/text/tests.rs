@@ -62,26 +62,26 @@ two-queue: (groupid=0, jobs=1): err= 0: policy=fifo: seed=42: reps=1
   crypt queue  : avg=3.25, max=41
 
   where the time went (read: 10 I/Os, share of total latency):
-    stage                  mean      p99   share
-    crypt queue wait     4.5 ms  41.7 ms   99.2%
-    crypt service          0 ns     0 ns    0.0%
-    kcryptd_io hop         0 ns     0 ns    0.0%
-    request-pool sleep     0 ns     0 ns    0.0%
-    block queue wait       0 ns     0 ns    0.0%
-    device service      30.0 us  30.1 us    0.7%
-    other                5.9 us  48.4 us    0.1%
-    total (lat)          4.5 ms  41.7 ms  100.0%
+    stage               mean (us)  p99 (ms)   share
+    crypt queue wait       4484.0    41.681   99.2%
+    crypt service             0.0     0.000    0.0%
+    kcryptd_io hop            0.0     0.000    0.0%
+    request-pool sleep        0.0     0.000    0.0%
+    block queue wait          0.0     0.000    0.0%
+    device service           30.0     0.030    0.7%
+    other                     5.9     0.048    0.1%
+    total (lat)            4520.0    41.681  100.0%
 
   where the time went (write: 4 I/Os, share of total latency):
-    stage                   mean       p99   share
-    crypt queue wait     60.0 ms  210.8 ms   97.7%
-    crypt service           0 ns      0 ns    0.0%
-    kcryptd_io hop          0 ns      0 ns    0.0%
-    request-pool sleep      0 ns      0 ns    0.0%
-    block queue wait        0 ns      0 ns    0.0%
-    device service        1.0 ms    1.0 ms    1.6%
-    other               415.5 us    1.6 ms    0.7%
-    total (lat)          61.4 ms  212.9 ms  100.0%
+    stage               mean (ms)  p99 (ms)   share
+    crypt queue wait        60.02     210.8   97.7%
+    crypt service            0.00       0.0    0.0%
+    kcryptd_io hop           0.00       0.0    0.0%
+    request-pool sleep       0.00       0.0    0.0%
+    block queue wait         0.00       0.0    0.0%
+    device service           1.00       1.0    1.6%
+    other                    0.42       1.6    0.7%
+    total (lat)             61.44     212.9  100.0%
 
 Run status group 0 (all jobs):
    READ: bw=4096B/s (4096B/s), 4096B/s-4096B/s (4096B/s-4096B/s), io=40.0KiB (40.0kB), run=10000-10000msec
@@ -104,16 +104,17 @@ fn saturated_block_and_comparison() {
          \x20                the 10s window"
     ));
     let cmp = text
-        .split("Comparison (read clat percentiles, read IOPS, write throughput):\n")
+        .split("Comparison (read clat percentiles in ms, read IOPS, write throughput):\n")
         .nth(1)
         .unwrap();
-    let lines: Vec<&str> = cmp.lines().take(3).collect();
+    let lines: Vec<&str> = cmp.lines().take(4).collect();
     assert_eq!(
         lines,
         [
-            "  policy      p50      p99    p99.9   p99.99  read IOPS  write MiB/s",
-            "  fifo    70.1 us  41.7 ms  41.7 ms  41.7 ms          1         0.00",
-            "  split   70.1 us  41.7 ms  41.7 ms  41.7 ms          1         0.00  budget",
+            "                                         read  write",
+            "  policy    p50     p99   p99.9  p99.99  IOPS  MiB/s",
+            "  fifo    0.070  41.681  41.681  41.681     1   0.00",
+            "  split   0.070  41.681  41.681  41.681     1   0.00  budget",
         ]
     );
     assert!(text.contains("Warnings:\n  split: stopped at the work budget (max_events=1000000:"));
@@ -196,9 +197,9 @@ fn memory_lines_fit_80_columns() {
     assert_eq!(
         lines,
         [
-            "  policy  atomic fails  cwait sync  cwait async  stalls  free min",
-            "  fifo              37        0 ns      4.100 s       9       402",
-            "  split             37        0 ns      4.100 s       9       402",
+            "  policy  atomic fails  cwait sync (ms)  cwait async (ms)  stalls  free min",
+            "  fifo              37              0.0            4100.0       9       402",
+            "  split             37              0.0            4100.0       9       402",
         ]
     );
     assert!(text.contains("Memory lines count from the warm-up's end"));
@@ -309,10 +310,10 @@ fn the_header_counts_variants_and_wraps_them() {
     assert!(head.iter().all(|l| l.chars().count() <= 80), "{s}");
 }
 
-/// `qsim run`'s text is the report, then the replication summary and the precision line, all
-/// read from the one report.
+/// `qsim run`'s text is the report with the replication summary and the precision line after
+/// its comparison tables, before the per-run blocks (summary first), all read from one report.
 #[test]
-fn a_run_renders_the_report_then_its_summary_then_its_precision() {
+fn a_run_renders_its_summary_and_precision_before_the_per_run_blocks() {
     let r = crate::report::tests::replicated_report();
     let mut whole = Vec::new();
     render_run(&r, &mut whole).unwrap();
@@ -321,11 +322,19 @@ fn a_run_renders_the_report_then_its_summary_then_its_precision() {
     super::super::replications::render(&r.metrics, &mut summary);
     assert!(summary.contains("Across 2 replications"), "{summary}");
     let precision = r.precision.as_ref().unwrap().line();
-    assert_eq!(
-        whole,
-        format!("{}{summary}\n{precision}\n", rendered(&r)),
+    let report = rendered(&r);
+    let added = fit::fit(&format!("{summary}\n{precision}\n"));
+    let at = whole
+        .find(&added)
+        .expect("the summary and precision, whole");
+    let blocks = whole
+        .find("\nPer-run reports")
+        .expect("a heading before the blocks");
+    assert!(
+        at < blocks && whole.find("\nComparison").unwrap() < at,
         "{whole}"
     );
+    assert_eq!(whole.replacen(&added, "", 1), report, "{whole}");
 }
 
 #[test]
@@ -397,4 +406,26 @@ fn a_bursts_identical_failure_lines_are_counted_not_repeated() {
             "  [   12.400000] swapper: page allocation failure. order:2, mode:0x20 free:498",
         ]
     );
+}
+
+#[test]
+fn a_column_unit_follows_the_data_and_keeps_small_values_readable() {
+    let nvme = ColumnUnit::of([61_200.0, 175_100.0]);
+    assert_eq!(
+        (nvme.label, nvme.show(61_200.0)),
+        ("us", "61.2".to_string())
+    );
+    let disk = ColumnUnit::of([621_000.0, 18_481_000.0, 0.0]);
+    assert_eq!(disk.label, "ms");
+    assert_eq!(disk.show(621_000.0), "0.62");
+    assert_eq!(disk.show(18_481_000.0), "18.48");
+    let slow = ColumnUnit::of([1_505_200_000.0, 8_000_000.0]);
+    assert_eq!(
+        (slow.label, slow.show(8_000_000.0)),
+        ("ms", "8.0".to_string())
+    );
+    let huge = ColumnUnit::of([12_000_000_000.0]);
+    assert_eq!((huge.label, huge.show(12e9)), ("s", "12.000".to_string()));
+    assert_eq!(huge.show(f64::NAN), "-");
+    assert_eq!(ColumnUnit::of([512.0]).show(512.0), "512");
 }

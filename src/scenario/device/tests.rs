@@ -335,13 +335,17 @@ fn an_nvme_array_takes_disks_and_a_chunk_on_every_nvme_preset() {
         assert_eq!(capacity(&s.device), None);
         let text = crate::scenario::describe(&s);
         assert!(
-            text.contains(
+            crate::scenario::describe::has(
+                &text,
                 "array                 4 drives, md RAID0 of 512KiB chunks, queue_depth 1023 \
                  each (4092 in all)"
             ),
             "{text}"
         );
-        assert!(text.contains(" x1 channels x4 drives)"), "{text}");
+        assert!(
+            crate::scenario::describe::has(&text, " x1 channels x4 drives)"),
+            "{text}"
+        );
         let DeviceConfig::Nvme(one) = &load(&format!("{{ kind: {kind} }}")).device else {
             panic!("{kind}")
         };
@@ -353,7 +357,10 @@ fn an_nvme_array_takes_disks_and_a_chunk_on_every_nvme_preset() {
     };
     assert_eq!((n.disks, n.chunk), (2, 65_536));
     assert!(
-        crate::scenario::describe(&s).contains("12ms pauses of the controller of each drive"),
+        crate::scenario::describe::has(
+            &crate::scenario::describe(&s),
+            "12ms pauses of the controller of each drive"
+        ),
         "each member pauses on its own"
     );
     for (dev, path, hint) in [

@@ -536,7 +536,10 @@ fn check_rows_show_think_time_and_cpuio() {
         "cpuio: 60% of one CPU per copy, no I/O",
         "10ms of CPU, then 6.666ms asleep",
     ] {
-        assert!(text.contains(want), "{want}: {text}");
+        assert!(
+            crate::scenario::describe::has(&text, want),
+            "{want}: {text}"
+        );
     }
 }
 
