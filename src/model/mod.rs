@@ -320,6 +320,7 @@ pub mod testing {
         Scenario {
             name: "mm1".into(),
             description: "M/M/1 through the real model".into(),
+            fio_given: Default::default(),
             seed: 1,
             duration,
             warmup: SimDuration::ZERO,
