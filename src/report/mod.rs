@@ -29,6 +29,7 @@ pub mod export;
 pub mod fiodir;
 pub mod fiofmt;
 pub mod flags;
+pub mod hdr;
 pub mod invariants;
 pub mod json;
 pub mod memory;
