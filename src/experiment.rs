@@ -69,6 +69,8 @@ pub struct RunOptions {
     /// Print the text report's tables only, without the per-run blocks (`--summary`; the JSON
     /// format ignores it).
     pub summary_only: bool,
+    /// Print the per-run blocks' lines whole, in fio's one-line forms (`--fio-exact`).
+    pub fio_exact: bool,
 }
 
 /// Errors of a run (the scenario itself was valid).
@@ -591,6 +593,7 @@ fn report_replicated(
     } else {
         let text = crate::report::text::TextOptions {
             summary_only: opts.summary_only,
+            fio_exact: opts.fio_exact,
             ..Default::default()
         };
         crate::report::text::render_run_with(&report, &text, &mut buf)?;

@@ -267,3 +267,40 @@ fn a_job_files_log_hist_options_are_honoured() {
     let total: u64 = rows.iter().map(|r| r[3..].iter().sum::<u64>()).sum();
     assert_eq!(total, 4096, "every read of 16 MiB once");
 }
+
+/// `--fio-exact` prints fio's one-line forms: the `bw` line ends with its `samples=`, the
+/// `Run status` line with its `run=` and the `Disk stats` line with its `util=`, which the
+/// default report wraps to fit 80 columns; the legend and the tables still fit 80.
+#[test]
+fn fio_exact_prints_fios_one_line_forms() {
+    let args = ["run", "two-queue", "--duration", "4s", "-r", "1", "-q"];
+    let wrapped = Run::of(&args);
+    wrapped.assert_ok();
+    let exact = Run::of(&[&args[..], &["--fio-exact"]].concat());
+    exact.assert_ok();
+    let one_line = |out: &str, start: &str, end: &str| {
+        out.lines()
+            .filter(|l| l.trim_start().starts_with(start))
+            .all(|l| l.contains(end))
+    };
+    for (start, end) in [
+        ("bw (", "samples="),
+        ("READ: bw=", "run="),
+        ("sda: ios=", "util="),
+    ] {
+        assert!(
+            one_line(&exact.stdout, start, end),
+            "{start}…{end}:\n{}",
+            exact.stdout
+        );
+    }
+    assert!(
+        !one_line(&wrapped.stdout, "READ: bw=", "run="),
+        "the default wraps it"
+    );
+    assert!(wrapped.stdout.lines().all(|l| l.chars().count() <= 80));
+    assert!(exact.stdout.lines().any(|l| l.chars().count() > 80));
+    // The words are the same: joining the wrapped continuations gives fio's lines back.
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(words(&wrapped.stdout), words(&exact.stdout));
+}

@@ -64,6 +64,11 @@ pub struct OutputArgs {
     /// sweeps, whose blocks run to thousands of lines. The JSON format ignores it.
     #[arg(long)]
     pub summary: bool,
+    /// Print the per-run blocks' lines whole, in fio's one-line forms (the bw and iops lines,
+    /// `Run status` and `Disk stats`), instead of wrapping them at 80 columns; the legend
+    /// and the tables still fit 80. For scripts that parse fio's text.
+    #[arg(long)]
+    pub fio_exact: bool,
 }
 
 impl OutputArgs {
@@ -79,6 +84,7 @@ impl OutputArgs {
             ("--fio-dir", self.fio_dir.is_some()),
             ("--ascii", self.ascii),
             ("--summary", self.summary),
+            ("--fio-exact", self.fio_exact),
             ("--check-invariants", self.check_invariants),
         ]
         .into_iter()
@@ -107,6 +113,7 @@ impl OutputArgs {
             fio_dir: self.fio_dir.clone(),
             ascii: self.ascii,
             summary_only: self.summary,
+            fio_exact: self.fio_exact,
             ..RunOptions::default()
         }
     }

@@ -31,6 +31,9 @@ pub struct TextOptions {
     pub lat_percentiles: bool,
     /// Leave out the per-run blocks: the legend and the tables only (`qsim run --summary`).
     pub summary_only: bool,
+    /// Print the per-run blocks' lines whole, as fio prints them (`qsim run --fio-exact`):
+    /// the bw/iops, `Run status` and `Disk stats` lines are not wrapped at 80 columns.
+    pub fio_exact: bool,
 }
 
 /// Writes the whole report with default options.
@@ -42,14 +45,22 @@ pub fn render(report: &Report, out: &mut dyn io::Write) -> io::Result<()> {
 pub fn render_with(report: &Report, opts: &TextOptions, out: &mut dyn io::Write) -> io::Result<()> {
     let mut s = String::new();
     legend(report, &mut s);
+    let mut blocks = String::new();
     for policy in report.policies.iter().filter(|_| !opts.summary_only) {
-        s.push('\n');
-        policy_block(report, policy, opts, &mut s);
+        blocks.push('\n');
+        policy_block(report, policy, opts, &mut blocks);
     }
-    s.push('\n');
-    comparison(report, &mut s);
-    memory::memory_comparison(report, &mut s);
-    warnings(report, &mut s);
+    let mut rest = String::from("\n");
+    comparison(report, &mut rest);
+    memory::memory_comparison(report, &mut rest);
+    warnings(report, &mut rest);
+    if opts.fio_exact {
+        // fio's one-line forms in the blocks; the legend and the tables still fit 80 columns.
+        let whole = [fit::fit(&s), blocks, fit::fit(&rest)].concat();
+        return out.write_all(whole.as_bytes());
+    }
+    s.push_str(&blocks);
+    s.push_str(&rest);
     out.write_all(fit::fit(&s).as_bytes())
 }
 
