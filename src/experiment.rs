@@ -61,12 +61,16 @@ pub struct RunOptions {
     /// Write fio's files for fio-plot here, one folder per run (`--fio-dir DIR`,
     /// [`crate::report::fiodir`]).
     pub fio_dir: Option<PathBuf>,
+    /// fio's histogram log in `--fio-dir` (`log_hist_msec`): window ns and coarseness.
+    pub log_hist: Option<(u64, u32)>,
     /// Append the plain-text pictures ([`crate::plot::ascii::pictures`]) to the text report
     /// (`--ascii`; the JSON format ignores it, so stdout stays one JSON document).
     pub ascii: bool,
     /// Print the text report's tables only, without the per-run blocks (`--summary`; the JSON
     /// format ignores it).
     pub summary_only: bool,
+    /// Print the per-run blocks' lines whole, in fio's one-line forms (`--fio-exact`).
+    pub fio_exact: bool,
 }
 
 /// Errors of a run (the scenario itself was valid).
@@ -546,6 +550,7 @@ pub fn run_and_report(
         model::Recording::default()
     };
     first.fio_log = opts.fio_dir.is_some();
+    first.hist_log = opts.log_hist;
     let valve = model::Valve::until(deadline);
     let replicated = run_replicated_with(sc, opts.jobs, opts.precision, first, valve, progress)?;
     report_replicated(sc, opts, replicated, timeline, out)
@@ -588,6 +593,7 @@ fn report_replicated(
     } else {
         let text = crate::report::text::TextOptions {
             summary_only: opts.summary_only,
+            fio_exact: opts.fio_exact,
             ..Default::default()
         };
         crate::report::text::render_run_with(&report, &text, &mut buf)?;

@@ -35,7 +35,7 @@ fn fio_dir_of(dir: &TempDir, scenario: &str, secs: &str) -> PathBuf {
 }
 
 /// `tool` on the PATH, or `None`; a missing tool fails when `QSIM_REQUIRE_FIO_TOOLS=1`.
-fn tool(name: &str) -> Option<PathBuf> {
+pub(crate) fn tool(name: &str) -> Option<PathBuf> {
     let found = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .map(|d| d.join(name))
@@ -53,7 +53,7 @@ fn tool(name: &str) -> Option<PathBuf> {
 }
 
 /// Runs `cmd` to success and returns its stdout and stderr together.
-fn run_tool(cmd: &mut Command) -> String {
+pub(crate) fn run_tool(cmd: &mut Command) -> String {
     let out = cmd.output().expect("the tool runs");
     let text = format!(
         "{}{}",

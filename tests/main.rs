@@ -8,6 +8,7 @@ mod determinism;
 mod docs;
 mod exports;
 mod finite;
+mod fiofiles;
 mod fiojobs;
 mod fiotools;
 mod golden;

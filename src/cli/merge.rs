@@ -82,6 +82,15 @@ fn refuse_report_flags(args: &RunArgs) -> Result<(), UsageError> {
 
 /// `qsim merge SHARD...`: checks the set, folds it and writes what `qsim run` would.
 pub(super) fn merge_cmd(args: &MergeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    if args.output.log_hist_msec.is_some() {
+        return Err(UsageError {
+            message: "--log_hist_msec is not available with qsim merge: shard files keep fio's \
+                      window logs, not its histogram log"
+                .to_string(),
+            hint: "run the scenario in one process with --fio-dir and --log_hist_msec".to_string(),
+        }
+        .into());
+    }
     let set = ShardSet::open(&args.shards)?;
     let name = set.scenario().name.clone();
     let opts = RunOptions {

@@ -105,6 +105,9 @@ pub struct Recording {
     /// [`RunObs::fio_log`](base::obs::RunObs::fio_log) (bounded; see
     /// [`crate::stats::windows`]).
     pub fio_log: bool,
+    /// With [`Recording::fio_log`], also keep fio's histogram log: windows of this many ns
+    /// (`log_hist_msec`) written at this `log_hist_coarseness` ([`crate::stats::histlog`]).
+    pub hist_log: Option<(u64, u32)>,
     /// Record a [`trace`](observe::trace) of this window into [`RunResult::trace`] (bounded by its
     /// `max_spans`). The run still goes to the scenario's horizon: make `duration` the
     /// window's end to stop there.
@@ -193,7 +196,7 @@ pub fn run_replication_until(
         world.record_timeline(points, sched.now());
     }
     if rec.fio_log {
-        world.keep_fio_log();
+        world.keep_fio_log(rec.hist_log);
     }
     if let Some(win) = rec.trace {
         world.start_trace(win);
@@ -320,6 +323,7 @@ pub mod testing {
         Scenario {
             name: "mm1".into(),
             description: "M/M/1 through the real model".into(),
+            fio_given: Default::default(),
             seed: 1,
             duration,
             warmup: SimDuration::ZERO,

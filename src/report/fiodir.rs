@@ -8,7 +8,11 @@
 //!   `--json`, built from the pooled replications), with its `disk_util` entry;
 //! - `<rw>-iodepth-<N>-numjobs-<M>_{bw,iops,lat,slat,clat}.1.log`: fio's `write_bw_log`,
 //!   `write_iops_log` and `write_lat_log` files with `log_avg_msec=500`, from replication 0
-//!   of the run ([`log_text`]).
+//!   of the run ([`log_text`]);
+//! - `<rw>-iodepth-<N>-numjobs-<M>_clat_hist.1.log`: fio's histogram log, when asked for with
+//!   `log_hist_msec` ([`crate::stats::histlog`]);
+//! - `<rw>-iodepth-<N>-numjobs-<M>_clat_{read,write}.hgrm` and `_clat.hlog`: HdrHistogram's
+//!   percentile text and interval log of the pooled clat ([`super::hdr`]).
 //!
 //! Each log line is fio's `time, value, ddir, bs, prio` (`500, 79313, 0, 0, 0`): the time in ms
 //! at the end of the window, counted from the end of the warm-up (fio counts from the job's
@@ -129,9 +133,46 @@ pub fn files(report: &Report) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
                 let name = format!("{prefix}_{kind}.1.log");
                 out.push((dir.join(name), log_text(log, kind).into_bytes()));
             }
+            if let Some(hist) = &log.hist {
+                let text = hist.text(report.job_options.bs_bytes);
+                out.push((
+                    dir.join(format!("{prefix}_clat_hist.1.log")),
+                    text.into_bytes(),
+                ));
+            }
         }
+        hdr_files(p, &dir, &prefix, &mut out)?;
     }
     Ok(out)
+}
+
+/// HdrHistogram's files of run `p` ([`super::hdr`]): a `.hgrm` per direction with I/O and
+/// one `.hlog` holding them all; none when no direction has I/O.
+fn hdr_files(
+    p: &super::PolicyReport,
+    dir: &std::path::Path,
+    prefix: &str,
+    out: &mut Vec<(PathBuf, Vec<u8>)>,
+) -> std::io::Result<()> {
+    let mut tagged = Vec::new();
+    for d in &p.directions {
+        let name = match d.direction {
+            super::Direction::Read => "read",
+            super::Direction::Write => "write",
+        };
+        if let Some(h) = super::hdr::histogram(&d.clat) {
+            let hgrm = super::hdr::hgrm(&h).into_bytes();
+            out.push((dir.join(format!("{prefix}_clat_{name}.hgrm")), hgrm));
+            tagged.push((name, h));
+        }
+    }
+    if !tagged.is_empty() {
+        let refs: Vec<(&str, &hdrhistogram::Histogram<u64>)> =
+            tagged.iter().map(|(n, h)| (*n, h)).collect();
+        let log = super::hdr::hlog(&refs, p.measured_ns)?;
+        out.push((dir.join(format!("{prefix}_clat.hlog")), log));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -148,22 +189,33 @@ mod tests {
         assert_eq!(safe_dir_name("v1.2+x"), "v1.2+x");
     }
 
-    /// One folder per run even when two labels make the same name; a JSON in each, and logs
-    /// only where the report carries them.
+    /// One folder per run even when two labels make the same name; a JSON and HdrHistogram's
+    /// files in each, fio's logs only where the report carries them, the histogram log only
+    /// where it was asked for.
     #[test]
     fn every_run_gets_its_own_folder() {
         let mut r = crate::report::tests::report();
         r.policies[1].policy = "two/queue".into();
         r.policies[0].policy = "two_queue".into();
-        r.fio_logs = vec![None, Some(WindowLog::new(500_000_000, 4))];
+        let mut log = WindowLog::new(500_000_000, 4);
+        log.hist = Some(crate::stats::histlog::HistLog::new(1_000_000_000, 0));
+        r.fio_logs = vec![None, Some(log)];
         let files = files(&r).unwrap();
         let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
-        let logs = LOG_KINDS.map(|k| format!("two_queue-2/randrw-iodepth-8-numjobs-1_{k}.1.log"));
-        let mut want = vec![
-            "two_queue/randrw-8-1.json".to_string(),
-            "two_queue-2/randrw-8-1.json".to_string(),
-        ];
-        want.extend(logs);
+        let p = "randrw-iodepth-8-numjobs-1";
+        let hdr = |dir: &str| {
+            [
+                format!("{dir}/{p}_clat_read.hgrm"),
+                format!("{dir}/{p}_clat_write.hgrm"),
+                format!("{dir}/{p}_clat.hlog"),
+            ]
+        };
+        let mut want = vec!["two_queue/randrw-8-1.json".to_string()];
+        want.extend(hdr("two_queue"));
+        want.push("two_queue-2/randrw-8-1.json".to_string());
+        want.extend(LOG_KINDS.map(|k| format!("two_queue-2/{p}_{k}.1.log")));
+        want.push(format!("two_queue-2/{p}_clat_hist.1.log"));
+        want.extend(hdr("two_queue-2"));
         assert_eq!(names, want);
     }
 

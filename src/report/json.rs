@@ -5,9 +5,12 @@
 //! fio-compatible output follows `docs/output.md` §2: `"fio version"` is `qsim-<version>`; `read`,
 //! `write` and `trim` are always present (zero-filled when unused); `job options` values are
 //! strings; `clat_ns` carries a `percentile` map keyed `"%f"` when it has samples (and `bins`
-//! in json+); wall-clock fields (`timestamp`, `time`, `job_start`, `eta`) are left out so a
-//! seeded run reproduces byte for byte. qsim's extra numbers sit in a `qsim` object per job,
-//! which fio tools ignore. Maps keep fio's key order.
+//! in json+); floats print as fio's `%f` (six decimals, [`FioFloat`]); the wall-clock fields
+//! (`timestamp`, `timestamp_ms`, `time`) hold the simulated run's start, the Unix epoch, so
+//! a seeded run reproduces byte for byte. Per-job counts (`io_bytes`, `total_ios`, `runtime`)
+//! are one replication's (the mean), latency `N` and `bins` the pooled histograms'. qsim's
+//! extra numbers sit in a `qsim` object per job, which fio tools ignore. Maps keep fio's key
+//! order.
 
 use super::{Direction, DirectionReport, LatencySummary, PolicyReport, Report};
 use serde::Serialize;
@@ -74,10 +77,36 @@ impl<V: Serialize> Serialize for Ordered<V> {
     }
 }
 
+/// A float as fio's JSON writer prints it (`%f`: six decimals, `2412.000000`); a value that
+/// is not finite is `null`, as serde_json writes it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FioFloat(pub f64);
+
+impl Serialize for FioFloat {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !self.0.is_finite() {
+            return serializer.serialize_none();
+        }
+        let raw = serde_json::value::RawValue::from_string(format!("{:.6}", self.0))
+            .map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
+    }
+}
+
+/// `time`'s value: the simulated run starts at the Unix epoch, written as fio writes a time
+/// (`ctime` without its newline).
+pub const EPOCH_TIME: &str = "Thu Jan  1 00:00:00 1970";
+
 #[derive(Serialize)]
 struct FioOutput<'a> {
     #[serde(rename = "fio version")]
     fio_version: String,
+    /// fio's start of the run in Unix seconds, ms and `ctime` text: the simulated start, 0.
+    timestamp: u64,
+    timestamp_ms: u64,
+    time: &'static str,
+    #[serde(rename = "global options", skip_serializing_if = "Option::is_none")]
+    global_options: Option<Ordered<String>>,
     jobs: Vec<Job<'a>>,
     disk_util: Vec<DiskUtil<'a>>,
 }
@@ -98,7 +127,7 @@ struct DiskUtil<'a> {
     read_ticks: u64,
     write_ticks: u64,
     in_queue: u64,
-    util: f64,
+    util: FioFloat,
 }
 
 /// Writes run `run` of the report alone as fio json+ (one job, with its `disk_util`): one
@@ -106,9 +135,9 @@ struct DiskUtil<'a> {
 pub fn render_run_plus(report: &Report, run: usize, out: &mut dyn io::Write) -> io::Result<()> {
     let p = &report.policies[run];
     let fio = FioOutput {
-        fio_version: format!("qsim-{}", report.qsim_version),
         jobs: vec![job(report, p, true)],
         disk_util: vec![disk_util(report, p, false)],
+        ..fio_head(report)
     };
     write_pretty(&fio, out)
 }
@@ -129,7 +158,7 @@ fn disk_util<'a>(r: &'a Report, p: &PolicyReport, named: bool) -> DiskUtil<'a> {
         read_ticks: ms(b.ticks_ns[0]),
         write_ticks: ms(b.ticks_ns[1]),
         in_queue: ms(b.ticks_ns[0] + b.ticks_ns[1]),
-        util: b.device_util_pct,
+        util: FioFloat(b.device_util_pct),
     }
 }
 
@@ -138,6 +167,8 @@ struct Job<'a> {
     jobname: String,
     groupid: u32,
     error: u32,
+    /// fio's seconds left to run: 0, the run is over.
+    eta: u64,
     /// Simulated seconds from the start to the run's end (the duration, warm-up included, or
     /// earlier when every finite job was done), rounded up as fio's `elapsed_sec`; not
     /// wall-clock time.
@@ -149,17 +180,23 @@ struct Job<'a> {
     trim: Dir,
     sync: Sync,
     job_runtime: u64,
-    usr_cpu: f64,
-    sys_cpu: f64,
+    usr_cpu: FioFloat,
+    sys_cpu: FioFloat,
     ctx: u64,
     majf: u64,
     minf: u64,
-    iodepth_level: Ordered<f64>,
-    iodepth_submit: Ordered<f64>,
-    iodepth_complete: Ordered<f64>,
-    latency_ns: Ordered<f64>,
-    latency_us: Ordered<f64>,
-    latency_ms: Ordered<f64>,
+    iodepth_level: Ordered<FioFloat>,
+    iodepth_submit: Ordered<FioFloat>,
+    iodepth_complete: Ordered<FioFloat>,
+    latency_ns: Ordered<FioFloat>,
+    latency_us: Ordered<FioFloat>,
+    latency_ms: Ordered<FioFloat>,
+    /// fio's `latency_target` mode (off in qsim, as fio's default): the depth it settled at
+    /// (the job's `iodepth`), the target (0), the percentile (100) and the window (0).
+    latency_depth: u32,
+    latency_target: u64,
+    latency_percentile: FioFloat,
+    latency_window: u64,
     qsim: Qsim<'a>,
 }
 
@@ -169,7 +206,7 @@ struct Dir {
     io_kbytes: u64,
     bw_bytes: u64,
     bw: u64,
-    iops: f64,
+    iops: FioFloat,
     runtime: u64,
     total_ios: u64,
     short_ios: u64,
@@ -179,14 +216,14 @@ struct Dir {
     lat_ns: Lat,
     bw_min: u64,
     bw_max: u64,
-    bw_agg: f64,
-    bw_mean: f64,
-    bw_dev: f64,
+    bw_agg: FioFloat,
+    bw_mean: FioFloat,
+    bw_dev: FioFloat,
     bw_samples: u64,
     iops_min: u64,
     iops_max: u64,
-    iops_mean: f64,
-    iops_stddev: f64,
+    iops_mean: FioFloat,
+    iops_stddev: FioFloat,
     iops_samples: u64,
 }
 
@@ -194,8 +231,8 @@ struct Dir {
 struct Lat {
     min: u64,
     max: u64,
-    mean: f64,
-    stddev: f64,
+    mean: FioFloat,
+    stddev: FioFloat,
     #[serde(rename = "N")]
     n: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -257,9 +294,22 @@ struct Qsim<'a> {
     app_cpu: &'a [super::AppCpuReport],
 }
 
-fn fio_output(report: &Report, plus: bool) -> FioOutput<'_> {
+/// The top-level keys before `jobs`, with no job and no disk.
+fn fio_head(report: &Report) -> FioOutput<'_> {
+    let global = &report.fio_given.global;
     FioOutput {
         fio_version: format!("qsim-{}", report.qsim_version),
+        timestamp: 0,
+        timestamp_ms: 0,
+        time: EPOCH_TIME,
+        global_options: (!global.is_empty()).then(|| Ordered(global.clone())),
+        jobs: Vec::new(),
+        disk_util: Vec::new(),
+    }
+}
+
+fn fio_output(report: &Report, plus: bool) -> FioOutput<'_> {
+    FioOutput {
         jobs: report
             .policies
             .iter()
@@ -270,6 +320,7 @@ fn fio_output(report: &Report, plus: bool) -> FioOutput<'_> {
             .iter()
             .map(|p| disk_util(report, p, report.policies.len() > 1))
             .collect(),
+        ..fio_head(report)
     }
 }
 
@@ -289,20 +340,30 @@ fn bs_string(bytes: u64) -> String {
 fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
     let name = format!("{}-{}", r.scenario, p.policy);
     let o = &r.job_options;
-    let job_options = Ordered(vec![
+    let mut options = vec![
         ("name".to_string(), name.clone()),
         ("rw".to_string(), o.rw.clone()),
         ("bs".to_string(), bs_string(o.bs_bytes)),
         ("iodepth".to_string(), o.iodepth.to_string()),
         ("numjobs".to_string(), o.numjobs.to_string()),
-    ]);
+    ];
+    // A job file's own options as written; the five above stay for fio-plot, which selects
+    // files by them (a given `rw` or `bs` keeps its spelling).
+    for (k, v) in &r.fio_given.job {
+        match options.iter_mut().find(|(name, _)| name == k) {
+            Some(entry) if k != "name" => entry.1 = v.clone(),
+            Some(_) => {}
+            None => options.push((k.clone(), v.clone())),
+        }
+    }
+    let job_options = Ordered(options);
     let depth_labels = ["1", "2", "4", "8", "16", "32", ">=64"];
     let lat_map = |labels: &[&str], shares: &[f64]| {
         Ordered(
             labels
                 .iter()
                 .zip(shares)
-                .map(|(l, &v)| (l.to_string(), v))
+                .map(|(l, &v)| (l.to_string(), FioFloat(v)))
                 .collect(),
         )
     };
@@ -313,17 +374,18 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
         jobname: name,
         groupid: 0,
         error: 0,
+        eta: 0,
         elapsed: p.end_ns.div_ceil(1_000_000_000),
         job_options,
-        read: dir(r, read, plus),
-        write: dir(r, write, plus),
+        read: dir(r, read, p.replications, plus),
+        write: dir(r, write, p.replications, plus),
         trim: Dir::default(),
         sync: Sync::default(),
-        job_runtime: p.runtime_ms,
+        job_runtime: per_rep(p.runtime_ms, p.replications),
         // The model charges no user-space CPU; its CPU pool runs kernel work only (dm-crypt's
         // encryption and decryption, softirq completions), so its busy share is system time.
-        usr_cpu: 0.0,
-        sys_cpu: p.cpu_util_pct,
+        usr_cpu: FioFloat(0.0),
+        sys_cpu: FioFloat(p.cpu_util_pct),
         ctx: 0,
         majf: 0,
         minf: 0,
@@ -333,6 +395,10 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
         latency_ns: lat_map(nu, &p.latency_pct.nsec_pct),
         latency_us: lat_map(nu, &p.latency_pct.usec_pct),
         latency_ms: lat_map(&super::fiofmt::LAT_LABELS_M, &p.latency_pct.msec_pct),
+        latency_depth: o.iodepth,
+        latency_target: 0,
+        latency_percentile: FioFloat(100.0),
+        latency_window: 0,
         qsim: qsim_extras(r, p),
     }
 }
@@ -342,12 +408,15 @@ fn job<'a>(r: &'a Report, p: &'a PolicyReport, plus: bool) -> Job<'a> {
 /// reaches it on its own (fio's default `iodepth_batch_submit=1` and
 /// `iodepth_batch_complete_min=1` at its smallest), so every call carries one I/O: all in
 /// bucket `4` when the run issued anything, all zero otherwise.
-fn batch_shares(p: &PolicyReport) -> Ordered<f64> {
+fn batch_shares(p: &PolicyReport) -> Ordered<FioFloat> {
     let any = p.depth_pct.iter().any(|&v| v > 0.0);
     Ordered(
         ["0", "4", "8", "16", "32", "64", ">=64"]
             .iter()
-            .map(|l| (l.to_string(), if any && *l == "4" { 100.0 } else { 0.0 }))
+            .map(|l| {
+                let share = if any && *l == "4" { 100.0 } else { 0.0 };
+                (l.to_string(), FioFloat(share))
+            })
             .collect(),
     )
 }
@@ -416,8 +485,8 @@ fn lat(r: &Report, l: &LatencySummary, percentiles: bool, plus: bool) -> Lat {
     Lat {
         min: l.min_ns,
         max: l.max_ns,
-        mean: l.mean_ns,
-        stddev: l.stddev_ns,
+        mean: FioFloat(l.mean_ns),
+        stddev: FioFloat(l.stddev_ns),
         n: l.n,
         percentile: with_percentiles.then(|| {
             Ordered(
@@ -439,31 +508,42 @@ fn lat(r: &Report, l: &LatencySummary, percentiles: bool, plus: bool) -> Lat {
     }
 }
 
-fn dir(r: &Report, d: &DirectionReport, plus: bool) -> Dir {
+/// One replication's share of a count summed over `reps` replications: the mean, rounded to
+/// the nearest integer.
+fn per_rep(total: u64, reps: u32) -> u64 {
+    let reps = u128::from(reps.max(1));
+    ((u128::from(total) + reps / 2) / reps) as u64
+}
+
+/// Direction `d` of a block pooled over `reps` replications, as fio's per-job keys: the
+/// counts and the runtime one replication's (so `io_bytes / runtime` is `bw_bytes`, as in
+/// fio), the latency objects the pooled histograms' (`N` counts every replication's I/Os).
+fn dir(r: &Report, d: &DirectionReport, reps: u32, plus: bool) -> Dir {
     let has_io = d.ios > 0;
+    let bytes = per_rep(d.bytes, reps);
     Dir {
-        io_bytes: d.bytes,
-        io_kbytes: d.bytes >> 10,
+        io_bytes: bytes,
+        io_kbytes: bytes >> 10,
         bw_bytes: d.bw_bytes_per_s,
         bw: d.bw_bytes_per_s / 1024,
-        iops: d.iops,
-        runtime: d.runtime_ms,
-        total_ios: d.ios,
+        iops: FioFloat(d.iops),
+        runtime: per_rep(d.runtime_ms, reps),
+        total_ios: per_rep(d.ios, reps),
         short_ios: 0,
-        drop_ios: d.dropped,
+        drop_ios: per_rep(d.dropped, reps),
         slat_ns: lat(r, &d.slat, false, plus),
         clat_ns: lat(r, &d.clat, has_io, plus),
         lat_ns: lat(r, &d.lat, false, plus),
         bw_min: d.bw_kib_s.min as u64,
         bw_max: d.bw_kib_s.max as u64,
-        bw_agg: d.bw_agg_pct,
-        bw_mean: d.bw_kib_s.mean,
-        bw_dev: d.bw_kib_s.stddev,
+        bw_agg: FioFloat(d.bw_agg_pct),
+        bw_mean: FioFloat(d.bw_kib_s.mean),
+        bw_dev: FioFloat(d.bw_kib_s.stddev),
         bw_samples: d.bw_kib_s.samples,
         iops_min: d.iops_samples.min as u64,
         iops_max: d.iops_samples.max as u64,
-        iops_mean: d.iops_samples.mean,
-        iops_stddev: d.iops_samples.stddev,
+        iops_mean: FioFloat(d.iops_samples.mean),
+        iops_stddev: FioFloat(d.iops_samples.stddev),
         iops_samples: d.iops_samples.samples,
     }
 }
@@ -655,13 +735,58 @@ mod tests {
         let five = text.find("\"5.000000\"").unwrap();
         let ten = text.find("\"10.000000\"").unwrap();
         assert!(one < five && five < ten);
-        // No wall-clock fields.
-        for key in ["timestamp", "time", "job_start", "eta"] {
-            assert!(
-                v.get(key).is_none() && v["jobs"][0].get(key).is_none(),
-                "{key}"
-            );
-        }
+        // The wall-clock fields hold the simulated start, the epoch: the same in every run.
+        assert_eq!(
+            (v["timestamp"].clone(), v["timestamp_ms"].clone()),
+            (0.into(), 0.into())
+        );
+        assert_eq!(v["time"], EPOCH_TIME);
+        assert_eq!(v["jobs"][0]["eta"], 0);
+        assert!(
+            v.get("global options").is_none(),
+            "no job file, no global options"
+        );
+        // fio's `%f` floats.
+        assert!(text.contains("\"latency_percentile\": 100.000000,"));
+        assert!(text.contains("\"mean\": "), "{text}");
+    }
+
+    #[test]
+    fn floats_counts_and_given_options_as_fio_writes_them() {
+        let show = |v: f64| serde_json::to_string(&FioFloat(v)).unwrap();
+        assert_eq!(show(2412.0), "2412.000000");
+        assert_eq!(show(0.1234567), "0.123457");
+        assert_eq!(show(f64::NAN), "null");
+        assert_eq!(serde_json::to_value(FioFloat(0.5)).unwrap(), 0.5);
+        // One replication's share of a pooled count, rounded.
+        assert_eq!(per_rep(2068, 10), 207);
+        assert_eq!(per_rep(15, 10), 2);
+        assert_eq!(per_rep(5, 0), 5);
+        // A job file's options: [global] at the top, the job's own beside fio-plot's five.
+        let mut r = report();
+        let pairs = |l: &[(&str, &str)]| {
+            l.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        r.fio_given = crate::scenario::FioGiven {
+            global: pairs(&[("direct", "1")]),
+            job: pairs(&[("bs", "4096"), ("ioengine", "libaio"), ("name", "x")]),
+        };
+        let mut buf = Vec::new();
+        render(&r, &mut buf).unwrap();
+        let v: Value = serde_json::from_slice(&buf).unwrap();
+        assert_eq!(v["global options"]["direct"], "1");
+        let o = &v["jobs"][0]["job options"];
+        assert_eq!(
+            (o["bs"].clone(), o["ioengine"].clone()),
+            ("4096".into(), "libaio".into())
+        );
+        assert_eq!(
+            o["name"], "two-queue-fifo",
+            "the job's name stays the run's"
+        );
+        assert_eq!(o["numjobs"], "1");
     }
 
     #[test]

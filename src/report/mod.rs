@@ -29,6 +29,7 @@ pub mod export;
 pub mod fiodir;
 pub mod fiofmt;
 pub mod flags;
+pub mod hdr;
 pub mod invariants;
 pub mod json;
 pub mod memory;
@@ -90,6 +91,10 @@ pub struct Report {
     pub jobs: u32,
     /// fio job options describing the workload, for fio's JSON and fio-plot.
     pub job_options: JobOptions,
+    /// The options a fio job file gave, as written (empty for a scenario file): fio's JSON
+    /// lists them in `global options` and `job options`.
+    #[serde(skip_serializing_if = "crate::scenario::FioGiven::is_empty")]
+    pub fio_given: crate::scenario::FioGiven,
     /// Percentiles listed in each direction's `percentiles` (ascending).
     pub percentile_list: Vec<f64>,
     /// The scenario's variants with the policies each ran, in run order (empty without
@@ -573,6 +578,7 @@ impl Report {
             max_events: scenario.max_events,
             jobs: job_count(scenario),
             job_options: job_options(scenario),
+            fio_given: scenario.fio_given.clone(),
             percentile_list,
             variants,
             policies,

@@ -39,6 +39,9 @@ pub struct TextOptions {
     pub lat_percentiles: bool,
     /// Leave out the per-run blocks: the legend and the tables only (`qsim run --summary`).
     pub summary_only: bool,
+    /// Print the per-run blocks' lines whole, as fio prints them (`qsim run --fio-exact`):
+    /// the bw/iops, `Run status` and `Disk stats` lines are not wrapped at 80 columns.
+    pub fio_exact: bool,
 }
 
 /// Writes the whole report with default options.
@@ -64,10 +67,16 @@ fn render_parts(report: &Report, opts: &TextOptions, summary: &str) -> String {
     if !opts.summary_only && !report.policies.is_empty() {
         s.push_str("\nPer-run reports (fio's layout, one block per run):\n");
     }
+    let mut blocks = String::new();
     for policy in report.policies.iter().filter(|_| !opts.summary_only) {
-        s.push('\n');
-        policy_block(report, policy, opts, &mut s);
+        blocks.push('\n');
+        policy_block(report, policy, opts, &mut blocks);
     }
+    if opts.fio_exact {
+        // fio's one-line forms in the blocks; the legend and the tables still fit 80 columns.
+        return [fit::fit(&s), blocks].concat();
+    }
+    s.push_str(&blocks);
     fit::fit(&s)
 }
 

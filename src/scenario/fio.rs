@@ -152,7 +152,8 @@ pub fn load_str(name: &str, text: &str, base: Scenario, machine: &str) -> Result
     };
     let sections = r.sections()?;
     let jobs = r.jobs(&sections)?;
-    let scenario = r.scenario(&jobs, base, machine)?;
+    let mut scenario = r.scenario(&jobs, base, machine)?;
+    scenario.fio_given = given(&sections);
     Ok(JobFile {
         scenario,
         warnings: r.warnings.into_list(),
@@ -192,6 +193,30 @@ pub fn read_checked(name: &str, text: &str) -> Result<(), String> {
             }
         }
     }
+}
+
+/// The options the file gives as fio's JSON lists them: the `[global]` sections' before the
+/// first job, then that job's own; the last of each name kept, a bare flag with `""`.
+fn given(sections: &[Section]) -> super::FioGiven {
+    fn add(list: &mut Vec<(String, String)>, opts: &[Opt]) {
+        for o in opts {
+            let value = o.value.clone().unwrap_or_default();
+            match list.iter_mut().find(|(k, _)| *k == o.key) {
+                Some(entry) => entry.1 = value,
+                None => list.push((o.key.clone(), value)),
+            }
+        }
+    }
+    let mut g = super::FioGiven::default();
+    for s in sections {
+        if s.name == "global" {
+            add(&mut g.global, &s.opts);
+        } else {
+            add(&mut g.job, &s.opts);
+            break;
+        }
+    }
+    g
 }
 
 /// One `key[=value]` line.

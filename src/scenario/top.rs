@@ -418,6 +418,7 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         memory,
         variants: Vec::new(),
         sweep: None,
+        fio_given: Default::default(),
     })
 }
 

@@ -3,6 +3,7 @@
 
 pub mod compare;
 pub mod exact;
+pub mod histlog;
 pub mod histogram;
 pub mod running;
 pub mod series;

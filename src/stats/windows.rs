@@ -54,6 +54,9 @@ pub struct WindowLog {
     /// Sampling intervals closed into the open window so far, and how many make one window.
     #[serde(skip)]
     ticks: (u64, u64),
+    /// fio's histogram log of the same I/Os, when asked for (`log_hist_msec`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hist: Option<super::histlog::HistLog>,
 }
 
 impl WindowLog {
@@ -65,6 +68,7 @@ impl WindowLog {
             rows: Vec::new(),
             open: Default::default(),
             ticks: (0, 1),
+            hist: None,
         }
     }
 

@@ -55,6 +55,27 @@ pub struct Scenario {
     /// otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepPlan>,
+    /// The options a fio job file gave, as written (empty for a scenario file), which fio's
+    /// JSON lists as `global options` and `job options`.
+    #[serde(default, skip_serializing_if = "FioGiven::is_empty")]
+    pub fio_given: FioGiven,
+}
+
+/// The options a fio job file gave explicitly, each `(name, value)` as written (a bare flag
+/// such as `time_based` with the value `""`), the last of each name kept, in file order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FioGiven {
+    /// The `[global]` sections' options before the first job.
+    pub global: Vec<(String, String)>,
+    /// The first job section's own options (the job the report's `job options` describe).
+    pub job: Vec<(String, String)>,
+}
+
+impl FioGiven {
+    /// Whether no option was given (a scenario file).
+    pub fn is_empty(&self) -> bool {
+        self.global.is_empty() && self.job.is_empty()
+    }
 }
 
 /// One named variant: the scenario with some fields overridden (a kernel version, a patch).

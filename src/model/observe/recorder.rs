@@ -141,16 +141,21 @@ impl Recorder {
 
     /// Also keeps, per [`SAMPLE_INTERVAL`] window of the measured time, the sums fio's log
     /// files need ([`WindowLog`], bounded by [`windows::DEFAULT_CAP`] rows).
-    pub fn keep_fio_log(&mut self) {
-        self.fio_log = Some(Box::new(WindowLog::new(
-            SAMPLE_INTERVAL.as_ns(),
-            windows::DEFAULT_CAP,
-        )));
+    /// With `hist` (window ns, coarseness), also fio's histogram log of the same I/Os.
+    pub fn keep_fio_log(&mut self, hist: Option<(u64, u32)>) {
+        let mut log = WindowLog::new(SAMPLE_INTERVAL.as_ns(), windows::DEFAULT_CAP);
+        log.hist = hist.map(|(window, c)| crate::stats::histlog::HistLog::new(window, c));
+        self.fio_log = Some(Box::new(log));
     }
 
-    /// The per-window log, if one was kept.
-    pub fn take_fio_log(&mut self) -> Option<Box<WindowLog>> {
-        self.fio_log.take()
+    /// The per-window log, if one was kept, at the run's end `now` (its histogram log's
+    /// last, partial window closed).
+    pub fn take_fio_log(&mut self, now: SimTime) -> Option<Box<WindowLog>> {
+        let mut log = self.fio_log.take()?;
+        if let Some(h) = &mut log.hist {
+            h.finish(now.as_ns());
+        }
+        Some(log)
     }
 
     /// Schedules the warm-up's end (if there is one) and the first sample.
@@ -212,6 +217,9 @@ impl Recorder {
         }
         if let Some(log) = self.fio_log.as_deref_mut() {
             log.restart();
+            if let Some(h) = &mut log.hist {
+                h.restart(now.as_ns());
+            }
         }
     }
 
@@ -298,6 +306,9 @@ impl Recorder {
                 clat,
                 slat + clat,
             );
+            if let Some(h) = &mut log.hist {
+                h.record(bio.dir as usize, clat, now.as_ns());
+            }
         }
     }
 
@@ -495,12 +506,12 @@ mod tests {
     #[test]
     fn an_idle_window_adds_no_sample() {
         let mut r = Recorder::new(SimDuration::ZERO, SimTime::ZERO, 1, 0);
-        r.keep_fio_log();
+        r.keep_fio_log(None);
         let mut sched: Scheduler<Event> = Scheduler::new();
         r.completed(&bio_at(0, true), SimTime::ZERO + SimDuration::from_ms(3));
         r.sample(&mut sched);
         r.sample(&mut sched);
-        let log = r.take_fio_log().expect("asked for");
+        let log = r.take_fio_log(SimTime::ZERO).expect("asked for");
         assert_eq!(log.rows.len(), 2);
         assert_eq!((log.rows[0][0].ios, log.rows[0][0].clat_ns), (1, 3_000_000));
         assert_eq!(log.rows[1][0].ios, 0);

@@ -209,8 +209,8 @@ impl World {
     }
 
     /// Keeps every fio job's per-I/O logs (`--fio-dir`), which the recorder drops by default.
-    pub fn keep_fio_log(&mut self) {
-        self.rec.keep_fio_log();
+    pub fn keep_fio_log(&mut self, hist: Option<(u64, u32)>) {
+        self.rec.keep_fio_log(hist);
     }
 
     /// The memory model, for tests that script its processes by hand.
@@ -631,7 +631,7 @@ impl World {
         let cpu_by_context = self.cpu_by_context(now);
         let cpu_by_cpu = self.cpu_by_cpu(now);
         let cpu_idle_beside_waiting = self.cpu_idle_beside_waiting(now);
-        let fio_log = self.rec.take_fio_log();
+        let fio_log = self.rec.take_fio_log(now);
         let app_cpu = self.app_cpu_observations();
         let (r, block, cpu_utilisation) =
             self.rec.finish(now, self.cw.sleeping(), busy, cpus, totals);

@@ -110,6 +110,15 @@ impl Reader<'_> {
             }
             "name" => job.name = self.text_value(n, o)?,
             "filename" => job.filename = true,
+            // fio's histogram log, written with `qsim run --fio-dir` (the scenario keeps the
+            // value as written; checked here so a bad one is refused at its line).
+            "log_hist_msec" => {
+                self.int(n, o, kb, 0, 86_400_000)?;
+            }
+            "log_hist_coarseness" => {
+                self.int(n, o, kb, 0, 6)?;
+            }
+            "write_hist_log" => {}
             key if HARMLESS.contains(&key) => {}
             _ => self.apply_app(job, o, kb)?,
         }

@@ -484,3 +484,17 @@ fn a_jobs_largest_request_is_the_machines_kernels() {
     let e = load_str("job.fio", text, mixed, "nvme-desktop").unwrap_err();
     assert!(first_line(&e).contains("512KiB"), "{e}");
 }
+
+/// The options as written, for fio's JSON: `[global]` before the first job, and that job's.
+#[test]
+fn given_options_are_kept_as_written() {
+    let f = ok(
+        "[global]\nbs=4k\nbs=8k\ntime_based\nruntime=1\n[a]\nsize=1m\nrw=randread\n[b]\nsize=2m\n",
+    );
+    let g = &f.scenario.fio_given;
+    let list = |l: &[(String, String)]| -> Vec<String> {
+        l.iter().map(|(k, v)| format!("{k}={v}")).collect()
+    };
+    assert_eq!(list(&g.global), ["bs=8k", "time_based=", "runtime=1"]);
+    assert_eq!(list(&g.job), ["size=1m", "rw=randread"]);
+}

@@ -1,0 +1,141 @@
+//! `qsim run`'s output flags ([`OutputArgs`]): the report's format, the exports, the plots and
+//! fio's files.
+
+use super::{Format, plots_dir};
+use crate::experiment::RunOptions;
+use crate::scenario::Scenario;
+use clap::Args;
+use std::path::PathBuf;
+
+/// The flags that choose what `qsim run` (and `qsim merge`, which takes the same) prints and
+/// writes: the report's format, the invariant tables, the exports, the plots, fio's files and
+/// the plain-text pictures.
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Normal)]
+    pub format: Format,
+    /// After the report, print each policy's run invariants (Little's law per queue and for the
+    /// whole system, conservation of requests, tags and bounce pages, the CPU books, the clock)
+    /// and exit 1 if any fails. With --format json the tables go to stderr.
+    #[arg(long)]
+    pub check_invariants: bool,
+    /// Also write the full results as JSON: fio-compatible json+ jobs (one per run, pooled over
+    /// replications) plus qsim's summary and plot data (`qsim plot` reads it).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Also write the replication summary as CSV (hyperfine's columns plus metric and verdict).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Also write the replication summary as Markdown tables (hyperfine's layout), for mail.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Draw the plots (PNG and SVG: latency percentiles, CDF, where the time went, failures
+    /// and congestion, a timeline per run) into DIR, by default plots/SCENARIO/ (the scenario
+    /// name, created as needed); a named DIR's parent must exist. The files written are listed
+    /// on stderr. `--plots SCENARIO` (no DIR) reads the word as the scenario.
+    #[arg(long, value_name = "DIR", num_args = 0..=1)]
+    pub plots: Option<Option<PathBuf>>,
+    /// Also write fio's files for fio-plot into DIR: per run a folder (its label) holding the
+    /// run as one fio json+ job (`<rw>-<iodepth>-<numjobs>.json`) and fio's bw, iops, lat,
+    /// slat and clat logs (`log_avg_msec=500`), so `fio-plot -i DIR/fifo DIR/split -C`, `-l`
+    /// and `-g` read them.
+    #[arg(long, value_name = "DIR")]
+    pub fio_dir: Option<PathBuf>,
+    /// With --fio-dir, also write fio's histogram log of clat (`<prefix>_clat_hist.1.log`,
+    /// which fio's fiologparser_hist.py reads) with windows of MS milliseconds of simulated
+    /// time; fio's option of that name. A fio job file's `log_hist_msec` is the default.
+    #[arg(long = "log_hist_msec", value_name = "MS", requires = "fio_dir",
+          value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
+    pub log_hist_msec: Option<u64>,
+    /// fio's `log_hist_coarseness`: the histogram log sums 2^N of fio's 1856 buckets into one
+    /// column (0 to 6). A fio job file's value is the default, else 0.
+    #[arg(long = "log_hist_coarseness", value_name = "N", requires = "log_hist_msec",
+          value_parser = clap::value_parser!(u32).range(0..=6))]
+    pub log_hist_coarseness: Option<u32>,
+    /// After the text report, print plain-text pictures for mail (at most 72 columns): read
+    /// clat against percentile on a "nines" axis per run, GFP_ATOMIC failures per run when
+    /// the scenario models memory, and a knee curve per sweep table (`qsim plot --ascii`
+    /// prints them from a --json export).
+    #[arg(long)]
+    pub ascii: bool,
+    /// Print only the tables (policy comparison, memory, replication summary, flag, sweep and
+    /// sensitivity tables, warnings), without the per-run fio blocks: for --flags all and
+    /// sweeps, whose blocks run to thousands of lines. The JSON format ignores it.
+    #[arg(long)]
+    pub summary: bool,
+    /// Print the per-run blocks' lines whole, in fio's one-line forms (the bw and iops lines,
+    /// `Run status` and `Disk stats`), instead of wrapping them at 80 columns; the legend
+    /// and the tables still fit 80. For scripts that parse fio's text.
+    #[arg(long)]
+    pub fio_exact: bool,
+}
+
+impl OutputArgs {
+    /// The first of these flags given, as written on the command line (a `--shard` run
+    /// refuses them: they belong to `qsim merge`).
+    pub fn first_given(&self) -> Option<&'static str> {
+        [
+            ("--format json", self.format == Format::Json),
+            ("--json", self.json.is_some()),
+            ("--csv", self.csv.is_some()),
+            ("--markdown", self.markdown.is_some()),
+            ("--plots", self.plots.is_some()),
+            ("--fio-dir", self.fio_dir.is_some()),
+            ("--ascii", self.ascii),
+            ("--summary", self.summary),
+            ("--fio-exact", self.fio_exact),
+            ("--check-invariants", self.check_invariants),
+        ]
+        .into_iter()
+        .find_map(|(flag, on)| on.then_some(flag))
+    }
+
+    /// Checks a directory named with `--plots DIR` as `--json` checks its file: its parent must
+    /// exist ([`crate::output::check_named_dir`]); the default `plots/SCENARIO/` is created.
+    pub fn check_named(&self) -> Result<(), crate::output::OutputError> {
+        match &self.plots {
+            Some(Some(dir)) => crate::output::check_named_dir("--plots", dir),
+            _ => Ok(()),
+        }
+    }
+
+    /// The run options these flags set, for the scenario `name` (the default plot directory);
+    /// the rest (threads, precision, time limit) at their defaults for the caller to fill.
+    pub fn options(&self, name: &str) -> RunOptions {
+        RunOptions {
+            format: self.format.name().to_string(),
+            check_invariants: self.check_invariants,
+            json_file: self.json.clone(),
+            csv_file: self.csv.clone(),
+            markdown_file: self.markdown.clone(),
+            plots_dir: self.plots.as_ref().map(|d| plots_dir(d.as_deref(), name)),
+            fio_dir: self.fio_dir.clone(),
+            ascii: self.ascii,
+            summary_only: self.summary,
+            fio_exact: self.fio_exact,
+            ..RunOptions::default()
+        }
+    }
+
+    /// fio's histogram log as `--log_hist_msec` and `--log_hist_coarseness` ask for it, else
+    /// as the fio job file behind `sc` does (its job's options, then its `[global]` ones):
+    /// (window ns, coarseness), or `None`.
+    pub fn log_hist(&self, sc: &Scenario) -> Option<(u64, u32)> {
+        self.fio_dir.as_ref()?;
+        let given = |name: &str| -> Option<u64> {
+            let g = &sc.fio_given;
+            let mut all = g.job.iter().chain(&g.global);
+            all.find(|(k, _)| k == name)
+                .and_then(|(_, v)| v.trim().parse().ok())
+        };
+        let ms = self
+            .log_hist_msec
+            .or_else(|| given("log_hist_msec").filter(|&ms| ms > 0))?;
+        let c = self
+            .log_hist_coarseness
+            .or_else(|| given("log_hist_coarseness").map(|c| c.min(6) as u32))
+            .unwrap_or(0);
+        Some((ms.saturating_mul(1_000_000), c))
+    }
+}
