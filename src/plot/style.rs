@@ -68,28 +68,33 @@ pub(super) const INK: RGBColor = RGBColor(0, 0, 0);
 /// Grey for grid lines, footers and notes.
 pub(super) const GREY: RGBColor = RGBColor(110, 110, 110);
 
-/// Line colours in the order runs take them.
-const LINE_COLOURS: [RGBColor; 7] = [
-    OI_BLUE,
-    OI_VERMILLION,
-    OI_GREEN,
-    OI_PURPLE,
-    OI_ORANGE,
-    OI_SKY,
-    INK,
+/// Paul Tol's "bright" blue.
+pub(super) const TOL_BLUE: RGBColor = RGBColor(68, 119, 170);
+/// Paul Tol's "bright" cyan.
+pub(super) const TOL_CYAN: RGBColor = RGBColor(102, 204, 238);
+/// Paul Tol's "vibrant" red.
+pub(super) const TOL_RED: RGBColor = RGBColor(204, 51, 17);
+/// Paul Tol's "muted" sand.
+pub(super) const TOL_SAND: RGBColor = RGBColor(221, 204, 119);
+/// Paul Tol's "muted" indigo.
+pub(super) const TOL_INDIGO: RGBColor = RGBColor(51, 34, 136);
+/// Paul Tol's "muted" wine.
+pub(super) const TOL_WINE: RGBColor = RGBColor(136, 34, 85);
+
+/// Line colours in the order runs take them: Okabe–Ito and Paul Tol colours chosen so that
+/// every pair stays apart (CIELAB ΔE ≥ 24, `cvd.rs`) for normal vision and
+/// under simulated protanopia, deuteranopia and tritanopia, each dark enough for a line on
+/// white.
+pub(super) const LINE_COLOURS: [RGBColor; 7] = [
+    OI_BLUE, OI_ORANGE, TOL_WINE, OI_SKY, TOL_RED, TOL_INDIGO, INK,
 ];
 
 /// Fill colours for stacked or grouped categories (stages, orders, states), in order;
-/// neighbours differ in lightness as well as hue.
+/// neighbours differ in lightness as well as hue, and every pair stays apart under the
+/// same colour-vision simulations as [`LINE_COLOURS`] (the Okabe–Ito orange and vermillion
+/// of "crypt queue wait" and "block queue wait" became two olives under deuteranopia).
 pub(super) const FILL_COLOURS: [RGBColor; 8] = [
-    OI_BLUE,
-    OI_ORANGE,
-    OI_GREEN,
-    OI_YELLOW,
-    OI_VERMILLION,
-    OI_SKY,
-    OI_PURPLE,
-    INK,
+    TOL_BLUE, TOL_SAND, TOL_RED, TOL_CYAN, TOL_WINE, OI_ORANGE, TOL_INDIGO, INK,
 ];
 
 /// Dash patterns (on, off, on, off ... px); empty is solid.
@@ -125,7 +130,7 @@ pub(super) struct SeriesStyle {
 }
 
 /// The style of series `i` (a run, a queue). The colour, dash and marker cycles have
-/// lengths 7, 4 and 6, so the first 84 series all differ.
+/// lengths 7, 4 and 6, so the first 84 series all differ; the first 7 differ in colour too.
 pub(super) fn series_style(i: usize) -> SeriesStyle {
     SeriesStyle {
         colour: LINE_COLOURS[i % LINE_COLOURS.len()],

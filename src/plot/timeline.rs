@@ -26,7 +26,7 @@ const PANEL_GAP: i32 = 6;
 
 /// Colours of the gauges of one panel, in order: dark and light alternate, so two series
 /// stay apart in grayscale.
-const GAUGE_COLOURS: [RGBColor; 4] = [OI_BLUE, OI_ORANGE, OI_PURPLE, OI_GREEN];
+pub(super) const GAUGE_COLOURS: [RGBColor; 4] = [OI_BLUE, OI_ORANGE, TOL_WINE, OI_SKY];
 
 /// At most this many crypt queues get a panel each; more share one.
 const QUEUE_PANELS: usize = 3;
