@@ -27,10 +27,14 @@
 
 pub mod ascii;
 mod bars;
+#[cfg(test)]
+mod cvd;
 pub mod data;
 mod flags;
 mod gantt;
 mod knee;
+#[cfg(test)]
+mod layout;
 mod lines;
 mod scale;
 mod style;
@@ -358,17 +362,43 @@ fn same_as(data: &PlotData) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// `data` with each run that repeats an earlier one labelled `<label> (= <earlier label>)`.
+/// Each run's label as drawn: its [`short_label`](crate::report::flags::short_label)
+/// (`sc+nr` for `dm-crypt+same_cpu_crypt+no_read_workqueue`), or its whole label where two
+/// runs' short labels would be the same.
+fn drawn_labels(data: &PlotData) -> Vec<String> {
+    let short: Vec<String> = data
+        .runs
+        .iter()
+        .map(|r| crate::report::flags::short_label(&r.label))
+        .collect();
+    short
+        .iter()
+        .enumerate()
+        .map(|(k, l)| {
+            if short.iter().filter(|x| *x == l).count() > 1 {
+                data.runs[k].label.clone()
+            } else {
+                l.clone()
+            }
+        })
+        .collect()
+}
+
+/// `data` with each run labelled as drawn ([`drawn_labels`]), and each run that repeats an
+/// earlier one labelled `<label> (= <earlier label>)`.
 fn marked(data: &PlotData) -> std::borrow::Cow<'_, PlotData> {
     let twins = same_as(data);
-    if twins.iter().all(Option::is_none) {
+    let labels = drawn_labels(data);
+    let same = data.runs.iter().zip(&labels).all(|(r, l)| &r.label == l);
+    if same && twins.iter().all(Option::is_none) {
         return std::borrow::Cow::Borrowed(data);
     }
     let mut out = data.clone();
     for (k, j) in twins.iter().enumerate() {
-        if let Some(j) = j {
-            out.runs[k].label = format!("{} (= {})", data.runs[k].label, data.runs[*j].label);
-        }
+        out.runs[k].label = match j {
+            Some(j) => format!("{} (= {})", labels[k], labels[*j]),
+            None => labels[k].clone(),
+        };
     }
     std::borrow::Cow::Owned(out)
 }

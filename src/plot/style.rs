@@ -268,7 +268,42 @@ pub(super) fn frame<DB: DrawingBackend>(
         let note = fit_text(root, note, &left, room)?;
         text(root, &note, (SIDE, fy), &left)?;
     }
-    Ok(root.margin(TITLE_BAND, FOOTER_BAND, SIDE, SIDE))
+    let key = code_key(data);
+    if key.is_empty() {
+        return Ok(root.margin(TITLE_BAND, FOOTER_BAND, SIDE, SIDE));
+    }
+    let mut px = SMALL_PX;
+    let mut key_style = font(px, GREY, HPos::Center, VPos::Center);
+    while px > 12.0 && text_width(root, &key, &key_style)? > w - 2 * SIDE {
+        px -= 1.0;
+        key_style = font(px, GREY, HPos::Center, VPos::Center);
+    }
+    text(
+        root,
+        &key,
+        (w / 2, TITLE_BAND + KEY_BAND / 2 - 4),
+        &key_style,
+    )?;
+    Ok(root.margin(TITLE_BAND + KEY_BAND, FOOTER_BAND, SIDE, SIDE))
+}
+
+/// Height of the line under the title that spells out the flag codes, px.
+pub(super) const KEY_BAND: i32 = 22;
+
+/// The flag codes that `data`'s run labels use, spelt out (`flags: sc same_cpu_crypt ·
+/// nr no_read_workqueue`), or nothing when no label is coded. [`frame`] prints it under
+/// the title, so a coded label is never drawn without its key.
+pub(super) fn code_key(data: &PlotData) -> String {
+    let labels = data.runs.iter().map(|r| {
+        // A twin's "(= …)" names another run, whose own label counts for it.
+        r.label.split(" (= ").next().unwrap_or_default()
+    });
+    let used = crate::report::flags::codes_used(labels);
+    if used.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = used.iter().map(|(c, n)| format!("{c} {n}")).collect();
+    format!("dm-crypt flags: {}", list.join(" · "))
 }
 
 /// `seed 42 · 10 replications · qsim 0.1.0`.
@@ -567,6 +602,39 @@ pub(super) fn legend_column<DB: DrawingBackend>(
         cy += LEGEND_ROW;
     }
     Ok(cy - LEGEND_ROW / 2 - y)
+}
+
+/// Height of one line of a [`name_list`], px.
+pub(super) const LIST_ROW: i32 = 21;
+
+/// Draws a bold `title` and then `names` from pixel `(x, y)` down, as many to a line as fit
+/// in `max_w` (separated by two spaces, none split or cut unless alone too wide for a line).
+/// Returns the height used.
+pub(super) fn name_list<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    (x, y): (i32, i32),
+    max_w: i32,
+    title: &str,
+    names: &[&str],
+) -> Drawn<i32, DB> {
+    let ts = bold(LEGEND_PX, INK, HPos::Left, VPos::Center);
+    let mut cy = y + LEGEND_ROW / 2;
+    text(root, &fit_text(root, title, &ts, max_w)?, (x, cy), &ts)?;
+    cy += LEGEND_ROW / 2 + LIST_ROW / 2;
+    let style = font(SMALL_PX, INK, HPos::Left, VPos::Center);
+    let gap = text_width(root, "  ", &style)?;
+    let mut cx = x;
+    for n in names {
+        let name = fit_text(root, n, &style, max_w)?;
+        let w = text_width(root, &name, &style)?;
+        if cx > x && cx + w > x + max_w {
+            cx = x;
+            cy += LIST_ROW;
+        }
+        text(root, &name, (cx, cy), &style)?;
+        cx += w + gap;
+    }
+    Ok(cy + LIST_ROW / 2 - y)
 }
 
 /// Draws `entries` left to right from pixel `(x, y)` (top of the first row), wrapping at
