@@ -59,7 +59,7 @@ impl Picked {
 }
 
 /// A run's mean read p99.9, ns (`None` without one).
-fn p999(r: &RunPlot) -> Option<f64> {
+pub(super) fn p999(r: &RunPlot) -> Option<f64> {
     r.read_percentiles
         .iter()
         .find(|b| (b.p - 99.9).abs() < 1e-9)
@@ -67,23 +67,18 @@ fn p999(r: &RunPlot) -> Option<f64> {
         .filter(|v| v.is_finite())
 }
 
-/// Which of `runs` (a run's index in the plot data and the run) are drawn in colour: all of
-/// them, each in its index's style, up to [`MAX_LINES`]; past that the first, the best and
-/// the worst by read p99.9, in the first [`MAX_LINES`] styles.
-fn pick(runs: &[(usize, &RunPlot)]) -> Picked {
-    if runs.len() <= MAX_LINES {
-        let all = runs
-            .iter()
-            .enumerate()
-            .map(|(k, &(i, _))| (k, series_style(i)))
-            .collect();
-        return Picked {
-            groups: vec![(None, all)],
-            grey: Vec::new(),
-        };
+/// Headings of the groups [`crowd`] makes.
+pub(super) const CROWD_GROUPS: [&str; 3] = ["first run", "best read p99.9", "worst read p99.9"];
+
+/// For more than [`MAX_LINES`] runs with these read p99.9s (in plot order), the positions
+/// drawn in colour by group ([`CROWD_GROUPS`]: the first run, the [`EACH_END`] best and the
+/// [`EACH_END`] worst) and the others; `None` when every run can be drawn.
+pub(super) fn crowd(p999s: &[Option<f64>]) -> Option<([Vec<usize>; 3], Vec<usize>)> {
+    if p999s.len() <= MAX_LINES {
+        return None;
     }
-    let mut ranked: Vec<(usize, f64)> = (1..runs.len())
-        .filter_map(|k| p999(runs[k].1).map(|v| (k, v)))
+    let mut ranked: Vec<(usize, f64)> = (1..p999s.len())
+        .filter_map(|k| p999s[k].map(|v| (k, v)))
         .collect();
     ranked.sort_by(|a, b| a.1.total_cmp(&b.1));
     let best: Vec<usize> = ranked.iter().take(EACH_END).map(|x| x.0).collect();
@@ -94,25 +89,42 @@ fn pick(runs: &[(usize, &RunPlot)]) -> Picked {
         .filter(|k| !best.contains(k))
         .take(EACH_END)
         .collect();
-    let mut next = 0;
-    let mut styled = |ks: Vec<usize>| -> Vec<(usize, SeriesStyle)> {
-        ks.into_iter()
-            .map(|k| {
-                next += 1;
-                (k, series_style(next - 1))
-            })
-            .collect()
+    let shown: Vec<usize> = [0].iter().chain(&best).chain(&worst).copied().collect();
+    let rest = (0..p999s.len()).filter(|k| !shown.contains(k)).collect();
+    Some(([vec![0], best, worst], rest))
+}
+
+/// Which of `runs` (a run's index in the plot data and the run) are drawn in colour: all of
+/// them, each in its index's style, up to [`MAX_LINES`]; past that the groups of [`crowd`],
+/// in the first [`MAX_LINES`] styles.
+fn pick(runs: &[(usize, &RunPlot)]) -> Picked {
+    let p999s: Vec<Option<f64>> = runs.iter().map(|(_, r)| p999(r)).collect();
+    let Some((groups, grey)) = crowd(&p999s) else {
+        let all = runs
+            .iter()
+            .enumerate()
+            .map(|(k, &(i, _))| (k, series_style(i)))
+            .collect();
+        return Picked {
+            groups: vec![(None, all)],
+            grey: Vec::new(),
+        };
     };
-    let groups = vec![
-        (Some("first run"), styled(vec![0])),
-        (Some("best read p99.9"), styled(best)),
-        (Some("worst read p99.9"), styled(worst)),
-    ];
-    let shown: Vec<usize> = groups
+    let mut next = 0;
+    let groups = CROWD_GROUPS
         .iter()
-        .flat_map(|g| g.1.iter().map(|x| x.0))
+        .zip(groups)
+        .map(|(title, ks)| {
+            let styled = ks
+                .into_iter()
+                .map(|k| {
+                    next += 1;
+                    (k, series_style(next - 1))
+                })
+                .collect();
+            (Some(*title), styled)
+        })
         .collect();
-    let grey = (0..runs.len()).filter(|k| !shown.contains(k)).collect();
     Picked { groups, grey }
 }
 

@@ -203,6 +203,25 @@ impl TimeUnit {
     }
 }
 
+/// A swept parameter as a reader says it: the scenario paths joined by `+` become words,
+/// a shared leading part said once (`crypt.encrypt_rate+crypt.decrypt_rate` →
+/// `crypt encrypt rate and decrypt rate`, `device.iops` → `device iops`).
+pub(super) fn axis_name(axis: &str) -> String {
+    let parts: Vec<Vec<&str>> = axis.split('+').map(|p| p.split('.').collect()).collect();
+    let first = &parts[0];
+    let shared = (0..first.len().saturating_sub(1))
+        .take_while(|&k| parts.iter().all(|p| p.len() > k + 1 && p[k] == first[k]))
+        .count();
+    let words = |segs: &[&str]| segs.join(" ").replace('_', " ");
+    let tails: Vec<String> = parts.iter().map(|p| words(&p[shared..])).collect();
+    let tails = tails.join(" and ");
+    if shared == 0 {
+        tails
+    } else {
+        format!("{} {tails}", words(&first[..shared]))
+    }
+}
+
 /// The "nines" transform of a percentile: `-log10(1 - p/100)`, so 90 → 1, 99 → 2,
 /// 99.9 → 3.
 pub(super) fn nines(p: f64) -> f64 {
@@ -281,6 +300,21 @@ pub(super) fn interval_span<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_swept_axis_reads_as_words() {
+        assert_eq!(
+            axis_name("crypt.encrypt_rate+crypt.decrypt_rate"),
+            "crypt encrypt rate and decrypt rate"
+        );
+        assert_eq!(axis_name("device.iops"), "device iops");
+        assert_eq!(
+            axis_name("memory.ram+device.iops"),
+            "memory ram and device iops"
+        );
+        assert_eq!(axis_name("seed"), "seed");
+        assert_eq!(axis_name(""), "");
+    }
 
     #[test]
     fn a_plot_s_time_unit_follows_its_largest_value() {
