@@ -156,3 +156,15 @@ fn a_rotated_text_s_box_stands_upright() {
     assert!(r - l < 25.0 && b - top > 80.0, "{:?}", t.bbox);
     assert!(top < 400.0 && b > 400.0 && l >= 14.0 - 1.0);
 }
+
+#[test]
+fn every_file_name_has_at_most_60_characters() {
+    let mut data = fixture::five_variants();
+    // A sensitivity study's run label, the longest the shipped docs make.
+    data.runs[3].label = "crypt.encrypt_rate+crypt.decrypt_rate+/split".into();
+    for d in [fixture::flags_all(), data] {
+        for f in super::plot_files(&d) {
+            assert!(f.chars().count() <= 60, "{f}");
+        }
+    }
+}

@@ -217,7 +217,7 @@ fn sweep_plots(data: &PlotData, out: &mut Vec<Planned>) {
 /// (`+kswapd-stay-awake` → `plus-kswapd-stay-awake`, `2.6.30/split` → `2.6.30_split`), any
 /// other character outside `[A-Za-z0-9._-]` becomes `_`, runs of separators collapse and
 /// none lead or trail. An empty result becomes `run<i>`; one longer than [`MAX_FILE_LABEL`]
-/// bytes keeps its first 47 and adds `-` and 16 hex digits of a hash of the whole label.
+/// bytes keeps its first 28 and adds `-` and 16 hex digits of a hash of the whole label.
 pub fn file_label(label: &str, i: usize) -> String {
     safe_label(label).unwrap_or_else(|| format!("run{i}"))
 }
@@ -254,8 +254,9 @@ fn safe_label(label: &str) -> Option<String> {
     Some(format!("{keep}-{:016x}", fnv1a(label.as_bytes())))
 }
 
-/// Longest [`file_label`], bytes (a file name may have 255).
-pub const MAX_FILE_LABEL: usize = 64;
+/// Longest [`file_label`], bytes: `timeline-`, the label, a `-2` against a clash and
+/// `.png` stay within 60 characters, a name a reader can take in.
+pub const MAX_FILE_LABEL: usize = 45;
 
 /// FNV-1a, 64 bit: a stable hash for long labels' file names (the same label gives the same
 /// name on every machine and in every version).

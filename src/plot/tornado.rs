@@ -96,11 +96,19 @@ pub(super) fn tornado<DB: DrawingBackend>(
         return no_data(root, &body, "no knobs");
     }
     let (x0, x1) = x_range(r);
-    let names: Vec<String> = r.knobs.iter().map(|k| clip_chars(&k.knob, 28)).collect();
+    // The label area as wide as the longest knob path needs (up to 40 % of the page), so
+    // `crypt.encrypt_rate+crypt.decrypt_rate` is not cut.
+    let names: Vec<String> = r.knobs.iter().map(|k| clip_chars(&k.knob, 48)).collect();
+    let style = font(TICK_PX, INK, HPos::Right, VPos::Center);
+    let mut widest = 0;
+    for n in &names {
+        widest = widest.max(text_width(root, n, &style)?);
+    }
+    let label_w = (widest + 30).clamp(200, body.dim_in_pixel().0 as i32 * 2 / 5);
     let mut chart = ChartBuilder::on(&body)
         .margin(12)
         .x_label_area_size(64)
-        .y_label_area_size(300)
+        .y_label_area_size(label_w as u32)
         .build_cartesian_2d(x0..x1, 0.0..n as f64)?;
     let row = |v: f64| n - 1 - (v.floor().max(0.0) as usize).min(n - 1);
     chart
