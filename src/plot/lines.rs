@@ -44,10 +44,14 @@ pub(super) const MAX_LINES: usize = 7;
 /// Runs drawn in colour at each end of the ranking when a plot has more than [`MAX_LINES`].
 const EACH_END: usize = 3;
 
-/// The runs of a line plot as drawn: those in colour (a position in the plot's runs and its
-/// style) under legend headings, and the positions of the others, drawn grey.
+/// A legend heading (none for a plot that draws every run in colour) and its runs, each a
+/// position in the plot's runs with its style.
+type Group = (Option<&'static str>, Vec<(usize, SeriesStyle)>);
+
+/// The runs of a line plot as drawn: those in colour under legend headings, and the
+/// positions of the others, drawn grey.
 struct Picked {
-    groups: Vec<(Option<&'static str>, Vec<(usize, SeriesStyle)>)>,
+    groups: Vec<Group>,
     grey: Vec<usize>,
 }
 
