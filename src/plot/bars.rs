@@ -21,12 +21,13 @@ fn row_y(k: usize, n: usize) -> f64 {
     (n - 1 - k) as f64
 }
 
-/// Run labels cut to fit the label area, and the area's width.
+/// Run labels in `px` type cut to fit the label area, and the area's width.
 fn run_labels<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &PlotData,
+    px: f64,
 ) -> Drawn<(Vec<String>, i32), DB> {
-    let style = font(TICK_PX, INK, HPos::Right, VPos::Center);
+    let style = font(px, INK, HPos::Right, VPos::Center);
     let mut w = 0;
     let mut labels = Vec::new();
     for r in &data.runs {
@@ -37,12 +38,19 @@ fn run_labels<DB: DrawingBackend>(
     Ok((labels, w + 22))
 }
 
+/// Tick and row-label size for `n` rows on an area `height` px tall: [`TICK_PX`], or less
+/// when the rows are closer than that, so 32 run labels do not run into each other.
+fn row_px(n: usize, height: i32) -> f64 {
+    let pitch = f64::from(height - 66) / n.max(1) as f64;
+    (pitch * 0.8).clamp(11.0, TICK_PX)
+}
+
 /// A chart on `area` with one row per label (first at the top) and a linear x axis from 0
-/// to at least `xmax`, with `x_desc` under it.
+/// to at least `xmax`, with `x_desc` under it; labels in `px` type.
 fn hbar_chart<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
     labels: &[String],
-    label_w: i32,
+    (label_w, px): (i32, f64),
     xmax: f64,
     x_desc: &str,
 ) -> Drawn<HChart<'a, DB>, DB> {
@@ -77,7 +85,7 @@ fn hbar_chart<'a, DB: DrawingBackend>(
         .x_desc(x_desc)
         .x_label_formatter(&|x| fmt_num(*x))
         .y_label_formatter(&row_label)
-        .label_style(font(TICK_PX, INK, HPos::Center, VPos::Center))
+        .label_style(font(px, INK, HPos::Center, VPos::Center))
         .axis_desc_style(font(DESC_PX, INK, HPos::Center, VPos::Center))
         .bold_line_style(INK.mix(0.2))
         .light_line_style(INK.mix(0.07))
@@ -149,7 +157,12 @@ fn segment<DB: DrawingBackend>(
     if label.is_empty() {
         return Ok(());
     }
-    let style = font(SMALL_PX, text_on(colour), HPos::Center, VPos::Center);
+    // No taller than the bar and a little, so labels of close rows stay apart.
+    let px = SMALL_PX.min(f64::from((b.1 - a.1).abs() + 4));
+    if px < 10.0 {
+        return Ok(());
+    }
+    let style = font(px, text_on(colour), HPos::Center, VPos::Center);
     let w = text_width(root, label, &style)?;
     let mid = (a.0 + b.0) / 2;
     let (l, r) = (mid - w / 2 - 2, mid + w / 2 + 2);
@@ -233,42 +246,47 @@ fn stage_names(data: &PlotData) -> Vec<String> {
 const THIN_SHARE: f64 = 0.002;
 
 /// Stage `s`'s legend label: its name, and when no run spends a visible share of the longest
-/// bar (`max_total` ms) in it, the most any run spends, so the legend never names a colour
+/// bar (`max_total` ns) in it, the most any run spends, so the legend never names a colour
 /// the reader cannot find.
 fn thin_stage_label(data: &PlotData, s: &str, max_total: f64) -> String {
-    let most = data.runs.iter().map(|r| stage_ms(r, s)).fold(0.0, f64::max);
+    let most = data.runs.iter().map(|r| stage_ns(r, s)).fold(0.0, f64::max);
     if most < THIN_SHARE * max_total {
-        format!("{s} (≤ {} ms, too thin to see)", fmt_num(most))
+        format!("{s} (≤ {}, too thin to see)", fmt_ns(most))
     } else {
         s.to_string()
     }
 }
 
-/// A run's mean time in stage `s`, ms (0 when the run has no such stage or a negative one).
-fn stage_ms(r: &super::data::RunPlot, s: &str) -> f64 {
+/// A run's mean time in stage `s`, ns (0 when the run has no such stage or a negative one).
+fn stage_ns(r: &super::data::RunPlot, s: &str) -> f64 {
     r.read_stages
         .iter()
         .find(|(n, _)| n == s)
-        .map_or(0.0, |(_, ns)| ns.max(0.0) / 1e6)
+        .map_or(0.0, |(_, ns)| ns.max(0.0))
 }
 
-/// Mean time per stage per run, stacked left to right in pipeline order, ms.
+/// Mean time per stage per run, stacked left to right in pipeline order, in the unit the
+/// longest bar needs ([`TimeUnit`]).
 pub(super) fn stages<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &PlotData,
 ) -> Drawn<(), DB> {
-    let note = "mean over every read of every replication; numbers in ms";
-    let body = frame(root, data, "where a read's time went, by stage", note)?;
     let names = stage_names(data);
-    if names.is_empty() {
-        return no_data(root, &body, "no run completed a read");
-    }
     let totals: Vec<f64> = data
         .runs
         .iter()
-        .map(|r| names.iter().map(|s| stage_ms(r, s)).sum())
+        .map(|r| names.iter().map(|s| stage_ns(r, s)).sum())
         .collect();
     let max_total = totals.iter().copied().fold(0.0, f64::max);
+    let unit = TimeUnit::for_max(max_total);
+    let note = format!(
+        "mean over every read of every replication; numbers in {}",
+        unit.name
+    );
+    let body = frame(root, data, "where a read's time went, by stage", &note)?;
+    if names.is_empty() {
+        return no_data(root, &body, "no run completed a read");
+    }
     let entries: Vec<Entry> = names
         .iter()
         .enumerate()
@@ -282,13 +300,17 @@ pub(super) fn stages<DB: DrawingBackend>(
     let lh = legend_row(root, (x0 + 4, y0), bw - 8, &entries)?;
     let (_, area) = body.split_vertically(lh + 10);
 
-    let (labels, label_w) = run_labels(root, data)?;
+    let px = row_px(data.runs.len(), area.dim_in_pixel().1 as i32);
+    let (labels, label_w) = run_labels(root, data, px)?;
     let chart = hbar_chart(
         &area,
         &labels,
-        label_w,
-        max_total * label_room(10),
-        "mean time per read, ms (stages stacked in pipeline order)",
+        (label_w, px),
+        unit.of(max_total) * label_room(10),
+        &format!(
+            "mean time per read, {} (stages stacked in pipeline order)",
+            unit.name
+        ),
     )?;
     let n = data.runs.len();
     let half = bar_half(&chart, HALF_BAR, 32.0);
@@ -301,7 +323,7 @@ pub(super) fn stages<DB: DrawingBackend>(
         }
         let mut at = 0.0;
         for (j, s) in names.iter().enumerate() {
-            let v = stage_ms(r, s);
+            let v = unit.of(stage_ns(r, s));
             if v > 0.0 {
                 let colour = fill_colour(j);
                 segment(
@@ -318,7 +340,7 @@ pub(super) fn stages<DB: DrawingBackend>(
             at += v;
         }
         let x_end = chart.backend_coord(&(at, y)).0;
-        let total = format!("{} ms", fmt_num(totals[k]));
+        let total = format!("{} {}", fmt_num(unit.of(totals[k])), unit.name);
         end_label(root, &chart, x_end, y, &total, INK)?;
     }
     Ok(())
@@ -348,7 +370,7 @@ pub(super) fn failures<DB: DrawingBackend>(
         "GFP_ATOMIC failures and kswapd congestion waits",
         &note,
     )?;
-    let rows = run_labels(root, data)?;
+    let rows = run_labels(root, data, TICK_PX)?;
     let bh = body.dim_in_pixel().1 as i32;
     let (top, bottom) = body.split_vertically(bh / 2 + 10);
     failures_by_order(root, &top, data, &rows)?;
@@ -363,7 +385,7 @@ pub(super) fn metric<DB: DrawingBackend>(
 ) -> Drawn<(), DB> {
     let note = bars_note(data);
     let body = frame(root, data, m.label, &note)?;
-    let (labels, label_w) = run_labels(root, data)?;
+    let (labels, label_w) = run_labels(root, data, TICK_PX)?;
     let value = |r: &super::data::RunPlot| {
         r.metrics
             .iter()
@@ -384,7 +406,13 @@ pub(super) fn metric<DB: DrawingBackend>(
         format!(", {}", m.unit)
     };
     let desc = format!("{} per replication{unit}", m.label);
-    let chart = hbar_chart(&body, &labels, label_w, xmax * label_room(14), &desc)?;
+    let chart = hbar_chart(
+        &body,
+        &labels,
+        (label_w, TICK_PX),
+        xmax * label_room(14),
+        &desc,
+    )?;
     let half = bar_half(&chart, HALF_BAR, 30.0);
     let n = data.runs.len();
     for (k, r) in data.runs.iter().enumerate() {
@@ -499,7 +527,7 @@ fn failures_by_order<DB: DrawingBackend>(
     let chart = hbar_chart(
         &area,
         labels,
-        *label_w,
+        (*label_w, TICK_PX),
         max_fail * label_room(14),
         "failed GFP_ATOMIC allocations per replication",
     )?;
@@ -572,7 +600,7 @@ fn congestion_waits<DB: DrawingBackend>(
     let chart = hbar_chart(
         &area,
         labels,
-        *label_w,
+        (*label_w, TICK_PX),
         max_s * label_room(14),
         "seconds in congestion_wait per replication",
     )?;
@@ -615,12 +643,12 @@ mod tests {
         data.runs[0].read_stages = vec![("a".into(), 0.0), ("b".into(), 5e6)];
         data.runs[1].read_stages = vec![("c".into(), 1e6), ("b".into(), 2e6), ("a".into(), 3e6)];
         assert_eq!(stage_names(&data), ["b", "c", "a"]);
-        assert_eq!(stage_ms(&data.runs[0], "b"), 5.0);
-        assert_eq!(stage_ms(&data.runs[0], "a"), 0.0);
-        assert_eq!(stage_ms(&data.runs[0], "c"), 0.0, "a stage the run lacks");
+        assert_eq!(stage_ns(&data.runs[0], "b"), 5e6);
+        assert_eq!(stage_ns(&data.runs[0], "a"), 0.0);
+        assert_eq!(stage_ns(&data.runs[0], "c"), 0.0, "a stage the run lacks");
         data.runs[0].read_stages[1].1 = -1.0;
         assert_eq!(
-            stage_ms(&data.runs[0], "b"),
+            stage_ns(&data.runs[0], "b"),
             0.0,
             "a negative time counts as none"
         );
@@ -637,10 +665,10 @@ mod tests {
         data.runs[0].read_stages = vec![("hop".into(), 1e3), ("disk".into(), 8e6)];
         data.runs[1].read_stages = vec![("hop".into(), 2e3), ("disk".into(), 6e6)];
         assert_eq!(
-            thin_stage_label(&data, "hop", 8.002),
-            "hop (≤ 0.002 ms, too thin to see)"
+            thin_stage_label(&data, "hop", 8.002e6),
+            "hop (≤ 2 µs, too thin to see)"
         );
-        assert_eq!(thin_stage_label(&data, "disk", 8.002), "disk");
+        assert_eq!(thin_stage_label(&data, "disk", 8.002e6), "disk");
     }
 
     #[test]

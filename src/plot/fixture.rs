@@ -362,3 +362,53 @@ pub(super) fn five_variants() -> PlotData {
         .collect();
     data
 }
+
+/// nvme-desktop with `--flags all`: the default table and its 31 flag combinations, times
+/// in tens of µs, ten replications, the flag comparison, and one timeline.
+pub(super) fn flags_all() -> PlotData {
+    use crate::model::crypt::policy::DmFlags;
+    use crate::report::flags::{FlagPlot, FlagPlotRow};
+    use crate::stats::compare::Interval;
+    let base = without_memory().runs[0].timeline.clone();
+    let mut data = without_memory();
+    data.scenario = "nvme-desktop".into();
+    data.replications = 10;
+    data.runs = (0..32u8)
+        .map(|bits| {
+            let mut label = "dm-crypt".to_string();
+            for (k, (name, _)) in DmFlags::ALL.iter().enumerate() {
+                if bits & (1 << k) != 0 {
+                    label = format!("{label}+{name}");
+                }
+            }
+            let f = 1.0 + 0.013 * f64::from(bits) - 0.2 * f64::from(bits & 4) / 4.0;
+            let bins = bins(0.05 * f, 0.09 * f * f, 0.02, 1e6);
+            RunPlot {
+                label,
+                read_percentiles: percentiles(&bins),
+                read_clat_bins: bins,
+                read_stages: stages(0.02 * f, 0.0, false),
+                memory: None,
+                timeline: (bits == 5).then(|| base.clone()).flatten(),
+                metrics: Vec::new(),
+            }
+        })
+        .collect();
+    let rows = data.runs[1..]
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            let q = 0.8 + 0.02 * k as f64;
+            FlagPlotRow {
+                policy: r.label.clone(),
+                read_p999: Some(Interval::around(q, 0.05)),
+                throughput: Some(Interval::around(2.0 - q, 0.03)),
+            }
+        })
+        .collect();
+    data.flags = vec![FlagPlot {
+        variant: None,
+        rows,
+    }];
+    data
+}

@@ -47,7 +47,7 @@ pub(super) fn flags<DB: DrawingBackend>(
     let row = |v: f64| n - 1 - (v.floor().max(0.0) as usize).min(n - 1);
     chart
         .configure_mesh()
-        .x_desc("ratio to dm-crypt (sc same_cpu_crypt, sf submit_from_crypt_cpus, nr no_read_workqueue, nw no_write_workqueue, hp high_priority)")
+        .x_desc("ratio to dm-crypt (flag codes under the title)")
         .x_label_formatter(&|v| fmt_num(*v))
         .y_labels(n * 2 + 1)
         .y_label_formatter(&|v| {

@@ -52,7 +52,8 @@ pub(super) fn knee<DB: DrawingBackend>(
         .as_ref()
         .map(|s| format!(" at {s}"))
         .unwrap_or_default();
-    let what = format!("{}{unit} by {}{at}", c.label, c.axis);
+    let axis = super::scale::axis_name(&c.axis);
+    let what = format!("{}{unit} by {axis}{at}", c.label);
     let note =
         "line: mean · band: 95 % CI · ring: knee · grey line: crossover with the first policy";
     let body = frame(root, data, &what, note)?;
@@ -76,9 +77,9 @@ pub(super) fn knee<DB: DrawingBackend>(
     let (y0, y1) = y_range(c);
     let log = c.log;
     let x_desc = if c.axis_unit.is_empty() {
-        c.axis.clone()
+        axis.clone()
     } else {
-        format!("{} ({})", c.axis, c.axis_unit)
+        format!("{axis} ({})", c.axis_unit)
     };
     let mut chart = ChartBuilder::on(&body)
         .margin(12)

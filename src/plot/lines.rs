@@ -13,60 +13,189 @@ const LABELLED: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 99.99];
 /// Gap between the plot and a legend column, px.
 const LEGEND_GAP: i32 = 14;
 
-/// Band of one percentile, ms: (low, mean, high), the low end kept positive for the log
-/// axis; `None` when the mean is not positive.
-fn band_ms(b: &PercentileBand) -> Option<(f64, f64, f64)> {
-    let mean = b.ns.mean / 1e6;
+/// Band of one percentile in `unit`: (low, mean, high), the low end kept positive for the
+/// log axis; `None` when the mean is not positive.
+fn band_in(b: &PercentileBand, unit: TimeUnit) -> Option<(f64, f64, f64)> {
+    let mean = unit.of(b.ns.mean);
     if !(mean > 0.0 && mean.is_finite()) {
         return None;
     }
     if !b.ns.values.is_empty() {
         // Replication dots: the range they span.
-        let ms = || {
+        let vs = || {
             b.ns.values
                 .iter()
-                .map(|v| v / 1e6)
+                .map(|&v| unit.of(v))
                 .filter(|v| *v > 0.0 && v.is_finite())
         };
-        let lo = ms().fold(mean, f64::min);
-        let hi = ms().fold(mean, f64::max);
+        let lo = vs().fold(mean, f64::min);
+        let hi = vs().fold(mean, f64::max);
         return Some((lo, mean, hi));
     }
-    let half = b.ns.ci95_half.max(0.0) / 1e6;
+    let half = unit.of(b.ns.ci95_half.max(0.0));
     Some(((mean - half).max(mean / 10.0), mean, mean + half))
 }
 
-/// One legend column entry per run, in each run's style.
-fn run_entries(runs: &[(usize, &RunPlot)], band: bool) -> Vec<Entry> {
-    runs.iter()
-        .map(|&(i, r)| {
-            Entry::new(
-                r.label.clone(),
-                Swatch::Line {
-                    style: series_style(i),
-                    band,
-                },
-            )
-        })
-        .collect()
+/// Most runs a line plot draws in colour. With more, it draws the first run, the best
+/// [`EACH_END`] and the worst [`EACH_END`] by read p99.9 in colour and the others as thin
+/// grey lines, listed by name beside the plot: 32 coloured lines and bands are one brown
+/// area, and their legend leaves the page.
+pub(super) const MAX_LINES: usize = 7;
+/// Runs drawn in colour at each end of the ranking when a plot has more than [`MAX_LINES`].
+const EACH_END: usize = 3;
+
+/// A legend heading (none for a plot that draws every run in colour) and its runs, each a
+/// position in the plot's runs with its style.
+type Group = (Option<&'static str>, Vec<(usize, SeriesStyle)>);
+
+/// The runs of a line plot as drawn: those in colour under legend headings, and the
+/// positions of the others, drawn grey.
+struct Picked {
+    groups: Vec<Group>,
+    grey: Vec<usize>,
 }
 
-/// Splits `body` into the plot area and a legend column wide enough for `entries` (at
-/// most a third of the width); returns the plot area and the legend's left edge.
+impl Picked {
+    /// Every run drawn in colour, with its style.
+    fn coloured(&self) -> impl Iterator<Item = (usize, SeriesStyle)> + '_ {
+        self.groups.iter().flat_map(|(_, g)| g.iter().copied())
+    }
+}
+
+/// A run's mean read p99.9, ns (`None` without one).
+pub(super) fn p999(r: &RunPlot) -> Option<f64> {
+    r.read_percentiles
+        .iter()
+        .find(|b| (b.p - 99.9).abs() < 1e-9)
+        .map(|b| b.ns.mean)
+        .filter(|v| v.is_finite())
+}
+
+/// Headings of the groups [`crowd`] makes.
+pub(super) const CROWD_GROUPS: [&str; 3] = ["first run", "best read p99.9", "worst read p99.9"];
+
+/// For more than [`MAX_LINES`] runs with these read p99.9s (in plot order), the positions
+/// drawn in colour by group ([`CROWD_GROUPS`]: the first run, the [`EACH_END`] best and the
+/// [`EACH_END`] worst) and the others; `None` when every run can be drawn.
+pub(super) fn crowd(p999s: &[Option<f64>]) -> Option<([Vec<usize>; 3], Vec<usize>)> {
+    if p999s.len() <= MAX_LINES {
+        return None;
+    }
+    let mut ranked: Vec<(usize, f64)> = (1..p999s.len())
+        .filter_map(|k| p999s[k].map(|v| (k, v)))
+        .collect();
+    ranked.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let best: Vec<usize> = ranked.iter().take(EACH_END).map(|x| x.0).collect();
+    let worst: Vec<usize> = ranked
+        .iter()
+        .rev()
+        .map(|x| x.0)
+        .filter(|k| !best.contains(k))
+        .take(EACH_END)
+        .collect();
+    let shown: Vec<usize> = [0].iter().chain(&best).chain(&worst).copied().collect();
+    let rest = (0..p999s.len()).filter(|k| !shown.contains(k)).collect();
+    Some(([vec![0], best, worst], rest))
+}
+
+/// Which of `runs` (a run's index in the plot data and the run) are drawn in colour: all of
+/// them, each in its index's style, up to [`MAX_LINES`]; past that the groups of [`crowd`],
+/// in the first [`MAX_LINES`] styles.
+fn pick(runs: &[(usize, &RunPlot)]) -> Picked {
+    let p999s: Vec<Option<f64>> = runs.iter().map(|(_, r)| p999(r)).collect();
+    let Some((groups, grey)) = crowd(&p999s) else {
+        let all = runs
+            .iter()
+            .enumerate()
+            .map(|(k, &(i, _))| (k, series_style(i)))
+            .collect();
+        return Picked {
+            groups: vec![(None, all)],
+            grey: Vec::new(),
+        };
+    };
+    let mut next = 0;
+    let groups = CROWD_GROUPS
+        .iter()
+        .zip(groups)
+        .map(|(title, ks)| {
+            let styled = ks
+                .into_iter()
+                .map(|k| {
+                    next += 1;
+                    (k, series_style(next - 1))
+                })
+                .collect();
+            (Some(*title), styled)
+        })
+        .collect();
+    Picked { groups, grey }
+}
+
+/// The grey of the runs a crowded plot does not draw in colour.
+const OTHERS: RGBColor = RGBColor(170, 170, 170);
+
+/// Splits `body` into the plot area and a legend column wide enough for `picked`'s entries
+/// (at least 260 px when it lists grey runs, at most a third of the width); returns the plot
+/// area and the legend's left edge and width.
 fn with_legend_column<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     body: &DrawingArea<DB, Shift>,
     entries: &[Entry],
+    grey: bool,
 ) -> Drawn<(DrawingArea<DB, Shift>, i32, i32), DB> {
     let bw = body.dim_in_pixel().0 as i32;
-    let lw = legend_width(root, entries)?.min(bw / 3);
+    let min = if grey { 260 } else { 0 };
+    let lw = legend_width(root, entries)?.max(min).min(bw / 3);
     let (plot, _) = body.split_horizontally(bw - lw - LEGEND_GAP);
     let x = body.get_base_pixel().0 + bw - lw;
     Ok((plot, x, lw))
 }
 
+/// The legend of a line plot: `picked`'s coloured runs under their headings, then the grey
+/// runs' names; `band` adds the band to each swatch.
+fn run_legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    (x, y): (i32, i32),
+    w: i32,
+    runs: &[(usize, &RunPlot)],
+    picked: &Picked,
+    band: bool,
+) -> Drawn<(), DB> {
+    let mut y = y;
+    for (title, group) in &picked.groups {
+        let entries: Vec<Entry> = group
+            .iter()
+            .map(|&(k, style)| Entry::new(runs[k].1.label.clone(), Swatch::Line { style, band }))
+            .collect();
+        y += legend_column(root, (x, y), w, Some(title.unwrap_or("runs")), &entries)? + 6;
+    }
+    if !picked.grey.is_empty() {
+        let names: Vec<&str> = picked
+            .grey
+            .iter()
+            .map(|&k| runs[k].1.label.as_str())
+            .collect();
+        let title = format!("{} others (grey)", names.len());
+        name_list(root, (x, y), w, &title, &names)?;
+    }
+    Ok(())
+}
+
+/// Every entry of `picked`, for sizing the legend.
+fn legend_entries(runs: &[(usize, &RunPlot)], picked: &Picked) -> Vec<Entry> {
+    picked
+        .coloured()
+        .map(|(k, style)| {
+            let swatch = Swatch::Line { style, band: false };
+            Entry::new(runs[k].1.label.clone(), swatch)
+        })
+        .collect()
+}
+
 /// Read clat against percentile, one line per run with markers at the measured
-/// percentiles and the 95 % CI of the mean across replications as a translucent band.
+/// percentiles and the 95 % CI of the mean across replications as a translucent band
+/// (crowded plots: see [`MAX_LINES`]).
 pub(super) fn percentiles<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &PlotData,
@@ -82,67 +211,93 @@ pub(super) fn percentiles<DB: DrawingBackend>(
         "one replication: no confidence band".to_string()
     };
     let body = frame(root, data, "read completion latency by percentile", &note)?;
+    let probe = TimeUnit::for_max(1e6);
     let runs: Vec<(usize, &RunPlot)> = data
         .runs
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.read_percentiles.iter().any(|b| band_ms(b).is_some()))
+        .filter(|(_, r)| {
+            r.read_percentiles
+                .iter()
+                .any(|b| band_in(b, probe).is_some())
+        })
         .collect();
     if runs.is_empty() {
         return no_data(root, &body, "no run completed a read");
     }
-    let entries = run_entries(&runs, banded);
-    let (plot_area, legend_x, legend_w) = with_legend_column(root, &body, &entries)?;
-    let chart = percentile_chart(&plot_area, &runs)?;
-    let pt = |p: f64, ms: f64| chart.backend_coord(&(nines(p), ms.log10()));
+    let picked = pick(&runs);
+    let (plot_area, legend_x, legend_w) = with_legend_column(
+        root,
+        &body,
+        &legend_entries(&runs, &picked),
+        !picked.grey.is_empty(),
+    )?;
+    let unit = TimeUnit::for_max(band_range(&runs, probe).1 * probe.ns);
+    let chart = percentile_chart(&plot_area, &runs, unit)?;
+    let pt = |p: f64, v: f64| chart.backend_coord(&(nines(p), v.log10()));
+    let line_of = |r: &RunPlot| -> Vec<(i32, i32)> {
+        r.read_percentiles
+            .iter()
+            .filter_map(|b| band_in(b, unit).map(|(_, m, _)| pt(b.p, m)))
+            .collect()
+    };
+    for &k in &picked.grey {
+        polyline(root, &line_of(runs[k].1), OTHERS.to_rgba(), 1, &[])?;
+    }
     if banded {
-        for &(i, r) in &runs {
-            let st = series_style(i);
-            let pts: Vec<(f64, (f64, f64, f64))> = r
+        for (k, st) in picked.coloured() {
+            let pts: Vec<(f64, (f64, f64, f64))> = runs[k]
+                .1
                 .read_percentiles
                 .iter()
-                .filter_map(|b| band_ms(b).map(|v| (b.p, v)))
+                .filter_map(|b| band_in(b, unit).map(|v| (b.p, v)))
                 .collect();
             let mut poly: Vec<(i32, i32)> = pts.iter().map(|&(p, (_, _, c))| pt(p, c)).collect();
             poly.extend(pts.iter().rev().map(|&(p, (a, _, _))| pt(p, a)));
             fill(root, poly, st.colour.mix(0.16))?;
         }
     }
-    for &(i, r) in &runs {
-        let st = series_style(i);
-        let line: Vec<(i32, i32)> = r
-            .read_percentiles
-            .iter()
-            .filter_map(|b| band_ms(b).map(|(_, m, _)| pt(b.p, m)))
-            .collect();
-        polyline(root, &line, st.colour.to_rgba(), 3, st.dash)?;
+    for (k, st) in picked.coloured() {
+        polyline(root, &line_of(runs[k].1), st.colour.to_rgba(), 3, st.dash)?;
     }
-    for &(i, r) in &runs {
-        let st = series_style(i);
-        for b in &r.read_percentiles {
-            if let Some((_, m, _)) = band_ms(b) {
-                marker(root, st.marker, pt(b.p, m), 6, st.colour)?;
-            }
-            if !dotted {
-                continue;
-            }
-            for v in b.ns.values.iter().map(|v| v / 1e6) {
-                if v > 0.0 && v.is_finite() {
-                    root.draw(&Circle::new(pt(b.p, v), 3, st.colour.stroke_width(2)))?;
-                }
+    for (k, st) in picked.coloured() {
+        percentile_marks(root, &|p, v| pt(p, v), runs[k].1, st, unit, dotted)?;
+    }
+    let top = chart.plotting_area().get_pixel_range().1.start;
+    run_legend(root, (legend_x, top), legend_w, &runs, &picked, banded)
+}
+
+/// A run's markers at its measured percentiles and, `dotted`, each replication's value.
+fn percentile_marks<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    pt: &dyn Fn(f64, f64) -> (i32, i32),
+    r: &RunPlot,
+    st: SeriesStyle,
+    unit: TimeUnit,
+    dotted: bool,
+) -> Drawn<(), DB> {
+    for b in &r.read_percentiles {
+        if let Some((_, m, _)) = band_in(b, unit) {
+            marker(root, st.marker, pt(b.p, m), 6, st.colour)?;
+        }
+        if !dotted {
+            continue;
+        }
+        for v in b.ns.values.iter().map(|&v| unit.of(v)) {
+            if v > 0.0 && v.is_finite() {
+                root.draw(&Circle::new(pt(b.p, v), 3, st.colour.stroke_width(2)))?;
             }
         }
     }
-    let top = chart.plotting_area().get_pixel_range().1.start;
-    legend_column(root, (legend_x, top), legend_w, Some("runs"), &entries)?;
     Ok(())
 }
 
-/// The log range of `runs`' percentile bands, ms: the lowest low end and the highest high end.
-fn band_range(runs: &[(usize, &RunPlot)]) -> (f64, f64) {
+/// The log range of `runs`' percentile bands in `unit`: the lowest low end and the highest
+/// high end.
+fn band_range(runs: &[(usize, &RunPlot)], unit: TimeUnit) -> (f64, f64) {
     let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
     for (_, r) in runs {
-        for (a, _, c) in r.read_percentiles.iter().filter_map(band_ms) {
+        for (a, _, c) in r.read_percentiles.iter().filter_map(|b| band_in(b, unit)) {
             lo = lo.min(a);
             hi = hi.max(c);
         }
@@ -151,12 +306,13 @@ fn band_range(runs: &[(usize, &RunPlot)]) -> (f64, f64) {
 }
 
 /// The percentile chart on `area`, its mesh drawn: a nines x axis from p50 to p99.99 and a
-/// log y axis over `runs`' bands in ms.
+/// log y axis over `runs`' bands in `unit`.
 fn percentile_chart<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
     runs: &[(usize, &RunPlot)],
+    unit: TimeUnit,
 ) -> Drawn<AxisChart<'a, DB>, DB> {
-    let (lo, hi) = band_range(runs);
+    let (lo, hi) = band_range(runs, unit);
     let (ylo, yhi, yt) = log_axis(lo, hi);
     let x_major: Vec<f64> = LABELLED.iter().map(|&p| nines(p)).collect();
     let x_minor: Vec<f64> = PLOT_PERCENTILES
@@ -182,7 +338,10 @@ fn percentile_chart<'a, DB: DrawingBackend>(
     chart
         .configure_mesh()
         .x_desc("percentile of reads (axis spaced by nines: 90, 99, 99.9 ...)")
-        .y_desc("read completion latency, ms (log scale)")
+        .y_desc(format!(
+            "read completion latency, {} (log scale)",
+            unit.name
+        ))
         .x_label_formatter(&|x| nines_label(*x))
         .y_label_formatter(&|y| fmt_num(10f64.powf(*y)))
         .label_style(font(TICK_PX, INK, HPos::Center, VPos::Center))
@@ -264,30 +423,47 @@ impl Distribution {
     }
 }
 
-/// Each run's curve on `chart`, from its first bin at 0 % (CDF) or 100 % (tail), with a
-/// marker every ~90 px.
+/// One curve on `chart`, from its first bin at 0 % (CDF) or 100 % (tail), x in `unit`, as
+/// pixel points.
+fn curve_px<DB: DrawingBackend>(
+    chart: &AxisChart<'_, DB>,
+    pts: &[(f64, f64)],
+    kind: Distribution,
+    unit: TimeUnit,
+) -> Vec<(i32, i32)> {
+    let start = match kind {
+        Distribution::Cdf => 0.0,
+        Distribution::Tail => 100.0,
+    };
+    let x = |ns: f64| unit.of(ns).log10();
+    let mut line: Vec<(i32, i32)> = Vec::with_capacity(pts.len() + 1);
+    line.push(chart.backend_coord(&(x(pts[0].0), kind.y(start))));
+    line.extend(
+        pts.iter()
+            .map(|&(ns, pc)| chart.backend_coord(&(x(ns), kind.y(pc)))),
+    );
+    line
+}
+
+/// The curves on `chart`: the grey ones thin, then each coloured one with a marker every
+/// ~90 px.
 fn draw_curves<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &AxisChart<'_, DB>,
     curves: &[Curve],
-    kind: Distribution,
+    picked: &Picked,
+    (kind, unit): (Distribution, TimeUnit),
 ) -> Drawn<(), DB> {
     let (xr, _) = chart.plotting_area().get_pixel_range();
-    for (k, (i, _, pts)) in curves.iter().enumerate() {
-        let st = series_style(*i);
-        let mut line: Vec<(i32, i32)> = Vec::with_capacity(pts.len() + 1);
-        let start = match kind {
-            Distribution::Cdf => 0.0,
-            Distribution::Tail => 100.0,
-        };
-        line.push(chart.backend_coord(&(pts[0].0.log10(), kind.y(start))));
-        line.extend(
-            pts.iter()
-                .map(|&(ns, pc)| chart.backend_coord(&(ns.log10(), kind.y(pc)))),
-        );
+    for &k in &picked.grey {
+        let line = curve_px(chart, &curves[k].2, kind, unit);
+        polyline(root, &line, OTHERS.to_rgba(), 1, &[])?;
+    }
+    for (n, (k, st)) in picked.coloured().enumerate() {
+        let line = curve_px(chart, &curves[k].2, kind, unit);
         polyline(root, &line, st.colour.to_rgba(), 3, st.dash)?;
         // Markers every ~90 px along x, staggered per run so they do not sit on each other.
-        let mut next = xr.start + 24 + (k as i32 * 17) % 90;
+        let mut next = xr.start + 24 + (n as i32 * 17) % 90;
         for &p in &line[1..] {
             if p.0 >= next {
                 marker(root, st.marker, p, 6, st.colour)?;
@@ -298,7 +474,7 @@ fn draw_curves<DB: DrawingBackend>(
     Ok(())
 }
 
-/// The CDF or tail plot (see [`Distribution`]).
+/// The CDF or tail plot (see [`Distribution`]; crowded plots: see [`MAX_LINES`]).
 fn distribution<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &PlotData,
@@ -321,12 +497,15 @@ fn distribution<DB: DrawingBackend>(
         return no_data(root, &body, "no run completed a read");
     }
     let runs: Vec<(usize, &RunPlot)> = curves.iter().map(|(i, r, _)| (*i, *r)).collect();
-    let entries = run_entries(&runs, false);
-    let (plot_area, legend_x, legend_w) = with_legend_column(root, &body, &entries)?;
+    let picked = pick(&runs);
+    let grey = !picked.grey.is_empty();
+    let entries = legend_entries(&runs, &picked);
+    let (plot_area, legend_x, legend_w) = with_legend_column(root, &body, &entries, grey)?;
     let all = || curves.iter().flat_map(|c| c.2.iter());
-    let lo = all().map(|p| p.0).fold(f64::INFINITY, f64::min);
-    let hi = all().map(|p| p.0).fold(0.0, f64::max);
-    let (xlo, xhi, xt) = log_axis(lo, hi);
+    let hi_ns = all().map(|p| p.0).fold(0.0, f64::max);
+    let unit = TimeUnit::for_max(hi_ns);
+    let lo = all().map(|p| unit.of(p.0)).fold(f64::INFINITY, f64::min);
+    let (xlo, xhi, xt) = log_axis(lo, unit.of(hi_ns));
     let x_range = Axis::mapped(xlo, xhi, &xt, f64::log10);
     let (y_range, y_desc) = match kind {
         Distribution::Cdf => (
@@ -350,9 +529,12 @@ fn distribution<DB: DrawingBackend>(
         .build_cartesian_2d(x_range, y_range)?;
     chart
         .configure_mesh()
-        .x_desc("read completion latency (log scale)")
+        .x_desc(format!(
+            "read completion latency, {} (log scale)",
+            unit.name
+        ))
         .y_desc(y_desc)
-        .x_label_formatter(&|x| fmt_ns(10f64.powf(*x)))
+        .x_label_formatter(&|x| fmt_num(10f64.powf(*x)))
         .y_label_formatter(&|y| match kind {
             Distribution::Cdf => fmt_num(*y),
             Distribution::Tail => fmt_num(10f64.powf(*y)),
@@ -363,10 +545,9 @@ fn distribution<DB: DrawingBackend>(
         .light_line_style(INK.mix(0.07))
         .draw()?;
 
-    draw_curves(root, &chart, &curves, kind)?;
+    draw_curves(root, &chart, &curves, &picked, (kind, unit))?;
     let top = chart.plotting_area().get_pixel_range().1.start;
-    legend_column(root, (legend_x, top), legend_w, Some("runs"), &entries)?;
-    Ok(())
+    run_legend(root, (legend_x, top), legend_w, &runs, &picked, false)
 }
 
 #[cfg(test)]
@@ -405,11 +586,14 @@ mod tests {
         // axis; a band with no positive mean, left out.
         let bands = vec![band(2.0, 0.5), band(10.0, 20.0), band(0.0, 1.0)];
         run.read_percentiles = bands;
-        let (lo, hi) = band_range(&[(0, &run)]);
+        let (lo, hi) = band_range(&[(0, &run)], TimeUnit::for_max(1e6));
         assert!(
             (lo - 1.0).abs() < 1e-12 && (hi - 30.0).abs() < 1e-12,
             "{lo}..{hi}"
         );
-        assert_eq!(band_range(&[]), (f64::INFINITY, 0.0));
+        assert_eq!(
+            band_range(&[], TimeUnit::for_max(1e6)),
+            (f64::INFINITY, 0.0)
+        );
     }
 }

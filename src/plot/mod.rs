@@ -27,10 +27,14 @@
 
 pub mod ascii;
 mod bars;
+#[cfg(test)]
+mod cvd;
 pub mod data;
 mod flags;
 mod gantt;
 mod knee;
+#[cfg(test)]
+mod layout;
 mod lines;
 mod scale;
 mod style;
@@ -213,7 +217,7 @@ fn sweep_plots(data: &PlotData, out: &mut Vec<Planned>) {
 /// (`+kswapd-stay-awake` → `plus-kswapd-stay-awake`, `2.6.30/split` → `2.6.30_split`), any
 /// other character outside `[A-Za-z0-9._-]` becomes `_`, runs of separators collapse and
 /// none lead or trail. An empty result becomes `run<i>`; one longer than [`MAX_FILE_LABEL`]
-/// bytes keeps its first 47 and adds `-` and 16 hex digits of a hash of the whole label.
+/// bytes keeps its first 28 and adds `-` and 16 hex digits of a hash of the whole label.
 pub fn file_label(label: &str, i: usize) -> String {
     safe_label(label).unwrap_or_else(|| format!("run{i}"))
 }
@@ -250,8 +254,9 @@ fn safe_label(label: &str) -> Option<String> {
     Some(format!("{keep}-{:016x}", fnv1a(label.as_bytes())))
 }
 
-/// Longest [`file_label`], bytes (a file name may have 255).
-pub const MAX_FILE_LABEL: usize = 64;
+/// Longest [`file_label`], bytes: `timeline-`, the label, a `-2` against a clash and
+/// `.png` stay within 60 characters, a name a reader can take in.
+pub const MAX_FILE_LABEL: usize = 45;
 
 /// FNV-1a, 64 bit: a stable hash for long labels' file names (the same label gives the same
 /// name on every machine and in every version).
@@ -358,17 +363,43 @@ fn same_as(data: &PlotData) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// `data` with each run that repeats an earlier one labelled `<label> (= <earlier label>)`.
+/// Each run's label as drawn: its [`short_label`](crate::report::flags::short_label)
+/// (`sc+nr` for `dm-crypt+same_cpu_crypt+no_read_workqueue`), or its whole label where two
+/// runs' short labels would be the same.
+fn drawn_labels(data: &PlotData) -> Vec<String> {
+    let short: Vec<String> = data
+        .runs
+        .iter()
+        .map(|r| crate::report::flags::short_label(&r.label))
+        .collect();
+    short
+        .iter()
+        .enumerate()
+        .map(|(k, l)| {
+            if short.iter().filter(|x| *x == l).count() > 1 {
+                data.runs[k].label.clone()
+            } else {
+                l.clone()
+            }
+        })
+        .collect()
+}
+
+/// `data` with each run labelled as drawn ([`drawn_labels`]), and each run that repeats an
+/// earlier one labelled `<label> (= <earlier label>)`.
 fn marked(data: &PlotData) -> std::borrow::Cow<'_, PlotData> {
     let twins = same_as(data);
-    if twins.iter().all(Option::is_none) {
+    let labels = drawn_labels(data);
+    let same = data.runs.iter().zip(&labels).all(|(r, l)| &r.label == l);
+    if same && twins.iter().all(Option::is_none) {
         return std::borrow::Cow::Borrowed(data);
     }
     let mut out = data.clone();
     for (k, j) in twins.iter().enumerate() {
-        if let Some(j) = j {
-            out.runs[k].label = format!("{} (= {})", data.runs[k].label, data.runs[*j].label);
-        }
+        out.runs[k].label = match j {
+            Some(j) => format!("{} (= {})", labels[k], labels[*j]),
+            None => labels[k].clone(),
+        };
     }
     std::borrow::Cow::Owned(out)
 }

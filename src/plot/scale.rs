@@ -171,6 +171,57 @@ pub(super) fn fmt_ns(ns: f64) -> String {
     }
 }
 
+/// A unit for the durations of one plot, chosen from its data: the largest of s, ms, µs and
+/// ns in which the largest value is at least 1 (s only from 10 s up), so an NVMe plot reads
+/// `56 µs` where it read `0.0561 ms`, and a disk plot stays in ms.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct TimeUnit {
+    /// Its symbol: `s`, `ms`, `µs` or `ns`.
+    pub name: &'static str,
+    /// Nanoseconds in one of it.
+    pub ns: f64,
+}
+
+impl TimeUnit {
+    /// The unit for a plot whose largest duration is `max_ns`.
+    pub fn for_max(max_ns: f64) -> TimeUnit {
+        let units = [("s", 1e10, 1e9), ("ms", 1e6, 1e6), ("µs", 1e3, 1e3)];
+        for (name, from, ns) in units {
+            if max_ns >= from {
+                return TimeUnit { name, ns };
+            }
+        }
+        TimeUnit {
+            name: "ns",
+            ns: 1.0,
+        }
+    }
+
+    /// `ns` nanoseconds in this unit.
+    pub fn of(self, ns: f64) -> f64 {
+        ns / self.ns
+    }
+}
+
+/// A swept parameter as a reader says it: the scenario paths joined by `+` become words,
+/// a shared leading part said once (`crypt.encrypt_rate+crypt.decrypt_rate` →
+/// `crypt encrypt rate and decrypt rate`, `device.iops` → `device iops`).
+pub(super) fn axis_name(axis: &str) -> String {
+    let parts: Vec<Vec<&str>> = axis.split('+').map(|p| p.split('.').collect()).collect();
+    let first = &parts[0];
+    let shared = (0..first.len().saturating_sub(1))
+        .take_while(|&k| parts.iter().all(|p| p.len() > k + 1 && p[k] == first[k]))
+        .count();
+    let words = |segs: &[&str]| segs.join(" ").replace('_', " ");
+    let tails: Vec<String> = parts.iter().map(|p| words(&p[shared..])).collect();
+    let tails = tails.join(" and ");
+    if shared == 0 {
+        tails
+    } else {
+        format!("{} {tails}", words(&first[..shared]))
+    }
+}
+
 /// The "nines" transform of a percentile: `-log10(1 - p/100)`, so 90 → 1, 99 → 2,
 /// 99.9 → 3.
 pub(super) fn nines(p: f64) -> f64 {
@@ -249,6 +300,32 @@ pub(super) fn interval_span<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_swept_axis_reads_as_words() {
+        assert_eq!(
+            axis_name("crypt.encrypt_rate+crypt.decrypt_rate"),
+            "crypt encrypt rate and decrypt rate"
+        );
+        assert_eq!(axis_name("device.iops"), "device iops");
+        assert_eq!(
+            axis_name("memory.ram+device.iops"),
+            "memory ram and device iops"
+        );
+        assert_eq!(axis_name("seed"), "seed");
+        assert_eq!(axis_name(""), "");
+    }
+
+    #[test]
+    fn a_plot_s_time_unit_follows_its_largest_value() {
+        let name = |ns: f64| TimeUnit::for_max(ns).name;
+        assert_eq!(name(200_000.0), "µs", "an NVMe p99.99 of 0.2 ms");
+        assert_eq!(name(48.0), "ns");
+        assert_eq!(name(2.5e9), "ms", "a disk's 2.5 s stays in ms");
+        assert_eq!(name(12e9), "s");
+        assert_eq!(name(f64::NAN), "ns");
+        assert_eq!(TimeUnit::for_max(56_100.0).of(56_100.0), 56.1);
+    }
 
     #[test]
     fn ticks_far_from_zero_keep_the_decimals_their_step_needs() {

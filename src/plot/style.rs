@@ -68,28 +68,33 @@ pub(super) const INK: RGBColor = RGBColor(0, 0, 0);
 /// Grey for grid lines, footers and notes.
 pub(super) const GREY: RGBColor = RGBColor(110, 110, 110);
 
-/// Line colours in the order runs take them.
-const LINE_COLOURS: [RGBColor; 7] = [
-    OI_BLUE,
-    OI_VERMILLION,
-    OI_GREEN,
-    OI_PURPLE,
-    OI_ORANGE,
-    OI_SKY,
-    INK,
+/// Paul Tol's "bright" blue.
+pub(super) const TOL_BLUE: RGBColor = RGBColor(68, 119, 170);
+/// Paul Tol's "bright" cyan.
+pub(super) const TOL_CYAN: RGBColor = RGBColor(102, 204, 238);
+/// Paul Tol's "vibrant" red.
+pub(super) const TOL_RED: RGBColor = RGBColor(204, 51, 17);
+/// Paul Tol's "muted" sand.
+pub(super) const TOL_SAND: RGBColor = RGBColor(221, 204, 119);
+/// Paul Tol's "muted" indigo.
+pub(super) const TOL_INDIGO: RGBColor = RGBColor(51, 34, 136);
+/// Paul Tol's "muted" wine.
+pub(super) const TOL_WINE: RGBColor = RGBColor(136, 34, 85);
+
+/// Line colours in the order runs take them: Okabe–Ito and Paul Tol colours chosen so that
+/// every pair stays apart (CIELAB ΔE ≥ 24, `cvd.rs`) for normal vision and
+/// under simulated protanopia, deuteranopia and tritanopia, each dark enough for a line on
+/// white.
+pub(super) const LINE_COLOURS: [RGBColor; 7] = [
+    OI_BLUE, OI_ORANGE, TOL_WINE, OI_SKY, TOL_RED, TOL_INDIGO, INK,
 ];
 
 /// Fill colours for stacked or grouped categories (stages, orders, states), in order;
-/// neighbours differ in lightness as well as hue.
+/// neighbours differ in lightness as well as hue, and every pair stays apart under the
+/// same colour-vision simulations as [`LINE_COLOURS`] (the Okabe–Ito orange and vermillion
+/// of "crypt queue wait" and "block queue wait" became two olives under deuteranopia).
 pub(super) const FILL_COLOURS: [RGBColor; 8] = [
-    OI_BLUE,
-    OI_ORANGE,
-    OI_GREEN,
-    OI_YELLOW,
-    OI_VERMILLION,
-    OI_SKY,
-    OI_PURPLE,
-    INK,
+    TOL_BLUE, TOL_SAND, TOL_RED, TOL_CYAN, TOL_WINE, OI_ORANGE, TOL_INDIGO, INK,
 ];
 
 /// Dash patterns (on, off, on, off ... px); empty is solid.
@@ -125,7 +130,7 @@ pub(super) struct SeriesStyle {
 }
 
 /// The style of series `i` (a run, a queue). The colour, dash and marker cycles have
-/// lengths 7, 4 and 6, so the first 84 series all differ.
+/// lengths 7, 4 and 6, so the first 84 series all differ; the first 7 differ in colour too.
 pub(super) fn series_style(i: usize) -> SeriesStyle {
     SeriesStyle {
         colour: LINE_COLOURS[i % LINE_COLOURS.len()],
@@ -263,7 +268,42 @@ pub(super) fn frame<DB: DrawingBackend>(
         let note = fit_text(root, note, &left, room)?;
         text(root, &note, (SIDE, fy), &left)?;
     }
-    Ok(root.margin(TITLE_BAND, FOOTER_BAND, SIDE, SIDE))
+    let key = code_key(data);
+    if key.is_empty() {
+        return Ok(root.margin(TITLE_BAND, FOOTER_BAND, SIDE, SIDE));
+    }
+    let mut px = SMALL_PX;
+    let mut key_style = font(px, GREY, HPos::Center, VPos::Center);
+    while px > 12.0 && text_width(root, &key, &key_style)? > w - 2 * SIDE {
+        px -= 1.0;
+        key_style = font(px, GREY, HPos::Center, VPos::Center);
+    }
+    text(
+        root,
+        &key,
+        (w / 2, TITLE_BAND + KEY_BAND / 2 - 4),
+        &key_style,
+    )?;
+    Ok(root.margin(TITLE_BAND + KEY_BAND, FOOTER_BAND, SIDE, SIDE))
+}
+
+/// Height of the line under the title that spells out the flag codes, px.
+pub(super) const KEY_BAND: i32 = 22;
+
+/// The flag codes that `data`'s run labels use, spelt out (`flags: sc same_cpu_crypt ·
+/// nr no_read_workqueue`), or nothing when no label is coded. [`frame`] prints it under
+/// the title, so a coded label is never drawn without its key.
+pub(super) fn code_key(data: &PlotData) -> String {
+    let labels = data.runs.iter().map(|r| {
+        // A twin's "(= …)" names another run, whose own label counts for it.
+        r.label.split(" (= ").next().unwrap_or_default()
+    });
+    let used = crate::report::flags::codes_used(labels);
+    if used.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = used.iter().map(|(c, n)| format!("{c} {n}")).collect();
+    format!("dm-crypt flags: {}", list.join(" · "))
 }
 
 /// `seed 42 · 10 replications · qsim 0.1.0`.
@@ -562,6 +602,39 @@ pub(super) fn legend_column<DB: DrawingBackend>(
         cy += LEGEND_ROW;
     }
     Ok(cy - LEGEND_ROW / 2 - y)
+}
+
+/// Height of one line of a [`name_list`], px.
+pub(super) const LIST_ROW: i32 = 21;
+
+/// Draws a bold `title` and then `names` from pixel `(x, y)` down, as many to a line as fit
+/// in `max_w` (separated by two spaces, none split or cut unless alone too wide for a line).
+/// Returns the height used.
+pub(super) fn name_list<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    (x, y): (i32, i32),
+    max_w: i32,
+    title: &str,
+    names: &[&str],
+) -> Drawn<i32, DB> {
+    let ts = bold(LEGEND_PX, INK, HPos::Left, VPos::Center);
+    let mut cy = y + LEGEND_ROW / 2;
+    text(root, &fit_text(root, title, &ts, max_w)?, (x, cy), &ts)?;
+    cy += LEGEND_ROW / 2 + LIST_ROW / 2;
+    let style = font(SMALL_PX, INK, HPos::Left, VPos::Center);
+    let gap = text_width(root, "  ", &style)?;
+    let mut cx = x;
+    for n in names {
+        let name = fit_text(root, n, &style, max_w)?;
+        let w = text_width(root, &name, &style)?;
+        if cx > x && cx + w > x + max_w {
+            cx = x;
+            cy += LIST_ROW;
+        }
+        text(root, &name, (cx, cy), &style)?;
+        cx += w + gap;
+    }
+    Ok(cy + LIST_ROW / 2 - y)
 }
 
 /// Draws `entries` left to right from pixel `(x, y)` (top of the first row), wrapping at

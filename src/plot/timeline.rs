@@ -26,7 +26,7 @@ const PANEL_GAP: i32 = 6;
 
 /// Colours of the gauges of one panel, in order: dark and light alternate, so two series
 /// stay apart in grayscale.
-const GAUGE_COLOURS: [RGBColor; 4] = [OI_BLUE, OI_ORANGE, OI_PURPLE, OI_GREEN];
+pub(super) const GAUGE_COLOURS: [RGBColor; 4] = [OI_BLUE, OI_ORANGE, TOL_WINE, OI_SKY];
 
 /// At most this many crypt queues get a panel each; more share one.
 const QUEUE_PANELS: usize = 3;
@@ -396,16 +396,24 @@ pub(super) fn timeline<DB: DrawingBackend>(
     data: &PlotData,
     run: &RunPlot,
 ) -> Drawn<(), DB> {
-    let what = format!("{} over time (replication 0)", run.label);
+    // Replication 0 only: the report's maxima (`crypt queue: max=117`) are over every
+    // replication, so the picture says which one it shows.
+    let what = match data.replications {
+        0 | 1 => format!("{} over time", run.label),
+        n => format!("{} over time (replication 0 of {n})", run.label),
+    };
     let Some(tl) = run.timeline.as_ref() else {
         let body = frame(root, data, &what, "")?;
         return no_data(root, &body, "no timeline was recorded for this run");
     };
     let grid = tl.grid;
-    let note = format!(
-        "bands: lowest to highest level within each {} bucket",
+    let mut note = format!(
+        "bands: lowest to highest level per {} bucket",
         fmt_ns(grid.bucket_ns as f64)
     );
+    if data.replications > 1 {
+        note.push_str("; the report's max spans all replications");
+    }
     let body = frame(root, data, &what, &note)?;
     let panels = panels(tl);
     if panels.is_empty() {

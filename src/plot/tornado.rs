@@ -1,6 +1,8 @@
 //! The tornado chart of a sensitivity study: one row per knob, largest effect on top, with
 //! the paired effect of the knob's low value (blue) and high value (vermillion) on the study's
-//! metric as bars from zero, each with its 95 % confidence interval as a whisker.
+//! metric as bars from zero, each with its 95 % confidence interval as a whisker. Each bar is
+//! labelled with the knob's value past its end, and the axis names the base's
+//! metric value the effects are measured from.
 
 use super::data::PlotData;
 use super::scale::fmt_num;
@@ -9,11 +11,20 @@ use crate::report::sweep::Ranking;
 use crate::stats::compare::Interval;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
 
-/// The x range of every effect and whisker, zero included, padded by 5 %.
+/// The x range of every effect and whisker, zero included, padded by 5 %, and by a further
+/// 30 % on each side a bar reaches, for the knob values written past the bars' ends.
 fn x_range(r: &Ranking) -> (f64, f64) {
     let all = r.knobs.iter().flat_map(|k| k.effect.iter().flatten());
-    super::scale::interval_span(0.0, all, 1e-9)
+    let (lo, hi) = super::scale::interval_span(0.0, all.clone(), 1e-9);
+    let room = 0.3 * (hi - lo);
+    let left = all.clone().any(|iv| iv.estimate < 0.0);
+    let right = all.clone().any(|iv| iv.estimate >= 0.0);
+    (
+        if left { lo - room } else { lo },
+        if right { hi + room } else { hi },
+    )
 }
 
 /// A horizontal bar from `base` to `iv`'s estimate between heights `lo` and `hi`, in `colour`,
@@ -38,6 +49,34 @@ pub(super) fn interval_bar<DB: DrawingBackend>(
     Ok(())
 }
 
+/// The knob's `value` as written, just past the outer end of its bar and whisker (`iv`), at
+/// height `y`; [`x_range`] leaves room for it.
+fn value_label<DB: DrawingBackend>(
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    value: &str,
+    iv: Interval,
+    y: f64,
+) -> Drawn<(), DB> {
+    let (end, h, dx) = if iv.estimate >= 0.0 {
+        (iv.estimate.max(iv.high), HPos::Left, 6)
+    } else {
+        (iv.estimate.min(iv.low), HPos::Right, -6)
+    };
+    let (x, py) = chart.backend_coord(&(end, y));
+    let area = chart.plotting_area().strip_coord_spec();
+    let (bx, by) = area.get_base_pixel();
+    let style = font(SMALL_PX, INK, h, VPos::Center);
+    area.draw(&Text::new(
+        clip_chars(value, 24),
+        (x + dx - bx, py - by),
+        style,
+    ))
+}
+
 /// Draws the tornado chart of `r`.
 pub(super) fn tornado<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -57,16 +96,28 @@ pub(super) fn tornado<DB: DrawingBackend>(
         return no_data(root, &body, "no knobs");
     }
     let (x0, x1) = x_range(r);
-    let names: Vec<String> = r.knobs.iter().map(|k| clip_chars(&k.knob, 28)).collect();
+    // The label area as wide as the longest knob path needs (up to 40 % of the page), so
+    // `crypt.encrypt_rate+crypt.decrypt_rate` is not cut.
+    let names: Vec<String> = r.knobs.iter().map(|k| clip_chars(&k.knob, 48)).collect();
+    let style = font(TICK_PX, INK, HPos::Right, VPos::Center);
+    let mut widest = 0;
+    for n in &names {
+        widest = widest.max(text_width(root, n, &style)?);
+    }
+    let label_w = (widest + 30).clamp(200, body.dim_in_pixel().0 as i32 * 2 / 5);
     let mut chart = ChartBuilder::on(&body)
         .margin(12)
         .x_label_area_size(64)
-        .y_label_area_size(300)
+        .y_label_area_size(label_w as u32)
         .build_cartesian_2d(x0..x1, 0.0..n as f64)?;
     let row = |v: f64| n - 1 - (v.floor().max(0.0) as usize).min(n - 1);
     chart
         .configure_mesh()
-        .x_desc(format!("effect on {}{unit}", r.label))
+        .x_desc(format!(
+            "effect on {}{unit} from the base's {}",
+            r.label,
+            super::scale::fmt_pm(r.base.estimate, r.base.high - r.base.estimate)
+        ))
         .x_label_formatter(&|v| fmt_num(*v))
         .y_labels(n * 2 + 1)
         .y_label_formatter(&|v| {
@@ -86,9 +137,10 @@ pub(super) fn tornado<DB: DrawingBackend>(
             (y + 0.52, y + 0.88, OI_BLUE),
             (y + 0.12, y + 0.48, OI_VERMILLION),
         ];
-        for (e, (lo, hi, colour)) in k.effect.iter().zip(slots) {
+        for ((e, value), (lo, hi, colour)) in k.effect.iter().zip(&k.values).zip(slots) {
             if let Some(iv) = *e {
                 interval_bar(&mut chart, 0.0, (lo, hi), iv, colour)?;
+                value_label(&mut chart, value, iv, (lo + hi) / 2.0)?;
             }
         }
     }

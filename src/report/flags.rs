@@ -38,7 +38,7 @@ pub fn coded_label(label: &str) -> String {
 }
 
 /// The flags' codes and names, `"sc same_cpu_crypt, sf submit_from_crypt_cpus, …"`: the key
-/// printed wherever [`coded_label`]s are.
+/// printed wherever [`short_label`]s or [`coded_label`]s are.
 pub fn code_key() -> String {
     DmFlags::ALL
         .iter()
@@ -46,6 +46,41 @@ pub fn code_key() -> String {
         .map(|((n, _), c)| format!("{c} {n}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `label` as the plots draw it: every `dm-crypt+<flag>+…` part (a run label is `policy` or
+/// `variant/policy`) written by its flags' codes joined by `+` (`sc+nr`), as the `flags`
+/// chart writes them; `dm-crypt` and every other part stay whole. The 32 runs of
+/// `--flags all` become labels of at most 14 characters that differ where the runs do.
+pub fn short_label(label: &str) -> String {
+    label.split('/').map(code_of).collect::<Vec<_>>().join("/")
+}
+
+/// The flag codes that the [`short_label`]s `labels` use, each with its flag's name
+/// (`("sc", "same_cpu_crypt")`), in [`DmFlags::ALL`] order: the key a plot prints when it
+/// draws coded labels. A part counts only when all of it is codes.
+pub fn codes_used<'a>(
+    labels: impl IntoIterator<Item = &'a str>,
+) -> Vec<(&'static str, &'static str)> {
+    let mut used = [false; CODES.len()];
+    for part in labels.into_iter().flat_map(|l| l.split('/')) {
+        let pieces: Vec<Option<usize>> = part
+            .split('+')
+            .map(|p| CODES.iter().position(|c| *c == p))
+            .collect();
+        if pieces.iter().all(Option::is_some) {
+            for k in pieces.into_iter().flatten() {
+                used[k] = true;
+            }
+        }
+    }
+    DmFlags::ALL
+        .iter()
+        .zip(CODES)
+        .zip(used)
+        .filter(|(_, u)| *u)
+        .map(|(((name, _), code), _)| (code, *name))
+        .collect()
 }
 
 /// The default table's policy name, the reference of every comparison here.

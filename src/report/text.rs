@@ -23,10 +23,11 @@ use super::warning::SUSTAINED_DROP_PERCENT;
 use crate::engine::SimDuration;
 use table::{Align, Table};
 
-/// A run's name as the text prints it: flagged dm-crypt runs by their flags' codes
-/// ([`super::flags::coded_label`]), every other name as it is.
+/// A run's name as the text prints it: flagged dm-crypt runs by their flags' codes (`sc+nr`,
+/// [`super::flags::short_label`], as the plots and the flag table write them), every other
+/// name as it is.
 pub fn shown(name: &str) -> String {
-    super::flags::coded_label(name)
+    super::flags::short_label(name)
 }
 use crate::stats::Summary;
 use std::fmt::Write as _;
@@ -284,7 +285,7 @@ fn legend(r: &Report, s: &mut String) {
     }
     if r.policies.iter().any(|p| shown(&p.policy) != p.policy) {
         let key = format!(
-            "Runs with dm-crypt flags are named by the flags' codes (dm-crypt-sc-nr is \
+            "Runs with dm-crypt flags are named by the flags' codes (sc+nr is \
              dm-crypt+same_cpu_crypt+no_read_workqueue): {}.",
             super::flags::code_key()
         );

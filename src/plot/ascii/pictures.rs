@@ -143,7 +143,13 @@ pub fn knee(c: &Curves) -> String {
     let scale = if c.log { Scale::Log } else { Scale::Linear };
     let mut chart = LineChart::new(
         ascii_text(&format!("Sweep: {}{slice} (mean, ':' 95% CI)", c.label)),
-        (ascii_text(&format!("{}{axis_unit}", c.axis)), scale),
+        (
+            ascii_text(&format!(
+                "{}{axis_unit}",
+                crate::plot::scale::axis_name(&c.axis)
+            )),
+            scale,
+        ),
         (ascii_text(&format!("{}{unit}", c.label)), Scale::Linear),
         series,
     );
@@ -187,7 +193,9 @@ fn max_ns(runs: &[RunPlot]) -> f64 {
 }
 
 /// Read clat (mean over replications, 95 % CI as range marks) against percentile on the
-/// nines axis, log latency, one series per run.
+/// nines axis, log latency, one series per run under its short label (flag codes, spelt out
+/// below); past seven runs only the first, the best
+/// and the worst by read p99.9, the others listed by name.
 pub fn nines(data: &PlotData) -> String {
     let top = max_ns(&data.runs);
     let (div, unit) = if top < 1e6 {
@@ -197,12 +205,21 @@ pub fn nines(data: &PlotData) -> String {
     } else {
         (1e9, "s")
     };
-    let series = data
+    let labels: Vec<String> = data
         .runs
         .iter()
-        .map(|r| Series {
-            name: r.label.clone(),
-            points: r
+        .map(|r| crate::report::flags::short_label(&r.label))
+        .collect();
+    let p999s: Vec<Option<f64>> = data.runs.iter().map(crate::plot::lines::p999).collect();
+    let (shown, rest) = match crate::plot::lines::crowd(&p999s) {
+        Some((groups, rest)) => (groups.concat(), rest),
+        None => ((0..data.runs.len()).collect(), Vec::new()),
+    };
+    let series = shown
+        .iter()
+        .map(|&k| Series {
+            name: labels[k].clone(),
+            points: data.runs[k]
                 .read_percentiles
                 .iter()
                 .map(|b| Point {
@@ -223,7 +240,22 @@ pub fn nines(data: &PlotData) -> String {
         (format!("read clat, {unit} (log)"), Scale::Log),
         series,
     );
-    line_chart(&chart)
+    let mut out = line_chart(&chart);
+    if !rest.is_empty() {
+        let names: Vec<&str> = rest.iter().map(|&k| labels[k].as_str()).collect();
+        let text = format!(
+            "   Drawn: the first run, the 3 best and the 3 worst by read p99.9; not drawn: {}",
+            names.join(", ")
+        );
+        super::wrap_into(&ascii_text(&text), MAX_WIDTH, 3, &mut out);
+    }
+    let used = crate::report::flags::codes_used(labels.iter().map(String::as_str));
+    if !used.is_empty() {
+        let key: Vec<String> = used.iter().map(|(c, n)| format!("{c} {n}")).collect();
+        let text = format!("   dm-crypt flags: {}", key.join(", "));
+        super::wrap_into(&text, MAX_WIDTH, 3, &mut out);
+    }
+    out
 }
 
 /// GFP_ATOMIC failures per run (mean over replications, the 95 % CI cut at 0 as whiskers).

@@ -1,0 +1,170 @@
+//! Tests on the drawn pictures: every text element of every plot's SVG, measured with the
+//! bundled font as plotters lays it out, must lie inside the image; on the 32 runs of
+//! `--flags all`, no two texts may overlap (a legend running over the footer), no label may
+//! be cut with an ellipsis, and every run must be named, under a label of its own.
+
+use super::data::PlotData;
+use super::style::{FONT, register_fonts};
+use super::{HEIGHT, WIDTH, fixture, plan, render_svg};
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+use std::path::Path;
+
+/// One drawn text: its content and its box in pixels `(left, top, right, bottom)`.
+#[derive(Debug, Clone)]
+struct Placed {
+    text: String,
+    bbox: (f64, f64, f64, f64),
+}
+
+/// The value of attribute `name` in the start tag `tag`.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+    tag[at..].split('"').next()
+}
+
+/// The text of an SVG text element with XML's escapes undone.
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+}
+
+/// Every text element of `svg`, placed as the browser would: the font size is plotters'
+/// pixel size over 1.24 in the SVG, `dy` says the vertical anchor, `text-anchor` the
+/// horizontal one, and a `rotate(270, …)` turns the box upright.
+fn texts(svg: &str) -> Vec<Placed> {
+    assert!(register_fonts());
+    let area = BitMapBackend::new("/dev/null", (8, 8)).into_drawing_area();
+    let mut out = Vec::new();
+    for chunk in svg.split("<text").skip(1) {
+        let (tag, rest) = chunk.split_once('>').expect("a text tag");
+        let text = unescape(rest.split("</text>").next().unwrap_or_default().trim());
+        let num = |n: &str| attr(tag, n).and_then(|v| v.parse::<f64>().ok());
+        let (x, y) = (num("x").unwrap_or(0.0), num("y").unwrap_or(0.0));
+        let px = num("font-size").expect("a font size") * 1.24;
+        let style = if attr(tag, "font-weight") == Some("bold") {
+            FontStyle::Bold
+        } else {
+            FontStyle::Normal
+        };
+        let font = TextStyle::from((FONT, px, style).into_font());
+        let w = f64::from(area.estimate_text_size(&text, &font).expect("measured").0);
+        let (l, r) = match attr(tag, "text-anchor") {
+            Some("middle") => (x - w / 2.0, x + w / 2.0),
+            Some("end") => (x - w, x),
+            _ => (x, x + w),
+        };
+        let (t, b) = match attr(tag, "dy") {
+            Some("0.76em") => (y, y + px),
+            Some("-0.5ex") => (y - px, y),
+            _ => (y - px / 2.0, y + px / 2.0),
+        };
+        let bbox = if attr(tag, "transform").is_some_and(|t| t.starts_with("rotate(270")) {
+            // Turned about (x, y): the run of the text goes up the page.
+            let (cx, cy) = (x, y);
+            (cx + (t - cy), cy - (r - cx), cx + (b - cy), cy - (l - cx))
+        } else {
+            (l, t, r, b)
+        };
+        out.push(Placed { text, bbox });
+    }
+    out
+}
+
+/// Every plot of `data` as its name and placed texts.
+fn drawn(data: &PlotData) -> Vec<(String, Vec<Placed>)> {
+    assert!(register_fonts());
+    plan(data)
+        .into_iter()
+        .map(|p| {
+            let svg = render_svg(data, p.kind, Path::new(&p.name)).expect("drawn");
+            (p.name, texts(&String::from_utf8(svg).expect("UTF-8")))
+        })
+        .collect()
+}
+
+/// Asserts that every text of every plot of `data` lies inside the image.
+fn assert_inside(data: &PlotData) {
+    let (w, h) = (f64::from(WIDTH), f64::from(HEIGHT));
+    for (name, texts) in drawn(data) {
+        for t in texts.iter().filter(|t| !t.text.trim().is_empty()) {
+            let (l, top, r, b) = t.bbox;
+            assert!(
+                l >= -1.0 && top >= -1.0 && r <= w + 1.0 && b <= h + 1.0,
+                "{name}: {:?} at {:?} leaves the {w}×{h} image",
+                t.text,
+                t.bbox
+            );
+        }
+    }
+}
+
+/// Whether two boxes share more than a sliver (2 px each way).
+fn overlap(a: (f64, f64, f64, f64), b: (f64, f64, f64, f64)) -> bool {
+    a.0.max(b.0) + 2.0 < a.2.min(b.2) && a.1.max(b.1) + 2.0 < a.3.min(b.3)
+}
+
+#[test]
+fn every_text_of_every_plot_lies_inside_the_image() {
+    assert_inside(&fixture::with_memory());
+    assert_inside(&fixture::without_memory());
+    assert_inside(&fixture::five_variants());
+    assert_inside(&fixture::flags_all());
+}
+
+#[test]
+fn the_32_runs_of_flags_all_are_each_named_once_uncut_and_nothing_overlaps() {
+    let data = fixture::flags_all();
+    let labels = super::drawn_labels(&data);
+    let distinct: std::collections::BTreeSet<&String> = labels.iter().collect();
+    assert_eq!(distinct.len(), 32, "{labels:?}");
+    assert!(labels.iter().all(|l| l.chars().count() <= 14), "{labels:?}");
+    for (name, texts) in drawn(&data) {
+        let texts: Vec<&Placed> = texts.iter().filter(|t| !t.text.trim().is_empty()).collect();
+        for t in &texts {
+            assert!(!t.text.contains('…'), "{name}: {:?} is cut", t.text);
+        }
+        for (i, a) in texts.iter().enumerate() {
+            for b in &texts[i + 1..] {
+                assert!(
+                    !overlap(a.bbox, b.bbox),
+                    "{name}: {:?} {:?} overlaps {:?} {:?}",
+                    a.text,
+                    a.bbox,
+                    b.text,
+                    b.bbox
+                );
+            }
+        }
+        if ["percentiles", "cdf", "tail", "stages"].contains(&name.as_str()) {
+            for l in &labels {
+                let n = texts.iter().filter(|t| &t.text == l).count();
+                assert_eq!(n, 1, "{name}: run {l:?} is named {n} times");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_rotated_text_s_box_stands_upright() {
+    let svg = r#"<text x="14" y="400" dy="0.76em" text-anchor="middle" font-family="sans-serif" font-size="16.129" transform="rotate(270, 14, 400)">read latency</text>"#;
+    let t = &texts(svg)[0];
+    let (l, top, r, b) = t.bbox;
+    assert!(r - l < 25.0 && b - top > 80.0, "{:?}", t.bbox);
+    assert!(top < 400.0 && b > 400.0 && l >= 14.0 - 1.0);
+}
+
+#[test]
+fn every_file_name_has_at_most_60_characters() {
+    let mut data = fixture::five_variants();
+    // A sensitivity study's run label, the longest the shipped docs make.
+    data.runs[3].label = "crypt.encrypt_rate+crypt.decrypt_rate+/split".into();
+    for d in [fixture::flags_all(), data] {
+        for f in super::plot_files(&d) {
+            assert!(f.chars().count() <= 60, "{f}");
+        }
+    }
+}
