@@ -142,6 +142,7 @@ pub mod report;
 pub mod scenario;
 pub mod serve;
 pub mod stats;
+pub mod textfit;
 pub mod theory;
 pub mod torture;
 pub mod validate;

@@ -51,7 +51,7 @@ fn an_hdd_array_spreads_large_reads_over_its_spindles() {
     // Each 512 KiB read lands on one member (512 KiB chunks): four heads serve four at once.
     assert!(four > 2.5 * one, "4 disks {four} IOPS vs 1 disk {one}");
     let check = Run::of(&["check", &dir.file("c.yaml", &array(4))]);
-    check.assert_ok().stdout_has(&[
+    check.assert_ok().stdout_has_words(&[
         "4 drives on one HBA, md RAID0 of 512KiB chunks, 4TB in all",
         "scheduler             mq-deadline",
         "BLOCK_SOFTIRQ on CPU 0",
@@ -75,7 +75,7 @@ fn a_sata_ssd_under_mq_deadline_and_nvme_queues_satisfy_every_invariant() {
                 workloads:\n  - { kind: fio, rw: randread, iodepth: 16 }\n";
     let file = dir.file("nvme.yaml", nvme);
     run_checked(&file);
-    Run::of(&["check", &file]).assert_ok().stdout_has(&[
+    Run::of(&["check", &file]).assert_ok().stdout_has_words(&[
         "hw_queues             4 for 8 CPUs",
         "irq_cpus              0, 2, 4, 6",
         "hard IRQ on the submitting CPU or BLOCK_SOFTIRQ on the submitting CPU (rq_affinity 2)",
@@ -108,7 +108,7 @@ fn an_nvme_array_spreads_large_reads_over_its_drives_and_each_drive_pauses_alone
                   workloads:\n  - { kind: fio, rw: randrw, bs: 64k, iodepth: 16 }\n";
     let file = dir.file("paused.yaml", paused);
     run_checked(&file);
-    Run::of(&["check", &file]).assert_ok().stdout_has(&[
+    Run::of(&["check", &file]).assert_ok().stdout_has_words(&[
         "12ms pauses of the controller of each drive, one every 20ms on average",
         "3 drives, md RAID0 of 16KiB chunks, queue_depth 1023 each (3069 in all)",
         "x1 channels x3 drives)",

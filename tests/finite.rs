@@ -139,7 +139,7 @@ fn a_job_that_cannot_finish_is_reported_unfinished_not_as_a_number() {
 fn check_shows_the_amount_and_the_start_delay() {
     let dir = TempDir::new();
     let file = dir.file("finite.yaml", FINITE);
-    Run::of(&["check", &file]).assert_ok().stdout_has(&[
+    Run::of(&["check", &file]).assert_ok().stdout_has_words(&[
         "io_size 800KiB, then it stops",
         "unlimited (runs until the run ends)",
         "ends earlier once every finite job is done",

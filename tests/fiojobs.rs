@@ -313,7 +313,7 @@ fn bom_runtime_0_include_and_variables() {
     let f = dir.file("zero.fio", "[reader]\nrw=read\nsize=1m\nruntime=0\n");
     Run::of(&["check", &f])
         .assert_ok()
-        .stdout_has(&["duration                5s (warm-up 0ns, measured 5s; ends earlier"]);
+        .stdout_has_words(&["duration                5s (warm-up 0ns, measured 5s; ends earlier"]);
     for (name, text, first, hint) in [
         (
             "include.fio",

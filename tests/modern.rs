@@ -253,9 +253,7 @@ fn flags_compares_every_combination_against_the_default_and_plots_it() {
     assert!(section.contains("Best throughput: "), "{section}");
     // The whole output fits a mail, its run names by the flags' codes with their key.
     run.stdout_fits_80();
-    assert!(
-        out.contains("policies: dm-crypt, nr, nw, nr+nw") && out.contains("nr no_read_workqueue")
-    );
+    run.stdout_has_words(&["policies: dm-crypt, nr, nw, nr+nw", "nr no_read_workqueue"]);
     for f in ["flags.png", "flags.svg"] {
         assert!(plots.join(f).is_file(), "no {f}");
     }

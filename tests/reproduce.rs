@@ -37,7 +37,7 @@ fn figures_and_claims_get_verdicts_both_ways_and_the_command_succeeds() {
     let dir = TempDir::new();
     let file = dir.file("fixture.yaml", FIXTURE);
     let run = Run::of(&["reproduce", &file]);
-    run.assert_ok().stdout_fits_80().stdout_has(&[
+    run.assert_ok().stdout_fits_80().stdout_has_words(&[
         "fixture: a test",
         "mean ± sd over 2 replications",
         "fast IOPS [fast]",

@@ -36,19 +36,19 @@ fn a_sweep_reports_a_table_per_metric_by_value_and_policy() {
     ] {
         assert!(s.contains(t), "{t} missing:\n{s}");
     }
-    // Rows: the three swept values, the middle one written in the unit of `from`.
+    // Rows: the three swept values, each written in the unit of `from` (one unit a column).
     let table: Vec<&str> = s
         .lines()
         .skip_while(|l| !l.starts_with("Sweep: read p99.9"))
         .take(7)
         .collect();
     assert!(
-        table[2].contains("fifo") && table[2].contains("split-fifo"),
+        table[2].contains("fifo") && table[2].contains("split - fifo"),
         "{table:?}"
     );
     assert!(table[3].trim_start().starts_with("60MB/s"), "{table:?}");
     assert!(table[4].trim_start().starts_with("300.2MB/s"), "{table:?}");
-    assert!(table[5].trim_start().starts_with("1432MiB/s"), "{table:?}");
+    assert!(table[5].trim_start().starts_with("1502MB/s"), "{table:?}");
     assert!(s.lines().all(|l| l.chars().count() <= 80), "{s}");
     // The runs are the variants, one per point and policy.
     assert!(

@@ -45,6 +45,7 @@ const TABLE_MARKER: &str = "// tidy: table";
 /// Every layer but the command line: what `cli` and the test-support modules `torture` and
 /// `fuzzing` (which feed the page server hostile requests) may import.
 const BELOW_CLI_AND_SERVE: &[&str] = &[
+    "textfit",
     "engine",
     "stats",
     "model",
@@ -76,27 +77,36 @@ const BELOW_VALIDATE: &[&str] = all_but_last(BELOW_SERVE);
 /// Each top-level module and the top-level modules it may import, each only modules listed
 /// before it (so the allowed imports form no circle).
 const LAYERS: &[(&str, &[&str])] = &[
-    ("engine", &[]),
-    ("stats", &["engine"]),
-    ("model", &["engine", "stats"]),
-    ("theory", &["engine", "stats", "model"]),
-    ("scenario", &["engine", "stats", "model"]),
-    ("output", &["engine", "stats", "model", "scenario"]),
-    ("error", &["engine", "stats", "model", "scenario", "output"]),
+    ("textfit", &[]),
+    ("engine", &["textfit"]),
+    ("stats", &["textfit", "engine"]),
+    ("model", &["textfit", "engine", "stats"]),
+    ("theory", &["textfit", "engine", "stats", "model"]),
+    ("scenario", &["textfit", "engine", "stats", "model"]),
+    (
+        "output",
+        &["textfit", "engine", "stats", "model", "scenario"],
+    ),
+    (
+        "error",
+        &["textfit", "engine", "stats", "model", "scenario", "output"],
+    ),
     (
         "report",
-        &["engine", "stats", "model", "scenario", "output", "error"],
+        &[
+            "textfit", "engine", "stats", "model", "scenario", "output", "error",
+        ],
     ),
     (
         "plot",
         &[
-            "engine", "stats", "model", "scenario", "output", "error", "report",
+            "textfit", "engine", "stats", "model", "scenario", "output", "error", "report",
         ],
     ),
     (
         "experiment",
         &[
-            "engine", "stats", "model", "scenario", "output", "error", "report", "plot",
+            "textfit", "engine", "stats", "model", "scenario", "output", "error", "report", "plot",
         ],
     ),
     ("validate", BELOW_VALIDATE),

@@ -107,6 +107,21 @@ impl Run {
         self
     }
 
+    /// Asserts that stdout contains each of `needles`, reading every run of blanks and line
+    /// breaks in both as one space: for values that wrap at 80 columns (`qsim check`, prose).
+    pub fn stdout_has_words(&self, needles: &[&str]) -> &Run {
+        let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let out = flat(&self.stdout);
+        for n in needles {
+            assert!(
+                out.contains(&flat(n)),
+                "missing {n:?} in stdout:\n{}",
+                self.stdout
+            );
+        }
+        self
+    }
+
     /// Asserts that stdout contains each of `needles`.
     pub fn stdout_has(&self, needles: &[&str]) -> &Run {
         for n in needles {

@@ -14,7 +14,7 @@ use super::{
     Direction, DirectionReport, FiniteJobReport, LatencySummary, PERCENTILE_PRECISION,
     PolicyReport, Report, Warning,
 };
-pub mod fit;
+pub use crate::textfit as fit;
 mod memory;
 mod status;
 pub mod table;
@@ -724,7 +724,7 @@ fn percentile_of(r: &Report, l: &LatencySummary, p: f64) -> Option<u64> {
 fn table(rows: &[Vec<String>], indent: &str, s: &mut String) {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let head = rows.first().cloned().unwrap_or_default();
-    let mut t = Table::new(indent.len());
+    let mut t = Table::new(indent.len()).stackable();
     for c in 0..cols {
         let h = head.get(c).map_or("", String::as_str);
         t = t.column(h, if c == 0 { Align::Left } else { Align::Right });
@@ -790,7 +790,7 @@ fn comparison(r: &Report, s: &mut String) {
         "Comparison (read clat percentiles in {}, read IOPS, write throughput):",
         unit.label
     );
-    let mut t = Table::new(2).column("policy", Align::Left);
+    let mut t = Table::new(2).column("policy", Align::Left).stackable();
     for h in [
         "p50",
         "p99",

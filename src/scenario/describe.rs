@@ -108,12 +108,12 @@ impl Rows {
 
 /// How wide a `qsim check` line may grow before its value continues on the next line: the
 /// text report's width, so the resolved scenario fits a plain-text mail too.
-const CHECK_WIDTH: usize = crate::report::text::fit::WIDTH;
+const CHECK_WIDTH: usize = crate::textfit::WIDTH;
 
 /// `line` broken into lines of at most [`CHECK_WIDTH`] characters, after a `, ` where it can,
 /// else at a space; continuations start `hang` spaces in. A word longer than a line stays whole.
 fn wrap(line: &str, width: usize, hang: usize) -> Vec<String> {
-    crate::report::text::fit::wrap(line, width, hang)
+    crate::textfit::wrap(line, width, hang)
 }
 
 /// Appends a row: `key` at `indent`, its value in the value column.

@@ -1,6 +1,7 @@
-//! Fitting the text report into 80 columns, so it survives a plain-text mail: prose is
-//! refilled ([`fill`]), and any other line wider than [`WIDTH`] is wrapped ([`fit`]) after a
-//! `, ` where it can (fio's `k=v, k=v` lines) or a space, its continuation lines indented
+//! Fitting text into 80 columns, so it survives a plain-text mail: the text report, `qsim
+//! check` and `qsim reproduce` (the bottom layer, as the scenario layer's `qsim check` uses it
+//! too). Prose is refilled ([`fill`]), and any other line wider than [`WIDTH`] is wrapped
+//! ([`fit`]) after a `, ` where it can (fio's `k=v, k=v` lines) or a space, its continuation lines indented
 //! under the text after its first `: ` (`  block        : ...`, `  fifo: ...`), so fio's
 //! per-job layout stays recognisable. Widths count characters, not bytes (`±`, `µ`).
 
