@@ -370,7 +370,7 @@ function layoutControls() {
   // Arrow keys (and PageUp/PageDown, what a presenter's clicker sends) turn the plots, unless
   // a knob has the keyboard.
   document.addEventListener("keydown", (e) => {
-    if (!S.present || e.target.closest("input, select, textarea")) return;
+    if (!S.present || (e.target.closest && e.target.closest("input, select, textarea"))) return;
     const step = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 }[e.key];
     if (step) { e.preventDefault(); showSlide(step); }
   });
