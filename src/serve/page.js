@@ -347,6 +347,7 @@ const slides = () => [...$("plots").querySelectorAll("figure")].filter((f) => !f
 function showSlide(step) {
   document.body.classList.toggle("present", S.present);
   $("present").setAttribute("aria-pressed", String(S.present));
+  $("present").textContent = S.present ? "back to the knobs" : "present (one plot at a time)";
   $("slides").hidden = !S.present || $("plots").hidden;
   const figs = slides();
   let i = Math.max(0, figs.findIndex((f) => f.id === `fig-${S.slide}`));
