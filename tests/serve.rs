@@ -242,6 +242,14 @@ fn base64(text: &str) -> Vec<u8> {
     out
 }
 
+/// A projector's screen, the size issue 28 asks the page to be readable at: 1280×720 CSS px.
+fn lecture_screen(cdp: &mut Cdp) {
+    cdp.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": false}),
+    );
+}
+
 /// The whole page as PNG.
 fn screenshot(cdp: &mut Cdp) -> Vec<u8> {
     let m = cdp.call("Page.getLayoutMetrics", json!({}));
@@ -282,10 +290,7 @@ fn the_page_redraws_on_a_policy_switch_and_shows_a_bad_value_as_an_error() {
     let dir = TempDir::new();
     let (_chromium, mut cdp) = Cdp::start(&browser, dir.path());
     cdp.open(&url);
-    cdp.call(
-        "Emulation.setDeviceMetricsOverride",
-        json!({"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": false}),
-    );
+    lecture_screen(&mut cdp);
 
     // The page loads: title, knobs, and the default run's plots (the server started it).
     cdp.wait_for(PLOTS_SHOWN, 180);
@@ -654,4 +659,128 @@ fn the_server_refuses_bad_requests_with_a_message() {
     let (code, _) = get("/page.css");
     assert_eq!(code, 200, "answered beside a stalled request");
     drop(stalled);
+}
+
+/// The on-screen size, px, of the smallest text at least `min_attr` in the SVG's own units
+/// (its `font-size`), over the shown plots' SVGs: the attribute times the rendered width over
+/// the drawn width.
+const TEXT_PX: &str = r#"((min_attr) => {
+  let least = Infinity;
+  for (const svg of document.querySelectorAll('#plots figure:not([hidden]) .plot > svg')) {
+    const shown = svg.getBoundingClientRect().width;
+    if (!shown) continue;
+    const scale = shown / parseFloat(svg.getAttribute('width'));
+    for (const t of svg.querySelectorAll('text')) {
+      const size = parseFloat(t.getAttribute('font-size'));
+      if (size >= min_attr) least = Math.min(least, size * scale);
+    }
+  }
+  return least;
+})"#;
+
+/// Tick labels' `font-size` in the plots' SVGs: plotters' 20 px over its 1.24 (src/plot/style.rs);
+/// axis descriptions are larger.
+const TICK_ATTR: f64 = 16.0;
+
+/// Issue 28, "for a lecture": a link carrying a knob state opens that view (the controls and
+/// the run show it), at 1280×720 the plots' axis text is at least 11 px on screen, and the
+/// projector layout shows one plot at a time, large, turned by the arrow keys.
+#[test]
+fn a_link_opens_its_view_readable_at_1280x720_and_in_the_projector_layout() {
+    let Some(browser) = chromium() else { return };
+    let (_server, url) = start_server();
+    let dir = TempDir::new();
+    let (_chromium, mut cdp) = Cdp::start(&browser, dir.path());
+    let view = "policy=prio&replications=1&duration=3s&cipher=aes-ni&patches=3,5";
+    cdp.open(&format!("{url}#{view}"));
+    lecture_screen(&mut cdp);
+    cdp.wait_for("typeof S !== 'undefined'", 60);
+    cdp.wait_for(&settled(&json!(0)), 180);
+    let error = cdp.eval("document.getElementById('error-text').textContent");
+    assert_eq!(
+        cdp.eval("document.getElementById('error').hidden"),
+        json!(true),
+        "{error}"
+    );
+    let controls = cdp.eval(
+        "['policy', 'in-cipher', 'in-cipher_rate'].map(id => document.getElementById(id).value)\
+         .concat([[...document.querySelectorAll('#in-patches input:checked')].map(c => c.value)])",
+    );
+    assert_eq!(
+        controls,
+        json!(["prio", "aes-ni", "1432MiB/s", ["3", "5"]]),
+        "the link's knobs"
+    );
+    let plot = cdp.eval("document.getElementById('plot-percentiles').innerHTML");
+    assert!(
+        plot.as_str()
+            .is_some_and(|p| p.contains(">\nprio\n<") && !p.contains(">\nfifo\n<")),
+        "the percentile plot draws the link's policy: {plot:.300}"
+    );
+    let yaml = cdp.eval("fetch(document.getElementById('yaml-link').href).then(r => r.text())");
+    assert!(
+        yaml.as_str().is_some_and(|y| y.contains("patches")),
+        "the run has the link's patches: {yaml:.800}"
+    );
+    assert_eq!(cdp.eval("location.hash"), json!(format!("#{view}")));
+
+    let ticks = cdp
+        .eval(&format!("{TEXT_PX}({TICK_ATTR})"))
+        .as_f64()
+        .unwrap();
+    let any = cdp.eval(&format!("{TEXT_PX}(0)")).as_f64().unwrap();
+    cdp.eval("document.getElementById('plots').style.gridTemplateColumns = '1fr 1fr'");
+    let two = cdp
+        .eval(&format!("{TEXT_PX}({TICK_ATTR})"))
+        .as_f64()
+        .unwrap();
+    cdp.eval("document.getElementById('plots').style.gridTemplateColumns = ''");
+    eprintln!(
+        "serve: at 1280x720 tick labels are {ticks:.1} px on screen (smallest text {any:.1} px; \
+         two plots per row would make them {two:.1} px)"
+    );
+    assert!(ticks >= 11.0, "axis text {ticks:.1} px at 1280x720");
+
+    // The projector layout: one plot, large, and its place in the address.
+    cdp.eval("document.getElementById('present').click()");
+    let shown = "[...document.querySelectorAll('#plots > figure')]\
+                 .filter(f => f.getBoundingClientRect().width > 0).map(f => f.id)";
+    assert_eq!(cdp.eval(shown), json!(["fig-percentiles"]));
+    let hash = "[...new URLSearchParams(location.hash.slice(1))].map(e => e.join('=')).sort()";
+    let mut want: Vec<&str> = view.split('&').chain(["present=percentiles"]).collect();
+    want.sort_unstable();
+    assert_eq!(cdp.eval(hash), json!(want), "the address keeps the layout");
+    cdp.eval("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}))");
+    assert_eq!(cdp.eval(shown), json!(["fig-stages"]));
+    let big = cdp
+        .eval(&format!("{TEXT_PX}({TICK_ATTR})"))
+        .as_f64()
+        .unwrap();
+    eprintln!("serve: the projector layout draws tick labels at {big:.1} px");
+    assert!(big >= 11.0, "axis text {big:.1} px in the projector layout");
+    let height = cdp.eval(
+        "document.querySelector('#fig-stages svg').getBoundingClientRect().height / innerHeight",
+    );
+    assert!(
+        height.as_f64().is_some_and(|h| h > 0.7 && h <= 1.0),
+        "the plot fills the screen's height: {height}"
+    );
+
+    // A link to the projector layout opens it, on its plot, with its knobs.
+    let link = cdp.eval("location.href");
+    cdp.open(link.as_str().unwrap());
+    lecture_screen(&mut cdp);
+    cdp.wait_for("typeof S !== 'undefined'", 60);
+    cdp.wait_for(
+        &format!("S.shown > 0 && S.shown === S.latest && {PLOTS_SHOWN}"),
+        180,
+    );
+    assert_eq!(cdp.eval(shown), json!(["fig-stages"]));
+    assert_eq!(
+        cdp.eval("document.body.classList.contains('present')"),
+        json!(true)
+    );
+    let patches = "[...document.querySelectorAll('#in-patches input:checked')].map(c => c.value)";
+    assert_eq!(cdp.eval(patches), json!(["3", "5"]));
+    let _ = cdp.call("Browser.close", json!({}));
 }

@@ -10,6 +10,8 @@ const S = {
   latest: 0,      // id of the newest run request
   shown: 0,       // id of the run whose plots are on the page
   drawSeq: 0,     // increments per plot request, so a slow answer never overwrites a newer one
+  present: false, // the projector layout: one plot at a time, large
+  slide: "percentiles",  // the plot the projector layout shows (a figure id without "fig-")
 };
 
 // This page's token: the server stops this page's older run for its newer one, never another
@@ -183,6 +185,7 @@ function noteOverrides() {
 function saveState() {
   const q = new URLSearchParams();
   q.set("policy", $("policy").value);
+  if (S.present) q.set("present", S.slide);
   for (const k of S.knobs) {
     if (!(k.id in S.edited)) continue;
     const v = S.edited[k.id];
@@ -196,6 +199,10 @@ function loadState() {
   const q = new URLSearchParams(location.hash.slice(1));
   const policy = q.get("policy");
   if (policy && [...$("policy").options].some((o) => o.value === policy)) $("policy").value = policy;
+  if (q.has("present")) {
+    S.present = true;
+    if ($(`fig-${q.get("present")}`)) S.slide = q.get("present");
+  }
   for (const k of S.knobs) {
     if (!q.has(k.id)) continue;
     const raw = q.get(k.id);
@@ -221,6 +228,7 @@ function showError(text) {
   $("error-text").textContent = text;
   $("error").hidden = false;
   $("plots").hidden = true;
+  $("slides").hidden = true;
   $("plots").classList.remove("stale");
   $("status").textContent = "";
 }
@@ -312,6 +320,7 @@ async function drawPlots() {
   $("error").hidden = true;
   $("plots").hidden = false;
   $("plots").classList.remove("stale");
+  showSlide(0);
   drawGantt(id, policy, seq);
 }
 
@@ -328,6 +337,44 @@ async function drawGantt(id, policy, seq) {
   if (p.gantt) { g.innerHTML = p.gantt; return; }
   g.textContent = "";
   g.append(el("span", { class: "note", text: p.note || p.error }));
+}
+
+// The figures the plots show now (the failures plot only when the run has failures).
+const slides = () => [...$("plots").querySelectorAll("figure")].filter((f) => !f.hidden);
+
+// Applies the layout: in the projector layout only the current plot shows, `step` plots on
+// from the one stored (wrapping), with its caption between the previous/next buttons.
+function showSlide(step) {
+  document.body.classList.toggle("present", S.present);
+  $("present").setAttribute("aria-pressed", String(S.present));
+  $("present").textContent = S.present ? "back to the knobs" : "present (one plot at a time)";
+  $("slides").hidden = !S.present || $("plots").hidden;
+  const figs = slides();
+  let i = Math.max(0, figs.findIndex((f) => f.id === `fig-${S.slide}`));
+  if (figs.length) i = (i + step + figs.length) % figs.length;
+  figs.forEach((f, j) => f.classList.toggle("current", j === i));
+  if (figs[i]) {
+    S.slide = figs[i].id.slice(4);
+    $("slide-name").textContent = figs[i].querySelector("figcaption").textContent;
+  }
+  if (step) saveState();
+}
+
+function layoutControls() {
+  $("present").addEventListener("click", () => {
+    S.present = !S.present;
+    showSlide(0);
+    saveState();
+  });
+  $("prev").addEventListener("click", () => showSlide(-1));
+  $("next").addEventListener("click", () => showSlide(1));
+  // Arrow keys (and PageUp/PageDown, what a presenter's clicker sends) turn the plots, unless
+  // a knob has the keyboard.
+  document.addEventListener("keydown", (e) => {
+    if (!S.present || (e.target.closest && e.target.closest("input, select, textarea"))) return;
+    const step = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 }[e.key];
+    if (step) { e.preventDefault(); showSlide(step); }
+  });
 }
 
 async function init() {
@@ -359,7 +406,9 @@ async function init() {
     saveState();
     submit();
   });
+  layoutControls();
   loadState();
+  showSlide(0);
   noteOverrides();
   submit();
 }
