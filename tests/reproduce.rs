@@ -42,7 +42,8 @@ fn figures_and_claims_get_verdicts_both_ways_and_the_command_succeeds() {
         "mean ± sd over 2 replications",
         "fast IOPS [fast]",
         "1000 ± 10",
-        "not reproduced: the model shows 500",
+        "  slow IOPS [slow]",
+        "not reproduced",
         "in [1.900 ms, 2.100 ms]",
         "claim: slow twice as long",
         "ratio 2.00: reproduced",
@@ -59,6 +60,9 @@ fn figures_and_claims_get_verdicts_both_ways_and_the_command_succeeds() {
     let rows = &v["scenarios"][0]["rows"];
     assert_eq!(rows[0]["reproduced"], true);
     assert_eq!(rows[1]["reproduced"], false);
+    // The table says "not reproduced"; the JSON keeps the sentence with the value.
+    let why = rows[1]["verdict"].as_str().unwrap_or_default();
+    assert!(why.contains("the model shows 500"), "{why}");
     assert_eq!(rows[1]["simulated"]["n"], 2);
     assert_eq!(v["scenarios"][0]["claims"][2]["noise"], "within noise");
 }

@@ -205,10 +205,9 @@ impl Table {
         let (drawn, head_lines) = self.draw(&cols, &rows, &long);
         let pad = " ".repeat(self.indent);
         let all_stacked = cols.first() != Some(&0) && shown.first() == Some(&0);
-        let inner = match all_stacked {
-            true => " ".repeat(self.indent + 4),
-            false => pad.clone(),
-        };
+        // Stacked rows keep the table's indent: their first column, right-aligned numbers in
+        // the shipped tables, already sits in from the name above it.
+        let inner = pad.clone();
         let mut drawn = drawn.into_iter();
         let mut out: Vec<String> = Vec::new();
         if all_stacked && head_lines > 0 {
@@ -350,12 +349,12 @@ mod tests {
         assert_eq!(
             t.render(28),
             "  figure\n\
-             \x20     published  verdict\n\
+             \x20 published  verdict\n\
              \x20 a figure whose name is far too long to share a line\n\
-             \x20         49391  reproduced\n\
+             \x20     49391  reproduced\n\
              \x20 a heading\n\
              \x20 short\n\
-             \x20             7  not reproduced\n"
+             \x20         7  not reproduced\n"
         );
         for l in out.lines() {
             assert!(l.chars().count() <= 53, "{l}");
