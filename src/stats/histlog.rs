@@ -5,7 +5,8 @@
 //! A window's counts are kept sparse (only non-zero buckets), so a run of a few busy buckets
 //! costs a few bytes per window. At [`HIST_CAP`] windows neighbouring pairs are added into one
 //! and the window doubles, as [`super::windows::WindowLog`] does, so memory stays bounded
-//! whatever the simulated duration. A partial window at the end of a run is dropped.
+//! whatever the simulated duration. A partial window at the end of a run is written if it holds
+//! any I/O, as fio writes its last histogram at a job's end ([`HistLog::finish`]).
 
 use super::histogram::{PLAT_NR, bucket_index};
 use serde::{Deserialize, Serialize};

@@ -45,7 +45,6 @@ pub struct Table {
     columns: Vec<Column>,
     lines: Vec<Line>,
     stackable: bool,
-    note: &'static str,
 }
 
 impl Table {
@@ -56,7 +55,6 @@ impl Table {
             columns: Vec::new(),
             lines: Vec::new(),
             stackable: false,
-            note: "",
         }
     }
 
@@ -87,13 +85,6 @@ impl Table {
         self
     }
 
-    /// Where the left-out columns can be read, said in the note under the table
-    /// (`"--format json has them"`).
-    pub fn elsewhere(mut self, note: &'static str) -> Self {
-        self.note = note;
-        self
-    }
-
     /// Adds a row; missing trailing cells are empty, a line break in a cell becomes a space.
     pub fn row<S: AsRef<str>>(&mut self, cells: impl IntoIterator<Item = S>) {
         let cells = cells
@@ -106,11 +97,6 @@ impl Table {
     /// Adds a line of text between rows, starting at the table's indent.
     pub fn heading(&mut self, text: impl Into<String>) {
         self.lines.push(Line::Heading(text.into()));
-    }
-
-    /// Whether the table has no rows.
-    pub fn is_empty(&self) -> bool {
-        !self.lines.iter().any(|l| matches!(l, Line::Cells(_)))
     }
 
     /// The table laid out to fit `width` columns, each line ending in `\n`. A table that cannot
@@ -146,7 +132,7 @@ impl Table {
         out
     }
 
-    /// "(left out to fit 80 columns: a, b; …)", refilled to `width`.
+    /// "(left out to fit 80 columns: a, b)", refilled to `width`.
     fn dropped_note(&self, dropped: &[usize], width: usize) -> String {
         let mut names: Vec<usize> = dropped.to_vec();
         names.sort_unstable();
@@ -154,14 +140,7 @@ impl Table {
             .iter()
             .map(|&c| self.columns[c].head.replace('\n', " "))
             .collect();
-        let tail = match self.note {
-            "" => String::new(),
-            n => format!("; {n}"),
-        };
-        let text = format!(
-            "(left out to fit {width} columns: {}{tail})",
-            names.join(", ")
-        );
+        let text = format!("(left out to fit {width} columns: {})", names.join(", "));
         let fill = super::fit::fill(&text, width.saturating_sub(self.indent));
         let pad = " ".repeat(self.indent);
         fill.lines().map(|l| format!("{pad}{l}\n")).collect()
@@ -378,7 +357,6 @@ mod tests {
         let mut t = Table::new(0)
             .column("run", Align::Left)
             .column("read\np99", Align::Right);
-        assert!(t.is_empty());
         t.row(["x", "5"]);
         assert_eq!(t.render(80), "     read\nrun   p99\nx       5\n");
     }
