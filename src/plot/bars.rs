@@ -13,6 +13,8 @@ type HChart<'a, DB> = AxisChart<'a, DB>;
 
 /// Half the thickness of a single bar, in rows.
 const HALF_BAR: f64 = 0.3;
+/// Half a stacked bar's height in rows ([`stages`]).
+const STACK_HALF_BAR: f64 = 0.42;
 /// Widest the run-label area may get, px.
 const MAX_LABEL_W: i32 = 320;
 
@@ -157,8 +159,9 @@ fn segment<DB: DrawingBackend>(
     if label.is_empty() {
         return Ok(());
     }
-    // No taller than the bar and a little, so labels of close rows stay apart.
-    let px = SMALL_PX.min(f64::from((b.1 - a.1).abs() + 4));
+    // Inside the bar: a white number on a dark segment cannot spill onto the white page
+    // (it would read as cut in half).
+    let px = SMALL_PX.min(f64::from((b.1 - a.1).abs() - 1));
     if px < 10.0 {
         return Ok(());
     }
@@ -313,7 +316,9 @@ pub(super) fn stages<DB: DrawingBackend>(
         ),
     )?;
     let n = data.runs.len();
-    let half = bar_half(&chart, HALF_BAR, 32.0);
+    // Stacked bars fill more of their row than the others, so a segment's number fits
+    // inside it at 32 rows.
+    let half = bar_half(&chart, STACK_HALF_BAR, 32.0);
     for (k, r) in data.runs.iter().enumerate() {
         let y = row_y(k, n);
         if totals[k] <= 0.0 {

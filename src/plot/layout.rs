@@ -139,7 +139,7 @@ fn the_32_runs_of_flags_all_are_each_named_once_uncut_and_nothing_overlaps() {
                 );
             }
         }
-        if ["percentiles", "cdf", "tail", "stages"].contains(&name.as_str()) {
+        if ["percentiles", "percentiles-each", "cdf", "tail", "stages"].contains(&name.as_str()) {
             for l in &labels {
                 let n = texts.iter().filter(|t| &t.text == l).count();
                 assert_eq!(n, 1, "{name}: run {l:?} is named {n} times");

@@ -15,7 +15,7 @@ const LEGEND_GAP: i32 = 14;
 
 /// Band of one percentile in `unit`: (low, mean, high), the low end kept positive for the
 /// log axis; `None` when the mean is not positive.
-fn band_in(b: &PercentileBand, unit: TimeUnit) -> Option<(f64, f64, f64)> {
+pub(super) fn band_in(b: &PercentileBand, unit: TimeUnit) -> Option<(f64, f64, f64)> {
     let mean = unit.of(b.ns.mean);
     if !(mean > 0.0 && mean.is_finite()) {
         return None;

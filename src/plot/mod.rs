@@ -8,6 +8,7 @@
 //! | name | shows |
 //! |---|---|
 //! | `percentiles` | read clat (ms, log) against percentile on a "nines" axis, one line per run, 95 % CI band |
+//! | `percentiles-each` | with more runs than the line plots draw in colour (8 or more): the same, one small panel per run over the others in grey |
 //! | `cdf` | CDF of read clat per run from the pooled histogram, log time axis |
 //! | `tail` | the same as 1 − CDF on a log axis (share of reads slower than t): the tail a CDF hides |
 //! | `stages` | mean time per stage per run, stacked ("where the time went") |
@@ -36,6 +37,7 @@ mod knee;
 #[cfg(test)]
 mod layout;
 mod lines;
+mod multiples;
 mod scale;
 mod style;
 mod timeline;
@@ -99,6 +101,9 @@ struct Planned {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Percentiles,
+    /// One small panel per run ([`multiples`]), when a line plot has too many runs to
+    /// draw each in colour.
+    PercentilesEach,
     Cdf,
     Tail,
     Stages,
@@ -117,11 +122,17 @@ enum Kind {
 
 /// The plots `data` yields, in the order [`render_all`] writes them.
 fn plan(data: &PlotData) -> Vec<Planned> {
-    let mut out = vec![
-        Planned {
-            name: "percentiles".into(),
-            kind: Kind::Percentiles,
-        },
+    let mut out = vec![Planned {
+        name: "percentiles".into(),
+        kind: Kind::Percentiles,
+    }];
+    if data.runs.len() > lines::MAX_LINES {
+        out.push(Planned {
+            name: "percentiles-each".into(),
+            kind: Kind::PercentilesEach,
+        });
+    }
+    out.extend([
         Planned {
             name: "cdf".into(),
             kind: Kind::Cdf,
@@ -134,7 +145,7 @@ fn plan(data: &PlotData) -> Vec<Planned> {
             name: "stages".into(),
             kind: Kind::Stages,
         },
-    ];
+    ]);
     if data.runs.iter().any(|r| r.memory.is_some()) {
         out.push(Planned {
             name: "failures".into(),
@@ -414,6 +425,7 @@ fn draw<DB: DrawingBackend>(
     let data = &*marked(data);
     match kind {
         Kind::Percentiles => lines::percentiles(root, data),
+        Kind::PercentilesEach => multiples::percentiles_each(root, data),
         Kind::Cdf => lines::cdf(root, data),
         Kind::Tail => lines::tail(root, data),
         Kind::Stages => bars::stages(root, data),

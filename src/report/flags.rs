@@ -478,7 +478,11 @@ fn winners(
             .filter(|(_, f)| *f > 0.0)
             .max_by(|a, b| a.1.total_cmp(&b.1));
         match best {
-            Some((i, _)) => format!("{} ({})", g.members[i].policy, verdict_words(cs[i])),
+            Some((i, _)) => format!(
+                "{} ({})",
+                short_label(&g.members[i].policy),
+                verdict_words(cs[i])
+            ),
             None => "no combination beats the default".to_string(),
         }
     };
