@@ -500,6 +500,8 @@ pub struct Bar {
 /// `width` columns at most (clamped). A value that is not finite or is negative draws no bar
 /// but keeps its row and number. Every line ends in `\n`.
 pub fn bars(title: &str, bars: &[Bar], width: usize) -> String {
+    /// Fewest columns a bar gets, however long the labels.
+    const MIN_BAR: usize = 20;
     let width = width.clamp(MIN_WIDTH, MAX_WIDTH);
     let mut out = String::new();
     wrap_into(&ascii(title), width, 2, &mut out);
@@ -534,12 +536,14 @@ pub fn bars(title: &str, bars: &[Bar], width: usize) -> String {
         .max()
         .unwrap_or(0)
         .min(width / 3);
+    // Labels get what the bars (at least MIN_BAR columns) and numbers leave; a longer
+    // label goes on a line of its own above its bar, whole, never cut.
     let lw = bars
         .iter()
         .map(|b| ascii(&b.label).len())
         .max()
         .unwrap_or(0)
-        .min(width / 4);
+        .min(width.saturating_sub(tw + 5 + MIN_BAR).max(width / 4));
     let cols = width - lw - tw - 5;
     let cell = |v: f64| {
         if max > 0.0 {
@@ -563,7 +567,11 @@ pub fn bars(title: &str, bars: &[Bar], width: usize) -> String {
             row[a] = '|';
             row[z] = '|';
         }
-        let label: String = ascii(&b.label).chars().take(lw).collect();
+        let mut label = ascii(&b.label);
+        if label.len() > lw {
+            wrap_into(&label, width, 2, &mut out);
+            label.clear();
+        }
         let t: String = t.chars().take(tw).collect();
         let bar: String = row.into_iter().collect();
         let line = format!("{label:<lw$} |{bar} {t}");

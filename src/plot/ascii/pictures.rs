@@ -242,9 +242,16 @@ pub fn nines(data: &PlotData) -> String {
     );
     let mut out = line_chart(&chart);
     if !rest.is_empty() {
-        let names: Vec<&str> = rest.iter().map(|&k| labels[k].as_str()).collect();
+        // Each left-out run with its p99.9, so it can still be told from the others.
+        let names: Vec<String> = rest
+            .iter()
+            .map(|&k| match crate::plot::lines::p999(&data.runs[k]) {
+                Some(ns) => format!("{}:{}", labels[k], crate::plot::scale::fmt_num(ns / div)),
+                None => labels[k].clone(),
+            })
+            .collect();
         let text = format!(
-            "   Drawn: the first run, the 3 best and the 3 worst by read p99.9; not drawn: {}",
+            "   Drawn: the first run, the 3 best and the 3 worst by read p99.9; not drawn              (name:read p99.9 in {unit}): {}",
             names.join(", ")
         );
         super::wrap_into(&ascii_text(&text), MAX_WIDTH, 3, &mut out);

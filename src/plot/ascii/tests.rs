@@ -291,3 +291,23 @@ fn a_series_hidden_under_another_is_named_in_the_legend() {
     ));
     assert!(text.contains("C everywhere under *"), "{text}");
 }
+
+#[test]
+fn a_long_bar_label_is_never_cut() {
+    // The longest label of `--flags all` fits beside its bar at 72 columns; one longer than
+    // the room goes whole on a line of its own, its bar under it.
+    let bar = |label: &str| Bar {
+        label: label.into(),
+        value: 0.65,
+        range: Some((0.64, 0.66)),
+    };
+    let got = bars("t", &[bar("sc+sf+nr+nw+hp p99.9"), bar("nr p99.9")], 72);
+    assert!(got.contains("\nsc+sf+nr+nw+hp p99.9 |"), "\n{got}");
+    assert!(got.contains("\nnr p99.9             |"), "\n{got}");
+    let long = "a label far longer than any room beside a bar could hold";
+    let got = bars("t", &[bar(long), bar("nr p99.9")], 72);
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines[1], long, "\n{got}");
+    assert!(lines[2].trim_start().starts_with('|'), "\n{got}");
+    assert!(got.lines().all(|l| l.len() <= 72), "\n{got}");
+}
