@@ -63,6 +63,9 @@ pub struct RunOptions {
     pub fio_dir: Option<PathBuf>,
     /// fio's histogram log in `--fio-dir` (`log_hist_msec`): window ns and coarseness.
     pub log_hist: Option<(u64, u32)>,
+    /// Which of fio's logs `--fio-dir` writes, averaged over which window or one line per I/O
+    /// (`log_avg_msec`, `write_*_log`, `log_offset`).
+    pub fio_logs: crate::report::fiodir::LogOptions,
     /// Append the plain-text pictures ([`crate::plot::ascii::pictures`]) to the text report
     /// (`--ascii`; the JSON format ignores it, so stdout stays one JSON document).
     pub ascii: bool,
@@ -255,6 +258,25 @@ pub fn run_replicated_with(
     valve: model::Valve<'_>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Replicated, Error> {
+    run_replicated_into(sc, jobs, precision, first, valve, progress, &[])
+}
+
+/// Per run of the plan, the sink its replication 0 hands every completed I/O to (fio's
+/// per-I/O logs), taken by the thread that runs it; an empty list gives none.
+type Sinks = [Mutex<Option<Box<dyn model::observe::recorder::IoSink>>>];
+
+/// [`run_replicated_with`], replication 0 of run `i` also handing its I/Os to `sinks[i]`
+/// (which comes back in that run's [`Replicated::first`] result). Only replication 0 of each
+/// run ever has a sink, so what it receives is the same whatever the thread count.
+fn run_replicated_into(
+    sc: &Scenario,
+    jobs: usize,
+    precision: Option<Precision>,
+    first: model::Recording,
+    valve: model::Valve<'_>,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    sinks: &Sinks,
+) -> Result<Replicated, Error> {
     let runs = plan(sc);
     let infos = runs
         .iter()
@@ -274,7 +296,11 @@ pub fn run_replicated_with(
             jobs,
             |k| {
                 let (i, rep) = index[k];
-                let r = run_one(&runs[i], infos[i], rep, first, valve);
+                let sink = match (rep, sinks.get(i)) {
+                    (0, Some(slot)) => slot.lock().expect("a run thread panicked").take(),
+                    _ => None,
+                };
+                let r = run_one_logged(&runs[i], infos[i], rep, first, valve, sink);
                 progress(finished.fetch_add(1, Ordering::Relaxed) + 1, total);
                 r
             },
@@ -364,12 +390,24 @@ fn run_one(
     first: model::Recording,
     valve: model::Valve<'_>,
 ) -> RunResult {
+    run_one_logged(run, info, rep, first, valve, None)
+}
+
+/// [`run_one`], handing every completed I/O to `sink` when there is one.
+fn run_one_logged(
+    run: &PlannedRun,
+    info: &'static policy::PolicyInfo,
+    rep: u64,
+    first: model::Recording,
+    valve: model::Valve<'_>,
+    sink: Option<Box<dyn model::observe::recorder::IoSink>>,
+) -> RunResult {
     let recording = if rep == 0 {
         first
     } else {
         model::Recording::default()
     };
-    let mut r = model::run_replication_until(run.scenario, info, rep, recording, valve);
+    let mut r = model::run_replication_logged(run.scenario, info, rep, recording, valve, sink);
     if run.variant.is_some() {
         r.obs.policy = run.label.clone();
     }
@@ -551,9 +589,48 @@ pub fn run_and_report(
     };
     first.fio_log = opts.fio_dir.is_some();
     first.hist_log = opts.log_hist;
+    first.log_avg_ns = Some(opts.fio_logs.avg_msec.saturating_mul(1_000_000));
+    let sinks = per_io_sinks(sc, opts)?;
     let valve = model::Valve::until(deadline);
-    let replicated = run_replicated_with(sc, opts.jobs, opts.precision, first, valve, progress)?;
+    let replicated = run_replicated_into(
+        sc,
+        opts.jobs,
+        opts.precision,
+        first,
+        valve,
+        progress,
+        &sinks,
+    )?;
     report_replicated(sc, opts, replicated, timeline, out)
+}
+
+/// With `--fio-dir` and `log_avg_msec=0`, each run's per-I/O logs
+/// ([`crate::report::fiolog::PerIoLogs`]), started as temporary files in its folder (created
+/// here); none otherwise.
+fn per_io_sinks(
+    sc: &Scenario,
+    opts: &RunOptions,
+) -> Result<Vec<Mutex<Option<Box<dyn model::observe::recorder::IoSink>>>>, Error> {
+    let (Some(dir), true) = (&opts.fio_dir, opts.fio_logs.per_io()) else {
+        return Ok(Vec::new());
+    };
+    let runs = plan(sc);
+    let prefix = crate::report::fiodir::log_prefix(&crate::report::JobOptions::of(sc));
+    let dirs = crate::report::fiodir::run_dirs(runs.iter().map(|r| r.label.as_str()));
+    let mut sinks = Vec::new();
+    for name in dirs {
+        let run_dir = dir.join(name);
+        let logs = std::fs::create_dir_all(&run_dir).and_then(|()| {
+            crate::report::fiolog::PerIoLogs::create(&run_dir, &prefix, &opts.fio_logs)
+        });
+        let logs = logs.map_err(|source| Error::Export {
+            path: run_dir,
+            source,
+        })?;
+        let sink: Box<dyn model::observe::recorder::IoSink> = Box::new(logs);
+        sinks.push(Mutex::new(Some(sink)));
+    }
+    Ok(sinks)
 }
 
 /// Whether the outputs `opts` asks for draw timelines (plots, or the `--json` export that
@@ -583,6 +660,14 @@ fn report_replicated(
         None => Ok(()),
     };
     let broken = first_violation(&replicated.first).and(later);
+    let mut replicated = replicated;
+    let per_io: Vec<crate::report::fiolog::PerIoLogs> = replicated
+        .first
+        .iter_mut()
+        .filter_map(|r| r.io_sink.take())
+        .filter_map(|s| (s as Box<dyn std::any::Any>).downcast().ok())
+        .map(|logs| *logs)
+        .collect();
     let json = opts.format == "json";
     let ascii = opts.ascii && !json;
     // The pictures draw from the plot series; without a timeline recorded they hold none.
@@ -610,7 +695,7 @@ fn report_replicated(
         err.flush()?;
     }
     // The report is out before any export, so a failed export loses none of it.
-    write_exports(opts, &report, out)?;
+    write_exports(opts, &report, per_io, out)?;
     let timed_out = report
         .policies
         .iter()
@@ -637,6 +722,7 @@ fn build_report(sc: &Scenario, opts: &RunOptions, rep: Replicated, plots: bool) 
             .collect()
     });
     report.attach_replications(&rep.samples, timelines);
+    report.fio_log_options = opts.fio_logs;
     if opts.fio_dir.is_some() {
         report.fio_logs = rep
             .first
@@ -691,7 +777,12 @@ pub fn check_outputs(opts: &RunOptions) -> Result<(), crate::output::OutputError
 /// Writes the export files `opts` asks for, each whole or not at all ([`crate::output`]); `-`
 /// goes to `out`. Every export is tried, so one bad path costs no other file; the first
 /// failure is returned.
-fn write_exports(opts: &RunOptions, report: &Report, out: &mut dyn Write) -> Result<(), Error> {
+fn write_exports(
+    opts: &RunOptions,
+    report: &Report,
+    per_io: Vec<crate::report::fiolog::PerIoLogs>,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
     let mut files: Vec<(&PathBuf, Vec<u8>)> = Vec::new();
     if let Some(path) = &opts.csv_file {
         files.push((path, export::report_csv(report).into_bytes()));
@@ -732,6 +823,17 @@ fn write_exports(opts: &RunOptions, report: &Report, out: &mut dyn Write) -> Res
         && let Err(e) = write_fio_dir(dir, report, out)
     {
         failed.get_or_insert(e);
+    }
+    // The per-I/O logs were streamed during the run: renamed into place now that it ended.
+    for logs in per_io {
+        let path = logs
+            .paths()
+            .first()
+            .map(|p| p.to_path_buf())
+            .unwrap_or_default();
+        if let Err(source) = logs.commit() {
+            failed.get_or_insert(Error::Export { path, source });
+        }
     }
     failed.map_or(Ok(()), Err)
 }

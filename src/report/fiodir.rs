@@ -77,10 +77,65 @@ pub fn log_prefix(o: &JobOptions) -> String {
 /// The five fio logs, by the suffix fio gives each file.
 pub const LOG_KINDS: [&str; 5] = ["bw", "iops", "lat", "slat", "clat"];
 
-/// The text of fio log `kind` (one of [`LOG_KINDS`]) of `log`.
-pub fn log_text(log: &WindowLog, kind: &str) -> String {
+/// qsim's `log_avg_msec` when neither the command line nor the job file gives one. fio's own
+/// default is 0, one line per I/O: a run of a few simulated seconds at NVMe speed completes
+/// millions of I/Os, so five per-I/O logs run to hundreds of megabytes; 500 ms windows (fio's
+/// `bwavgtime`) keep the files small and are what fio-plot's graphs are usually drawn from.
+pub const DEFAULT_AVG_MSEC: u64 = 500;
+
+/// Which of fio's logs `--fio-dir` writes, and how: fio's `log_avg_msec`, `write_bw_log`,
+/// `write_iops_log`, `write_lat_log` and `log_offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogOptions {
+    /// fio's `log_avg_msec`: 0 writes one line per I/O ([`super::fiolog`]), N > 0 averages
+    /// over windows of N ms.
+    pub avg_msec: u64,
+    /// Write the bandwidth log (`_bw`).
+    pub bw: bool,
+    /// Write the IOPS log (`_iops`).
+    pub iops: bool,
+    /// Write the latency logs (`_lat`, `_slat`, `_clat`), as fio's `write_lat_log` does.
+    pub lat: bool,
+    /// fio's `log_offset`: an offset column after the block size.
+    pub offset: bool,
+}
+
+impl Default for LogOptions {
+    /// Every log, averaged over [`DEFAULT_AVG_MSEC`], without offsets.
+    fn default() -> LogOptions {
+        LogOptions {
+            avg_msec: DEFAULT_AVG_MSEC,
+            bw: true,
+            iops: true,
+            lat: true,
+            offset: false,
+        }
+    }
+}
+
+impl LogOptions {
+    /// Whether the logs are fio's per-I/O ones (`log_avg_msec=0`).
+    pub fn per_io(&self) -> bool {
+        self.avg_msec == 0
+    }
+
+    /// The logs written, in [`LOG_KINDS`] order.
+    pub fn kinds(&self) -> Vec<&'static str> {
+        let on = [self.bw, self.iops, self.lat, self.lat, self.lat];
+        LOG_KINDS
+            .into_iter()
+            .zip(on)
+            .filter_map(|(k, on)| on.then_some(k))
+            .collect()
+    }
+}
+
+/// The text of fio log `kind` (one of [`LOG_KINDS`]) of `log`, with fio's offset column (0 for
+/// an averaged entry) when `offset`.
+pub fn log_text(log: &WindowLog, kind: &str, offset: bool) -> String {
     let mut s = String::new();
     let window_ns = u128::from(log.window_ns);
+    let offset = if offset { "0, " } else { "" };
     for (i, row) in log.rows.iter().enumerate() {
         let end_ms = (i as u128 + 1) * window_ns / 1_000_000;
         for (ddir, w) in row.iter().enumerate() {
@@ -88,7 +143,7 @@ pub fn log_text(log: &WindowLog, kind: &str) -> String {
                 continue;
             }
             let value = window_value(w, kind, window_ns);
-            let _ = writeln!(s, "{end_ms}, {value}, {ddir}, 0, 0");
+            let _ = writeln!(s, "{end_ms}, {value}, {ddir}, 0, {offset}0");
         }
     }
     s
@@ -107,15 +162,13 @@ fn window_value(w: &WindowSums, kind: &str, window_ns: u128) -> u128 {
     }
 }
 
-/// Every file of `--fio-dir`, as (path relative to the directory, bytes), in run order: per
-/// run its JSON, then its logs when the report carries them. Two labels that make the same
-/// directory name (`a/b` and `a_b`) get `-2`, `-3`, … after the later one.
-pub fn files(report: &Report) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
-    let mut out = Vec::new();
-    let prefix = log_prefix(&report.job_options);
+/// Each run's folder name, in run order, for runs labelled `labels`: the label made safe
+/// ([`safe_dir_name`]); two labels that make the same name (`a/b` and `a_b`) get `-2`, `-3`,
+/// … after the later one.
+pub fn run_dirs<'a>(labels: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut used: Vec<String> = Vec::new();
-    for (i, p) in report.policies.iter().enumerate() {
-        let base = safe_dir_name(&p.policy);
+    for label in labels {
+        let base = safe_dir_name(label);
         let mut name = base.clone();
         for n in 2.. {
             if !used.contains(&name) {
@@ -123,15 +176,35 @@ pub fn files(report: &Report) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
             }
             name = format!("{base}-{n}");
         }
-        used.push(name.clone());
+        used.push(name);
+    }
+    used
+}
+
+/// `<prefix>_<kind>.1.log`, the name fio gives log `kind` of job 1.
+pub fn log_name(prefix: &str, kind: &str) -> String {
+    format!("{prefix}_{kind}.1.log")
+}
+
+/// Every file of `--fio-dir` built in memory, as (path relative to the directory, bytes), in
+/// run order: per run its JSON, then its averaged logs when the report carries them (the
+/// per-I/O logs of `log_avg_msec=0` are streamed to their files during the run instead:
+/// [`super::fiolog`]), in folders named by [`run_dirs`].
+pub fn files(report: &Report) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut out = Vec::new();
+    let prefix = log_prefix(&report.job_options);
+    let opts = report.fio_log_options;
+    let dirs = run_dirs(report.policies.iter().map(|p| p.policy.as_str()));
+    for (i, (p, name)) in report.policies.iter().zip(dirs).enumerate() {
         let dir = PathBuf::from(name);
         let mut json = Vec::new();
         super::json::render_run_plus(report, i, &mut json)?;
         out.push((dir.join(json_name(&report.job_options)), json));
         if let Some(Some(log)) = report.fio_logs.get(i) {
-            for kind in LOG_KINDS {
-                let name = format!("{prefix}_{kind}.1.log");
-                out.push((dir.join(name), log_text(log, kind).into_bytes()));
+            let averaged = if opts.per_io() { vec![] } else { opts.kinds() };
+            for kind in averaged {
+                let text = log_text(log, kind, opts.offset);
+                out.push((dir.join(log_name(&prefix, kind)), text.into_bytes()));
             }
             if let Some(hist) = &log.hist {
                 let text = hist.text(report.job_options.bs_bytes);
@@ -293,18 +366,20 @@ mod tests {
         log.record(1, 65536, 0, 3_000_000, 3_000_000);
         log.tick();
         assert_eq!(
-            log_text(&log, "bw"),
+            log_text(&log, "bw", false),
             "500, 40, 0, 0, 0\n500, 128, 1, 0, 0\n1500, 128, 1, 0, 0\n"
         );
         assert_eq!(
-            log_text(&log, "iops"),
+            log_text(&log, "iops", false),
             "500, 10, 0, 0, 0\n500, 2, 1, 0, 0\n1500, 2, 1, 0, 0\n"
         );
         assert_eq!(
-            log_text(&log, "clat"),
+            log_text(&log, "clat", false),
             "500, 44000, 0, 0, 0\n500, 1000000, 1, 0, 0\n1500, 3000000, 1, 0, 0\n"
         );
-        assert!(log_text(&log, "slat").starts_with("500, 1200, 0, 0, 0\n"));
-        assert!(log_text(&log, "lat").starts_with("500, 45200, 0, 0, 0\n"));
+        assert!(log_text(&log, "slat", false).starts_with("500, 1200, 0, 0, 0\n"));
+        assert!(log_text(&log, "lat", false).starts_with("500, 45200, 0, 0, 0\n"));
+        // log_offset=1: fio's offset column, 0 for an averaged entry.
+        assert!(log_text(&log, "lat", true).starts_with("500, 45200, 0, 0, 0, 0\n"));
     }
 }

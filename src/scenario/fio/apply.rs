@@ -119,6 +119,17 @@ impl Reader<'_> {
                 self.int(n, o, kb, 0, 6)?;
             }
             "write_hist_log" => {}
+            // fio's bw, iops and latency logs, written with `qsim run --fio-dir` (the value,
+            // fio's file-name prefix, is not used: the files take fio-plot's names).
+            "log_avg_msec" => {
+                self.int(n, o, kb, 0, 86_400_000)?;
+            }
+            "log_offset" => {
+                if o.value.is_some() {
+                    self.flag(n, o)?;
+                }
+            }
+            "write_bw_log" | "write_iops_log" | "write_lat_log" => {}
             key if HARMLESS.contains(&key) => {}
             _ => self.apply_app(job, o, kb)?,
         }
