@@ -352,6 +352,40 @@ mod tests {
         );
     }
 
+    /// `log_avg_msec=250`: the log's windows are 250 ms wide, closed by their own events, and
+    /// hold the measured I/Os as the 500 ms ones do.
+    #[test]
+    fn a_run_logs_windows_of_the_asked_width() {
+        use crate::engine::SimDuration;
+        use crate::model::{Recording, crypt::policy, run_replication_with, testing};
+        let mut sc = testing::mm1(200.0, SimDuration::from_ms(1), 1, SimDuration::from_secs(6));
+        sc.warmup = SimDuration::from_secs(1);
+        let rec = |ms: u64| Recording {
+            fio_log: true,
+            log_avg_ns: Some(ms * 1_000_000),
+            ..Recording::default()
+        };
+        let info = policy::find("none").unwrap();
+        let narrow = run_replication_with(&sc, info, 0, rec(250)).obs;
+        let wide = run_replication_with(&sc, info, 0, rec(500)).obs;
+        let (n, w) = (narrow.fio_log.unwrap(), wide.fio_log.unwrap());
+        assert_eq!((n.window_ns, w.window_ns), (250_000_000, 500_000_000));
+        assert!((19..=20).contains(&n.rows.len()), "{}", n.rows.len());
+        assert_eq!(
+            narrow.dirs[0].ios, wide.dirs[0].ios,
+            "nothing simulated changed"
+        );
+        // Pairs of 250 ms windows add up to the 500 ms ones.
+        for (i, row) in w.rows.iter().enumerate().take(n.rows.len() / 2) {
+            assert_eq!(row[0].ios, n.rows[2 * i][0].ios + n.rows[2 * i + 1][0].ios);
+        }
+        let text = log_text(&n, "iops", false);
+        assert!(
+            text.starts_with("250, ") && text.contains("\n500, "),
+            "{text}"
+        );
+    }
+
     /// fio's line layout, one line per direction with I/O, values averaged over the window.
     #[test]
     fn logs_are_fio_lines_averaged_per_window() {

@@ -187,4 +187,44 @@ mod tests {
         assert_eq!(lat, "1234, 41000, 1, 4096, 0\n");
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    /// A real run through the model: the sink gets exactly one line per completed, measured
+    /// I/O of the run (the run's own count), in completion order, and the run measures what
+    /// it measures without one.
+    #[test]
+    fn one_line_per_completed_io_of_the_run() {
+        use crate::engine::SimDuration;
+        use crate::model::{Recording, Valve, crypt::policy, run_replication_logged, testing};
+        let mut sc = testing::mm1(200.0, SimDuration::from_ms(1), 1, SimDuration::from_secs(5));
+        sc.warmup = SimDuration::from_secs(1);
+        let dir = std::env::temp_dir().join(format!("qsim-fiolog-run-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let logs = PerIoLogs::create(&dir, "p", &LogOptions::default()).unwrap();
+        let info = policy::find("none").unwrap();
+        let r = run_replication_logged(
+            &sc,
+            info,
+            0,
+            Recording::default(),
+            Valve::OPEN,
+            Some(Box::new(logs)),
+        );
+        let sink: Box<dyn std::any::Any> = r.io_sink.expect("handed back");
+        let logs = sink.downcast::<PerIoLogs>().expect("our sink");
+        let ios = r.obs.dirs[0].ios + r.obs.dirs[1].ios;
+        assert!(ios > 500, "{ios}");
+        assert_eq!(logs.ios(), ios);
+        logs.commit().unwrap();
+        let lat = std::fs::read_to_string(dir.join("p_lat.1.log")).unwrap();
+        assert_eq!(lat.lines().count() as u64, ios);
+        let times: Vec<u64> = lat
+            .lines()
+            .map(|l| l.split(", ").next().unwrap().parse().unwrap())
+            .collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]));
+        assert!(*times.last().unwrap() < 4_000, "after the warm-up's end");
+        let without = crate::model::run_replication(&sc, info, 0);
+        assert_eq!(without.obs.dirs[0].ios, r.obs.dirs[0].ios);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
