@@ -7,15 +7,18 @@
 //! - `<rw>-<iodepth>-<numjobs>.json`: the run alone as fio json+ (the same job object as in
 //!   `--json`, built from the pooled replications), with its `disk_util` entry;
 //! - `<rw>-iodepth-<N>-numjobs-<M>_{bw,iops,lat,slat,clat}.1.log`: fio's `write_bw_log`,
-//!   `write_iops_log` and `write_lat_log` files with `log_avg_msec=500`, from replication 0
-//!   of the run ([`log_text`]);
+//!   `write_iops_log` and `write_lat_log` files with `log_avg_msec=500` by default, from
+//!   replication 0 of the run ([`log_text`]); with `log_avg_msec=N` over N-ms windows, and with
+//!   `log_avg_msec=0` one line per I/O, streamed to the files while the run is simulated
+//!   ([`super::fiolog`], not built here). Which logs, the window and fio's offset column are
+//!   [`LogOptions`] (fio's `write_*_log`, `log_avg_msec` and `log_offset`);
 //! - `<rw>-iodepth-<N>-numjobs-<M>_clat_hist.1.log`: fio's histogram log, when asked for with
 //!   `log_hist_msec` ([`crate::stats::histlog`]);
 //! - `<rw>-iodepth-<N>-numjobs-<M>_clat_{read,write}.hgrm` and `_clat.hlog`: HdrHistogram's
 //!   percentile text and interval log of the pooled clat ([`super::hdr`]).
 //!
-//! Each log line is fio's `time, value, ddir, bs, prio` (`500, 79313, 0, 0, 0`): the time in ms
-//! at the end of the window, counted from the end of the warm-up (fio counts from the job's
+//! Each averaged log line is fio's `time, value, ddir, bs, prio` (`500, 79313, 0, 0, 0`): the
+//! time in ms at the end of the window, counted from the end of the warm-up (fio counts from the job's
 //! start; qsim's statistics start when the warm-up ends); the value averaged over the window:
 //! bandwidth in KiB/s and IOPS as the bytes and I/Os completed in the window over its length,
 //! latencies in ns as the mean of the I/Os completed in the window (slat, clat and lat as the
@@ -23,10 +26,12 @@
 //! for averaged entries, and priority 0. A direction with nothing completed in a window gets
 //! no line for it, as fio skips it. qsim does not keep its jobs apart, so all of a run's jobs
 //! are in job 1's files (`.1.log`); fio-plot sums bandwidth and IOPS over a run's job files
-//! and averages latencies, which gives the same series. Windows are 500 ms; a run longer than
-//! [`crate::stats::windows::DEFAULT_CAP`] windows (17 minutes) doubles them as often as needed,
-//! so the log's memory does not grow with the simulated time; a partial last window is
-//! dropped.
+//! and averages latencies, which gives the same series. Windows are 500 ms, qsim's default
+//! ([`DEFAULT_AVG_MSEC`]; fio's is 0, per-I/O logs, which are big), or `log_avg_msec`'s; a run
+//! longer than [`crate::stats::windows::DEFAULT_CAP`] windows (17 minutes at 500 ms) doubles
+//! them as often as needed, so the log's memory does not grow with the simulated time; a
+//! partial last window is dropped. With `log_offset=1` every line has fio's offset column
+//! after the block size (0 for an averaged entry).
 
 use super::{JobOptions, Report};
 use crate::model::base::config::DeviceConfig;
