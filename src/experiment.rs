@@ -263,7 +263,10 @@ pub fn run_replicated_with(
 
 /// Per run of the plan, the sink its replication 0 hands every completed I/O to (fio's
 /// per-I/O logs), taken by the thread that runs it; an empty list gives none.
-type Sinks = [Mutex<Option<Box<dyn model::observe::recorder::IoSink>>>];
+type Sinks = [Slot];
+
+/// One run's sink, until the thread that runs its replication 0 takes it.
+type Slot = Mutex<Option<Box<dyn model::observe::recorder::IoSink>>>;
 
 /// [`run_replicated_with`], replication 0 of run `i` also handing its I/Os to `sinks[i]`
 /// (which comes back in that run's [`Replicated::first`] result). Only replication 0 of each
@@ -607,10 +610,7 @@ pub fn run_and_report(
 /// With `--fio-dir` and `log_avg_msec=0`, each run's per-I/O logs
 /// ([`crate::report::fiolog::PerIoLogs`]), started as temporary files in its folder (created
 /// here); none otherwise.
-fn per_io_sinks(
-    sc: &Scenario,
-    opts: &RunOptions,
-) -> Result<Vec<Mutex<Option<Box<dyn model::observe::recorder::IoSink>>>>, Error> {
+fn per_io_sinks(sc: &Scenario, opts: &RunOptions) -> Result<Vec<Slot>, Error> {
     let (Some(dir), true) = (&opts.fio_dir, opts.fio_logs.per_io()) else {
         return Ok(Vec::new());
     };

@@ -108,14 +108,7 @@ fn per_io_logs_have_fios_columns_and_one_line_per_io() {
             assert_eq!(l[5], 0, "priority");
             assert_eq!(l[1], s[1] + c[1]);
             assert_eq!(n[1], 1);
-            assert_eq!(
-                b[1],
-                if c[1] == 0 {
-                    0
-                } else {
-                    l[3] * 1_000_000 / c[1]
-                }
-            );
+            assert_eq!(b[1], (l[3] * 1_000_000).checked_div(c[1]).unwrap_or(0));
         }
     }
 }

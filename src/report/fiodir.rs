@@ -17,21 +17,21 @@
 //! - `<rw>-iodepth-<N>-numjobs-<M>_clat_{read,write}.hgrm` and `_clat.hlog`: HdrHistogram's
 //!   percentile text and interval log of the pooled clat ([`super::hdr`]).
 //!
-//! Each averaged log line is fio's `time, value, ddir, bs, prio` (`500, 79313, 0, 0, 0`): the
-//! time in ms at the end of the window, counted from the end of the warm-up (fio counts from the job's
+//! Each averaged log line is fio's `time, value, ddir, bs, prio` (`500, 79313, 0, 0, 0`): the time
+//! in ms at the end of the window, counted from the end of the warm-up (fio counts from the job's
 //! start; qsim's statistics start when the warm-up ends); the value averaged over the window:
 //! bandwidth in KiB/s and IOPS as the bytes and I/Os completed in the window over its length,
-//! latencies in ns as the mean of the I/Os completed in the window (slat, clat and lat as the
-//! text report defines them); `ddir` 0 for reads and 1 for writes; block size 0, as fio writes
-//! for averaged entries, and priority 0. A direction with nothing completed in a window gets
-//! no line for it, as fio skips it. qsim does not keep its jobs apart, so all of a run's jobs
-//! are in job 1's files (`.1.log`); fio-plot sums bandwidth and IOPS over a run's job files
-//! and averages latencies, which gives the same series. Windows are 500 ms, qsim's default
+//! latencies in ns as the mean of the I/Os completed in the window (slat, clat and lat as the text
+//! report defines them); `ddir` 0 for reads and 1 for writes; block size 0, as fio writes for
+//! averaged entries, and priority 0. A direction with nothing completed in a window gets no line
+//! for it, as fio skips it. qsim does not keep its jobs apart, so all of a run's jobs are in job
+//! 1's files (`.1.log`); fio-plot sums bandwidth and IOPS over a run's job files and averages
+//! latencies, which gives the same series. Windows are 500 ms, qsim's default
 //! ([`DEFAULT_AVG_MSEC`]; fio's is 0, per-I/O logs, which are big), or `log_avg_msec`'s; a run
-//! longer than [`crate::stats::windows::DEFAULT_CAP`] windows (17 minutes at 500 ms) doubles
-//! them as often as needed, so the log's memory does not grow with the simulated time; a
-//! partial last window is dropped. With `log_offset=1` every line has fio's offset column
-//! after the block size (0 for an averaged entry).
+//! longer than [`crate::stats::windows::DEFAULT_CAP`] windows (17 minutes at 500 ms) doubles them
+//! as often as needed, so the log's memory does not grow with the simulated time; a partial last
+//! window is dropped. With `log_offset=1` every line has fio's offset column after the block size
+//! (0 for an averaged entry).
 
 use super::{JobOptions, Report};
 use crate::model::base::config::DeviceConfig;

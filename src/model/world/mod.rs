@@ -220,7 +220,8 @@ impl World {
         self.rec.keep_fio_log(window, hist, sched);
     }
 
-    /// Hands every completed, measured I/O to `sink` ([`crate::model::observe::recorder::IoSink`]).
+    /// Hands every completed, measured I/O to `sink`
+    /// ([`crate::model::observe::recorder::IoSink`]).
     pub fn send_ios_to(&mut self, sink: Box<dyn crate::model::observe::recorder::IoSink>) {
         self.rec.send_ios_to(sink);
     }
