@@ -263,12 +263,16 @@ pub fn run_replicated_with(
     run_replicated_into(sc, jobs, precision, first, valve, progress, &[])
 }
 
-/// Per run of the plan, the sink its replication 0 hands every completed I/O to (fio's
-/// per-I/O logs), taken by the thread that runs it; an empty list gives none.
+/// Per run of the plan, how to make the sink its replication 0 hands every completed I/O to
+/// (fio's per-I/O logs), taken by the thread that runs it; an empty list gives none.
 type Sinks = [Slot];
 
-/// One run's sink, until the thread that runs its replication 0 takes it.
-type Slot = Mutex<Option<Box<dyn model::observe::recorder::IoSink>>>;
+/// One run's sink maker, until the thread that runs its replication 0 takes it: sinks are
+/// made when their run starts, so only the runs going at once hold open files and buffers.
+type Slot = Mutex<Option<MakeSink>>;
+
+/// Makes one run's sink.
+type MakeSink = Box<dyn FnOnce() -> Box<dyn model::observe::recorder::IoSink> + Send>;
 
 /// [`run_replicated_with`], replication 0 of run `i` also handing its I/Os to `sinks[i]`
 /// (which comes back in that run's [`Replicated::first`] result). Only replication 0 of each
@@ -304,7 +308,8 @@ fn run_replicated_into(
                 let sink = match (rep, sinks.get(i)) {
                     (0, Some(slot)) => slot.lock().expect("a run thread panicked").take(),
                     _ => None,
-                };
+                }
+                .map(|make| make());
                 let r = run_one_logged(&runs[i], infos[i], rep, first, valve, sink);
                 progress(finished.fetch_add(1, Ordering::Relaxed) + 1, total);
                 r

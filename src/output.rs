@@ -364,7 +364,8 @@ fn write_target(target: &Target, bytes: &[u8], stdout: &mut dyn Write) -> io::Re
 pub struct StreamFile {
     path: PathBuf,
     temp: Temp,
-    buf: io::BufWriter<fs::File>,
+    /// `None` once [`StreamFile::close`]d.
+    buf: Option<io::BufWriter<fs::File>>,
 }
 
 impl StreamFile {
@@ -375,8 +376,18 @@ impl StreamFile {
         Ok(StreamFile {
             path: path.to_path_buf(),
             temp,
-            buf: io::BufWriter::with_capacity(64 * 1024, file),
+            buf: Some(io::BufWriter::with_capacity(64 * 1024, file)),
         })
+    }
+
+    /// Flushes and syncs what was written and closes the temporary file (its buffer freed);
+    /// later writes fail, and [`StreamFile::commit`] still renames it into place.
+    pub fn close(&mut self) -> io::Result<()> {
+        let Some(buf) = self.buf.take() else {
+            return Ok(());
+        };
+        let file = buf.into_inner().map_err(io::IntoInnerError::into_error)?;
+        file.sync_all()
     }
 
     /// The path the file becomes.
@@ -385,11 +396,9 @@ impl StreamFile {
     }
 
     /// Flushes and syncs what was written and renames it over the final path.
-    pub fn commit(self) -> io::Result<()> {
-        let StreamFile { path, temp, buf } = self;
-        let file = buf.into_inner().map_err(io::IntoInnerError::into_error)?;
-        file.sync_all()?;
-        drop(file);
+    pub fn commit(mut self) -> io::Result<()> {
+        self.close()?;
+        let StreamFile { path, temp, .. } = self;
         temp.commit(&path)?;
         registry().written.push(path);
         Ok(())
@@ -398,11 +407,14 @@ impl StreamFile {
 
 impl Write for StreamFile {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.buf.write(bytes)
+        match &mut self.buf {
+            Some(buf) => buf.write(bytes),
+            None => Err(io::Error::other("written after close")),
+        }
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.buf.flush()
+        self.buf.as_mut().map_or(Ok(()), Write::flush)
     }
 }
 

@@ -2,7 +2,7 @@
 //! the plots, and `--fio-dir`'s folders, with fio's per-I/O logs that replication 0 of each
 //! run streams into them while it is simulated.
 
-use super::{Error, RunOptions, Slot, plan};
+use super::{Error, MakeSink, RunOptions, Slot, plan};
 use crate::model;
 use crate::report::Report;
 use crate::report::export;
@@ -11,9 +11,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-/// With `--fio-dir` and `log_avg_msec=0`, each run's per-I/O logs
-/// ([`crate::report::fiolog::PerIoLogs`]), started as temporary files in its folder (created
-/// here); none otherwise.
+/// With `--fio-dir` and `log_avg_msec=0`, for each run the maker of its per-I/O logs
+/// ([`crate::report::fiolog::PerIoLogs`]), which start as temporary files in its folder
+/// (created here) when the run starts; none otherwise.
 pub(super) fn per_io_sinks(sc: &Scenario, opts: &RunOptions) -> Result<Vec<Slot>, Error> {
     let (Some(dir), true) = (&opts.fio_dir, opts.fio_logs.per_io()) else {
         return Ok(Vec::new());
@@ -24,15 +24,19 @@ pub(super) fn per_io_sinks(sc: &Scenario, opts: &RunOptions) -> Result<Vec<Slot>
     let mut sinks = Vec::new();
     for name in dirs {
         let run_dir = dir.join(name);
-        let logs = std::fs::create_dir_all(&run_dir).and_then(|()| {
-            crate::report::fiolog::PerIoLogs::create(&run_dir, &prefix, &opts.fio_logs)
-        });
-        let logs = logs.map_err(|source| Error::Export {
-            path: run_dir,
+        std::fs::create_dir_all(&run_dir).map_err(|source| Error::Export {
+            path: run_dir.clone(),
             source,
         })?;
-        let sink: Box<dyn model::observe::recorder::IoSink> = Box::new(logs);
-        sinks.push(Mutex::new(Some(sink)));
+        let (prefix, logs) = (prefix.clone(), opts.fio_logs);
+        let make: MakeSink = Box::new(move || {
+            use crate::report::fiolog::PerIoLogs;
+            // A file that cannot be started fails the commit, after the report.
+            let sink =
+                PerIoLogs::create(&run_dir, &prefix, &logs).unwrap_or_else(PerIoLogs::failed);
+            Box::new(sink) as Box<dyn model::observe::recorder::IoSink>
+        });
+        sinks.push(Mutex::new(Some(make)));
     }
     Ok(sinks)
 }

@@ -79,6 +79,18 @@ impl PerIoLogs {
         })
     }
 
+    /// A set whose files could not be started: it writes nothing, and its commit returns
+    /// `error`.
+    pub fn failed(error: io::Error) -> PerIoLogs {
+        PerIoLogs {
+            files: Vec::new(),
+            offset: false,
+            error: Some(error),
+            ios: 0,
+            line: Vec::new(),
+        }
+    }
+
     /// I/Os handed over so far (lines in each log).
     pub fn ios(&self) -> u64 {
         self.ios
@@ -114,6 +126,16 @@ impl IoSink for PerIoLogs {
             if let Err(e) = f.write_all(&self.line) {
                 self.error = Some(e);
                 return;
+            }
+        }
+    }
+
+    /// The run ended: every log is flushed, synced and closed, so a finished run waiting for
+    /// the others holds no buffer or open file.
+    fn ended(&mut self) {
+        for (_, f) in &mut self.files {
+            if let Err(e) = f.close() {
+                self.error.get_or_insert(e);
             }
         }
     }

@@ -60,6 +60,9 @@ pub struct IoRecord {
 pub trait IoSink: std::any::Any + Send + std::fmt::Debug {
     /// One I/O completed.
     fn completed(&mut self, io: &IoRecord);
+
+    /// The run ended: no I/O follows (a sink may release what it holds).
+    fn ended(&mut self) {}
 }
 
 /// Running statistics of one direction.
@@ -209,7 +212,9 @@ impl Recorder {
 
     /// The sink given to [`Recorder::send_ios_to`], if any.
     pub fn take_io_sink(&mut self) -> Option<Box<dyn IoSink>> {
-        self.io_sink.take()
+        let mut sink = self.io_sink.take()?;
+        sink.ended();
+        Some(sink)
     }
 
     /// A window of the averaged log's own width ended ([`RecEvent::LogWindow`]).
