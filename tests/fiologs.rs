@@ -381,3 +381,30 @@ fn fiologparser_reads_the_per_io_lat_log() {
     assert!((got - want).abs() <= 1e-6 * want + 0.001, "{got} vs {want}");
     assert!((got - mean).abs() <= 0.05 * mean, "{got} vs mean {mean}");
 }
+
+/// With two replications the per-I/O logs are replication 0's: the read lines' mean latency
+/// is replication 0's `read mean` in the `--json` summary (its first time), not replication
+/// 1's.
+#[test]
+fn per_io_logs_are_replication_0s() {
+    let dir = TempDir::new();
+    let args = ["run", "two-queue", "--duration", "4s", "-r", "2"];
+    let out = run_into(&dir, "out", &args, &["--log_avg_msec", "0"]);
+    let json: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out.json")).unwrap()).unwrap();
+    let times = &json["qsim"]["summary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["command"] == "fifo" && r["metric"] == "read mean")
+        .expect("fifo's read mean")["times"];
+    let (rep0, rep1) = (times[0].as_f64().unwrap(), times[1].as_f64().unwrap());
+    assert!((rep0 - rep1).abs() > 1e-3 * rep0, "the replications differ");
+    let lat = lines(
+        &out.join("fifo").join(format!("{TQ_PREFIX}_lat.1.log")),
+        false,
+    );
+    let reads: Vec<u64> = lat.iter().filter(|l| l[2] == 0).map(|l| l[1]).collect();
+    let mean_ms = reads.iter().sum::<u64>() as f64 / reads.len() as f64 / 1e6;
+    assert!((mean_ms - rep0).abs() <= 1e-9 * rep0, "{mean_ms} vs {rep0}");
+}
