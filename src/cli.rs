@@ -421,6 +421,7 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         }),
         time_limit: (!args.time_limit.is_zero()).then_some(args.time_limit),
         log_hist: args.output.log_hist(&sc),
+        fio_logs: args.output.fio_logs(&sc),
         ..args.output.options(&sc.name)
     };
     // Before anything is simulated: a mistyped path costs no simulation time.

@@ -20,7 +20,6 @@
 use crate::model::base::obs::RunObs;
 use crate::model::{self, RunResult, crypt::policy};
 use crate::report::Report;
-use crate::report::export;
 pub use crate::report::plan::{PlannedRun, plan};
 pub use crate::report::precision::{HeadlineMetric, Precision, PrecisionOutcome};
 use crate::report::spread::RepSample;
@@ -32,8 +31,11 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+mod files;
 pub mod shard;
 pub mod trace;
+
+use files::{per_io_sinks, write_exports};
 
 /// Options of `qsim run` that change how a scenario runs or prints.
 #[derive(Debug, Clone, Default)]
@@ -63,6 +65,9 @@ pub struct RunOptions {
     pub fio_dir: Option<PathBuf>,
     /// fio's histogram log in `--fio-dir` (`log_hist_msec`): window ns and coarseness.
     pub log_hist: Option<(u64, u32)>,
+    /// Which of fio's logs `--fio-dir` writes, averaged over which window or one line per I/O
+    /// (`log_avg_msec`, `write_*_log`, `log_offset`).
+    pub fio_logs: crate::report::fiodir::LogOptions,
     /// Append the plain-text pictures ([`crate::plot::ascii::pictures`]) to the text report
     /// (`--ascii`; the JSON format ignores it, so stdout stays one JSON document).
     pub ascii: bool,
@@ -255,6 +260,32 @@ pub fn run_replicated_with(
     valve: model::Valve<'_>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Replicated, Error> {
+    run_replicated_into(sc, jobs, precision, first, valve, progress, &[])
+}
+
+/// Per run of the plan, how to make the sink its replication 0 hands every completed I/O to
+/// (fio's per-I/O logs), taken by the thread that runs it; an empty list gives none.
+type Sinks = [Slot];
+
+/// One run's sink maker, until the thread that runs its replication 0 takes it: sinks are
+/// made when their run starts, so only the runs going at once hold open files and buffers.
+type Slot = Mutex<Option<MakeSink>>;
+
+/// Makes one run's sink.
+type MakeSink = Box<dyn FnOnce() -> Box<dyn model::observe::recorder::IoSink> + Send>;
+
+/// [`run_replicated_with`], replication 0 of run `i` also handing its I/Os to `sinks[i]`
+/// (which comes back in that run's [`Replicated::first`] result). Only replication 0 of each
+/// run ever has a sink, so what it receives is the same whatever the thread count.
+fn run_replicated_into(
+    sc: &Scenario,
+    jobs: usize,
+    precision: Option<Precision>,
+    first: model::Recording,
+    valve: model::Valve<'_>,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    sinks: &Sinks,
+) -> Result<Replicated, Error> {
     let runs = plan(sc);
     let infos = runs
         .iter()
@@ -274,7 +305,12 @@ pub fn run_replicated_with(
             jobs,
             |k| {
                 let (i, rep) = index[k];
-                let r = run_one(&runs[i], infos[i], rep, first, valve);
+                let sink = match (rep, sinks.get(i)) {
+                    (0, Some(slot)) => slot.lock().expect("a run thread panicked").take(),
+                    _ => None,
+                }
+                .map(|make| make());
+                let r = run_one_logged(&runs[i], infos[i], rep, first, valve, sink);
                 progress(finished.fetch_add(1, Ordering::Relaxed) + 1, total);
                 r
             },
@@ -364,12 +400,24 @@ fn run_one(
     first: model::Recording,
     valve: model::Valve<'_>,
 ) -> RunResult {
+    run_one_logged(run, info, rep, first, valve, None)
+}
+
+/// [`run_one`], handing every completed I/O to `sink` when there is one.
+fn run_one_logged(
+    run: &PlannedRun,
+    info: &'static policy::PolicyInfo,
+    rep: u64,
+    first: model::Recording,
+    valve: model::Valve<'_>,
+    sink: Option<Box<dyn model::observe::recorder::IoSink>>,
+) -> RunResult {
     let recording = if rep == 0 {
         first
     } else {
         model::Recording::default()
     };
-    let mut r = model::run_replication_until(run.scenario, info, rep, recording, valve);
+    let mut r = model::run_replication_logged(run.scenario, info, rep, recording, valve, sink);
     if run.variant.is_some() {
         r.obs.policy = run.label.clone();
     }
@@ -551,8 +599,18 @@ pub fn run_and_report(
     };
     first.fio_log = opts.fio_dir.is_some();
     first.hist_log = opts.log_hist;
+    first.log_avg_ns = Some(opts.fio_logs.avg_msec.saturating_mul(1_000_000));
+    let sinks = per_io_sinks(sc, opts)?;
     let valve = model::Valve::until(deadline);
-    let replicated = run_replicated_with(sc, opts.jobs, opts.precision, first, valve, progress)?;
+    let replicated = run_replicated_into(
+        sc,
+        opts.jobs,
+        opts.precision,
+        first,
+        valve,
+        progress,
+        &sinks,
+    )?;
     report_replicated(sc, opts, replicated, timeline, out)
 }
 
@@ -583,6 +641,14 @@ fn report_replicated(
         None => Ok(()),
     };
     let broken = first_violation(&replicated.first).and(later);
+    let mut replicated = replicated;
+    let per_io: Vec<crate::report::fiolog::PerIoLogs> = replicated
+        .first
+        .iter_mut()
+        .filter_map(|r| r.io_sink.take())
+        .filter_map(|s| (s as Box<dyn std::any::Any>).downcast().ok())
+        .map(|logs| *logs)
+        .collect();
     let json = opts.format == "json";
     let ascii = opts.ascii && !json;
     // The pictures draw from the plot series; without a timeline recorded they hold none.
@@ -610,7 +676,7 @@ fn report_replicated(
         err.flush()?;
     }
     // The report is out before any export, so a failed export loses none of it.
-    write_exports(opts, &report, out)?;
+    write_exports(opts, &report, per_io, out)?;
     let timed_out = report
         .policies
         .iter()
@@ -637,6 +703,7 @@ fn build_report(sc: &Scenario, opts: &RunOptions, rep: Replicated, plots: bool) 
             .collect()
     });
     report.attach_replications(&rep.samples, timelines);
+    report.fio_log_options = opts.fio_logs;
     if opts.fio_dir.is_some() {
         report.fio_logs = rep
             .first
@@ -686,72 +753,6 @@ pub fn check_outputs(opts: &RunOptions) -> Result<(), crate::output::OutputError
         check_dir("--fio-dir", dir)?;
     }
     Ok(())
-}
-
-/// Writes the export files `opts` asks for, each whole or not at all ([`crate::output`]); `-`
-/// goes to `out`. Every export is tried, so one bad path costs no other file; the first
-/// failure is returned.
-fn write_exports(opts: &RunOptions, report: &Report, out: &mut dyn Write) -> Result<(), Error> {
-    let mut files: Vec<(&PathBuf, Vec<u8>)> = Vec::new();
-    if let Some(path) = &opts.csv_file {
-        files.push((path, export::report_csv(report).into_bytes()));
-    }
-    if let Some(path) = &opts.markdown_file {
-        files.push((path, export::markdown(&report.metrics).into_bytes()));
-    }
-    if let Some(path) = &opts.json_file {
-        let mut buf = Vec::new();
-        crate::report::json::render_results(report, &mut buf)?;
-        files.push((path, buf));
-    }
-    let mut failed: Option<Error> = None;
-    for (path, bytes) in files {
-        if let Err(source) = crate::output::write_file(path, &bytes, out) {
-            failed.get_or_insert(Error::Export {
-                path: path.clone(),
-                source,
-            });
-        }
-    }
-    if let (Some(dir), Some(plots)) = (&opts.plots_dir, &report.plots) {
-        match crate::plot::render_all(plots, dir) {
-            // Listed on stderr, one path a line as `qsim plot` lists them on stdout: stdout
-            // holds the report (or one JSON document).
-            Ok(written) => {
-                let mut err = std::io::stderr().lock();
-                for path in written {
-                    let _ = writeln!(err, "{}", path.display());
-                }
-            }
-            Err(e) => {
-                failed.get_or_insert(e.into());
-            }
-        }
-    }
-    if let Some(dir) = &opts.fio_dir
-        && let Err(e) = write_fio_dir(dir, report, out)
-    {
-        failed.get_or_insert(e);
-    }
-    failed.map_or(Ok(()), Err)
-}
-
-/// Writes `qsim run --fio-dir DIR`'s files ([`crate::report::fiodir`]), each whole or not at
-/// all, creating the run folders; the first failure is returned after trying every file.
-fn write_fio_dir(dir: &std::path::Path, report: &Report, out: &mut dyn Write) -> Result<(), Error> {
-    let files = crate::report::fiodir::files(report)?;
-    let mut failed = None;
-    for (rel, bytes) in files {
-        let path = dir.join(rel);
-        let made = match path.parent() {
-            Some(parent) => std::fs::create_dir_all(parent),
-            None => Ok(()),
-        };
-        if let Err(source) = made.and_then(|()| crate::output::write_file(&path, &bytes, out)) {
-            failed.get_or_insert(Error::Export { path, source });
-        }
-    }
-    failed.map_or(Ok(()), Err)
 }
 
 #[cfg(test)]

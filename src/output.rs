@@ -356,8 +356,71 @@ fn write_target(target: &Target, bytes: &[u8], stdout: &mut dyn Write) -> io::Re
     }
 }
 
+/// A file written as it goes, through a bounded buffer, into a hidden temporary file beside
+/// `path` (registered for removal on interrupt, as [`write_file`]'s are); [`StreamFile::commit`]
+/// syncs it and renames it over `path`, and dropping it uncommitted removes it, so `path` is
+/// never left half-written. For output too big to build in memory (fio's per-I/O logs).
+#[derive(Debug)]
+pub struct StreamFile {
+    path: PathBuf,
+    temp: Temp,
+    /// `None` once [`StreamFile::close`]d.
+    buf: Option<io::BufWriter<fs::File>>,
+}
+
+impl StreamFile {
+    /// Starts the file that will become `path` (its folder must exist).
+    pub fn create(path: &Path) -> io::Result<StreamFile> {
+        let mut temp = Temp::create(path)?;
+        let file = temp.file.take().expect("a fresh temporary file is open");
+        Ok(StreamFile {
+            path: path.to_path_buf(),
+            temp,
+            buf: Some(io::BufWriter::with_capacity(64 * 1024, file)),
+        })
+    }
+
+    /// Flushes and syncs what was written and closes the temporary file (its buffer freed);
+    /// later writes fail, and [`StreamFile::commit`] still renames it into place.
+    pub fn close(&mut self) -> io::Result<()> {
+        let Some(buf) = self.buf.take() else {
+            return Ok(());
+        };
+        let file = buf.into_inner().map_err(io::IntoInnerError::into_error)?;
+        file.sync_all()
+    }
+
+    /// The path the file becomes.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes and syncs what was written and renames it over the final path.
+    pub fn commit(mut self) -> io::Result<()> {
+        self.close()?;
+        let StreamFile { path, temp, .. } = self;
+        temp.commit(&path)?;
+        registry().written.push(path);
+        Ok(())
+    }
+}
+
+impl Write for StreamFile {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        match &mut self.buf {
+            Some(buf) => buf.write(bytes),
+            None => Err(io::Error::other("written after close")),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.buf.as_mut().map_or(Ok(()), Write::flush)
+    }
+}
+
 /// A hidden temporary file beside its final path, registered for removal on interrupt; it is
 /// removed on drop unless [`Temp::commit`] renamed it into place.
+#[derive(Debug)]
 struct Temp {
     tmp: PathBuf,
     file: Option<fs::File>,

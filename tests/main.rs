@@ -10,6 +10,7 @@ mod exports;
 mod finite;
 mod fiofiles;
 mod fiojobs;
+mod fiologs;
 mod fiotools;
 mod golden;
 mod invariants;

@@ -80,6 +80,40 @@ fn refuse_report_flags(args: &RunArgs) -> Result<(), UsageError> {
     Ok(())
 }
 
+/// The log options of the fio job file behind the shards that `qsim merge --fio-dir` cannot
+/// honour, one sentence each naming the option: shard files keep fio's logs as sums over
+/// 500 ms windows, and no histogram log. (`--log_hist_msec` and `--log_avg_msec` on the
+/// command line are refused instead: there the user can drop them.)
+fn unhonoured_job_logs(sc: &Scenario, logs: &crate::report::fiodir::LogOptions) -> Vec<String> {
+    let mut out = Vec::new();
+    let given = |name: &str| {
+        let g = &sc.fio_given;
+        let mut all = g.job.iter().chain(&g.global);
+        all.find(|(k, _)| k == name)
+            .map(|(_, v)| v.trim().to_string())
+    };
+    if let Some(v) = given("log_hist_msec").filter(|v| v != "0") {
+        out.push(format!(
+            "the job file's log_hist_msec={v} is not honoured by qsim merge: shard files keep \
+             no histogram log, so no _clat_hist.1.log is written (run in one process for it)"
+        ));
+    }
+    if logs.avg_msec != crate::report::fiodir::DEFAULT_AVG_MSEC {
+        let what = if logs.per_io() {
+            "one line per I/O"
+        } else {
+            "other windows"
+        };
+        out.push(format!(
+            "the job file's log_avg_msec={} is not honoured by qsim merge: shard files keep \
+             fio's logs as sums over 500 ms windows, not {what}, so the logs are 500 ms \
+             averages (run in one process for them)",
+            logs.avg_msec
+        ));
+    }
+    out
+}
+
 /// `qsim merge SHARD...`: checks the set, folds it and writes what `qsim run` would.
 pub(super) fn merge_cmd(args: &MergeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     if args.output.log_hist_msec.is_some() {
@@ -91,11 +125,28 @@ pub(super) fn merge_cmd(args: &MergeArgs, out: &mut dyn Write) -> anyhow::Result
         }
         .into());
     }
+    if args.output.log_avg_msec.is_some() {
+        return Err(UsageError {
+            message: "--log_avg_msec is not available with qsim merge: shard files keep fio's \
+                      logs as sums over 500 ms windows, not other windows or every I/O"
+                .to_string(),
+            hint: "run the scenario in one process with --fio-dir and --log_avg_msec".to_string(),
+        }
+        .into());
+    }
     let set = ShardSet::open(&args.shards)?;
     let name = set.scenario().name.clone();
+    let mut fio_logs = args.output.fio_logs(set.scenario());
+    if args.output.fio_dir.is_some() {
+        for w in unhonoured_job_logs(set.scenario(), &fio_logs) {
+            eprintln!("warning: {w}");
+        }
+    }
+    fio_logs.avg_msec = crate::report::fiodir::DEFAULT_AVG_MSEC;
     let opts = RunOptions {
         jobs: 1,
         time_limit: set.time_limit(),
+        fio_logs,
         ..args.output.options(&name)
     };
     args.output.check_named()?;

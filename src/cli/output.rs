@@ -3,6 +3,7 @@
 
 use super::{Format, plots_dir};
 use crate::experiment::RunOptions;
+use crate::report::fiodir::{DEFAULT_AVG_MSEC, LogOptions};
 use crate::scenario::Scenario;
 use clap::Args;
 use std::path::PathBuf;
@@ -38,10 +39,23 @@ pub struct OutputArgs {
     pub plots: Option<Option<PathBuf>>,
     /// Also write fio's files for fio-plot into DIR: per run a folder (its label) holding the
     /// run as one fio json+ job (`<rw>-<iodepth>-<numjobs>.json`) and fio's bw, iops, lat,
-    /// slat and clat logs (`log_avg_msec=500`), so `fio-plot -i DIR/fifo DIR/split -C`, `-l`
-    /// and `-g` read them.
+    /// slat and clat logs (averaged over 500 ms unless --log_avg_msec says otherwise), so
+    /// `fio-plot -i DIR/fifo DIR/split -C`, `-l` and `-g` read them.
     #[arg(long, value_name = "DIR")]
     pub fio_dir: Option<PathBuf>,
+    /// With --fio-dir, fio's `log_avg_msec`: average the bw, iops and latency logs over
+    /// windows of MS milliseconds of simulated time, or with 0 write one line per completed
+    /// I/O of replication 0 (`time, value, ddir, bs, prio`), streamed to the files during the
+    /// run. fio's default is 0; qsim's is 500, as per-I/O logs of a fast device run to
+    /// hundreds of megabytes. A fio job file's `log_avg_msec` is the default.
+    #[arg(long = "log_avg_msec", value_name = "MS", requires = "fio_dir",
+          value_parser = clap::value_parser!(u64).range(0..=86_400_000))]
+    pub log_avg_msec: Option<u64>,
+    /// With --fio-dir, fio's `log_offset`: the logs get an offset column after the block
+    /// size (the I/O's byte offset; 0 for an averaged entry). A fio job file's
+    /// `log_offset=1` also asks for it.
+    #[arg(long = "log_offset", requires = "fio_dir")]
+    pub log_offset: bool,
     /// With --fio-dir, also write fio's histogram log of clat (`<prefix>_clat_hist.1.log`,
     /// which fio's fiologparser_hist.py reads) with windows of MS milliseconds of simulated
     /// time; fio's option of that name. A fio job file's `log_hist_msec` is the default.
@@ -123,12 +137,7 @@ impl OutputArgs {
     /// (window ns, coarseness), or `None`.
     pub fn log_hist(&self, sc: &Scenario) -> Option<(u64, u32)> {
         self.fio_dir.as_ref()?;
-        let given = |name: &str| -> Option<u64> {
-            let g = &sc.fio_given;
-            let mut all = g.job.iter().chain(&g.global);
-            all.find(|(k, _)| k == name)
-                .and_then(|(_, v)| v.trim().parse().ok())
-        };
+        let given = |name: &str| job_number(sc, name);
         let ms = self
             .log_hist_msec
             .or_else(|| given("log_hist_msec").filter(|&ms| ms > 0))?;
@@ -138,4 +147,46 @@ impl OutputArgs {
             .unwrap_or(0);
         Some((ms.saturating_mul(1_000_000), c))
     }
+
+    /// fio's logs as `--log_avg_msec` and `--log_offset` ask for them, else as the fio job file
+    /// behind `sc` does (`log_avg_msec`, `log_offset`, and `write_bw_log`, `write_iops_log`,
+    /// `write_lat_log`: naming any of them writes only those, as fio does), else qsim's
+    /// defaults ([`LogOptions::default`]).
+    pub fn fio_logs(&self, sc: &Scenario) -> LogOptions {
+        let named = |name: &str| {
+            let g = &sc.fio_given;
+            g.job.iter().chain(&g.global).any(|(k, _)| k == name)
+        };
+        let (bw, iops, lat) = (
+            named("write_bw_log"),
+            named("write_iops_log"),
+            named("write_lat_log"),
+        );
+        let any = bw || iops || lat;
+        LogOptions {
+            avg_msec: self
+                .log_avg_msec
+                .or_else(|| job_number(sc, "log_avg_msec"))
+                .unwrap_or(DEFAULT_AVG_MSEC),
+            bw: bw || !any,
+            iops: iops || !any,
+            lat: lat || !any,
+            // fio reads a bare boolean option as 1.
+            offset: self.log_offset || job_value(sc, "log_offset").is_some_and(|v| v.trim() != "0"),
+        }
+    }
+}
+
+/// The number a fio job file behind `sc` gives option `name` (its job's value, then its
+/// `[global]` one); the loader has checked it.
+fn job_number(sc: &Scenario, name: &str) -> Option<u64> {
+    job_value(sc, name).and_then(|v| v.trim().parse().ok())
+}
+
+/// The value a fio job file behind `sc` gives option `name`, as written (empty for a bare
+/// option).
+fn job_value<'a>(sc: &'a Scenario, name: &str) -> Option<&'a str> {
+    let g = &sc.fio_given;
+    let mut all = g.job.iter().chain(&g.global);
+    all.find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }

@@ -589,6 +589,7 @@ pub fn merge(mut set: ShardSet, opts: &RunOptions, out: &mut dyn Write) -> Resul
             invariants,
             issue_trace: IssueTrace::default(),
             trace: None,
+            io_sink: None,
         };
         fold.add(run, rep, result);
     }

@@ -63,6 +63,9 @@ pub struct RunResult {
     pub issue_trace: base::obs::IssueTrace,
     /// The trace of [`Recording::trace`]'s window, if the run asked for one.
     pub trace: Option<observe::trace::Trace>,
+    /// The sink [`run_replication_logged`] was given, back after the run (every completed,
+    /// measured I/O was handed to it); `None` otherwise.
+    pub io_sink: Option<Box<dyn observe::recorder::IoSink>>,
 }
 
 /// Runs replication 0 of the scenario under one policy to its horizon (or its work budget).
@@ -108,6 +111,9 @@ pub struct Recording {
     /// With [`Recording::fio_log`], also keep fio's histogram log: windows of this many ns
     /// (`log_hist_msec`) written at this `log_hist_coarseness` ([`crate::stats::histlog`]).
     pub hist_log: Option<(u64, u32)>,
+    /// With [`Recording::fio_log`], the averaged logs' window in ns (`log_avg_msec`); `None`
+    /// (or 0): the recorder's sample interval, 500 ms.
+    pub log_avg_ns: Option<u64>,
     /// Record a [`trace`](observe::trace) of this window into [`RunResult::trace`] (bounded by its
     /// `max_spans`). The run still goes to the scenario's horizon: make `duration` the
     /// window's end to stop there.
@@ -190,13 +196,32 @@ pub fn run_replication_until(
     rec: Recording,
     valve: Valve<'_>,
 ) -> RunResult {
+    run_replication_logged(sc, info, replication, rec, valve, None)
+}
+
+/// [`run_replication_until`], also handing every completed, measured I/O to `sink` (fio's
+/// per-I/O logs: the caller formats and writes them as they come, so nothing grows with the
+/// simulated time); the sink comes back in [`RunResult::io_sink`]. Handing records out
+/// changes nothing simulated.
+pub fn run_replication_logged(
+    sc: &Scenario,
+    info: &'static PolicyInfo,
+    replication: u64,
+    rec: Recording,
+    valve: Valve<'_>,
+    sink: Option<Box<dyn observe::recorder::IoSink>>,
+) -> RunResult {
     let mut sched = Scheduler::new();
     let mut world = world::World::with_trace(sc, info, replication, rec.trace_issues, &mut sched);
     if let Some(points) = rec.timeline_points {
         world.record_timeline(points, sched.now());
     }
     if rec.fio_log {
-        world.keep_fio_log(rec.hist_log);
+        let window = rec.log_avg_ns.map(crate::engine::SimDuration::from_ns);
+        world.keep_fio_log(window, rec.hist_log, &mut sched);
+    }
+    if let Some(sink) = sink {
+        world.send_ios_to(sink);
     }
     if let Some(win) = rec.trace {
         world.start_trace(win);
@@ -230,6 +255,7 @@ pub fn run_replication_until(
     let violations = invariants.violations();
     let issue_trace = world.take_issue_trace();
     let trace = world.take_trace(sched.now());
+    let io_sink = world.take_io_sink();
     let saturated = stop == StopReason::WorkBudget && !timed_out;
     let mut obs = world.finish(sched.now(), events, saturated);
     if timed_out {
@@ -241,6 +267,7 @@ pub fn run_replication_until(
         invariants,
         issue_trace,
         trace,
+        io_sink,
     }
 }
 

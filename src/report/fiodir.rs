@@ -7,26 +7,31 @@
 //! - `<rw>-<iodepth>-<numjobs>.json`: the run alone as fio json+ (the same job object as in
 //!   `--json`, built from the pooled replications), with its `disk_util` entry;
 //! - `<rw>-iodepth-<N>-numjobs-<M>_{bw,iops,lat,slat,clat}.1.log`: fio's `write_bw_log`,
-//!   `write_iops_log` and `write_lat_log` files with `log_avg_msec=500`, from replication 0
-//!   of the run ([`log_text`]);
+//!   `write_iops_log` and `write_lat_log` files with `log_avg_msec=500` by default, from
+//!   replication 0 of the run ([`log_text`]); with `log_avg_msec=N` over N-ms windows, and with
+//!   `log_avg_msec=0` one line per I/O, streamed to the files while the run is simulated
+//!   ([`super::fiolog`], not built here). Which logs, the window and fio's offset column are
+//!   [`LogOptions`] (fio's `write_*_log`, `log_avg_msec` and `log_offset`);
 //! - `<rw>-iodepth-<N>-numjobs-<M>_clat_hist.1.log`: fio's histogram log, when asked for with
 //!   `log_hist_msec` ([`crate::stats::histlog`]);
 //! - `<rw>-iodepth-<N>-numjobs-<M>_clat_{read,write}.hgrm` and `_clat.hlog`: HdrHistogram's
 //!   percentile text and interval log of the pooled clat ([`super::hdr`]).
 //!
-//! Each log line is fio's `time, value, ddir, bs, prio` (`500, 79313, 0, 0, 0`): the time in ms
-//! at the end of the window, counted from the end of the warm-up (fio counts from the job's
+//! Each averaged log line is fio's `time, value, ddir, bs, prio` (`500, 79313, 0, 0, 0`): the time
+//! in ms at the end of the window, counted from the end of the warm-up (fio counts from the job's
 //! start; qsim's statistics start when the warm-up ends); the value averaged over the window:
 //! bandwidth in KiB/s and IOPS as the bytes and I/Os completed in the window over its length,
-//! latencies in ns as the mean of the I/Os completed in the window (slat, clat and lat as the
-//! text report defines them); `ddir` 0 for reads and 1 for writes; block size 0, as fio writes
-//! for averaged entries, and priority 0. A direction with nothing completed in a window gets
-//! no line for it, as fio skips it. qsim does not keep its jobs apart, so all of a run's jobs
-//! are in job 1's files (`.1.log`); fio-plot sums bandwidth and IOPS over a run's job files
-//! and averages latencies, which gives the same series. Windows are 500 ms; a run longer than
-//! [`crate::stats::windows::DEFAULT_CAP`] windows (17 minutes) doubles them as often as needed,
-//! so the log's memory does not grow with the simulated time; a partial last window is
-//! dropped.
+//! latencies in ns as the mean of the I/Os completed in the window (slat, clat and lat as the text
+//! report defines them); `ddir` 0 for reads and 1 for writes; block size 0, as fio writes for
+//! averaged entries, and priority 0. A direction with nothing completed in a window gets no line
+//! for it, as fio skips it. qsim does not keep its jobs apart, so all of a run's jobs are in job
+//! 1's files (`.1.log`); fio-plot sums bandwidth and IOPS over a run's job files and averages
+//! latencies, which gives the same series. Windows are 500 ms, qsim's default
+//! ([`DEFAULT_AVG_MSEC`]; fio's is 0, per-I/O logs, which are big), or `log_avg_msec`'s; a run
+//! longer than [`crate::stats::windows::DEFAULT_CAP`] windows (17 minutes at 500 ms) doubles them
+//! as often as needed, so the log's memory does not grow with the simulated time; a partial last
+//! window is dropped. With `log_offset=1` every line has fio's offset column after the block size
+//! (0 for an averaged entry).
 
 use super::{JobOptions, Report};
 use crate::model::base::config::DeviceConfig;
@@ -77,10 +82,65 @@ pub fn log_prefix(o: &JobOptions) -> String {
 /// The five fio logs, by the suffix fio gives each file.
 pub const LOG_KINDS: [&str; 5] = ["bw", "iops", "lat", "slat", "clat"];
 
-/// The text of fio log `kind` (one of [`LOG_KINDS`]) of `log`.
-pub fn log_text(log: &WindowLog, kind: &str) -> String {
+/// qsim's `log_avg_msec` when neither the command line nor the job file gives one. fio's own
+/// default is 0, one line per I/O: a run of a few simulated seconds at NVMe speed completes
+/// millions of I/Os, so five per-I/O logs run to hundreds of megabytes; 500 ms windows (fio's
+/// `bwavgtime`) keep the files small and are what fio-plot's graphs are usually drawn from.
+pub const DEFAULT_AVG_MSEC: u64 = 500;
+
+/// Which of fio's logs `--fio-dir` writes, and how: fio's `log_avg_msec`, `write_bw_log`,
+/// `write_iops_log`, `write_lat_log` and `log_offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogOptions {
+    /// fio's `log_avg_msec`: 0 writes one line per I/O ([`super::fiolog`]), N > 0 averages
+    /// over windows of N ms.
+    pub avg_msec: u64,
+    /// Write the bandwidth log (`_bw`).
+    pub bw: bool,
+    /// Write the IOPS log (`_iops`).
+    pub iops: bool,
+    /// Write the latency logs (`_lat`, `_slat`, `_clat`), as fio's `write_lat_log` does.
+    pub lat: bool,
+    /// fio's `log_offset`: an offset column after the block size.
+    pub offset: bool,
+}
+
+impl Default for LogOptions {
+    /// Every log, averaged over [`DEFAULT_AVG_MSEC`], without offsets.
+    fn default() -> LogOptions {
+        LogOptions {
+            avg_msec: DEFAULT_AVG_MSEC,
+            bw: true,
+            iops: true,
+            lat: true,
+            offset: false,
+        }
+    }
+}
+
+impl LogOptions {
+    /// Whether the logs are fio's per-I/O ones (`log_avg_msec=0`).
+    pub fn per_io(&self) -> bool {
+        self.avg_msec == 0
+    }
+
+    /// The logs written, in [`LOG_KINDS`] order.
+    pub fn kinds(&self) -> Vec<&'static str> {
+        let on = [self.bw, self.iops, self.lat, self.lat, self.lat];
+        LOG_KINDS
+            .into_iter()
+            .zip(on)
+            .filter_map(|(k, on)| on.then_some(k))
+            .collect()
+    }
+}
+
+/// The text of fio log `kind` (one of [`LOG_KINDS`]) of `log`, with fio's offset column (0 for
+/// an averaged entry) when `offset`.
+pub fn log_text(log: &WindowLog, kind: &str, offset: bool) -> String {
     let mut s = String::new();
     let window_ns = u128::from(log.window_ns);
+    let offset = if offset { "0, " } else { "" };
     for (i, row) in log.rows.iter().enumerate() {
         let end_ms = (i as u128 + 1) * window_ns / 1_000_000;
         for (ddir, w) in row.iter().enumerate() {
@@ -88,7 +148,7 @@ pub fn log_text(log: &WindowLog, kind: &str) -> String {
                 continue;
             }
             let value = window_value(w, kind, window_ns);
-            let _ = writeln!(s, "{end_ms}, {value}, {ddir}, 0, 0");
+            let _ = writeln!(s, "{end_ms}, {value}, {ddir}, 0, {offset}0");
         }
     }
     s
@@ -107,15 +167,13 @@ fn window_value(w: &WindowSums, kind: &str, window_ns: u128) -> u128 {
     }
 }
 
-/// Every file of `--fio-dir`, as (path relative to the directory, bytes), in run order: per
-/// run its JSON, then its logs when the report carries them. Two labels that make the same
-/// directory name (`a/b` and `a_b`) get `-2`, `-3`, … after the later one.
-pub fn files(report: &Report) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
-    let mut out = Vec::new();
-    let prefix = log_prefix(&report.job_options);
+/// Each run's folder name, in run order, for runs labelled `labels`: the label made safe
+/// ([`safe_dir_name`]); two labels that make the same name (`a/b` and `a_b`) get `-2`, `-3`,
+/// … after the later one.
+pub fn run_dirs<'a>(labels: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut used: Vec<String> = Vec::new();
-    for (i, p) in report.policies.iter().enumerate() {
-        let base = safe_dir_name(&p.policy);
+    for label in labels {
+        let base = safe_dir_name(label);
         let mut name = base.clone();
         for n in 2.. {
             if !used.contains(&name) {
@@ -123,15 +181,35 @@ pub fn files(report: &Report) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
             }
             name = format!("{base}-{n}");
         }
-        used.push(name.clone());
+        used.push(name);
+    }
+    used
+}
+
+/// `<prefix>_<kind>.1.log`, the name fio gives log `kind` of job 1.
+pub fn log_name(prefix: &str, kind: &str) -> String {
+    format!("{prefix}_{kind}.1.log")
+}
+
+/// Every file of `--fio-dir` built in memory, as (path relative to the directory, bytes), in
+/// run order: per run its JSON, then its averaged logs when the report carries them (the
+/// per-I/O logs of `log_avg_msec=0` are streamed to their files during the run instead:
+/// [`super::fiolog`]), in folders named by [`run_dirs`].
+pub fn files(report: &Report) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut out = Vec::new();
+    let prefix = log_prefix(&report.job_options);
+    let opts = report.fio_log_options;
+    let dirs = run_dirs(report.policies.iter().map(|p| p.policy.as_str()));
+    for (i, (p, name)) in report.policies.iter().zip(dirs).enumerate() {
         let dir = PathBuf::from(name);
         let mut json = Vec::new();
         super::json::render_run_plus(report, i, &mut json)?;
         out.push((dir.join(json_name(&report.job_options)), json));
         if let Some(Some(log)) = report.fio_logs.get(i) {
-            for kind in LOG_KINDS {
-                let name = format!("{prefix}_{kind}.1.log");
-                out.push((dir.join(name), log_text(log, kind).into_bytes()));
+            let averaged = if opts.per_io() { vec![] } else { opts.kinds() };
+            for kind in averaged {
+                let text = log_text(log, kind, opts.offset);
+                out.push((dir.join(log_name(&prefix, kind)), text.into_bytes()));
             }
             if let Some(hist) = &log.hist {
                 let text = hist.text(report.job_options.bs_bytes);
@@ -279,6 +357,40 @@ mod tests {
         );
     }
 
+    /// `log_avg_msec=250`: the log's windows are 250 ms wide, closed by their own events, and
+    /// hold the measured I/Os as the 500 ms ones do.
+    #[test]
+    fn a_run_logs_windows_of_the_asked_width() {
+        use crate::engine::SimDuration;
+        use crate::model::{Recording, crypt::policy, run_replication_with, testing};
+        let mut sc = testing::mm1(200.0, SimDuration::from_ms(1), 1, SimDuration::from_secs(6));
+        sc.warmup = SimDuration::from_secs(1);
+        let rec = |ms: u64| Recording {
+            fio_log: true,
+            log_avg_ns: Some(ms * 1_000_000),
+            ..Recording::default()
+        };
+        let info = policy::find("none").unwrap();
+        let narrow = run_replication_with(&sc, info, 0, rec(250)).obs;
+        let wide = run_replication_with(&sc, info, 0, rec(500)).obs;
+        let (n, w) = (narrow.fio_log.unwrap(), wide.fio_log.unwrap());
+        assert_eq!((n.window_ns, w.window_ns), (250_000_000, 500_000_000));
+        assert!((19..=20).contains(&n.rows.len()), "{}", n.rows.len());
+        assert_eq!(
+            narrow.dirs[0].ios, wide.dirs[0].ios,
+            "nothing simulated changed"
+        );
+        // Pairs of 250 ms windows add up to the 500 ms ones.
+        for (i, row) in w.rows.iter().enumerate().take(n.rows.len() / 2) {
+            assert_eq!(row[0].ios, n.rows[2 * i][0].ios + n.rows[2 * i + 1][0].ios);
+        }
+        let text = log_text(&n, "iops", false);
+        assert!(
+            text.starts_with("250, ") && text.contains("\n500, "),
+            "{text}"
+        );
+    }
+
     /// fio's line layout, one line per direction with I/O, values averaged over the window.
     #[test]
     fn logs_are_fio_lines_averaged_per_window() {
@@ -293,18 +405,20 @@ mod tests {
         log.record(1, 65536, 0, 3_000_000, 3_000_000);
         log.tick();
         assert_eq!(
-            log_text(&log, "bw"),
+            log_text(&log, "bw", false),
             "500, 40, 0, 0, 0\n500, 128, 1, 0, 0\n1500, 128, 1, 0, 0\n"
         );
         assert_eq!(
-            log_text(&log, "iops"),
+            log_text(&log, "iops", false),
             "500, 10, 0, 0, 0\n500, 2, 1, 0, 0\n1500, 2, 1, 0, 0\n"
         );
         assert_eq!(
-            log_text(&log, "clat"),
+            log_text(&log, "clat", false),
             "500, 44000, 0, 0, 0\n500, 1000000, 1, 0, 0\n1500, 3000000, 1, 0, 0\n"
         );
-        assert!(log_text(&log, "slat").starts_with("500, 1200, 0, 0, 0\n"));
-        assert!(log_text(&log, "lat").starts_with("500, 45200, 0, 0, 0\n"));
+        assert!(log_text(&log, "slat", false).starts_with("500, 1200, 0, 0, 0\n"));
+        assert!(log_text(&log, "lat", false).starts_with("500, 45200, 0, 0, 0\n"));
+        // log_offset=1: fio's offset column, 0 for an averaged entry.
+        assert!(log_text(&log, "lat", true).starts_with("500, 45200, 0, 0, 0, 0\n"));
     }
 }

@@ -28,6 +28,7 @@
 pub mod export;
 pub mod fiodir;
 pub mod fiofmt;
+pub mod fiolog;
 pub mod flags;
 pub mod hdr;
 pub mod invariants;
@@ -127,6 +128,9 @@ pub struct Report {
     /// unless `--fio-dir` asked for them; see [`fiodir`]).
     #[serde(skip)]
     pub fio_logs: Vec<Option<crate::stats::windows::WindowLog>>,
+    /// Which of fio's logs `--fio-dir` writes, and how ([`fiodir::LogOptions`]).
+    #[serde(skip)]
+    pub fio_log_options: fiodir::LogOptions,
     /// The sweep or sensitivity study the scenario's variants came from, if any
     /// ([`sweep`] lays the runs out by its values).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -589,6 +593,7 @@ impl Report {
             plots: None,
             disk: fiodir::disk_name(&scenario.device).to_string(),
             fio_logs: Vec::new(),
+            fio_log_options: Default::default(),
             sweep: scenario.sweep.clone(),
         }
     }
@@ -650,6 +655,13 @@ fn rw_name(rw: RwKind) -> &'static str {
 /// Options of the first fio workload; failing that, a buffered writer reads as a sequential
 /// writer at depth 1 with its writeback chunk as block size; with no workload at all, 4 KiB
 /// reads at depth 1.
+impl JobOptions {
+    /// The fio job options of `scenario`'s workload, as the report gives them.
+    pub fn of(scenario: &Scenario) -> JobOptions {
+        job_options(scenario)
+    }
+}
+
 fn job_options(scenario: &Scenario) -> JobOptions {
     let fio = scenario.workloads.iter().find_map(|w| match &w.kind {
         WorkloadKind::Fio(job) => Some(job),

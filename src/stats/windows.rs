@@ -2,7 +2,8 @@
 //! fio's `write_bw_log`, `write_iops_log` and `write_lat_log` with `log_avg_msec` write, kept
 //! as sums so any window can be averaged exactly.
 //!
-//! The log starts with windows of the sampling interval it is given (the recorder's 500 ms).
+//! The log starts with windows of the sampling interval it is given (the recorder's 500 ms, or
+//! fio's `log_avg_msec`).
 //! When it holds [`WindowLog::cap`] windows, neighbouring pairs are added into one and the
 //! window doubles, so its memory never exceeds `cap` rows whatever the simulated duration
 //! (a run of up to `cap` × interval keeps its first resolution). A partial window at the end

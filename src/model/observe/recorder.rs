@@ -27,6 +27,42 @@ pub enum RecEvent {
     Sample,
     /// The warm-up ends: statistics start.
     WarmupEnd,
+    /// A window of fio's averaged logs ends, when `log_avg_msec` is not the sample interval
+    /// ([`Recorder::keep_fio_log`]).
+    LogWindow,
+}
+
+/// One completed, measured I/O as the recorder saw it: what fio's per-I/O logs
+/// (`log_avg_msec=0`) write a line of. Formatting it is the caller's business.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoRecord {
+    /// Completion time, ns after the warm-up's end (where statistics start).
+    pub time_ns: u64,
+    /// 0 for a read, 1 for a write (fio's `ddir`).
+    pub dir: u8,
+    /// Its bytes.
+    pub bytes: u32,
+    /// Its byte offset on the device.
+    pub offset: u64,
+    /// Submission latency, ns (as the text report's slat).
+    pub slat_ns: u64,
+    /// Completion latency, ns.
+    pub clat_ns: u64,
+    /// Total latency, ns: slat + clat.
+    pub lat_ns: u64,
+}
+
+/// Where the recorder hands each completed, measured I/O ([`IoRecord`]) when a run asks for
+/// per-I/O records ([`crate::model::run_replication_logged`]). Supplied by the caller (the
+/// experiment layer writes fio's per-I/O logs through one), so the model formats nothing; it
+/// must not keep the records in memory. `Any` lets the caller take its own type back after
+/// the run.
+pub trait IoSink: std::any::Any + Send + std::fmt::Debug {
+    /// One I/O completed.
+    fn completed(&mut self, io: &IoRecord);
+
+    /// The run ended: no I/O follows (a sink may release what it holds).
+    fn ended(&mut self) {}
 }
 
 /// Running statistics of one direction.
@@ -109,6 +145,11 @@ pub struct Recorder {
     /// Per-window sums for fio's log files, when a run asks for them
     /// ([`Recorder::keep_fio_log`]).
     fio_log: Option<Box<WindowLog>>,
+    /// The averaged log's own window when it is not [`SAMPLE_INTERVAL`] (`log_avg_msec`):
+    /// closed by [`RecEvent::LogWindow`] events instead of the samples.
+    log_window: Option<SimDuration>,
+    /// Where every completed, measured I/O goes, when a run asks for them.
+    io_sink: Option<Box<dyn IoSink>>,
 }
 
 impl Recorder {
@@ -136,16 +177,52 @@ impl Recorder {
             time_in_stage: TimeInStage::default(),
             issue_trace: (trace_issues > 0).then(|| IssueTrace::new(jobs, trace_issues)),
             fio_log: None,
+            log_window: None,
+            io_sink: None,
         }
     }
 
-    /// Also keeps, per [`SAMPLE_INTERVAL`] window of the measured time, the sums fio's log
-    /// files need ([`WindowLog`], bounded by [`windows::DEFAULT_CAP`] rows).
-    /// With `hist` (window ns, coarseness), also fio's histogram log of the same I/Os.
-    pub fn keep_fio_log(&mut self, hist: Option<(u64, u32)>) {
-        let mut log = WindowLog::new(SAMPLE_INTERVAL.as_ns(), windows::DEFAULT_CAP);
+    /// Also keeps, per `window` of the measured time (`None`: [`SAMPLE_INTERVAL`], fio's
+    /// `log_avg_msec`), the sums fio's log files need ([`WindowLog`], bounded by
+    /// [`windows::DEFAULT_CAP`] rows). With `hist` (window ns, coarseness), also fio's
+    /// histogram log of the same I/Os. A window other than the sample interval is closed by
+    /// its own events, scheduled here from the warm-up's end.
+    pub fn keep_fio_log<E: From<RecEvent>>(
+        &mut self,
+        window: Option<SimDuration>,
+        hist: Option<(u64, u32)>,
+        sched: &mut Scheduler<E>,
+    ) {
+        let window = window.filter(|w| !w.is_zero() && *w != SAMPLE_INTERVAL);
+        let width = window.unwrap_or(SAMPLE_INTERVAL);
+        let mut log = WindowLog::new(width.as_ns(), windows::DEFAULT_CAP);
         log.hist = hist.map(|(window, c)| crate::stats::histlog::HistLog::new(window, c));
         self.fio_log = Some(Box::new(log));
+        self.log_window = window;
+        if let Some(w) = window {
+            let first = self.warmup.max(sched.now()) + w;
+            sched.schedule_at(first, E::from(RecEvent::LogWindow));
+        }
+    }
+
+    /// Hands every completed, measured I/O from now on to `sink`.
+    pub fn send_ios_to(&mut self, sink: Box<dyn IoSink>) {
+        self.io_sink = Some(sink);
+    }
+
+    /// The sink given to [`Recorder::send_ios_to`], if any.
+    pub fn take_io_sink(&mut self) -> Option<Box<dyn IoSink>> {
+        let mut sink = self.io_sink.take()?;
+        sink.ended();
+        Some(sink)
+    }
+
+    /// A window of the averaged log's own width ended ([`RecEvent::LogWindow`]).
+    pub fn log_window<E: From<RecEvent>>(&mut self, sched: &mut Scheduler<E>) {
+        if let (Some(log), Some(w)) = (self.fio_log.as_deref_mut(), self.log_window) {
+            log.tick();
+            sched.schedule_in(w, E::from(RecEvent::LogWindow));
+        }
     }
 
     /// The per-window log, if one was kept, at the run's end `now` (its histogram log's
@@ -198,7 +275,7 @@ impl Recorder {
             d.window_bytes = 0;
             d.window_ios = 0;
         }
-        if let Some(log) = self.fio_log.as_deref_mut() {
+        if let (Some(log), None) = (self.fio_log.as_deref_mut(), self.log_window) {
             log.tick();
         }
         sched.schedule_in(SAMPLE_INTERVAL, E::from(RecEvent::Sample));
@@ -309,6 +386,17 @@ impl Recorder {
             if let Some(h) = &mut log.hist {
                 h.record(bio.dir as usize, clat, now.as_ns());
             }
+        }
+        if let Some(sink) = self.io_sink.as_deref_mut() {
+            sink.completed(&IoRecord {
+                time_ns: now.saturating_since(self.warmup).as_ns(),
+                dir: bio.dir as u8,
+                bytes: bio.bytes,
+                offset: bio.offset,
+                slat_ns: slat,
+                clat_ns: clat,
+                lat_ns: slat + clat,
+            });
         }
     }
 
@@ -506,8 +594,8 @@ mod tests {
     #[test]
     fn an_idle_window_adds_no_sample() {
         let mut r = Recorder::new(SimDuration::ZERO, SimTime::ZERO, 1, 0);
-        r.keep_fio_log(None);
         let mut sched: Scheduler<Event> = Scheduler::new();
+        r.keep_fio_log(None, None, &mut sched);
         r.completed(&bio_at(0, true), SimTime::ZERO + SimDuration::from_ms(3));
         r.sample(&mut sched);
         r.sample(&mut sched);

@@ -208,9 +208,27 @@ impl World {
         w
     }
 
-    /// Keeps every fio job's per-I/O logs (`--fio-dir`), which the recorder drops by default.
-    pub fn keep_fio_log(&mut self, hist: Option<(u64, u32)>) {
-        self.rec.keep_fio_log(hist);
+    /// Keeps the sums of fio's averaged logs (`--fio-dir`) over windows of `window` (`None`:
+    /// the sample interval), and its histogram log when `hist` asks for one; the recorder
+    /// drops them by default.
+    pub fn keep_fio_log(
+        &mut self,
+        window: Option<crate::engine::SimDuration>,
+        hist: Option<(u64, u32)>,
+        sched: &mut Scheduler<Event>,
+    ) {
+        self.rec.keep_fio_log(window, hist, sched);
+    }
+
+    /// Hands every completed, measured I/O to `sink`
+    /// ([`crate::model::observe::recorder::IoSink`]).
+    pub fn send_ios_to(&mut self, sink: Box<dyn crate::model::observe::recorder::IoSink>) {
+        self.rec.send_ios_to(sink);
+    }
+
+    /// The sink given to [`World::send_ios_to`], if any.
+    pub fn take_io_sink(&mut self) -> Option<Box<dyn crate::model::observe::recorder::IoSink>> {
+        self.rec.take_io_sink()
     }
 
     /// The memory model, for tests that script its processes by hand.
@@ -732,6 +750,7 @@ impl Model for World {
             Event::Net(ev) => self.net_event(ev, sched),
             Event::Recorder(RecEvent::Sample) => self.rec.sample(sched),
             Event::Recorder(RecEvent::WarmupEnd) => self.warmup_end(sched.now()),
+            Event::Recorder(RecEvent::LogWindow) => self.rec.log_window(sched),
         }
         self.timeline_event(sched.now());
         if self.tracer.is_some() {

@@ -110,17 +110,38 @@ impl Reader<'_> {
             }
             "name" => job.name = self.text_value(n, o)?,
             "filename" => job.filename = true,
-            // fio's histogram log, written with `qsim run --fio-dir` (the scenario keeps the
-            // value as written; checked here so a bad one is refused at its line).
-            "log_hist_msec" => {
-                self.int(n, o, kb, 0, 86_400_000)?;
+            "log_hist_msec"
+            | "log_hist_coarseness"
+            | "write_hist_log"
+            | "log_avg_msec"
+            | "log_offset"
+            | "write_bw_log"
+            | "write_iops_log"
+            | "write_lat_log" => {
+                self.log_option(n, o, kb)?;
             }
-            "log_hist_coarseness" => {
-                self.int(n, o, kb, 0, 6)?;
-            }
-            "write_hist_log" => {}
             key if HARMLESS.contains(&key) => {}
             _ => self.apply_app(job, o, kb)?,
+        }
+        Ok(())
+    }
+
+    /// fio's log options, written with `qsim run --fio-dir` (the scenario keeps each value as
+    /// written; checked here so a bad one is refused at its line). The `write_*_log` values,
+    /// fio's file-name prefixes, are not used: the files take fio-plot's names.
+    fn log_option(&self, job: &str, o: &Opt, kb: u64) -> Result<(), Error> {
+        match o.key.as_str() {
+            "log_hist_msec" | "log_avg_msec" => {
+                self.int(job, o, kb, 0, 86_400_000)?;
+            }
+            "log_hist_coarseness" => {
+                self.int(job, o, kb, 0, 6)?;
+            }
+            // fio reads a bare boolean option as 1.
+            "log_offset" if o.value.is_some() => {
+                self.flag(job, o)?;
+            }
+            _ => {}
         }
         Ok(())
     }

@@ -498,3 +498,36 @@ fn given_options_are_kept_as_written() {
     assert_eq!(list(&g.global), ["bs=8k", "time_based=", "runtime=1"]);
     assert_eq!(list(&g.job), ["size=1m", "rw=randread"]);
 }
+
+/// fio's log options are read, not warned as ignored: the logs are written with `qsim run
+/// --fio-dir`; a bad value is refused at its line, as the other options are.
+#[test]
+fn log_options_are_read_and_bad_values_refused_at_their_line() {
+    let f = ok(
+        "[j]\nsize=1m\nwrite_lat_log=x\nwrite_bw_log=x\nwrite_iops_log\n\
+                log_avg_msec=0\nlog_offset=1\n",
+    );
+    assert!(f.warnings.is_empty(), "{:?}", f.warnings);
+    let f = ok("[j]\nsize=1m\nlog_offset\n");
+    assert!(f.warnings.is_empty(), "{:?}", f.warnings);
+    for (text, expected) in [
+        (
+            "[j]\nsize=1m\nlog_avg_msec=-5\n",
+            "job.fio:3:14: [j] log_avg_msec: \"-5\" is not a whole number",
+        ),
+        (
+            "[j]\nsize=1m\nlog_avg_msec=often\n",
+            "job.fio:3:14: [j] log_avg_msec: \"often\" is not a whole number",
+        ),
+        (
+            "[j]\nsize=1m\nlog_offset=yes\n",
+            "job.fio:3:12: [j] log_offset: expected 0 or 1",
+        ),
+    ] {
+        let e = err(text);
+        assert!(
+            first_line(&e).starts_with(expected),
+            "{text:?}:\n{e}\nexpected {expected:?}"
+        );
+    }
+}
