@@ -335,13 +335,16 @@ fn percentile_chart<'a, DB: DrawingBackend>(
         .x_label_area_size(66)
         .y_label_area_size(100)
         .build_cartesian_2d(x_range, y_range)?;
+    let (x_desc, y_desc) = axis_descs(
+        area,
+        &chart,
+        "percentile of reads (axis spaced by nines: 90, 99, 99.9 ...)",
+        &format!("read completion latency, {} (log scale)", unit.name),
+    )?;
     chart
         .configure_mesh()
-        .x_desc("percentile of reads (axis spaced by nines: 90, 99, 99.9 ...)")
-        .y_desc(format!(
-            "read completion latency, {} (log scale)",
-            unit.name
-        ))
+        .x_desc(x_desc)
+        .y_desc(y_desc)
         .x_label_formatter(&|x| nines_label(*x))
         .y_label_formatter(&|y| fmt_num(10f64.powf(*y)))
         .label_style(font(TICK_PX, INK, HPos::Center, VPos::Center))
@@ -527,12 +530,15 @@ fn distribution<DB: DrawingBackend>(
         .x_label_area_size(66)
         .y_label_area_size(100)
         .build_cartesian_2d(x_range, y_range)?;
+    let (x_desc, y_desc) = axis_descs(
+        &plot_area,
+        &chart,
+        &format!("read completion latency, {} (log scale)", unit.name),
+        y_desc,
+    )?;
     chart
         .configure_mesh()
-        .x_desc(format!(
-            "read completion latency, {} (log scale)",
-            unit.name
-        ))
+        .x_desc(x_desc)
         .y_desc(y_desc)
         .x_label_formatter(&|x| fmt_num(10f64.powf(*x)))
         .y_label_formatter(&|y| match kind {
