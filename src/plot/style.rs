@@ -794,21 +794,6 @@ impl Ranged for Axis {
 /// A chart on two [`Axis`] coordinates.
 pub(super) type AxisChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<Axis, Axis>>;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn far_off_values_map_near_the_plot() {
-        let a = Axis::new(0.0, 10.0, linear_axis(0.0, 10.0, 5).1);
-        assert_eq!(a.map(&5.0, (100, 200)), 150);
-        for v in [1e300, -1e300, f64::MAX] {
-            let px = a.map(&v, (100, 200));
-            assert!((-400..=700).contains(&px), "{v}: {px}");
-        }
-    }
-}
-
 /// The x and y axis descriptions of `chart` (built on `area`), each fitted by [`fit_desc`] to
 /// the length of its axis.
 pub(super) fn axis_descs<DB: DrawingBackend>(
@@ -823,4 +808,19 @@ pub(super) fn axis_descs<DB: DrawingBackend>(
         fit_desc(area, x, &style, w as i32)?,
         fit_desc(area, y, &style, h as i32)?,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn far_off_values_map_near_the_plot() {
+        let a = Axis::new(0.0, 10.0, linear_axis(0.0, 10.0, 5).1);
+        assert_eq!(a.map(&5.0, (100, 200)), 150);
+        for v in [1e300, -1e300, f64::MAX] {
+            let px = a.map(&v, (100, 200));
+            assert!((-400..=700).contains(&px), "{v}: {px}");
+        }
+    }
 }
