@@ -12,8 +12,8 @@
 //! | `GET /api/knobs` | the scenario's knobs and policies (module `knobs`) |
 //! | `POST /api/run` | body `{"sets": ["PATH=VALUE", ...], "page": TOKEN}`: resolves the base scenario with those `--set`s; `{"id": N}`, or 422 with the CLI's located error |
 //! | `GET /api/status?id=N` | `queued`, `running` (replications done / total), `done` (seed, replications, the command, the report), `failed`, `superseded` |
-//! | `GET /api/plots?id=N&policy=P` | the finished run's plots as SVG strings, for one policy or `all` |
-//! | `GET /api/gantt?id=N&policy=P` | the trace's Gantt chart of that run's scenario under one policy (`qsim trace`'s default window, [`crate::experiment::trace::gantt_svg`]), or a note |
+//! | `GET /api/plots?id=N&policy=P&w=W&h=H` | the finished run's plots as SVG strings, for one policy or `all`, drawn W × H px ([`plot_size`]; the page asks for its boxes' size) |
+//! | `GET /api/gantt?id=N&policy=P&w=W` | the trace's Gantt chart of that run's scenario under one policy (`qsim trace`'s default window, [`crate::experiment::trace::gantt_svg`]), W px wide and as tall as its lanes need, or a note |
 //! | `GET /api/scenario.yaml?id=N` | run N's scenario as one file, its overrides written in, for `qsim run FILE` |
 //!
 //! A body is capped at [`MAX_BODY`] bytes (and the rest of a request by [`http::LIMITS`]);
@@ -249,6 +249,44 @@ fn param<'a>(query: &'a str, name: &str) -> Option<std::borrow::Cow<'a, str>> {
     Some(decoded.into())
 }
 
+/// The widths a plot may be asked for, px: a phone's box to a 4K screen's.
+pub const PLOT_WIDTHS: std::ops::RangeInclusive<u32> = 480..=2400;
+/// The heights a plot may be asked for, px.
+pub const PLOT_HEIGHTS: std::ops::RangeInclusive<u32> = 320..=1600;
+
+/// The size to draw a plot at: the query's `w` and `h` in CSS px, rounded and clamped to
+/// [`PLOT_WIDTHS`] × [`PLOT_HEIGHTS`] (so no request makes the server draw without bound), each
+/// [`crate::plot::SIZE`]'s when missing; a value that is not a finite number is a 400.
+///
+/// The page asks for the size of each plot's box, so one SVG unit is one CSS pixel and the
+/// plot's type keeps its designed pixel size (tick labels 16 px) whatever the window; the
+/// projector layout asks for its box divided by its zoom (page.js, `PRESENT_ZOOM`) and the
+/// browser scales the drawing up by as much, type and lines alike.
+fn plot_size(query: &str) -> Result<(u32, u32), Reply> {
+    let (w, h) = crate::plot::SIZE;
+    let one = |name: &str, default: u32, range: std::ops::RangeInclusive<u32>| {
+        let Some(v) = param(query, name) else {
+            return Ok(default);
+        };
+        match v.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(x
+                .round()
+                .clamp(f64::from(*range.start()), f64::from(*range.end()))
+                as u32),
+            _ => Err(Reply::error(
+                400,
+                format!(
+                    "{name}={v:.20}: give the plot's {} in CSS px, a number ({}..={} are drawn)",
+                    if name == "w" { "width" } else { "height" },
+                    range.start(),
+                    range.end()
+                ),
+            )),
+        }
+    };
+    Ok((one("w", w, PLOT_WIDTHS)?, one("h", h, PLOT_HEIGHTS)?))
+}
+
 fn with_id(query: &str, f: impl FnOnce(u64) -> Reply) -> Reply {
     match param(query, "id").and_then(|v| v.parse().ok()) {
         Some(id) => f(id),
@@ -360,6 +398,10 @@ fn reproduction(app: &App, sets: &[String]) -> (String, String) {
 }
 
 fn plots_reply(app: &App, id: u64, query: &str) -> Reply {
+    let size = match plot_size(query) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
     let Some((_, f)) = app.jobs.finished(id) else {
         return Reply::error(404, format!("run {id} has no result (yet)"));
     };
@@ -373,7 +415,7 @@ fn plots_reply(app: &App, id: u64, query: &str) -> Reply {
     }
     let mut out = serde_json::Map::new();
     for name in ["percentiles", "stages", "failures"] {
-        match crate::plot::svg_named(&data, name) {
+        match crate::plot::svg_named(&data, name, size) {
             Ok(svg) => out.insert(name.to_string(), json!(svg)),
             Err(e) => return Reply::error(500, e.to_string()),
         };
@@ -385,12 +427,17 @@ fn plots_reply(app: &App, id: u64, query: &str) -> Reply {
 /// `{"note": why not}` (no single policy picked, or the trace failed). Its own request, so a
 /// trace never delays the plots.
 fn gantt_reply(app: &App, id: u64, query: &str) -> Reply {
+    let width = match plot_size(query) {
+        Ok((w, _)) => w,
+        Err(r) => return r,
+    };
     let Some((req, _)) = app.jobs.finished(id) else {
         return Reply::error(404, format!("run {id} has no result (yet)"));
     };
     let policy = param(query, "policy").unwrap_or("all".into());
     let gantt = if req.scenario.policies.iter().any(|p| *p == policy) {
-        crate::experiment::trace::gantt_svg(&req.scenario, &policy).map_err(|e| format!("{e:#}"))
+        crate::experiment::trace::gantt_svg(&req.scenario, &policy, Some(width))
+            .map_err(|e| format!("{e:#}"))
     } else {
         Err("pick one policy to see its trace".to_string())
     };

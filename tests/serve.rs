@@ -244,10 +244,7 @@ fn base64(text: &str) -> Vec<u8> {
 
 /// A projector's screen, the size issue 28 asks the page to be readable at: 1280×720 CSS px.
 fn lecture_screen(cdp: &mut Cdp) {
-    cdp.call(
-        "Emulation.setDeviceMetricsOverride",
-        json!({"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": false}),
-    );
+    window(cdp, 1280, 720);
 }
 
 /// The whole page as PNG.
@@ -682,9 +679,64 @@ const TEXT_PX: &str = r#"((min_attr) => {
 /// axis descriptions are larger.
 const TICK_ATTR: f64 = 16.0;
 
+/// True once every plot on view is drawn at its box: its `width` attribute times the page's
+/// zoom (`S.drawn.zoom`, 1 outside the projector layout) within 2 px of the box's width, and
+/// drawn that wide and (but for the Gantt chart, as tall as its lanes) that tall on screen, so
+/// one SVG unit is `zoom` CSS px.
+const FITTED: &str = r#"(() => {
+  const zoom = (S.drawn && S.drawn.zoom) || 1;
+  const svgs = [...document.querySelectorAll('#plots figure:not([hidden]) .plot > svg')]
+    .filter((s) => s.getBoundingClientRect().width > 0);
+  return svgs.length > 0 && S.shown === S.latest && svgs.every((s) => {
+    const r = s.getBoundingClientRect(), box = s.parentElement.clientWidth;
+    const w = +s.getAttribute('width') * zoom, h = +s.getAttribute('height') * zoom;
+    return Math.abs(w - box) <= 2 && Math.abs(r.width - box) <= 2 &&
+      (s.parentElement.id === 'plot-gantt' || Math.abs(r.height - h) <= 2);
+  });
+})()"#;
+
+/// Each plot on view: its slot, `width` and `height` attributes, box width, and size on screen.
+const SIZES: &str = "[...document.querySelectorAll('#plots figure:not([hidden]) .plot > svg')]\
+    .filter((s) => s.getBoundingClientRect().width > 0).map((s) => { \
+    const r = s.getBoundingClientRect(); return [s.parentElement.id, +s.getAttribute('width'), \
+    +s.getAttribute('height'), s.parentElement.clientWidth, r.width, r.height]; })";
+
+/// Waits until the plots on view are drawn at their box ([`FITTED`]) and returns the smallest
+/// tick label's size on screen, px.
+fn fitted_ticks(cdp: &mut Cdp, what: &str) -> f64 {
+    let start = Instant::now();
+    while cdp.eval(FITTED) != json!(true) {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{what}: the plots are not drawn at their box: {}",
+            cdp.eval(SIZES)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let ticks = cdp
+        .eval(&format!("{TEXT_PX}({TICK_ATTR})"))
+        .as_f64()
+        .unwrap();
+    eprintln!(
+        "serve: {what}: plots {} (slot, w, h, box, on screen), tick labels {ticks:.1} px",
+        cdp.eval(SIZES)
+    );
+    ticks
+}
+
+/// Sets the window's size in CSS px.
+fn window(cdp: &mut Cdp, width: u32, height: u32) {
+    cdp.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+    );
+}
+
 /// Issue 28, "for a lecture": a link carrying a knob state opens that view (the controls and
-/// the run show it), at 1280×720 the plots' axis text is at least 11 px on screen, and the
-/// projector layout shows one plot at a time, large, turned by the arrow keys.
+/// the run show it); the plots are drawn at the size of their box, redrawn when the window or
+/// the layout changes, so their tick labels are at least 11 px on screen at 1280×720 and in a
+/// 900 px window, and at least 16 px in the projector layout, which shows one plot at a time,
+/// large, turned by the arrow keys.
 #[test]
 fn a_link_opens_its_view_readable_at_1280x720_and_in_the_projector_layout() {
     let Some(browser) = chromium() else { return };
@@ -724,22 +776,17 @@ fn a_link_opens_its_view_readable_at_1280x720_and_in_the_projector_layout() {
     );
     assert_eq!(cdp.eval("location.hash"), json!(format!("#{view}")));
 
-    let ticks = cdp
-        .eval(&format!("{TEXT_PX}({TICK_ATTR})"))
-        .as_f64()
-        .unwrap();
+    cdp.wait_for("!!document.querySelector('#plot-gantt svg')", 60);
+    let ticks = fitted_ticks(&mut cdp, "1280x720");
     let any = cdp.eval(&format!("{TEXT_PX}(0)")).as_f64().unwrap();
-    cdp.eval("document.getElementById('plots').style.gridTemplateColumns = '1fr 1fr'");
-    let two = cdp
-        .eval(&format!("{TEXT_PX}({TICK_ATTR})"))
-        .as_f64()
-        .unwrap();
-    cdp.eval("document.getElementById('plots').style.gridTemplateColumns = ''");
-    eprintln!(
-        "serve: at 1280x720 tick labels are {ticks:.1} px on screen (smallest text {any:.1} px; \
-         two plots per row would make them {two:.1} px)"
-    );
+    eprintln!("serve: at 1280x720 the smallest text is {any:.1} px");
     assert!(ticks >= 11.0, "axis text {ticks:.1} px at 1280x720");
+    // A narrow window redraws the plots at their narrower box: the type keeps its size.
+    window(&mut cdp, 900, 720);
+    let narrow = fitted_ticks(&mut cdp, "900x720");
+    assert!(narrow >= 11.0, "axis text {narrow:.1} px at 900x720");
+    lecture_screen(&mut cdp);
+    fitted_ticks(&mut cdp, "1280x720 again");
 
     // The projector layout: one plot, large, and its place in the address.
     cdp.eval("document.getElementById('present').click()");
@@ -752,12 +799,8 @@ fn a_link_opens_its_view_readable_at_1280x720_and_in_the_projector_layout() {
     assert_eq!(cdp.eval(hash), json!(want), "the address keeps the layout");
     cdp.eval("document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}))");
     assert_eq!(cdp.eval(shown), json!(["fig-stages"]));
-    let big = cdp
-        .eval(&format!("{TEXT_PX}({TICK_ATTR})"))
-        .as_f64()
-        .unwrap();
-    eprintln!("serve: the projector layout draws tick labels at {big:.1} px");
-    assert!(big >= 11.0, "axis text {big:.1} px in the projector layout");
+    let big = fitted_ticks(&mut cdp, "the projector layout at 1280x720");
+    assert!(big >= 16.0, "axis text {big:.1} px in the projector layout");
     let height = cdp.eval(
         "document.querySelector('#fig-stages svg').getBoundingClientRect().height / innerHeight",
     );
@@ -779,6 +822,11 @@ fn a_link_opens_its_view_readable_at_1280x720_and_in_the_projector_layout() {
     assert_eq!(
         cdp.eval("document.body.classList.contains('present')"),
         json!(true)
+    );
+    let linked = fitted_ticks(&mut cdp, "a link to the projector layout");
+    assert!(
+        linked >= 16.0,
+        "axis text {linked:.1} px in the linked projector layout"
     );
     let patches = "[...document.querySelectorAll('#in-patches input:checked')].map(c => c.value)";
     assert_eq!(cdp.eval(patches), json!(["3", "5"]));

@@ -143,6 +143,7 @@ pub fn trace_cmd(args: &TraceArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let opts = crate::plot::GanttOptions {
             title: crate::experiment::trace::gantt_title(&traced.scenario.name, t),
             highlight,
+            width: None,
         };
         let charts = Charts {
             png: crate::plot::gantt_png(t, &opts)?,

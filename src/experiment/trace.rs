@@ -152,8 +152,9 @@ fn check_start(sc: &Scenario, from: SimDuration) -> Result<(), UsageError> {
 
 /// The Gantt chart, as SVG, of `policy` on `sc` over the default window (200 ms after the
 /// warm-up) with the default highlight: what `qsim trace SCENARIO --policy P --out DIR`
-/// writes to `gantt.svg`, and what `qsim serve` shows.
-pub fn gantt_svg(sc: &Scenario, policy: &str) -> anyhow::Result<String> {
+/// writes to `gantt.svg` (at `width` `None`), and what `qsim serve` shows at the width of its
+/// box.
+pub fn gantt_svg(sc: &Scenario, policy: &str, width: Option<u32>) -> anyhow::Result<String> {
     let req = TraceRequest {
         policy: Some(policy.to_string()),
         variant: None,
@@ -171,6 +172,7 @@ pub fn gantt_svg(sc: &Scenario, policy: &str) -> anyhow::Result<String> {
     let opts = crate::plot::GanttOptions {
         title: gantt_title(&traced.scenario.name, t),
         highlight: crate::report::trace::pick_read(t),
+        width,
     };
     Ok(crate::plot::gantt_svg(t, &opts)?)
 }
@@ -193,10 +195,10 @@ mod tests {
     #[test]
     fn the_default_chart_of_two_queue_shows_the_fifo_queue_and_a_highlight() {
         let sc = crate::scenario::resolve("two-queue").unwrap();
-        let svg = gantt_svg(&sc, "fifo").unwrap();
+        let svg = gantt_svg(&sc, "fifo", None).unwrap();
         assert!(svg.contains("kcryptd queue") && svg.contains("highlighted"));
         assert!(svg.contains("two-queue: policy fifo, 2000.000 to 2200.000 ms"));
-        let err = gantt_svg(&sc, "nosuch").unwrap_err().to_string();
+        let err = gantt_svg(&sc, "nosuch", None).unwrap_err().to_string();
         assert!(err.contains("--policy nosuch"), "{err}");
     }
 
@@ -205,7 +207,7 @@ mod tests {
     #[test]
     fn the_chart_of_a_split_workload_highlights_a_whole_read() {
         let sc = crate::scenario::resolve("hdd-array").unwrap();
-        let svg = gantt_svg(&sc, "dm-crypt").unwrap();
+        let svg = gantt_svg(&sc, "dm-crypt", None).unwrap();
         assert!(svg.contains("hdd-array: policy dm-crypt") && svg.contains("highlighted"));
         assert!(svg.contains("from job restore") || svg.contains("from job lookup"));
         assert!(

@@ -69,10 +69,16 @@ fn hbar_chart<'a, DB: DrawingBackend>(
     );
     let mut chart = ChartBuilder::on(area)
         .margin_top(4)
-        .margin_right(16)
+        .margin_right(BAR_MARGIN_RIGHT)
         .x_label_area_size(62)
         .y_label_area_size(label_w)
         .build_cartesian_2d(x_range, y_range)?;
+    let x_desc = fit_desc(
+        area,
+        x_desc,
+        &font(DESC_PX, INK, HPos::Center, VPos::Center),
+        chart.plotting_area().dim_in_pixel().0 as i32,
+    )?;
     let row_label = |y: &f64| {
         let k = n as i64 - 1 - y.round() as i64;
         usize::try_from(k)
@@ -227,10 +233,22 @@ fn end_label<DB: DrawingBackend>(
 }
 
 /// Room a label of about `chars` characters needs right of the longest bar, as a factor of
-/// the axis length (the bars get the rest of the width).
-fn label_room(chars: usize) -> f64 {
-    1.0 + 0.012 * chars as f64
+/// the axis length (the bars get the rest of the width), on a chart `area_w` px wide whose run
+/// labels take `label_w`: 1.2 % of the axis a character, or more where the axis is short (a
+/// plot drawn narrow for `qsim serve`'s page), as the labels keep their pixel size.
+fn label_room(chars: usize, area_w: u32, label_w: i32) -> f64 {
+    let axis = f64::from(area_w) - f64::from(label_w) - f64::from(BAR_MARGIN_RIGHT);
+    let label = 7.5 * chars as f64 + 6.0;
+    let needed = if axis > 2.0 * label {
+        axis / (axis - label)
+    } else {
+        2.0
+    };
+    (1.0 + 0.012 * chars as f64).max(needed)
 }
+
+/// The margin right of a bar chart's axis, px.
+const BAR_MARGIN_RIGHT: u32 = 16;
 
 /// The stages any run spent time in, in pipeline order as first met.
 fn stage_names(data: &PlotData) -> Vec<String> {
@@ -309,7 +327,7 @@ pub(super) fn stages<DB: DrawingBackend>(
         &area,
         &labels,
         (label_w, px),
-        unit.of(max_total) * label_room(10),
+        unit.of(max_total) * label_room(10, area.dim_in_pixel().0, label_w),
         &format!(
             "mean time per read, {} (stages stacked in pipeline order)",
             unit.name
@@ -358,7 +376,8 @@ fn heading<DB: DrawingBackend>(
     s: &str,
 ) -> Drawn<i32, DB> {
     let style = bold(DESC_PX, INK, HPos::Left, VPos::Center);
-    text(root, s, (x, y + 14), &style)?;
+    let room = root.dim_in_pixel().0 as i32 - x - SIDE;
+    text(root, &fit_desc(root, s, &style, room)?, (x, y + 14), &style)?;
     Ok(30)
 }
 
@@ -415,7 +434,7 @@ pub(super) fn metric<DB: DrawingBackend>(
         &body,
         &labels,
         (label_w, TICK_PX),
-        xmax * label_room(14),
+        xmax * label_room(14, body.dim_in_pixel().0, label_w),
         &desc,
     )?;
     let half = bar_half(&chart, HALF_BAR, 30.0);
@@ -533,7 +552,7 @@ fn failures_by_order<DB: DrawingBackend>(
         &area,
         labels,
         (*label_w, TICK_PX),
-        max_fail * label_room(14),
+        max_fail * label_room(14, area.dim_in_pixel().0, *label_w),
         "failed GFP_ATOMIC allocations per replication",
     )?;
     let half = bar_half(&chart, HALF_BAR, 30.0);
@@ -606,7 +625,7 @@ fn congestion_waits<DB: DrawingBackend>(
         &area,
         labels,
         (*label_w, TICK_PX),
-        max_s * label_room(14),
+        max_s * label_room(14, area.dim_in_pixel().0, *label_w),
         "seconds in congestion_wait per replication",
     )?;
     let half = bar_half(&chart, 0.18, 16.0);

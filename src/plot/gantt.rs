@@ -26,6 +26,15 @@ pub struct GanttOptions {
     pub title: String,
     /// A bio to highlight (an index into [`Trace::bios`]), with what it waited behind.
     pub highlight: Option<u32>,
+    /// The chart's width, px; `None` is [`WIDTH`], what `qsim trace` writes (`qsim serve` draws
+    /// it at the width of its box; the caller bounds it).
+    pub width: Option<u32>,
+}
+
+impl GanttOptions {
+    fn width(&self) -> u32 {
+        self.width.unwrap_or(WIDTH)
+    }
 }
 
 /// Most sub-rows a queue lane gets; further waiting bios are counted (`+N`), not drawn.
@@ -535,9 +544,9 @@ fn page_height(trace: &Trace, opts: &GanttOptions, path: &Path) -> Result<u32, P
     let f = focus(trace, opts.highlight);
     let mut svg = String::new();
     let legend = {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, 100)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (opts.width(), 100)).into_drawing_area();
         let entries = legend_entries(trace, f.as_ref());
-        legend_row_height(&root, WIDTH as i32 - 2 * SIDE, &entries)
+        legend_row_height(&root, opts.width() as i32 - 2 * SIDE, &entries)
             .map_err(|e| draw_err(path, e))?
     };
     let sub = if f.is_some() { SUBTITLE_H } else { 0 };
@@ -891,18 +900,20 @@ fn footer<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, trace: &Trace) -> D
     text(root, &note, (SIDE, y), &left)
 }
 
-/// The Gantt chart of `trace` as PNG bytes, [`WIDTH`] px wide and as tall as its lanes need.
+/// The Gantt chart of `trace` as PNG bytes, [`WIDTH`] px wide (or `opts.width`) and as tall as
+/// its lanes need.
 pub fn gantt_png(trace: &Trace, opts: &GanttOptions) -> Result<Vec<u8>, PlotError> {
     let path = Path::new("gantt.png");
     fonts(path)?;
     let height = page_height(trace, opts, path)?;
-    let mut rgb = vec![0u8; WIDTH as usize * height as usize * 3];
+    let width = opts.width();
+    let mut rgb = vec![0u8; width as usize * height as usize * 3];
     {
-        let root = BitMapBackend::with_buffer(&mut rgb, (WIDTH, height)).into_drawing_area();
+        let root = BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
         draw(&root, trace, opts).map_err(|e| draw_err(path, e))?;
         root.present().map_err(|e| draw_err(path, e))?;
     }
-    super::encode_png(&rgb, WIDTH, height, path)
+    super::encode_png(&rgb, width, height, path)
 }
 
 /// The Gantt chart of `trace` as an SVG document, the same picture as [`gantt_png`].
@@ -912,7 +923,7 @@ pub fn gantt_svg(trace: &Trace, opts: &GanttOptions) -> Result<String, PlotError
     let height = page_height(trace, opts, path)?;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (opts.width(), height)).into_drawing_area();
         draw(&root, trace, opts).map_err(|e| draw_err(path, e))?;
         root.present().map_err(|e| draw_err(path, e))?;
     }

@@ -5,7 +5,7 @@
 
 use super::data::PlotData;
 use super::style::{FONT, register_fonts};
-use super::{HEIGHT, WIDTH, fixture, plan, render_svg};
+use super::{SIZE, fixture, plan, render_svg};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use std::path::Path;
@@ -74,13 +74,13 @@ fn texts(svg: &str) -> Vec<Placed> {
     out
 }
 
-/// Every plot of `data` as its name and placed texts.
-fn drawn(data: &PlotData) -> Vec<(String, Vec<Placed>)> {
+/// Every plot of `data` drawn at `size` as its name and placed texts.
+fn drawn(data: &PlotData, size: (u32, u32)) -> Vec<(String, Vec<Placed>)> {
     assert!(register_fonts());
     plan(data)
         .into_iter()
         .map(|p| {
-            let svg = render_svg(data, p.kind, Path::new(&p.name)).expect("drawn");
+            let svg = render_svg(data, p.kind, Path::new(&p.name), size).expect("drawn");
             (p.name, texts(&String::from_utf8(svg).expect("UTF-8")))
         })
         .collect()
@@ -88,8 +88,14 @@ fn drawn(data: &PlotData) -> Vec<(String, Vec<Placed>)> {
 
 /// Asserts that every text of every plot of `data` lies inside the image.
 fn assert_inside(data: &PlotData) {
-    let (w, h) = (f64::from(WIDTH), f64::from(HEIGHT));
-    for (name, texts) in drawn(data) {
+    assert_inside_at(data, SIZE, |_| true);
+}
+
+/// Asserts that every text of the plots of `data` that `which` picks by name, drawn at `size`,
+/// lies inside the image.
+fn assert_inside_at(data: &PlotData, size: (u32, u32), which: impl Fn(&str) -> bool) {
+    let (w, h) = (f64::from(size.0), f64::from(size.1));
+    for (name, texts) in drawn(data, size).into_iter().filter(|(n, _)| which(n)) {
         for t in texts.iter().filter(|t| !t.text.trim().is_empty()) {
             let (l, top, r, b) = t.bbox;
             assert!(
@@ -115,6 +121,62 @@ fn every_text_of_every_plot_lies_inside_the_image() {
     assert_inside(&fixture::flags_all());
 }
 
+/// The sizes `qsim serve` may draw its plots at: its bounds, and the boxes its page asks for in
+/// a 900×720 window, at 1280×720 (one plot per row) and in the projector layout there (as
+/// tests/serve.rs measures them in Chromium), and that layout's box at a zoom of 1.5.
+const SERVE_SIZES: [(u32, u32); 7] = [
+    (480, 320),
+    (2400, 1600),
+    (480, 1600),
+    (496, 331),
+    (876, 584),
+    (800, 393),
+    (982, 480),
+];
+/// The page's boxes of [`SERVE_SIZES`] (within the bounds, not at them).
+const PAGE_SIZES: [(u32, u32); 3] = [(496, 331), (876, 584), (982, 480)];
+const SERVE_PLOTS: [&str; 3] = ["percentiles", "stages", "failures"];
+
+/// The plots `qsim serve` draws at the size of their box keep their text inside the image at
+/// every size it may ask for, and with three runs (the policies of two-queue, what the page
+/// opens on) the percentile and stage plots keep their texts apart at the sizes its page asks
+/// for. (The failures plot's two panels crowd their rows below about 600 px of height: its
+/// labels may touch there.)
+#[test]
+fn the_plots_the_page_draws_fit_every_size_it_may_ask() {
+    for data in [
+        fixture::with_memory(),
+        fixture::without_memory(),
+        fixture::five_variants(),
+    ] {
+        for size in SERVE_SIZES {
+            assert_inside_at(&data, size, |n| SERVE_PLOTS.contains(&n));
+        }
+        // Five runs' bars crowd a plot 331 px tall: their end labels may touch there.
+        for size in PAGE_SIZES.into_iter().filter(|_| data.runs.len() <= 3) {
+            for (name, texts) in drawn(&data, size)
+                .into_iter()
+                .filter(|(n, _)| ["percentiles", "stages"].contains(&n.as_str()))
+            {
+                let texts: Vec<&Placed> =
+                    texts.iter().filter(|t| !t.text.trim().is_empty()).collect();
+                for (i, a) in texts.iter().enumerate() {
+                    for b in &texts[i + 1..] {
+                        assert!(
+                            !overlap(a.bbox, b.bbox),
+                            "{size:?} {name}: {:?} {:?} overlaps {:?} {:?}",
+                            a.text,
+                            a.bbox,
+                            b.text,
+                            b.bbox
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn the_32_runs_of_flags_all_are_each_named_once_uncut_and_nothing_overlaps() {
     let data = fixture::flags_all();
@@ -122,7 +184,7 @@ fn the_32_runs_of_flags_all_are_each_named_once_uncut_and_nothing_overlaps() {
     let distinct: std::collections::BTreeSet<&String> = labels.iter().collect();
     assert_eq!(distinct.len(), 32, "{labels:?}");
     assert!(labels.iter().all(|l| l.chars().count() <= 14), "{labels:?}");
-    for (name, texts) in drawn(&data) {
+    for (name, texts) in drawn(&data, SIZE) {
         let texts: Vec<&Placed> = texts.iter().filter(|t| !t.text.trim().is_empty()).collect();
         for t in &texts {
             assert!(!t.text.contains('…'), "{name}: {:?} is cut", t.text);

@@ -305,6 +305,28 @@ fn band_range(runs: &[(usize, &RunPlot)], unit: TimeUnit) -> (f64, f64) {
     (lo, hi)
 }
 
+/// `t`, the ticks of a log axis over `(lo, hi)` drawn `px` pixels tall, with its 2s and 5s
+/// turned minor when its labels would stand closer than [`TICK_PX`] and a little: only a plot
+/// drawn short (by `qsim serve`, at the size of its box) has so little room.
+fn labels_apart(t: Ticks, (lo, hi): (f64, f64), px: f64) -> Ticks {
+    let shown = t.major.iter().filter(|&&y| y >= lo && y <= hi).count();
+    if shown < 2 || px / (shown - 1) as f64 >= TICK_PX + 4.0 {
+        return t;
+    }
+    let decade = |y: &f64| (y.log10() - y.log10().round()).abs() < 1e-9;
+    let (major, demoted): (Vec<f64>, Vec<f64>) = t.major.into_iter().partition(decade);
+    if major.iter().filter(|&&y| y >= lo && y <= hi).count() < 2 {
+        return Ticks {
+            major: major.into_iter().chain(demoted).collect(),
+            minor: t.minor,
+        };
+    }
+    let mut minor = t.minor;
+    minor.extend(demoted);
+    minor.sort_by(f64::total_cmp);
+    Ticks { major, minor }
+}
+
 /// The percentile chart on `area`, its mesh drawn: a nines x axis from p50 to p99.99 and a
 /// log y axis over `runs`' bands in `unit`.
 fn percentile_chart<'a, DB: DrawingBackend>(
@@ -314,6 +336,9 @@ fn percentile_chart<'a, DB: DrawingBackend>(
 ) -> Drawn<AxisChart<'a, DB>, DB> {
     let (lo, hi) = band_range(runs, unit);
     let (ylo, yhi, yt) = log_axis(lo, hi);
+    // The axis's height less the tick label area and the top margin (below).
+    let axis_px = f64::from(area.dim_in_pixel().1) - 66.0 - 8.0;
+    let yt = labels_apart(yt, (ylo, yhi), axis_px);
     let x_major: Vec<f64> = LABELLED.iter().map(|&p| nines(p)).collect();
     let x_minor: Vec<f64> = PLOT_PERCENTILES
         .iter()
@@ -335,13 +360,16 @@ fn percentile_chart<'a, DB: DrawingBackend>(
         .x_label_area_size(66)
         .y_label_area_size(100)
         .build_cartesian_2d(x_range, y_range)?;
+    let (x_desc, y_desc) = axis_descs(
+        area,
+        &chart,
+        "percentile of reads (axis spaced by nines: 90, 99, 99.9 ...)",
+        &format!("read completion latency, {} (log scale)", unit.name),
+    )?;
     chart
         .configure_mesh()
-        .x_desc("percentile of reads (axis spaced by nines: 90, 99, 99.9 ...)")
-        .y_desc(format!(
-            "read completion latency, {} (log scale)",
-            unit.name
-        ))
+        .x_desc(x_desc)
+        .y_desc(y_desc)
         .x_label_formatter(&|x| nines_label(*x))
         .y_label_formatter(&|y| fmt_num(10f64.powf(*y)))
         .label_style(font(TICK_PX, INK, HPos::Center, VPos::Center))
@@ -527,12 +555,15 @@ fn distribution<DB: DrawingBackend>(
         .x_label_area_size(66)
         .y_label_area_size(100)
         .build_cartesian_2d(x_range, y_range)?;
+    let (x_desc, y_desc) = axis_descs(
+        &plot_area,
+        &chart,
+        &format!("read completion latency, {} (log scale)", unit.name),
+        y_desc,
+    )?;
     chart
         .configure_mesh()
-        .x_desc(format!(
-            "read completion latency, {} (log scale)",
-            unit.name
-        ))
+        .x_desc(x_desc)
         .y_desc(y_desc)
         .x_label_formatter(&|x| fmt_num(10f64.powf(*x)))
         .y_label_formatter(&|y| match kind {

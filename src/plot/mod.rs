@@ -55,6 +55,10 @@ use std::path::{Path, PathBuf};
 pub const WIDTH: u32 = 1200;
 /// Height of every plot, px.
 pub const HEIGHT: u32 = 800;
+/// The size every plot file is drawn at: [`WIDTH`] × [`HEIGHT`] px. `qsim serve` draws its
+/// page's plots at the size of their box instead ([`svg_named`]); the layout follows the
+/// drawing area, the type keeps its pixel sizes.
+pub const SIZE: (u32, u32) = (WIDTH, HEIGHT);
 
 /// Why a plot could not be written; every variant names the file or directory.
 #[derive(Debug, thiserror::Error)]
@@ -315,7 +319,7 @@ pub fn render_all(data: &PlotData, dir: &Path) -> Result<Vec<PathBuf>, PlotError
         write(&png, &render_png(data, p.kind, &png)?)?;
         out.push(png);
         let svg = dir.join(format!("{}.svg", p.name));
-        write(&svg, &render_svg(data, p.kind, &svg)?)?;
+        write(&svg, &render_svg(data, p.kind, &svg, SIZE)?)?;
         out.push(svg);
     }
     Ok(out)
@@ -340,20 +344,27 @@ pub fn draw_in_memory(data: &PlotData) -> Result<usize, PlotError> {
     for p in plan(data) {
         let path = PathBuf::from(&p.name);
         draw_rgb(data, p.kind, &path)?;
-        svg_len += render_svg(data, p.kind, &path)?.len();
+        svg_len += render_svg(data, p.kind, &path, SIZE)?.len();
     }
     Ok(svg_len)
 }
 
-/// One plot of `data` as an SVG string, by the name [`plot_names`] gives it (`percentiles`,
-/// `stages`, `failures`, ...), or `None` when `data` yields no plot of that name. `qsim serve`
-/// draws its page's plots through it, so they are the same pictures `qsim run --plots` writes.
-pub fn svg_named(data: &PlotData, name: &str) -> Result<Option<String>, PlotError> {
+/// One plot of `data` as an SVG string `size` = (width, height) px, by the name [`plot_names`]
+/// gives it (`percentiles`, `stages`, `failures`, ...), or `None` when `data` yields no plot of
+/// that name. `qsim serve` draws its page's plots through it at the size of their box on the
+/// page (so one SVG unit is one CSS pixel and the type keeps its size); at [`SIZE`] they are the
+/// pictures `qsim run --plots` writes. The caller bounds `size` (the drawing holds the SVG
+/// text only, no pixel buffer).
+pub fn svg_named(
+    data: &PlotData,
+    name: &str,
+    size: (u32, u32),
+) -> Result<Option<String>, PlotError> {
     let Some(p) = plan(data).into_iter().find(|p| p.name == name) else {
         return Ok(None);
     };
     let path = PathBuf::from(format!("{name}.svg"));
-    let bytes = render_svg(data, p.kind, &path)?;
+    let bytes = render_svg(data, p.kind, &path, size)?;
     // plotters writes the SVG into a String, so its bytes are UTF-8.
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
@@ -493,12 +504,17 @@ fn encode_png(rgb: &[u8], width: u32, height: u32, path: &Path) -> Result<Vec<u8
     Ok(png)
 }
 
-/// Plot `kind` as SVG bytes (`path` only names it in errors).
-fn render_svg(data: &PlotData, kind: Kind, path: &Path) -> Result<Vec<u8>, PlotError> {
+/// Plot `kind` as SVG bytes, `size` = (width, height) px (`path` only names it in errors).
+fn render_svg(
+    data: &PlotData,
+    kind: Kind,
+    path: &Path,
+    size: (u32, u32),
+) -> Result<Vec<u8>, PlotError> {
     fonts(path)?;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         draw(&root, data, kind).map_err(|e| draw_err(path, e))?;
         root.present().map_err(|e| draw_err(path, e))?;
     }

@@ -219,6 +219,33 @@ pub(super) fn fit_text<DB: DrawingBackend>(
     Ok(cut(lo))
 }
 
+/// An axis description or heading shortened to at most `room` px in `style`: whole when it
+/// fits, else without its closing `(…)`, then without its last `, …` clauses, and only then cut
+/// with an ellipsis. At [`super::SIZE`] every description fits whole; `qsim serve` draws its
+/// plots at the size of their box on the page, as narrow as 480 × 320 px, where the type keeps
+/// its pixel size and a long description must give up its asides.
+pub(super) fn fit_desc<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    text: &str,
+    style: &TextStyle,
+    room: i32,
+) -> Drawn<String, DB> {
+    let mut t = clip_chars(text, MAX_TEXT_CHARS);
+    loop {
+        if text_width(root, &t, style)? <= room {
+            return Ok(t);
+        }
+        let cut = t
+            .strip_suffix(')')
+            .and_then(|s| s.rfind(" ("))
+            .or_else(|| t.rfind(", "));
+        match cut {
+            Some(at) if at > 0 => t.truncate(at),
+            _ => return fit_text(root, &t, style, room),
+        }
+    }
+}
+
 /// Draws `text` at pixel `(x, y)` of the root area.
 pub(super) fn text<DB: DrawingBackend>(
     root: &DrawingArea<DB, plotters::coord::Shift>,
@@ -766,6 +793,22 @@ impl Ranged for Axis {
 
 /// A chart on two [`Axis`] coordinates.
 pub(super) type AxisChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<Axis, Axis>>;
+
+/// The x and y axis descriptions of `chart` (built on `area`), each fitted by [`fit_desc`] to
+/// the length of its axis.
+pub(super) fn axis_descs<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    chart: &AxisChart<'_, DB>,
+    x: &str,
+    y: &str,
+) -> Drawn<(String, String), DB> {
+    let (w, h) = chart.plotting_area().dim_in_pixel();
+    let style = font(DESC_PX, INK, HPos::Center, VPos::Center);
+    Ok((
+        fit_desc(area, x, &style, w as i32)?,
+        fit_desc(area, y, &style, h as i32)?,
+    ))
+}
 
 #[cfg(test)]
 mod tests {

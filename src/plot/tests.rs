@@ -425,7 +425,7 @@ fn few_replications_draw_dots_and_many_draw_whiskers() {
 #[test]
 fn one_plot_by_name_is_the_svg_render_all_writes() {
     let data = fixture::with_memory();
-    let svg = svg_named(&data, "percentiles")
+    let svg = svg_named(&data, "percentiles", SIZE)
         .unwrap()
         .expect("a percentile plot");
     assert!(
@@ -434,7 +434,10 @@ fn one_plot_by_name_is_the_svg_render_all_writes() {
     );
     let path = PathBuf::from("percentiles.svg");
     let kind = plan(&data)[0].kind;
-    assert_eq!(svg.as_bytes(), render_svg(&data, kind, &path).unwrap());
-    assert!(svg_named(&data, "failures").unwrap().is_some());
-    assert!(svg_named(&data, "no-such-plot").unwrap().is_none());
+    assert_eq!(
+        svg.as_bytes(),
+        render_svg(&data, kind, &path, SIZE).unwrap()
+    );
+    assert!(svg_named(&data, "failures", SIZE).unwrap().is_some());
+    assert!(svg_named(&data, "no-such-plot", SIZE).unwrap().is_none());
 }

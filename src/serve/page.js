@@ -12,7 +12,22 @@ const S = {
   drawSeq: 0,     // increments per plot request, so a slow answer never overwrites a newer one
   present: false, // the projector layout: one plot at a time, large
   slide: "percentiles",  // the plot the projector layout shows (a figure id without "fig-")
+  drawn: null,    // the size the plots on the page were asked for: {w, h, zoom} (plotBox)
 };
+
+// The server draws each plot at the size of its box, so one SVG unit is one CSS pixel and the
+// plots' type keeps its designed size (tick labels 16 px) in any window, instead of shrinking
+// with a 1200-px drawing. The projector layout asks for its box divided by PRESENT_ZOOM and
+// the browser scales the drawing up by as much: type and lines 1.5 times as large (ticks
+// 24 px), unless that would leave fewer than PRESENT_MIN_H units of height for the plot's
+// panels; then the zoom is less, never below 1 (at 1280x720 about 1.23: ticks 20 px).
+const PRESENT_ZOOM = 1.5;
+const PRESENT_MIN_H = 480;
+// The projector layout's plot height: the window less this many ems of header and buttons
+// (the same as page.css's `max-height: calc(100vh - 6em)`).
+const PRESENT_CHROME_EM = 6;
+// Outside it, a plot is as wide as its box and two thirds as tall, the files' 1200x800 shape.
+const ASPECT = 2 / 3;
 
 // This page's token: the server stops this page's older run for its newer one, never another
 // page's (randomUUID needs a secure context; a page opened over the LAN falls back).
@@ -294,15 +309,45 @@ async function showResult(id, s) {
   $("status").textContent = `up to date (run ${id})`;
 }
 
-// Draws the shown run's plots for the selected policy.
+// The size, in SVG units, to ask the plots for: {w, h, zoom}, the box a plot has on the page
+// (the content box of a figure; in the projector layout the screen below the buttons) over
+// the zoom the browser will draw it at. Measured with the plots shown, before the first draw
+// too: unhiding and hiding again in one task lays out but paints nothing.
+function plotBox() {
+  const plots = $("plots");
+  const hidden = plots.hidden;
+  plots.hidden = false;
+  const px = (v) => parseFloat(v) || 0;
+  const fig = getComputedStyle($("fig-percentiles"));
+  const w = plots.clientWidth - px(fig.paddingLeft) - px(fig.paddingRight) -
+    px(fig.borderLeftWidth) - px(fig.borderRightWidth);
+  const em = px(getComputedStyle(plots).fontSize);
+  plots.hidden = hidden;
+  if (!S.present) return { w: Math.floor(w), h: Math.round(Math.floor(w) * ASPECT), zoom: 1 };
+  const h = innerHeight - PRESENT_CHROME_EM * em;
+  const zoom = Math.max(1, Math.min(PRESENT_ZOOM, h / PRESENT_MIN_H));
+  return { w: Math.floor(w / zoom), h: Math.floor(h / zoom), zoom };
+}
+
+// Redraws the plots on view when their box has changed size (a resized window, the projector
+// layout entered or left), unless a run is on its way (its plots will come at the new size).
+function redrawIfResized() {
+  if (!S.shown || S.shown !== S.latest || !S.drawn) return;
+  const b = plotBox();
+  if (Math.abs(b.w - S.drawn.w) <= 2 && Math.abs(b.h - S.drawn.h) <= 2) return;
+  drawPlots();
+}
+
+// Draws the shown run's plots for the selected policy, at the size of their box.
 async function drawPlots() {
   const id = S.shown;
   if (!id) return;
   const seq = ++S.drawSeq;
   const policy = encodeURIComponent($("policy").value);
+  const box = plotBox();
   let p;
   try {
-    const r = await fetch(`/api/plots?id=${id}&policy=${policy}`);
+    const r = await fetch(`/api/plots?id=${id}&policy=${policy}&w=${box.w}&h=${box.h}`);
     p = await r.json();
     if (!r.ok) throw new Error(p.error);
   } catch (e) {
@@ -310,6 +355,7 @@ async function drawPlots() {
     return;
   }
   if (seq !== S.drawSeq || id !== S.latest) return;
+  S.drawn = box;
   $("plot-percentiles").innerHTML = p.percentiles;
   $("plot-stages").innerHTML = p.stages;
   $("fig-failures").hidden = !p.failures;
@@ -321,14 +367,15 @@ async function drawPlots() {
   $("plots").hidden = false;
   $("plots").classList.remove("stale");
   showSlide(0);
-  drawGantt(id, policy, seq);
+  drawGantt(id, policy, seq, box.w);
 }
 
-// The trace's Gantt chart, in its own request so a slow trace never holds up the plots.
-async function drawGantt(id, policy, seq) {
+// The trace's Gantt chart, in its own request so a slow trace never holds up the plots; `w`
+// units wide, as the plots (it is as tall as its lanes need).
+async function drawGantt(id, policy, seq, w) {
   let p;
   try {
-    p = await (await fetch(`/api/gantt?id=${id}&policy=${policy}`)).json();
+    p = await (await fetch(`/api/gantt?id=${id}&policy=${policy}&w=${w}`)).json();
   } catch (e) {
     p = { note: `trace: ${e}` };
   }
@@ -365,6 +412,13 @@ function layoutControls() {
     S.present = !S.present;
     showSlide(0);
     saveState();
+    redrawIfResized();
+  });
+  // A resized window redraws the plots at their new size once it has stopped moving.
+  let resizing = 0;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(redrawIfResized, 200);
   });
   $("prev").addEventListener("click", () => showSlide(-1));
   $("next").addEventListener("click", () => showSlide(1));

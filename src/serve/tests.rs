@@ -254,3 +254,57 @@ fn a_scenario_with_variants_runs_its_base_without_them() {
         .is_err()
     );
 }
+
+#[test]
+fn a_plot_size_is_clamped_and_a_non_number_refused() {
+    let size = |q: &str| plot_size(q).map_err(|r| (r.status, json_of(&r)["error"].clone()));
+    assert_eq!(size("id=1"), Ok((1200, 800)), "missing: the files' size");
+    assert_eq!(size("w=900&h=600"), Ok((900, 600)));
+    assert_eq!(size("w=870.4&h=579.6"), Ok((870, 580)));
+    assert_eq!(size("w=0&h=0"), Ok((480, 320)));
+    assert_eq!(size("w=-1&h=-1"), Ok((480, 320)));
+    assert_eq!(size("w=1e9&h=1e9"), Ok((2400, 1600)));
+    assert_eq!(size("w=700"), Ok((700, 800)));
+    for q in ["w=abc", "h=abc", "w=", "w=NaN", "h=inf", "w=1e999"] {
+        let (status, error) = size(q).unwrap_err();
+        assert_eq!(status, 400, "{q}");
+        let e = error.as_str().unwrap();
+        assert!(e.contains("in CSS px, a number"), "{q}: {e}");
+    }
+    let app = app();
+    let r = respond(&app, "GET", "/api/plots?id=77&w=abc", b"");
+    assert_eq!(r.status, 400, "checked before the run is looked up");
+    let r = respond(&app, "GET", "/api/gantt?id=77&w=abc", b"");
+    assert_eq!(r.status, 400);
+}
+
+#[test]
+fn the_plots_are_drawn_at_the_size_asked_for() {
+    let app = app();
+    let id = json_of(&post(&app, &["replications=1"]))["id"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(wait_done(&app, id)["state"], "done");
+    let get = |q: &str| json_of(&respond(&app, "GET", &format!("/api/{q}"), b""));
+    let p = get(&format!("plots?id={id}&policy=all&w=870&h=580"));
+    for name in ["percentiles", "stages", "failures"] {
+        let svg = p[name].as_str().unwrap();
+        assert!(
+            svg.starts_with(r#"<svg width="870" height="580" viewBox="0 0 870 580""#),
+            "{name}: {svg:.100}"
+        );
+    }
+    let p = get(&format!("plots?id={id}&policy=all&w=99999&h=1"));
+    assert!(
+        p["stages"]
+            .as_str()
+            .unwrap()
+            .starts_with(r#"<svg width="2400" height="320""#)
+    );
+    let g = get(&format!("gantt?id={id}&policy=fifo&w=700&h=5"));
+    let svg = g["gantt"].as_str().expect("a chart");
+    assert!(
+        svg.starts_with(r#"<svg width="700" height=""#),
+        "{svg:.100}"
+    );
+}

@@ -181,6 +181,7 @@ pub fn gantt(trace: &Trace, highlight: Option<u32>, width: usize) -> String {
             fmt_num(trace.to.as_ns() as f64 / 1e6)
         ),
         highlight,
+        width: None,
     };
     let mut out = String::new();
     wrap_into(&ascii(&gantt::title(trace, &opts)), width, 2, &mut out);

@@ -219,6 +219,7 @@ pub(in crate::plot) fn opts() -> GanttOptions {
     GanttOptions {
         title: "two-queue, policy fifo: 100-140 ms".into(),
         highlight: Some(2),
+        width: None,
     }
 }
 
