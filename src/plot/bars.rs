@@ -373,10 +373,10 @@ pub(super) fn stages<DB: DrawingBackend>(
 fn heading<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     (x, y): (i32, i32),
+    room: i32,
     s: &str,
 ) -> Drawn<i32, DB> {
     let style = bold(DESC_PX, INK, HPos::Left, VPos::Center);
-    let room = root.dim_in_pixel().0 as i32 - x - SIDE;
     text(root, &fit_desc(root, s, &style, room)?, (x, y + 14), &style)?;
     Ok(30)
 }
@@ -395,10 +395,39 @@ pub(super) fn failures<DB: DrawingBackend>(
         &note,
     )?;
     let rows = run_labels(root, data, TICK_PX)?;
-    let bh = body.dim_in_pixel().1 as i32;
-    let (top, bottom) = body.split_vertically(bh / 2 + 10);
-    failures_by_order(root, &top, data, &rows)?;
-    congestion_waits(root, &bottom, data, &rows)
+    let (bw, bh) = body.dim_in_pixel();
+    let (first, second) = if side_by_side(root.dim_in_pixel()) {
+        let (left, right) = body.split_horizontally(bw as i32 / 2);
+        // The right panel starts 14 px down (its gap when stacked): the left one too.
+        (left.margin(14, 0, 0, 0), right.margin(0, 0, 12, 0))
+    } else {
+        body.split_vertically(bh as i32 / 2 + 10)
+    };
+    failures_by_order(root, &first, data, &rows)?;
+    congestion_waits(root, &second, data, &rows)
+}
+
+/// Whether the failures plot lays its two panels side by side rather than one above the
+/// other: on a page at least 1.6 times as wide as tall (a projector's box). The files'
+/// 1200 × 800 stack them.
+fn side_by_side((w, h): (u32, u32)) -> bool {
+    f64::from(w) >= 1.6 * f64::from(h)
+}
+
+/// Fewest px of height the failures plot's two stacked panels need to keep their rows and
+/// labels apart.
+const STACKED_MIN_H: u32 = 700;
+
+/// The size to draw the failures plot at for a box of `size` (`qsim serve`): the box itself
+/// when its panels go side by side ([`side_by_side`]); otherwise as wide, and tall enough
+/// for two stacked panels, at least [`STACKED_MIN_H`] and nine tenths of the width, at most
+/// 1600 px (the page lets that figure grow downwards).
+pub(super) fn failures_size((w, h): (u32, u32)) -> (u32, u32) {
+    if side_by_side((w, h)) {
+        return (w, h);
+    }
+    let tall = h.max(STACKED_MIN_H).max(w * 9 / 10).min(1600);
+    (w, tall.max(h))
 }
 
 /// One registry metric per run: the mean over replications as a bar, its 95 % CI as a whisker.
@@ -532,6 +561,7 @@ fn failures_by_order<DB: DrawingBackend>(
     let mut used = heading(
         root,
         (tx + 4, ty),
+        tw - 4,
         "GFP_ATOMIC allocation failures per replication, stacked by allocation order",
     )?;
     let mut entries: Vec<Entry> = orders
@@ -605,6 +635,7 @@ fn congestion_waits<DB: DrawingBackend>(
     let mut used = heading(
         root,
         (bx + 4, by + 14),
+        bw - 4,
         "kswapd time in congestion_wait per replication, by queue class",
     )? + 14;
     let mut entries: Vec<Entry> = classes

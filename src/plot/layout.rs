@@ -76,26 +76,46 @@ fn texts(svg: &str) -> Vec<Placed> {
 
 /// Every plot of `data` drawn at `size` as its name and placed texts.
 fn drawn(data: &PlotData, size: (u32, u32)) -> Vec<(String, Vec<Placed>)> {
+    drawn_at(data, size, false)
+        .into_iter()
+        .map(|(name, _, texts)| (name, texts))
+        .collect()
+}
+
+/// [`drawn`], with the size each plot was drawn at; `served`, as `qsim serve` draws it for a
+/// box of `size` (the failures plot may come taller: [`super::served_size`]).
+#[allow(clippy::type_complexity)]
+fn drawn_at(
+    data: &PlotData,
+    size: (u32, u32),
+    served: bool,
+) -> Vec<(String, (u32, u32), Vec<Placed>)> {
     assert!(register_fonts());
     plan(data)
         .into_iter()
         .map(|p| {
-            let svg = render_svg(data, p.kind, Path::new(&p.name), size).expect("drawn");
-            (p.name, texts(&String::from_utf8(svg).expect("UTF-8")))
+            let at = if served {
+                super::served_size(p.kind, size)
+            } else {
+                size
+            };
+            let svg = render_svg(data, p.kind, Path::new(&p.name), at).expect("drawn");
+            (p.name, at, texts(&String::from_utf8(svg).expect("UTF-8")))
         })
         .collect()
 }
 
 /// Asserts that every text of every plot of `data` lies inside the image.
 fn assert_inside(data: &PlotData) {
-    assert_inside_at(data, SIZE, |_| true);
+    assert_inside_at(data, SIZE, false, |_| true);
 }
 
-/// Asserts that every text of the plots of `data` that `which` picks by name, drawn at `size`,
-/// lies inside the image.
-fn assert_inside_at(data: &PlotData, size: (u32, u32), which: impl Fn(&str) -> bool) {
-    let (w, h) = (f64::from(size.0), f64::from(size.1));
-    for (name, texts) in drawn(data, size).into_iter().filter(|(n, _)| which(n)) {
+/// Asserts that every text of the plots of `data` that `which` picks by name, drawn at `size`
+/// (`served`: as `qsim serve` draws them for a box of that size), lies inside the image.
+fn assert_inside_at(data: &PlotData, size: (u32, u32), served: bool, which: impl Fn(&str) -> bool) {
+    let picked = drawn_at(data, size, served).into_iter();
+    for (name, at, texts) in picked.filter(|(n, _, _)| which(n)) {
+        let (w, h) = (f64::from(at.0), f64::from(at.1));
         for t in texts.iter().filter(|t| !t.text.trim().is_empty()) {
             let (l, top, r, b) = t.bbox;
             assert!(
@@ -140,8 +160,8 @@ const SERVE_PLOTS: [&str; 3] = ["percentiles", "stages", "failures"];
 /// The plots `qsim serve` draws at the size of their box keep their text inside the image at
 /// every size it may ask for, and with three runs (the policies of two-queue, what the page
 /// opens on) the percentile and stage plots keep their texts apart at the sizes its page asks
-/// for. (The failures plot's two panels crowd their rows below about 600 px of height: its
-/// labels may touch there.)
+/// for; the failures plot too, side by side in a wide box and taller than a narrow one
+/// ([`super::served_size`]).
 #[test]
 fn the_plots_the_page_draws_fit_every_size_it_may_ask() {
     for data in [
@@ -150,13 +170,13 @@ fn the_plots_the_page_draws_fit_every_size_it_may_ask() {
         fixture::five_variants(),
     ] {
         for size in SERVE_SIZES {
-            assert_inside_at(&data, size, |n| SERVE_PLOTS.contains(&n));
+            assert_inside_at(&data, size, true, |n| SERVE_PLOTS.contains(&n));
         }
         // Five runs' bars crowd a plot 331 px tall: their end labels may touch there.
         for size in PAGE_SIZES.into_iter().filter(|_| data.runs.len() <= 3) {
-            for (name, texts) in drawn(&data, size)
+            for (name, _, texts) in drawn_at(&data, size, true)
                 .into_iter()
-                .filter(|(n, _)| ["percentiles", "stages"].contains(&n.as_str()))
+                .filter(|(n, _, _)| SERVE_PLOTS.contains(&n.as_str()))
             {
                 let texts: Vec<&Placed> =
                     texts.iter().filter(|t| !t.text.trim().is_empty()).collect();

@@ -354,7 +354,7 @@ pub fn draw_in_memory(data: &PlotData) -> Result<usize, PlotError> {
 /// that name. `qsim serve` draws its page's plots through it at the size of their box on the
 /// page (so one SVG unit is one CSS pixel and the type keeps its size); at [`SIZE`] they are the
 /// pictures `qsim run --plots` writes. The caller bounds `size` (the drawing holds the SVG
-/// text only, no pixel buffer).
+/// text only, no pixel buffer); the failures plot may come taller ([`served_size`]).
 pub fn svg_named(
     data: &PlotData,
     name: &str,
@@ -364,9 +364,19 @@ pub fn svg_named(
         return Ok(None);
     };
     let path = PathBuf::from(format!("{name}.svg"));
-    let bytes = render_svg(data, p.kind, &path, size)?;
+    let bytes = render_svg(data, p.kind, &path, served_size(p.kind, size))?;
     // plotters writes the SVG into a String, so its bytes are UTF-8.
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// The size [`svg_named`] draws plot `kind` at for a box of `size`: the box, but for the
+/// failures plot in a box too narrow for its panels side by side, which comes taller
+/// ([`bars::failures_size`]; the page lets it grow downwards).
+fn served_size(kind: Kind, size: (u32, u32)) -> (u32, u32) {
+    match kind {
+        Kind::Failures => bars::failures_size(size),
+        _ => size,
+    }
 }
 
 /// For each run, the first earlier run whose results are the same (its read latency
