@@ -496,6 +496,25 @@ pub struct Bar {
     pub range: Option<(f64, f64)>,
 }
 
+/// Each bar's number and range as printed beside it (`120 [90..150]`, `n/a`), in one format
+/// for all: steps of a hundredth of `max`, the largest value drawn.
+fn bar_numbers(bars: &[Bar], max: f64) -> Vec<String> {
+    let ok = |v: f64| (0.0..1e300).contains(&v);
+    let num = |v: f64| number(v, max / 100.0);
+    let text = |b: &Bar| {
+        let v = if b.value.is_finite() {
+            num(b.value)
+        } else {
+            "n/a".into()
+        };
+        match b.range {
+            Some((lo, hi)) if ok(lo) && ok(hi) => format!("{v} [{}..{}]", num(lo), num(hi)),
+            _ => v,
+        }
+    };
+    bars.iter().map(text).collect()
+}
+
 /// Draws labelled horizontal bars from 0 on a linear axis: `label |#####|--|  value [lo..hi]`,
 /// `width` columns at most (clamped). A value that is not finite or is negative draws no bar
 /// but keeps its row and number. Every line ends in `\n`.
@@ -516,20 +535,7 @@ pub fn bars(title: &str, bars: &[Bar], width: usize) -> String {
         .flatten()
         .filter(|&v| ok(v))
         .fold(0.0, f64::max);
-    // One number format for every bar: steps of a hundredth of the largest value.
-    let num = |v: f64| number(v, max / 100.0);
-    let text = |b: &Bar| {
-        let v = if b.value.is_finite() {
-            num(b.value)
-        } else {
-            "n/a".into()
-        };
-        match b.range {
-            Some((lo, hi)) if ok(lo) && ok(hi) => format!("{v} [{}..{}]", num(lo), num(hi)),
-            _ => v,
-        }
-    };
-    let texts: Vec<String> = bars.iter().map(text).collect();
+    let texts = bar_numbers(bars, max);
     let tw = texts
         .iter()
         .map(String::len)

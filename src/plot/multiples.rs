@@ -132,7 +132,7 @@ pub(super) fn percentiles_each<DB: DrawingBackend>(
     let x_axis = (nines(50.0) - 0.15, nines(99.99) + 0.15);
     let y_axis = (ylo.log10(), yhi.log10());
 
-    for k in 0..shown {
+    for (k, run) in runs.iter().enumerate().take(shown) {
         let (c, r) = ((k % cols) as i32, (k / cols) as i32);
         let x0 = xr.start + LEFT + c * (panel_w + GAP_X);
         let y0 = yr.start + r * (panel_h + GAP_Y);
@@ -144,26 +144,13 @@ pub(super) fn percentiles_each<DB: DrawingBackend>(
             x: x_axis,
             y: y_axis,
         };
-        panel_title(root, &p, runs[k], panel_w)?;
+        panel_title(root, &p, run, panel_w)?;
         panel_grid(root, &p, &yticks.major, c == 0)?;
         let below_is_empty = k + cols >= shown;
         if below_is_empty {
             x_labels(root, &p)?;
         }
-        let px = |l: &[(f64, f64)]| -> Vec<(i32, i32)> { l.iter().map(|&q| p.px(q)).collect() };
-        for (j, l) in lines.iter().enumerate() {
-            if j != k && j != 0 {
-                polyline(root, &px(l), OTHERS.to_rgba(), 1, &[])?;
-            }
-        }
-        if k != 0 {
-            polyline(root, &px(&lines[0]), INK.to_rgba(), 2, &[6.0, 4.0])?;
-        }
-        let own = px(&lines[k]);
-        polyline(root, &own, LINE_COLOURS[0].to_rgba(), 3, &[])?;
-        for &q in &own {
-            marker(root, Marker::Circle, q, 3, LINE_COLOURS[0])?;
-        }
+        panel_lines(root, &p, &lines, k)?;
     }
     let first = runs[0].label.split(" (= ").next().unwrap_or_default();
     let desc = format!(
@@ -180,6 +167,31 @@ pub(super) fn percentiles_each<DB: DrawingBackend>(
         ((xr.start + xr.end) / 2, yr.end - SMALL_PX as i32 / 2 - 2),
         &style,
     )
+}
+
+/// Panel `p`'s lines: every other run's thin and grey, the first run's dashed (unless the
+/// panel is its own), and run `k`'s thick with a dot at each measured percentile.
+fn panel_lines<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    p: &Panel,
+    lines: &[Vec<(f64, f64)>],
+    k: usize,
+) -> Drawn<(), DB> {
+    let px = |l: &[(f64, f64)]| -> Vec<(i32, i32)> { l.iter().map(|&q| p.px(q)).collect() };
+    for (j, l) in lines.iter().enumerate() {
+        if j != k && j != 0 {
+            polyline(root, &px(l), OTHERS.to_rgba(), 1, &[])?;
+        }
+    }
+    if k != 0 {
+        polyline(root, &px(&lines[0]), INK.to_rgba(), 2, &[6.0, 4.0])?;
+    }
+    let own = px(&lines[k]);
+    polyline(root, &own, LINE_COLOURS[0].to_rgba(), 3, &[])?;
+    for &q in &own {
+        marker(root, Marker::Circle, q, 3, LINE_COLOURS[0])?;
+    }
+    Ok(())
 }
 
 /// The grey of the runs a panel shows for context.
