@@ -12,7 +12,7 @@
 //! | `GET /api/knobs` | the scenario's knobs and policies (module `knobs`) |
 //! | `POST /api/run` | body `{"sets": ["PATH=VALUE", ...], "page": TOKEN}`: resolves the base scenario with those `--set`s; `{"id": N}`, or 422 with the CLI's located error |
 //! | `GET /api/status?id=N` | `queued`, `running` (replications done / total), `done` (seed, replications, the command, the report), `failed`, `superseded` |
-//! | `GET /api/plots?id=N&policy=P&w=W&h=H` | the finished run's plots as SVG strings, for one policy or `all`, drawn W × H px ([`plot_size`]; the page asks for its boxes' size) |
+//! | `GET /api/plots?id=N&policy=P&w=W&h=H` | the finished run's plots as SVG strings, for one policy or `all`, drawn W × H px (`plot_size`; the page asks for its boxes' size) |
 //! | `GET /api/gantt?id=N&policy=P&w=W` | the trace's Gantt chart of that run's scenario under one policy (`qsim trace`'s default window, [`crate::experiment::trace::gantt_svg`]), W px wide and as tall as its lanes need, or a note |
 //! | `GET /api/scenario.yaml?id=N` | run N's scenario as one file, its overrides written in, for `qsim run FILE` |
 //!

@@ -354,7 +354,8 @@ pub fn draw_in_memory(data: &PlotData) -> Result<usize, PlotError> {
 /// that name. `qsim serve` draws its page's plots through it at the size of their box on the
 /// page (so one SVG unit is one CSS pixel and the type keeps its size); at [`SIZE`] they are the
 /// pictures `qsim run --plots` writes. The caller bounds `size` (the drawing holds the SVG
-/// text only, no pixel buffer); the failures plot may come taller ([`served_size`]).
+/// text only, no pixel buffer); the failures plot may come taller than asked, its two panels
+/// stacked in a narrow box.
 pub fn svg_named(
     data: &PlotData,
     name: &str,

@@ -2,9 +2,8 @@
 //! `<prefix>_{bw,iops,lat,slat,clat}.1.log`, streamed to the run folder while replication 0 of
 //! the run is simulated, so nothing of them is kept in memory.
 //!
-//! The model hands each completed, measured I/O to a sink
-//! ([`IoSink`](crate::model::observe::recorder::IoSink)); [`PerIoLogs`] is the one that formats
-//! it as fio 3.33's `flush_samples` does and writes it, through a bounded buffer, into a hidden
+//! The model hands each completed, measured I/O to a sink ([`IoSink`]); [`PerIoLogs`] is the
+//! one that formats it as fio 3.33's `flush_samples` does and writes it, through a bounded buffer, into a hidden
 //! temporary file per log beside its final name ([`crate::output::StreamFile`]). Only once the
 //! whole run has succeeded are the files renamed into place ([`PerIoLogs::commit`]); a failed
 //! or interrupted run leaves none behind.
