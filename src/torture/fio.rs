@@ -65,6 +65,14 @@ const OPTIONS: &[(&str, &[&str])] = &[
     ("name", &["x", "", "\"q\""]),
     ("verify", &["md5", "crc32c"]),
     ("sync", &["1", "dsync", "maybe"]),
+    // fio's logs (per-I/O with 0) and their windows, offsets and histogram log.
+    ("log_avg_msec", &["0", "500", "250", "-1", "1e9", "x"]),
+    ("log_offset", &["0", "1", "2", "yes"]),
+    ("write_lat_log", &["lat", ""]),
+    ("write_bw_log", &["bw"]),
+    ("write_iops_log", &["iops"]),
+    ("log_hist_msec", &["0", "100", "-5"]),
+    ("log_hist_coarseness", &["0", "6", "9"]),
 ];
 
 /// Whole lines, hostile or odd, dropped in anywhere.
@@ -81,6 +89,7 @@ const ODD_LINES: &[&str] = &[
     "# another",
     "time_based",
     "norandommap",
+    "log_offset",
     "iodpeth=8",
     "\t[tabbed]\t",
     "[ünïcode]",
