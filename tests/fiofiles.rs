@@ -304,22 +304,3 @@ fn fio_exact_prints_fios_one_line_forms() {
     let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     assert_eq!(words(&wrapped.stdout), words(&exact.stdout));
 }
-
-/// Shard files keep no histogram log: `qsim merge` refuses `--log_hist_msec` rather than
-/// write a `--fio-dir` without the file asked for.
-#[test]
-fn merge_refuses_the_histogram_log() {
-    let dir = TempDir::new();
-    let out = dir.path().join("out");
-    Run::of(&[
-        "merge",
-        "shard.json",
-        "--fio-dir",
-        out.to_str().unwrap(),
-        "--log_hist_msec",
-        "1000",
-    ])
-    .assert_bad_input()
-    .stderr_has(&["--log_hist_msec is not available with qsim merge"]);
-    assert!(!out.exists());
-}

@@ -260,22 +260,20 @@ fn bad_log_options_are_refused() {
         .stderr_has(&["bad.fio:5:14", "log_avg_msec", "not a whole number"]);
 }
 
-/// `qsim merge` cannot write per-I/O logs or other windows from shard files: it refuses the
-/// flag, and names the job file's options it does not honour in a warning.
+/// `qsim merge` cannot write per-I/O logs, other windows or a histogram log from shard files:
+/// it refuses the flags (writing nothing), and names the job file's options it does not honour
+/// in a warning.
 #[test]
 fn merge_names_the_log_options_it_cannot_honour() {
     let dir = TempDir::new();
     let out = dir.path().join("out");
-    Run::of(&[
-        "merge",
-        "shard.json",
-        "--fio-dir",
-        out.to_str().unwrap(),
-        "--log_avg_msec",
-        "0",
-    ])
-    .assert_bad_input()
-    .stderr_has(&["--log_avg_msec is not available with qsim merge"]);
+    for (flag, value) in [("--log_avg_msec", "0"), ("--log_hist_msec", "1000")] {
+        let fio_dir = out.to_str().unwrap();
+        Run::of(&["merge", "shard.json", "--fio-dir", fio_dir, flag, value])
+            .assert_bad_input()
+            .stderr_has(&[&format!("{flag} is not available with qsim merge")]);
+        assert!(!out.exists(), "{flag}");
+    }
     let job = dir.file(
         "logs.fio",
         &format!("{JOB}log_hist_msec=100\nwrite_lat_log=x\nlog_avg_msec=0\n"),

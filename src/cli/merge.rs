@@ -86,13 +86,8 @@ fn refuse_report_flags(args: &RunArgs) -> Result<(), UsageError> {
 /// command line are refused instead: there the user can drop them.)
 fn unhonoured_job_logs(sc: &Scenario, logs: &crate::report::fiodir::LogOptions) -> Vec<String> {
     let mut out = Vec::new();
-    let given = |name: &str| {
-        let g = &sc.fio_given;
-        let mut all = g.job.iter().chain(&g.global);
-        all.find(|(k, _)| k == name)
-            .map(|(_, v)| v.trim().to_string())
-    };
-    if let Some(v) = given("log_hist_msec").filter(|v| v != "0") {
+    let hist = sc.fio_given.get("log_hist_msec").map(str::trim);
+    if let Some(v) = hist.filter(|v| *v != "0") {
         out.push(format!(
             "the job file's log_hist_msec={v} is not honoured by qsim merge: shard files keep \
              no histogram log, so no _clat_hist.1.log is written (run in one process for it)"

@@ -153,10 +153,7 @@ impl OutputArgs {
     /// `write_lat_log`: naming any of them writes only those, as fio does), else qsim's
     /// defaults ([`LogOptions::default`]).
     pub fn fio_logs(&self, sc: &Scenario) -> LogOptions {
-        let named = |name: &str| {
-            let g = &sc.fio_given;
-            g.job.iter().chain(&g.global).any(|(k, _)| k == name)
-        };
+        let named = |name: &str| sc.fio_given.get(name).is_some();
         let (bw, iops, lat) = (
             named("write_bw_log"),
             named("write_iops_log"),
@@ -172,7 +169,11 @@ impl OutputArgs {
             iops: iops || !any,
             lat: lat || !any,
             // fio reads a bare boolean option as 1.
-            offset: self.log_offset || job_value(sc, "log_offset").is_some_and(|v| v.trim() != "0"),
+            offset: self.log_offset
+                || sc
+                    .fio_given
+                    .get("log_offset")
+                    .is_some_and(|v| v.trim() != "0"),
         }
     }
 }
@@ -180,13 +181,5 @@ impl OutputArgs {
 /// The number a fio job file behind `sc` gives option `name` (its job's value, then its
 /// `[global]` one); the loader has checked it.
 fn job_number(sc: &Scenario, name: &str) -> Option<u64> {
-    job_value(sc, name).and_then(|v| v.trim().parse().ok())
-}
-
-/// The value a fio job file behind `sc` gives option `name`, as written (empty for a bare
-/// option).
-fn job_value<'a>(sc: &'a Scenario, name: &str) -> Option<&'a str> {
-    let g = &sc.fio_given;
-    let mut all = g.job.iter().chain(&g.global);
-    all.find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    sc.fio_given.get(name).and_then(|v| v.trim().parse().ok())
 }

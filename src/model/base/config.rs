@@ -76,6 +76,13 @@ impl FioGiven {
     pub fn is_empty(&self) -> bool {
         self.global.is_empty() && self.job.is_empty()
     }
+
+    /// The value option `name` was given, as written (empty for a bare option): the job's
+    /// own, else its `[global]` one.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        let mut all = self.job.iter().chain(&self.global);
+        all.find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
 }
 
 /// One named variant: the scenario with some fields overridden (a kernel version, a patch).
