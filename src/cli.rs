@@ -14,6 +14,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+mod answer;
 mod conventions;
 mod sweep;
 pub use conventions::{CompletionsArgs, EXIT_STATUS_HELP, ManArgs, STDIN_NAME, man_pages};
@@ -225,6 +226,13 @@ pub struct RunArgs {
     /// --plots a `flags` plot.
     #[arg(long = "flags", value_name = "all|FLAG,FLAG")]
     pub flags: Option<String>,
+    /// After a flag comparison, rerun its recommended combination and the default with each
+    /// machine input (the device's service parameters, the cipher's rates, the CPU count)
+    /// moved down and up by STEP, and say which input the answer is most sensitive to:
+    /// `--robust` moves them by 20%, `--robust=10%` by 10%, `--robust=0` turns it off.
+    #[arg(long, value_name = "STEP", num_args = 0..=1, require_equals = true,
+        default_missing_value = answer::DEFAULT_STEP, value_parser = answer::parse_step)]
+    pub robust: Option<f64>,
 }
 
 /// clap value parser for `--precision`: `5%`, `5` or `0.5%` (percent of the mean).
@@ -434,8 +442,15 @@ fn run_cmd(args: &RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     };
     let bar = Progress::new(args.quiet);
     let result =
-        experiment::run_and_report(&sc, &opts, &mut watch, &|done, total| bar.tick(done, total));
+        experiment::run_report_keep(&sc, &opts, &mut watch, &|done, total| bar.tick(done, total));
     bar.finish();
+    let result = match (result, args.robust) {
+        (Ok(report), Some(step)) if step > 0.0 && !watch.broken => {
+            answer::check(args, &sets, &sc, &report, step, &mut watch)?;
+            Ok(())
+        }
+        (r, _) => r.map(|_| ()),
+    };
     if watch.broken {
         return Err(io::Error::from(io::ErrorKind::BrokenPipe).into());
     }

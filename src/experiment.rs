@@ -589,6 +589,17 @@ pub fn run_and_report(
     out: &mut dyn Write,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(), Error> {
+    run_report_keep(sc, opts, out, progress).map(|_| ())
+}
+
+/// [`run_and_report`], handing back the report it printed, for a caller that reads on from
+/// it (the flag comparison's robustness study, `qsim run --robust`).
+pub fn run_report_keep(
+    sc: &Scenario,
+    opts: &RunOptions,
+    out: &mut dyn Write,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Report, Error> {
     check_outputs(opts)?;
     let timeline = wants_timeline(opts);
     let deadline = opts.time_limit.map(|t| std::time::Instant::now() + t);
@@ -629,7 +640,7 @@ fn report_replicated(
     replicated: Replicated,
     timeline: bool,
     out: &mut dyn Write,
-) -> Result<(), Error> {
+) -> Result<Report, Error> {
     if !opts.check_invariants {
         first_violation(&replicated.first)?;
     }
@@ -688,7 +699,7 @@ fn report_replicated(
             runs: timed_out,
         });
     }
-    broken
+    broken.map(|()| report)
 }
 
 /// The one report of a replicated run: blocks from the pooled observations, then what the

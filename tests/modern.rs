@@ -272,6 +272,92 @@ fn flags_compares_every_combination_against_the_default_and_plots_it() {
     );
 }
 
+/// The recommendation's factor in `Recommendation: X. Read p99.9 F× better`, and the
+/// robustness table's `as run: F× better`: the same paired runs, so the same words.
+fn factor_after<'a>(text: &'a str, marker: &str) -> &'a str {
+    let at = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker:?}:\n{text}"));
+    text[at + marker.len()..].split(' ').next().unwrap()
+}
+
+#[test]
+fn flags_recommend_one_combination_and_robust_checks_it_against_moved_inputs() {
+    let dir = TempDir::new();
+    let file = dir.file("desk.yaml", FLAGS_DESKTOP);
+    let run = Run::of(&[
+        "run",
+        &file,
+        "--flags",
+        "no_read_workqueue,no_write_workqueue",
+        "--robust=10%",
+        "--summary",
+    ]);
+    run.assert_ok();
+    let out = &run.stdout;
+    run.stdout_fits_80();
+    let rec = out
+        .split("\nRecommendation: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no recommendation:\n{out}"));
+    let pick = rec.split('.').next().unwrap();
+    assert!(["nr", "nw", "nr+nw"].contains(&pick), "{rec}");
+    let words = rec.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("3 paired") && words.contains("95% CI"),
+        "{rec}"
+    );
+    let table = out
+        .split("\nDoes it hold? ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no robustness table:\n{out}"));
+    assert!(
+        table.starts_with(&format!("{pick} against dm-crypt")),
+        "{table}"
+    );
+    assert!(table.contains("moved down and up by 10%"), "{table}");
+    // nvme's drive parameters, aes-ni's two rates, and 4 CPUs moved by 1.
+    for row in [
+        "  device.latency ",
+        "  device.overhead ",
+        "  device.transfer_rate ",
+        "  crypt.encrypt_rate ",
+        "  crypt.decrypt_rate ",
+    ] {
+        assert!(table.contains(row), "no row {row:?}:\n{table}");
+    }
+    let cpus = table
+        .lines()
+        .find(|l| l.starts_with("  cpus "))
+        .expect("cpus row");
+    let cells: Vec<&str> = cpus.split_whitespace().collect();
+    assert_eq!((cells[1], cells[2], cells[4]), ("4", "3", "5"), "{cpus}");
+    assert!(
+        table.contains("The answer is most sensitive to "),
+        "{table}"
+    );
+    // Common random numbers: the study's base runs are the comparison's own runs.
+    assert_eq!(
+        factor_after(out, &format!("Recommendation: {pick}. Read p99.9 ")),
+        factor_after(table, "as run: "),
+        "{out}"
+    );
+    // Off, and refused where it cannot apply.
+    let off = Run::of(&[
+        "run",
+        &file,
+        "--flags",
+        "no_read_workqueue",
+        "--robust=0",
+        "--summary",
+    ]);
+    off.assert_ok();
+    assert!(!off.stdout.contains("Does it hold?"), "{}", off.stdout);
+    let bad = Run::of(&["run", &file, "--robust=200%"]);
+    assert_eq!(bad.code, Some(2), "{}", bad.stderr);
+    bad.stderr_has(&["--robust", "not a step", "percentage"]);
+}
+
 #[test]
 fn flags_refuses_a_flag_the_kernel_lacks_and_one_it_does_not_know() {
     let dir = TempDir::new();

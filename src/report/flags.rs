@@ -84,7 +84,7 @@ pub fn codes_used<'a>(
 }
 
 /// The default table's policy name, the reference of every comparison here.
-const DEFAULT: &str = "dm-crypt";
+pub(super) const DEFAULT: &str = "dm-crypt";
 
 /// One combination's paired ratios to the default, as the `flags` plot draws them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -108,21 +108,21 @@ pub struct FlagPlot {
 }
 
 /// One compared run of a [`Group`]: its flags and its replications' metrics.
-struct Member<'a> {
+pub(super) struct Member<'a> {
     flags: DmFlags,
-    policy: String,
-    reps: &'a [Metrics],
+    pub(super) policy: String,
+    pub(super) reps: &'a [Metrics],
 }
 
 /// The runs of one variant that the section compares: the default first, then the flagged
 /// tables in run order.
-struct Group<'a> {
-    variant: Option<String>,
-    members: Vec<Member<'a>>,
+pub(super) struct Group<'a> {
+    pub(super) variant: Option<String>,
+    pub(super) members: Vec<Member<'a>>,
 }
 
 /// The groups of `report` with a `dm-crypt` run and at least one `dm-crypt+…` run.
-fn groups(report: &Report) -> Vec<Group<'_>> {
+pub(super) fn groups(report: &Report) -> Vec<Group<'_>> {
     let mut out: Vec<Group> = Vec::new();
     for (p, (_, reps)) in report.policies.iter().zip(&report.metrics) {
         let (variant, policy) = match &p.variant {
@@ -182,7 +182,7 @@ pub fn code_of(policy: &str) -> String {
 
 /// A paired comparison of metric `key` of `xs` against `rs`: the verdict and the ratio of
 /// means with its interval (`None` when they cannot be paired: one replication, a NaN).
-fn compare(xs: &[Metrics], rs: &[Metrics], key: &str) -> Option<(Verdict, Interval)> {
+pub(super) fn compare(xs: &[Metrics], rs: &[Metrics], key: &str) -> Option<(Verdict, Interval)> {
     let id = MetricId::of_key(key)?;
     let (x, r) = (values(xs, id), values(rs, id));
     let d = paired_diff(&x, &r).ok()?;
@@ -192,7 +192,7 @@ fn compare(xs: &[Metrics], rs: &[Metrics], key: &str) -> Option<(Verdict, Interv
 
 /// `within noise`, `1.99× better`, `1.20× worse` (the factor is the ratio or its inverse,
 /// whichever is above 1), or `n/a`.
-fn verdict_words(c: Option<(Verdict, Interval)>) -> String {
+pub(super) fn verdict_words(c: Option<(Verdict, Interval)>) -> String {
     match c {
         None => "n/a".to_string(),
         Some((Verdict::WithinNoise, _)) => "within noise".to_string(),
@@ -369,6 +369,7 @@ fn render_group(g: &Group, out: &mut String) {
     out.push('\n');
     load_table(g, &tput, out);
     winners(g, &p999, &tput, out);
+    super::answer::render_recommendation(&super::answer::recommend_group(g), out);
 }
 
 /// The section's first table: read and write clat percentiles per combination, and the read

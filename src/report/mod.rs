@@ -25,6 +25,7 @@
 //!
 //! [`MemoryObs`]: crate::model::base::obs::MemoryObs
 
+pub mod answer;
 pub mod export;
 pub mod fiodir;
 pub mod fiofmt;
