@@ -66,15 +66,16 @@ impl CpuFile {
         TraceError::at_byte(&self.name, at, field, message, hint)
     }
 
-    /// Reads exactly `buf.len()` bytes; `Ok(false)` at a clean end before the first byte.
-    fn fill(&mut self, buf: &mut [u8], what: &str) -> Result<bool, TraceError> {
+    /// Reads exactly `buf.len()` bytes of the record at byte `at`; `Ok(false)` at a clean end
+    /// before a record's first byte.
+    fn fill(&mut self, buf: &mut [u8], what: &str, at: u64) -> Result<bool, TraceError> {
         let mut got = 0;
         while got < buf.len() {
             match self.input.read(&mut buf[got..]) {
                 Ok(0) if got == 0 && what == "record" => return Ok(false),
                 Ok(0) => {
                     return Err(self.err(
-                        self.offset + got as u64,
+                        at,
                         what,
                         format!(
                             "the file ends inside a {what} ({got} of {} bytes)",
@@ -94,7 +95,7 @@ impl CpuFile {
     /// The next record, with the process name a notify record carries.
     fn next(&mut self) -> Result<Option<(Record, Option<String>)>, TraceError> {
         let mut h = [0u8; 48];
-        if !self.fill(&mut h, "record")? {
+        if !self.fill(&mut h, "record", self.offset)? {
             return Ok(None);
         }
         let at = self.offset;
@@ -141,7 +142,7 @@ impl CpuFile {
             device: u32_at(36),
         };
         self.offset += 48;
-        let name = self.payload(&rec, pdu_len)?;
+        let name = self.payload(&rec, pdu_len, at)?;
         if rec.time < self.last_time && rec.action >> TC_SHIFT & TC_NOTIFY == 0 {
             return Err(self.err(
                 at,
@@ -175,13 +176,13 @@ impl CpuFile {
     }
 
     /// Skips the record's payload, keeping a notify record's process name.
-    fn payload(&mut self, rec: &Record, len: usize) -> Result<Option<String>, TraceError> {
+    fn payload(&mut self, rec: &Record, len: usize, at: u64) -> Result<Option<String>, TraceError> {
         let mut buf = [0u8; 4096];
         let mut left = len;
         let mut first: Vec<u8> = Vec::new();
         while left > 0 {
             let n = left.min(buf.len());
-            self.fill(&mut buf[..n], "payload")?;
+            self.fill(&mut buf[..n], "payload", at)?;
             if first.is_empty() {
                 first.extend_from_slice(&buf[..n.min(COMM_LEN + 8)]);
             }

@@ -13,7 +13,7 @@
 pub mod blkparse;
 pub mod blktrace;
 pub mod iolog;
-pub(crate) mod workload;
+pub mod workload;
 
 use crate::model::base::replay::{TraceIo, TraceOpen, TraceStream, TraceSummary};
 use std::collections::BTreeMap;
@@ -241,14 +241,18 @@ pub enum Format {
     Iolog,
 }
 
-/// The files a trace path names and their format: `NAME.blktrace.N` or a `NAME` with
-/// `NAME.0`… beside it is a blktrace capture (every `NAME.<number>`), else the content decides
+/// The files a trace path names and their format: `NAME.blktrace.N`, or a `NAME` with
+/// `NAME.0` or `NAME.blktrace.0` beside it, is a blktrace capture (every `NAME.<number>`), else the content decides
 /// (blktrace's magic, an iolog's version line, a blkparse event line).
 pub fn resolve(path: &Path) -> Result<(Format, Vec<PathBuf>), TraceError> {
     let shown = path.display().to_string();
     let base = match numbered_base(path) {
         Some(b) if path.is_file() => Some(b),
         _ if !path.exists() && Path::new(&format!("{shown}.0")).is_file() => Some(path.into()),
+        // `blkparse -i NAME` reads NAME.blktrace.N.
+        _ if !path.exists() && Path::new(&format!("{shown}.blktrace.0")).is_file() => {
+            Some(format!("{shown}.blktrace").into())
+        }
         _ => None,
     };
     if let Some(base) = base {
@@ -679,3 +683,6 @@ impl FileStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -213,3 +213,58 @@ pub(crate) fn describe(o: &mut Rows, name: &str, f: &FioJob, r: &Replay) {
     };
     row(o, 4, "mode", &loop_text);
 }
+
+/// Whether a `qsim run` argument names a trace rather than a scenario: not a `.yaml`,
+/// `.yml` or `.fio` file, and [`super::resolve`] finds a format for it (a capture's
+/// `NAME.blktrace.N` files, blktrace's magic, an iolog's version line, a blkparse event line).
+pub fn is_trace(arg: &str) -> bool {
+    let p = Path::new(arg);
+    let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if ["yaml", "yml", "fio"]
+        .iter()
+        .any(|x| x.eq_ignore_ascii_case(ext))
+    {
+        return false;
+    }
+    super::resolve(p).is_ok()
+}
+
+/// `qsim run TRACE`: the trace replayed on the machine of the scenario `machine` names (its
+/// own workloads replaced, as a fio job file's are), with the `--set` overrides `sets`. A
+/// blktrace or blkparse trace replays open (at its times), a fio iolog closed (as fio
+/// replays it); a scenario with `kind: replay` chooses otherwise.
+pub fn load(path: &Path, machine: &str, sets: &[String]) -> Result<Scenario, Error> {
+    let shown = path.display().to_string();
+    let (format, _) = super::resolve(path).map_err(super::TraceError::into_error)?;
+    let mode = if format == super::Format::Iolog {
+        "closed"
+    } else {
+        "open"
+    };
+    let base = super::super::fio::resolve_machine(machine, sets)?;
+    let oldest = base
+        .variants
+        .iter()
+        .map(|v| v.scenario.kernel.version)
+        .fold(base.kernel.version, Ord::min);
+    let quoted = serde_json::to_string(&shown).unwrap_or_default();
+    let doc = format!(
+        "device: {{ kind: nvme }}\nkernel: {{ version: \"{}\" }}\nworkloads:\n  - {{ kind: replay, \
+         file: {quoted}, mode: {mode} }}\n",
+        oldest.name()
+    );
+    let parsed = super::super::load_str("<replay>", &doc)?;
+    let mut sc = base;
+    sc.name = path
+        .file_name()
+        .and_then(|f| f.to_str())
+        .map(|f| f.split('.').next().unwrap_or(f).to_string())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "replay".into());
+    sc.description = format!("trace {shown} replayed ({mode}) on the {machine} machine");
+    sc.workloads = parsed.workloads.clone();
+    for v in &mut sc.variants {
+        v.scenario.workloads = parsed.workloads.clone();
+    }
+    Ok(sc)
+}
