@@ -189,3 +189,32 @@ fn real_blkparse_reads_the_shipped_capture_into_the_shipped_text() {
         "blkparse's text differs from traces/loop-randrw.blkparse"
     );
 }
+
+#[test]
+fn a_job_files_read_iolog_replays_the_log_closed() {
+    let dir = TempDir::new();
+    std::fs::copy(
+        format!("{}/traces/loop-randrw.iolog", env!("CARGO_MANIFEST_DIR")),
+        dir.path().join("r.iolog"),
+    )
+    .unwrap();
+    let job = dir.file(
+        "j.fio",
+        "[j]\nread_iolog=r.iolog\nioengine=libaio\ndirect=1\niodepth=2\n",
+    );
+    let r = Run::of(&["check", &job]);
+    r.assert_ok();
+    r.stdout_has(&[
+        "(iolog3)",
+        "501 (351 reads, 150 writes)",
+        "2 in flight each",
+    ]);
+    dir.file(
+        "bad.iolog",
+        "fio version 3 iolog\n1 /dev/x add\nzz /dev/x read 0 1\n",
+    );
+    let job = dir.file("k.fio", "[k]\nread_iolog=bad.iolog\n");
+    Run::of(&["run", &job])
+        .assert_bad_input()
+        .stderr_has(&["bad.iolog:3: time: `zz` is not a whole number"]);
+}
