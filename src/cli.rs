@@ -399,9 +399,18 @@ fn load_input(arg: &str, machine: Option<&str>, sets: &[String]) -> anyhow::Resu
         }
         return Ok(job.scenario);
     }
+    if scenario::replay::workload::is_trace(arg) {
+        let machine = machine.unwrap_or(scenario::fio::DEFAULT_MACHINE);
+        return Ok(scenario::replay::workload::load(
+            std::path::Path::new(arg),
+            machine,
+            sets,
+        )?);
+    }
     if machine.is_some() {
         return Err(UsageError {
-            message: "--machine applies only to a fio job file (a path ending in .fio)".into(),
+            message: "--machine applies only to a fio job file (a path ending in .fio) or a trace"
+                .into(),
             hint: "a scenario brings its own machine: drop --machine, or give a job.fio".into(),
         }
         .into());

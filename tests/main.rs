@@ -18,6 +18,7 @@ mod modern;
 mod outline;
 mod outputs;
 mod plots;
+mod replay;
 mod reproduce;
 mod scenarios;
 mod serve;

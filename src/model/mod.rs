@@ -402,6 +402,7 @@ pub mod testing {
                     thinktime: None,
                     startdelay_high: None,
                     serve: None,
+                    replay: None,
                 }),
             }],
             memory: None,

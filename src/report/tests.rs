@@ -89,6 +89,7 @@ pub(crate) fn scenario() -> Scenario {
                 thinktime: None,
                 startdelay_high: None,
                 serve: None,
+                replay: None,
             }),
         }],
         memory: None,

@@ -296,6 +296,8 @@ struct Job {
     cpuload: Option<u64>,
     cpuchunks: Option<u64>,
     filename: bool,
+    /// `read_iolog=`: the job replays this fio iolog instead of generating I/O.
+    read_iolog: Option<String>,
     at: BTreeMap<&'static str, (u64, String)>,
 }
 
@@ -331,6 +333,7 @@ impl Job {
             cpuload: None,
             cpuchunks: None,
             filename: false,
+            read_iolog: None,
             at: BTreeMap::new(),
         }
     }

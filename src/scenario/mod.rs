@@ -56,6 +56,7 @@ mod outline;
 pub mod published;
 mod reader;
 mod receiver;
+pub mod replay;
 mod schema;
 mod setarg;
 mod shipped;

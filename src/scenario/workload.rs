@@ -61,6 +61,8 @@ names! {
         FakeGitk = "fake-gitk",
         /// fio's `ioengine=cpuio`: burns CPU, issues no I/O.
         CpuIo = "cpuio",
+        /// A trace replayed (docs/replay.md).
+        Replay = "replay",
     }
 }
 
@@ -161,6 +163,12 @@ raw_section! {
         [value] cpuchunks: app::Micros,
         /// fio (qsim's): a storage daemon's request before each burst of writes.
         [map] serve: serve::RawServe,
+        /// replay: the trace file, relative to the scenario file.
+        [value] file: String,
+        /// replay: open | closed.
+        [value] mode: super::replay::workload::ModeName,
+        /// replay: the traced device to replay (`major,minor`).
+        [value] device: String,
     }
 }
 
@@ -213,6 +221,7 @@ impl WorkloadKindName {
                 "startdelay",
             ],
             WorkloadKindName::CpuIo => &["cpuload", "cpuchunks", "numjobs", "startdelay"],
+            WorkloadKindName::Replay => &["file", "mode", "device", "iodepth", "startdelay"],
         }
     }
 }
@@ -390,11 +399,24 @@ fn workload(
         }
         WorkloadKindName::FakeGitk => WorkloadKind::FakeGitk(gitk::fake_gitk(c, w, &mut place)?),
         WorkloadKindName::CpuIo => WorkloadKind::CpuIo(app::cpuio(c, w, here, path)?),
+        WorkloadKindName::Replay => WorkloadKind::Fio(super::replay::workload::replay(
+            c,
+            w,
+            here,
+            path,
+            place.cursor,
+            (place.capacity, place.max_request),
+        )?),
     };
     Ok(WorkloadConfig {
         name,
         kind: kind_cfg,
     })
+}
+
+/// A workload's `startdelay`: its low end and the high end of a range.
+pub(crate) fn start_delay_of(w: &RawWorkload) -> (SimDuration, Option<SimDuration>) {
+    app::start_delay(w)
 }
 
 /// A size field in whole sectors, or `default`.
@@ -494,6 +516,7 @@ fn fio(c: &Checker, w: &RawWorkload, place: &mut Place, gitk: bool) -> Result<Fi
         thinktime,
         startdelay_high,
         serve,
+        replay: None,
     })
 }
 
@@ -771,9 +794,10 @@ fn amount_text(f: &FioJob) -> String {
 
 pub(crate) fn describe_workload(o: &mut Rows, w: &WorkloadConfig) {
     match &w.kind {
-        WorkloadKind::Fio(f) => {
-            describe_fio(o, &w.name, f);
-        }
+        WorkloadKind::Fio(f) => match &f.replay {
+            Some(r) => super::replay::workload::describe(o, &w.name, f, r),
+            None => describe_fio(o, &w.name, f),
+        },
         WorkloadKind::BufferedWriter(b) => {
             row(
                 o,

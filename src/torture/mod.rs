@@ -24,6 +24,9 @@
 //!   from `qsim serve`'s server the well-formed answer it calls for (`http`);
 //! - the case's random fio job file ([`job_file`]: valid or hostile, small) is read onto the
 //!   default machine or refused at a line of the file, never with a panic;
+//! - the case's random trace ([`trace_file`]: blkparse text, a blktrace capture or a fio
+//!   iolog, valid or hostile) is refused with a located error, or loads and replays as
+//!   `kind: replay` issuing exactly its I/Os with every invariant holding (`trace`);
 //! - one case in four, run as 1 to 3 shards, merges into the one-process report byte for
 //!   byte, and the same shard files damaged (counts edited, fields dropped, lists resized,
 //!   the file cut) merge or are refused with a message, never a panic (`shards.rs`);
@@ -33,10 +36,12 @@ mod fio;
 mod r#gen;
 mod http;
 mod shards;
+mod trace;
 mod yaml;
 
 pub use fio::job_file;
 pub use r#gen::{EVENTS_PER_PASS, scenario_yaml};
+pub use trace::{TraceCase, trace_file};
 
 use crate::engine::{Limits, Model, Scheduler, SimTime, StopReason};
 use crate::experiment::{self, HeadlineMetric, Precision, RunOptions};
@@ -159,6 +164,16 @@ pub fn run_case(seed: u64) -> Result<CaseSummary, Failure> {
         seed,
         what: format!("{what}\n(the file below is the case's fio job file, torture-{seed}.fio)"),
         yaml: job,
+    })?;
+    let dir = std::env::temp_dir().join(format!("qsim-torture-{}-{seed}", std::process::id()));
+    let traced = std::fs::create_dir_all(&dir)
+        .map_err(|e| e.to_string())
+        .and_then(|()| trace::check_case(seed, &dir));
+    std::fs::remove_dir_all(&dir).ok();
+    traced.map_err(|what| Failure {
+        seed,
+        what: format!("{what}\n(the case's trace: torture::trace_file({seed}))"),
+        yaml: String::new(),
     })?;
     Ok(summary)
 }

@@ -841,13 +841,18 @@ pub struct FioJob {
     /// (docs/model/workloads.md §2d). `None`: a plain fio job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serve: Option<Serve>,
+    /// qsim's `kind: replay`: the job's I/Os come from a trace instead of `rw`, `bs` and the
+    /// random streams (docs/replay.md). `None`: a plain fio job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Box<super::replay::Replay>>,
 }
 
 impl FioJob {
-    /// Whether the job has a fixed amount of work (`io_size` or `number_ios`): it stops
-    /// issuing once that is done, and the run ends when every such job has completed its I/O.
+    /// Whether the job has a fixed amount of work (`io_size` or `number_ios`, or a replayed
+    /// trace's end): it stops issuing once that is done, and the run ends when every such job
+    /// has completed its I/O.
     pub fn is_finite(&self) -> bool {
-        self.io_size.is_some() || self.number_ios.is_some()
+        self.io_size.is_some() || self.number_ios.is_some() || self.replay.is_some()
     }
 }
 

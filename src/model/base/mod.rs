@@ -9,4 +9,5 @@ pub mod flags;
 pub mod ids;
 pub mod obs;
 pub mod physics;
+pub mod replay;
 pub mod sampler;

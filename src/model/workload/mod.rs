@@ -117,6 +117,8 @@ pub struct Job {
     pub(in crate::model) think: SimRng,
     service: SimRng,
     crypt: SimRng,
+    /// A replaying job's place in its trace (`kind: replay`); `None` for a plain fio job.
+    pub(in crate::model) replay: Option<replay::Cursor>,
 }
 
 impl Job {
@@ -158,6 +160,7 @@ impl Job {
             think: s("think"),
             service: s("service"),
             crypt: s("crypt"),
+            replay: cfg.replay.as_ref().map(|r| replay::cursor(r, copy)),
         }
     }
 
@@ -175,6 +178,7 @@ impl Job {
     pub(in crate::model) fn exhausted(&self) -> bool {
         self.cfg.io_size.is_some_and(|b| self.issued_bytes >= b)
             || self.cfg.number_ios.is_some_and(|n| self.issued_ios >= n)
+            || self.replay.as_ref().is_some_and(replay::Cursor::done)
     }
 
     /// What a finite job did (`None` for a job that runs until the end).
@@ -214,6 +218,21 @@ impl Job {
     }
 
     pub(in crate::model) fn make_bio<E>(&mut self, sched: &Scheduler<E>, job: u32) -> Bio {
+        if let Some(io) = self.replay.as_mut().and_then(|r| r.take(sched.now())) {
+            let dir = replay::dir_of(&io);
+            let sync = dir == Dir::Read || io.sync;
+            let mut bio = Bio::new(
+                dir,
+                sync,
+                io.bytes,
+                io.offset,
+                Origin::Job(job),
+                sched.now(),
+            );
+            bio.service_u = self.service.random();
+            bio.crypt_u = self.crypt.random();
+            return bio;
+        }
         let bs = self.cfg.bs;
         let dir = match self.cfg.rw {
             RwKind::Read | RwKind::RandRead => Dir::Read,
@@ -307,6 +326,7 @@ pub fn depth_bucket(depth: u32) -> usize {
 }
 
 pub mod app;
+pub mod replay;
 pub mod serve;
 pub use app::{CpuProc, cpuio_procs};
 
@@ -338,6 +358,7 @@ mod tests {
             thinktime: None,
             startdelay_high: None,
             serve: None,
+            replay: None,
         };
         Job::new(
             "arrivals",

@@ -22,6 +22,10 @@ impl World {
                 self.start_thinking_job(j, delay, sched);
                 continue;
             }
+            if self.jobs[j as usize].replay.is_some() {
+                self.replay_next(j, sched);
+                continue;
+            }
             match self.jobs[j as usize].cfg.arrivals {
                 Arrivals::Closed { iodepth, .. } if delay.is_zero() => {
                     for _ in 0..iodepth {
@@ -61,6 +65,11 @@ impl World {
     /// A job's issue event: an open-loop arrival or the end of a think time.
     pub(in crate::model) fn job_issue(&mut self, j: u32, sched: &mut Scheduler<Event>) {
         let job = &mut self.jobs[j as usize];
+        if let Some(r) = &mut job.replay {
+            r.pending = false;
+            self.replay_issue(j, sched);
+            return;
+        }
         if job.exhausted() {
             // A finite job that has issued all its work: no more arrivals, no more issues.
             return;
@@ -159,6 +168,10 @@ impl World {
             }
             return;
         }
+        if job.replay.is_some() {
+            self.replay_next(j, sched);
+            return;
+        }
         if job.fio_think().is_some() {
             self.think_completed(j, sched);
             return;
@@ -173,6 +186,43 @@ impl World {
                 None => self.job_submit(j, sched),
             }
         }
+    }
+
+    /// A replaying job issues every I/O that is due and has a slot, then books its next look.
+    fn replay_issue(&mut self, j: u32, sched: &mut Scheduler<Event>) {
+        loop {
+            let job = &self.jobs[j as usize];
+            let start = crate::engine::SimTime::ZERO + job.start;
+            let due = job.replay.as_ref().and_then(|r| r.due(start));
+            if job.inflight >= job.iodepth() || due.is_none_or(|t| t > sched.now()) {
+                break;
+            }
+            self.job_submit(j, sched);
+        }
+        self.replay_next(j, sched);
+    }
+
+    /// Books a replaying job's next issue event, unless one is booked, the trace is over or
+    /// every slot is taken (a completion books it then).
+    fn replay_next(&mut self, j: u32, sched: &mut Scheduler<Event>) {
+        let job = &mut self.jobs[j as usize];
+        let start = crate::engine::SimTime::ZERO + job.start;
+        let full = job.inflight >= job.iodepth();
+        let Some(r) = &mut job.replay else {
+            return;
+        };
+        let Some(due) = r.due(start) else {
+            return;
+        };
+        if r.pending || full {
+            return;
+        }
+        r.pending = true;
+        let at = due.max(sched.now());
+        sched.schedule_in(
+            at.since(sched.now()),
+            Event::Workload(WorkloadEvent::JobIssue { job: j }),
+        );
     }
 
     /// A finite job has just completed its last I/O: when no finite job is left running, the

@@ -239,6 +239,20 @@ impl Reader<'_> {
             self.cpuio_workload(job, doc);
             return Ok(());
         }
+        if let Some(log) = &job.read_iolog {
+            // fio replays the log instead of generating I/O: a closed-loop replay (fio's
+            // iolog_delay() at the job's iodepth).
+            doc.line("    kind: replay".to_string(), head);
+            let origin = Self::origin(job, "read_iolog");
+            doc.line(format!("    file: {}", quoted(log)), origin.clone());
+            doc.line("    mode: closed".to_string(), origin);
+            let depth = self.depth(job);
+            doc.line(
+                format!("    iodepth: {depth}"),
+                Self::origin(job, "iodepth"),
+            );
+            return Ok(());
+        }
         doc.line("    kind: fio".to_string(), head);
         let (rw, mixed) = self.pattern(job);
         doc.line(format!("    rw: {rw}"), Self::origin(job, "rw"));
@@ -507,6 +521,10 @@ impl Reader<'_> {
         let Some(line) = e.line() else {
             return e;
         };
+        if e.file() != self.name {
+            // An error in another file (a `read_iolog` trace) keeps its own place.
+            return e;
+        }
         let Some(Some((at, path))) = doc.origin.get(line as usize - 1) else {
             return e;
         };

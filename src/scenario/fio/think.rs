@@ -47,6 +47,10 @@ impl Reader<'_> {
                 set("cpuchunks", job);
             }
             "cpumode" => self.cpumode(n, o)?,
+            "read_iolog" => {
+                job.read_iolog = Some(super::value_of(o).to_string());
+                set("read_iolog", job);
+            }
             // qsim's run ends with the I/O jobs (or at runtime): the cpuio jobs stop with it.
             "exit_on_io_done" => {
                 self.flag(n, o)?;
