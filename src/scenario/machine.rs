@@ -397,6 +397,12 @@ mod tests {
         assert_eq!(n.latency.as_ns(), 70_000);
         assert!((n.transfer_rate - 500e6).abs() < 1.0);
         assert!((s.crypt.encrypt_rate - 2000.0 * 1048576.0).abs() < 1.0);
+        // `qsim check` names the machine file as the origin of what it supplied.
+        let shown = crate::scenario::describe(&s);
+        assert!(
+            shown.contains("\nmachine                 box.yaml (a machine file"),
+            "{shown}"
+        );
         // The scenario's own field wins; another kind replaces the machine's disk whole.
         let text = format!("machine: box.yaml\ncpus: 2\ndevice: {{ kind: hdd7200 }}\n{JOB}");
         std::fs::write(&scenario, &text).unwrap();

@@ -421,6 +421,11 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         variants: Vec::new(),
         sweep: None,
         fio_given: Default::default(),
+        machine_file: raw
+            .machine
+            .as_ref()
+            .map(|m| m.value.0.trim().to_string())
+            .filter(|m| super::machine::is_machine_file_name(m)),
     })
 }
 
