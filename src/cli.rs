@@ -15,8 +15,10 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 mod answer;
+mod calibrate;
 mod conventions;
 mod sweep;
+pub use calibrate::CalibrateArgs;
 pub use conventions::{CompletionsArgs, EXIT_STATUS_HELP, ManArgs, STDIN_NAME, man_pages};
 use conventions::{completions_cmd, man_cmd, resolve_scenario};
 mod merge;
@@ -79,6 +81,9 @@ pub enum Command {
     /// every bio's moves through the queues, threads and device as an event log and a Gantt
     /// chart, with a read highlighted and what it waited behind.
     Trace(TraceArgs),
+    /// Write a machine file from measurements of this box (fio JSON of calibrate/*.fio,
+    /// cryptsetup benchmark, lscpu, uname -r), printing the fit and its residuals.
+    Calibrate(CalibrateArgs),
     /// Serve a local web page that runs a scenario (default two-queue) and redraws its plots
     /// as its knobs move (policy, cipher speed, write rate, memory, kernel, replications).
     Serve(ServeArgs),
@@ -384,6 +389,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Merge(args) => merge::merge_cmd(&args, out),
         Command::Trace(args) => trace::trace_cmd(&args, out),
         Command::Serve(args) => crate::serve::serve_cmd(&args, out),
+        Command::Calibrate(args) => calibrate::calibrate_cmd(&args, out),
     }
 }
 

@@ -130,6 +130,7 @@
 //! format) byte-identical unless the output is meant to change; `QSIM_BLESS=1 cargo test golden`
 //! rewrites them, and the commit says why.
 
+pub mod calibrate;
 pub mod cli;
 pub mod engine;
 pub mod error;

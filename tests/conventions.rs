@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::{Child, Stdio};
 
 /// Every subcommand a user can type; the completions and man pages must know each one.
-const SUBCOMMANDS: [&str; 11] = [
+const SUBCOMMANDS: [&str; 12] = [
     "run",
     "check",
     "list",
@@ -18,6 +18,7 @@ const SUBCOMMANDS: [&str; 11] = [
     "man",
     "merge",
     "trace",
+    "calibrate",
     "serve",
 ];
 

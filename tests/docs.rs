@@ -26,11 +26,11 @@
 //!   only `console` blocks run, and a block of another kind may not hold a command line.
 //!
 //! Each block runs in a fresh temporary directory holding copies of `scenarios/`,
-//! `tests/fio/` and `traces/`, with `HOME` inside it, so a command that writes a file (an export, a plot,
-//! `~/.zfunc`) writes there and never into the repository. A file it writes under `plots/`
-//! that is also committed under `plots/` must be equal byte for byte (plotters draws with the
-//! bundled DejaVu font, so a drawing is a function of its data); at the end every committed
-//! picture must have been compared, except:
+//! `tests/fio/`, `traces/` and `calibrate/`, with `HOME` inside it, so a command that writes a
+//! file (an export, a plot, `~/.zfunc`) writes there and never into the repository. A file it
+//! writes under `plots/` that is also committed under `plots/` must be equal byte for byte
+//! (plotters draws with the bundled DejaVu font, so a drawing is a function of its data); at the
+//! end every committed picture must have been compared, except:
 //!
 //! - `plots/serve.png`, a screenshot of `qsim serve` in Chromium: no command of the guide draws
 //!   it. `tests/serve.rs` takes a fresh screenshot of the same page and compares it with this
@@ -267,6 +267,7 @@ fn workdir() -> TempDir {
     copy_dir(&root().join("scenarios"), &dir.path().join("scenarios"));
     copy_dir(&root().join("tests/fio"), &dir.path().join("tests/fio"));
     copy_dir(&root().join("traces"), &dir.path().join("traces"));
+    copy_dir(&root().join("calibrate"), &dir.path().join("calibrate"));
     fs::create_dir_all(dir.path().join("home")).unwrap();
     fs::create_dir_all(dir.path().join("bin")).unwrap();
     // The repository's plots/, where the guide's `--plots plots/NAME` commands write (a named

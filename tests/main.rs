@@ -2,6 +2,7 @@
 
 mod bench;
 mod blkmq;
+mod calibrate;
 mod cli;
 mod conventions;
 mod determinism;

@@ -7,8 +7,8 @@
 //! - **Layering.** Every reference a top-level module makes to another one (`crate::<top>` in a
 //!   `use` line or in a path, `$crate::<top>` in a macro, and `super::` that climbs out of the
 //!   top-level module) must be allowed by [`LAYERS`]: `engine`, `stats` → `model` → `scenario`
-//!   → `report` → `plot` → `experiment` → `validate` → `serve` → `cli`, each importing only
-//!   modules before it, plus the support modules `output`, `error`, `theory`, `torture` and `fuzzing`
+//!   → `report` → `plot` → `experiment` → `calibrate` → `validate` → `serve` → `cli`, each
+//!   importing only modules before it, plus the support modules `output`, `error`, `theory`, `torture` and `fuzzing`
 //!   with their own rows. Test code is not checked: an item under `#[cfg(test)]`, a module file
 //!   declared by `#[cfg(test)] mod x;`, and any file named `tests.rs`. The crate roots
 //!   (`lib.rs`, `main.rs`) may name every module.
@@ -56,6 +56,7 @@ const BELOW_CLI_AND_SERVE: &[&str] = &[
     "report",
     "plot",
     "experiment",
+    "calibrate",
     "validate",
     "serve",
 ];
@@ -107,6 +108,21 @@ const LAYERS: &[(&str, &[&str])] = &[
         "experiment",
         &[
             "textfit", "engine", "stats", "model", "scenario", "output", "error", "report", "plot",
+        ],
+    ),
+    (
+        "calibrate",
+        &[
+            "textfit",
+            "engine",
+            "stats",
+            "model",
+            "scenario",
+            "output",
+            "error",
+            "report",
+            "plot",
+            "experiment",
         ],
     ),
     ("validate", BELOW_VALIDATE),

@@ -351,6 +351,7 @@ pub mod testing {
             name: "mm1".into(),
             description: "M/M/1 through the real model".into(),
             fio_given: Default::default(),
+            machine_file: None,
             seed: 1,
             duration,
             warmup: SimDuration::ZERO,

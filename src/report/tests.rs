@@ -19,6 +19,7 @@ pub(crate) fn scenario() -> Scenario {
         name: "two-queue".to_string(),
         description: "reads behind writeback".to_string(),
         fio_given: Default::default(),
+        machine_file: None,
         seed: 42,
         duration: SimDuration::from_secs(11),
         warmup: SimDuration::from_secs(1),

@@ -198,6 +198,17 @@ fn body(s: &Scenario) -> Rows {
     row(o, 0, "max_events", &s.max_events.to_string());
     row(o, 0, "replications", &s.replications.to_string());
     row(o, 0, "cpus", &s.cpus.to_string());
+    if let Some(m) = &s.machine_file {
+        row(
+            o,
+            0,
+            "machine",
+            &format!(
+                "{m} (a machine file: the cpus, kernel, device, crypt and memory it gives sit \
+                 under this file's own fields)"
+            ),
+        );
+    }
     describe_hz(o, &s.kernel);
     describe_kernel(o, &s.kernel, &s.policies);
     o.blank();

@@ -116,6 +116,14 @@ impl<'de> Deserialize<'de> for RawDistribution {
     }
 }
 
+impl super::schema::Relocate for RawDistribution {
+    fn relocate(&mut self, l: serde_saphyr::Location) {
+        if let RawDistribution::Map(m) = self {
+            m.relocate(l);
+        }
+    }
+}
+
 impl Merge for RawDistribution {
     fn merge(&mut self, over: Self) {
         match (self, over) {

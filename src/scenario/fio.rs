@@ -119,10 +119,38 @@ pub fn load(path: &Path, machine: &str, sets: &[String]) -> Result<JobFile, Erro
 /// The machine `machine` names (a scenario file or a shipped scenario's name) resolved with
 /// the `--set` overrides `sets`, as a job file runs on it: its own workloads, which the jobs
 /// replace, swapped for a small placeholder before anything is checked.
+///
+/// A machine file (a path ending in `.yaml` or `.yml` that holds only machine fields,
+/// `qsim calibrate`'s output) is not a scenario: the jobs then run on [`DEFAULT_MACHINE`]'s
+/// scenario with its `device:` removed and the machine file as its `machine:`
+/// (`machine_file_sets`).
 pub fn resolve_machine(machine: &str, sets: &[String]) -> Result<Scenario, Error> {
-    let mut machine_sets = sets.to_vec();
+    let (base, mut machine_sets) = match machine_file_sets(machine) {
+        Some(first) => (DEFAULT_MACHINE, first),
+        None => (machine, Vec::new()),
+    };
+    machine_sets.extend_from_slice(sets);
     machine_sets.push(PLACEHOLDER_WORKLOADS.to_string());
-    super::resolve_with_overrides(machine, &machine_sets)
+    super::resolve_with_overrides(base, &machine_sets)
+}
+
+/// When `machine` names a machine file rather than a scenario, the overrides that put it
+/// under [`DEFAULT_MACHINE`]: that scenario's own disk removed, then `machine: FILE`. The
+/// default scenario keeps what a machine file does not say (blk-mq, HZ 1000, policy `none`:
+/// the jobs reach the raw device, as they do on the default machine; `--set
+/// policies=[dm-crypt]` or `--flags` put dm-crypt back), and the machine file's fields win
+/// over the rest of it field by field. A file that does not look like a machine file (it has
+/// `workloads:`) is read as a scenario, as before.
+fn machine_file_sets(machine: &str) -> Option<Vec<String>> {
+    if !super::machine::is_machine_file_name(machine) {
+        return None;
+    }
+    let text = std::fs::read_to_string(machine).ok()?;
+    if text.lines().any(|l| l.starts_with("workloads")) {
+        return None;
+    }
+    let quoted = serde_json::to_string(machine).ok()?;
+    Some(vec!["!device".to_string(), format!("machine={quoted}")])
 }
 
 /// The workloads a machine is resolved with under a job file (its own are replaced by the

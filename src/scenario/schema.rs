@@ -92,6 +92,20 @@ pub(crate) trait Merge {
     fn merge(&mut self, over: Self);
 }
 
+/// Moves every value of a section to one location: a machine file's values, merged under a
+/// scenario, point at the scenario's `machine:` line as a preset's do ([`super::machine`]).
+/// Items inside lists keep their own locations (a machine file holds no list).
+pub(crate) trait Relocate {
+    /// Sets the location of every field (and of every nested section's fields) to `l`.
+    fn relocate(&mut self, l: Location);
+}
+
+/// One value moved to `l`.
+pub(crate) fn relocate_span<T>(s: &mut Spanned<T>, l: Location) {
+    s.referenced = l;
+    s.defined = l;
+}
+
 /// A nested mapping: merged field by field when both sides have it.
 pub(crate) fn merge_map<T: Merge>(base: &mut Field<T>, over: Field<T>) {
     match (base.as_mut(), over) {
@@ -155,6 +169,12 @@ macro_rules! raw_section {
             }
         }
 
+        impl $crate::scenario::schema::Relocate for $name {
+            fn relocate(&mut self, l: serde_saphyr::Location) {
+                $( $crate::scenario::schema::raw_field!(relocate $how, &mut self.$field, l); )*
+            }
+        }
+
         impl $crate::scenario::schema::Merge for $name {
             fn merge(&mut self, over: Self) {
                 $(
@@ -182,6 +202,17 @@ macro_rules! raw_field {
     };
     (differs $how:ident, $b:expr, $o:expr) => {
         false
+    };
+    (relocate map, $f:expr, $l:ident) => {
+        if let Some(s) = $f {
+            $crate::scenario::schema::relocate_span(s, $l);
+            $crate::scenario::schema::Relocate::relocate(&mut s.value, $l);
+        }
+    };
+    (relocate $how:ident, $f:expr, $l:ident) => {
+        if let Some(s) = $f {
+            $crate::scenario::schema::relocate_span(s, $l);
+        }
     };
     (merge map, $b:expr, $o:expr) => {
         $crate::scenario::schema::merge_map($b, $o)

@@ -110,9 +110,9 @@ raw_section! {
         [value] variants: Capped<Spanned<RawVariant>, MAX_VARIANTS>,
         /// Published figures `qsim reproduce` compares with ([`super::published`]).
         [value] published: super::published::RawPublished,
-        /// A test machine whose cpus, memory, disk and cipher fill what the file leaves out
-        /// ([`super::machine`]).
-        [value] machine: super::machine::MachineName,
+        /// A test machine, or a machine file, whose cpus, memory, disk, cipher (and for a file
+        /// kernel) fill what the file leaves out ([`super::machine`]).
+        [value] machine: super::machine::MachineRef,
         /// A sweep of one or two parameters, expanded into variants ([`super::sweep`]).
         [value] sweep: Vec<Spanned<super::sweep::RawParam>>,
         /// A one-at-a-time sensitivity study, expanded into variants ([`super::sweep`]).
@@ -279,7 +279,9 @@ pub fn check_work(sc: &Scenario, replications: Option<u32>, origin: &str) -> Res
 /// the file's `unreclaimable`) says which overrides were in force.
 fn with_overrides(src: &Source<'_>, mut e: Error) -> Error {
     let from_override = src.overrides.iter().any(|o| o.label == e.0.file);
-    if !src.overrides.is_empty() && !from_override {
+    // An error inside a machine file is about that file alone.
+    let elsewhere = !from_override && e.0.file != src.name;
+    if !src.overrides.is_empty() && !from_override && !elsewhere {
         let labels: Vec<&str> = src.overrides.iter().map(|o| o.label.as_str()).collect();
         e.0.message = format!("with {}: {}", labels.join(", "), e.0.message);
     }
@@ -288,7 +290,7 @@ fn with_overrides(src: &Source<'_>, mut e: Error) -> Error {
 
 /// Resolves everything but `variants` (left empty).
 pub(crate) fn scenario(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Error> {
-    match super::machine::expand(raw) {
+    match super::machine::expand(c, raw)? {
         Some(expanded) => resolved(c, &expanded, stem),
         None => resolved(c, raw, stem),
     }
@@ -419,6 +421,11 @@ fn resolved(c: &Checker, raw: &RawScenario, stem: &str) -> Result<Scenario, Erro
         variants: Vec::new(),
         sweep: None,
         fio_given: Default::default(),
+        machine_file: raw
+            .machine
+            .as_ref()
+            .map(|m| m.value.0.trim().to_string())
+            .filter(|m| super::machine::is_machine_file_name(m)),
     })
 }
 

@@ -59,6 +59,10 @@ pub struct Scenario {
     /// JSON lists as `global options` and `job options`.
     #[serde(default, skip_serializing_if = "FioGiven::is_empty")]
     pub fio_given: FioGiven,
+    /// The machine file the scenario's `machine:` names, as written (`None` for a preset or
+    /// no machine): `qsim check` names it as the origin of the values it supplied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_file: Option<String>,
 }
 
 /// The options a fio job file gave explicitly, each `(name, value)` as written (a bare flag
