@@ -129,6 +129,9 @@ pub fn resolve_machine(machine: &str, sets: &[String]) -> Result<Scenario, Error
         Some(first) => (DEFAULT_MACHINE, first),
         None => (machine, Vec::new()),
     };
+    // The machine scenario's published figures are of its own workloads, which the jobs
+    // replace: they do not apply (and their `policy:`-less rows would refuse `--flags`).
+    machine_sets.push("!published".to_string());
     machine_sets.extend_from_slice(sets);
     machine_sets.push(PLACEHOLDER_WORKLOADS.to_string());
     super::resolve_with_overrides(base, &machine_sets)
