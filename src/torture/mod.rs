@@ -27,6 +27,9 @@
 //! - the case's random trace ([`trace_file`]: blkparse text, a blktrace capture or a fio
 //!   iolog, valid or hostile) is refused with a located error, or loads and replays as
 //!   `kind: replay` issuing exactly its I/Os with every invariant holding (`trace`);
+//! - the case's random machine file ([`machine_file`]: the form `qsim calibrate` writes, valid
+//!   or damaged) loads under a scenario's `machine:` with its values arriving and runs with
+//!   its invariants holding, or is refused at a line of the machine file (`machine`);
 //! - one case in four, run as 1 to 3 shards, merges into the one-process report byte for
 //!   byte, and the same shard files damaged (counts edited, fields dropped, lists resized,
 //!   the file cut) merge or are refused with a message, never a panic (`shards.rs`);
@@ -35,12 +38,14 @@
 mod fio;
 mod r#gen;
 mod http;
+mod machine;
 mod shards;
 mod trace;
 mod yaml;
 
 pub use fio::job_file;
 pub use r#gen::{EVENTS_PER_PASS, scenario_yaml};
+pub use machine::{MachineCase, machine_file};
 pub use trace::{TraceCase, trace_file};
 
 use crate::engine::{Limits, Model, Scheduler, SimTime, StopReason};
@@ -173,6 +178,16 @@ pub fn run_case(seed: u64) -> Result<CaseSummary, Failure> {
     traced.map_err(|what| Failure {
         seed,
         what: format!("{what}\n(the case's trace: torture::trace_file({seed}))"),
+        yaml: String::new(),
+    })?;
+    let mdir = std::env::temp_dir().join(format!("qsim-torture-m-{}-{seed}", std::process::id()));
+    let machined = std::fs::create_dir_all(&mdir)
+        .map_err(|e| e.to_string())
+        .and_then(|()| machine::check_case(seed, &mdir));
+    std::fs::remove_dir_all(&mdir).ok();
+    machined.map_err(|what| Failure {
+        seed,
+        what: format!("{what}\n(the case's machine file: torture::machine_file({seed}))"),
         yaml: String::new(),
     })?;
     Ok(summary)

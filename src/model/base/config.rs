@@ -59,8 +59,7 @@ pub struct Scenario {
     /// JSON lists as `global options` and `job options`.
     #[serde(default, skip_serializing_if = "FioGiven::is_empty")]
     pub fio_given: FioGiven,
-    /// The machine file the scenario's `machine:` names, as written (`None` for a preset or
-    /// no machine): `qsim check` names it as the origin of the values it supplied.
+    /// The machine file `machine:` names, as written (`None`: a preset or none), for `qsim check`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine_file: Option<String>,
 }
@@ -845,16 +844,14 @@ pub struct FioJob {
     /// (docs/model/workloads.md §2d). `None`: a plain fio job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serve: Option<Serve>,
-    /// qsim's `kind: replay`: the job's I/Os come from a trace instead of `rw`, `bs` and the
-    /// random streams (docs/replay.md). `None`: a plain fio job.
+    /// `kind: replay`: I/Os from a trace, not `rw`, `bs` and random streams (docs/replay.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<Box<super::replay::Replay>>,
 }
 
 impl FioJob {
-    /// Whether the job has a fixed amount of work (`io_size` or `number_ios`, or a replayed
-    /// trace's end): it stops issuing once that is done, and the run ends when every such job
-    /// has completed its I/O.
+    /// Whether the job has a fixed amount of work (`io_size`, `number_ios`, a trace's end): it
+    /// stops issuing once that is done, and the run ends when every such job has completed it.
     pub fn is_finite(&self) -> bool {
         self.io_size.is_some() || self.number_ios.is_some() || self.replay.is_some()
     }
