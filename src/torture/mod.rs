@@ -170,27 +170,34 @@ pub fn run_case(seed: u64) -> Result<CaseSummary, Failure> {
         what: format!("{what}\n(the file below is the case's fio job file, torture-{seed}.fio)"),
         yaml: job,
     })?;
-    let dir = std::env::temp_dir().join(format!("qsim-torture-{}-{seed}", std::process::id()));
-    let traced = std::fs::create_dir_all(&dir)
-        .map_err(|e| e.to_string())
-        .and_then(|()| trace::check_case(seed, &dir));
-    std::fs::remove_dir_all(&dir).ok();
-    traced.map_err(|what| Failure {
-        seed,
-        what: format!("{what}\n(the case's trace: torture::trace_file({seed}))"),
-        yaml: String::new(),
-    })?;
-    let mdir = std::env::temp_dir().join(format!("qsim-torture-m-{}-{seed}", std::process::id()));
-    let machined = std::fs::create_dir_all(&mdir)
-        .map_err(|e| e.to_string())
-        .and_then(|()| machine::check_case(seed, &mdir));
-    std::fs::remove_dir_all(&mdir).ok();
-    machined.map_err(|what| Failure {
-        seed,
-        what: format!("{what}\n(the case's machine file: torture::machine_file({seed}))"),
-        yaml: String::new(),
-    })?;
+    let files: [(&str, FileCheck); 2] = [
+        ("trace", trace::check_case),
+        ("machine file", machine::check_case),
+    ];
+    for (what_file, check) in files {
+        in_fresh_dir(seed, check).map_err(|what| Failure {
+            seed,
+            what: format!(
+                "{what}\n(the case's {what_file}: torture::{}_file({seed}))",
+                what_file.replace(" file", "")
+            ),
+            yaml: String::new(),
+        })?;
+    }
     Ok(summary)
+}
+
+/// A check of one of a case's drawn files, written into the folder it is given.
+type FileCheck = fn(u64, &std::path::Path) -> Result<(), String>;
+
+/// `check(seed, dir)` in a fresh temporary folder, removed afterwards.
+fn in_fresh_dir(seed: u64, check: FileCheck) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("qsim-torture-{}-{seed}", std::process::id()));
+    let checked = std::fs::create_dir_all(&dir)
+        .map_err(|e| e.to_string())
+        .and_then(|()| check(seed, &dir));
+    std::fs::remove_dir_all(&dir).ok();
+    checked
 }
 
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {

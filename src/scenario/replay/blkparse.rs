@@ -7,12 +7,8 @@
 //! events are read and checked, not replayed. A `Q` without data (a flush, `FN`, or any `N`)
 //! is counted as skipped.
 
-use super::{Event, Op, Reader, TraceError, rwbs};
+use super::{Event, MAX_LINE, Op, Reader, TraceError, rwbs};
 use std::io::BufRead;
-
-/// The longest line read, bytes: a default-format line is under 200; a longer one is not
-/// blkparse's.
-const MAX_LINE: u64 = 4096;
 
 /// blkparse's action letters (`blkparse_fmt.c`): remap, bounce, complete, issue, front merge,
 /// get request, insert, back merge, plug, queue, requeue, sleep, unplug, unplug by timer,
@@ -53,15 +49,13 @@ impl<R: BufRead> Blkparse<R> {
 
     /// The next line, without its end; `None` at the end of the file.
     fn read_line(&mut self) -> Result<Option<String>, TraceError> {
-        self.buf.clear();
-        let n = <&mut R as std::io::Read>::take(&mut self.input, MAX_LINE + 1)
-            .read_until(b'\n', &mut self.buf)
+        let read = super::read_capped_line(&mut self.input, &mut self.buf)
             .map_err(|e| TraceError::io(&self.file, &e))?;
-        if n == 0 {
+        let Some(whole) = read else {
             return Ok(None);
-        }
+        };
         self.line += 1;
-        if self.buf.len() as u64 > MAX_LINE {
+        if !whole {
             return Err(self.err(
                 "line",
                 format!("the line is longer than {MAX_LINE} bytes"),

@@ -11,11 +11,8 @@
 //! path for them); a skipped line's delay carries to the next I/O. Every file of the log is
 //! the one device: offsets are used as given. An I/O not on whole sectors is widened to them.
 
-use super::{Event, Op, Reader, TraceError};
+use super::{Event, MAX_LINE, Op, Reader, TraceError};
 use std::io::BufRead;
-
-/// The longest line read, bytes (fio reads lines with a 4096-byte buffer).
-const MAX_LINE: u64 = 4096;
 
 /// An iolog file read line by line.
 #[derive(Debug)]
@@ -151,15 +148,13 @@ impl<R: BufRead> Iolog<R> {
 impl<R: BufRead + Send + std::fmt::Debug> Reader for Iolog<R> {
     fn next_event(&mut self) -> Result<Option<Event>, TraceError> {
         loop {
-            self.buf.clear();
-            let n = <&mut R as std::io::Read>::take(&mut self.input, MAX_LINE + 1)
-                .read_until(b'\n', &mut self.buf)
+            let read = super::read_capped_line(&mut self.input, &mut self.buf)
                 .map_err(|e| TraceError::io(&self.file, &e))?;
-            if n == 0 {
+            let Some(whole) = read else {
                 return Ok(None);
-            }
+            };
             self.line += 1;
-            if self.buf.len() as u64 > MAX_LINE {
+            if !whole {
                 return Err(self.err(
                     "line",
                     format!("the line is longer than {MAX_LINE} bytes"),

@@ -225,6 +225,23 @@ pub(crate) fn shorten(s: &str) -> String {
     super::shorten_to(s, 40)
 }
 
+/// The longest line a text trace may have, in bytes: blkparse's default format writes short
+/// lines, and fio reads iolog lines of up to 4096 bytes.
+pub(crate) const MAX_LINE: u64 = 4096;
+
+/// One line of a text trace read into `buf` (cleared first, its end kept), reading at most
+/// [`MAX_LINE`] + 1 bytes: `Ok(None)` at the end of the file, `Ok(Some(false))` for a line
+/// longer than [`MAX_LINE`] (the caller refuses it at its line), `Ok(Some(true))` otherwise.
+pub(crate) fn read_capped_line<R: std::io::BufRead>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<bool>> {
+    buf.clear();
+    let n =
+        std::io::BufRead::read_until(&mut std::io::Read::take(input, MAX_LINE + 1), b'\n', buf)?;
+    Ok((n > 0).then_some(buf.len() as u64 <= MAX_LINE))
+}
+
 /// Opens a trace file for reading.
 pub(crate) fn open_file(p: &Path) -> Result<std::fs::File, TraceError> {
     super::open_with_deadline(p).map_err(|e| TraceError::io(&p.display().to_string(), &e))
