@@ -148,6 +148,20 @@ fn hostile_traces_exit_2_located() {
         .stderr_has(&["s.yaml:3", "file"]);
 }
 
+#[test]
+fn a_file_named_as_a_trace_gets_the_trace_readers_error_not_yamls() {
+    let dir = TempDir::new();
+    // Six decimals where blkparse writes nine: not its default format.
+    let text = dir.file("short.blkparse", "  8,0 0 1 0.000001 100 Q R 100 + 8 [a]\n");
+    Run::of(&["run", &text])
+        .assert_bad_input()
+        .stderr_has(&["short.blkparse:1: format:", "blkparse's text output"]);
+    let cut = dir.file("cut.blktrace.0", "hello\n");
+    Run::of(&["run", &cut])
+        .assert_bad_input()
+        .stderr_has(&["ends inside a record", "truncated"]);
+}
+
 /// Real blkparse on the shipped binary capture prints the shipped text byte for byte. Where
 /// blkparse is missing the test passes, unless `QSIM_REQUIRE_FIO_TOOLS=1` (CI installs it).
 #[test]

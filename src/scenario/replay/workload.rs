@@ -215,7 +215,8 @@ pub(crate) fn describe(o: &mut Rows, name: &str, f: &FioJob, r: &Replay) {
 }
 
 /// Whether a `qsim run` argument names a trace rather than a scenario: not a `.yaml`,
-/// `.yml` or `.fio` file, and [`super::resolve`] finds a format for it (a capture's
+/// `.yml` or `.fio` file, and either named as a trace (`.blkparse`, `.iolog`,
+/// `NAME.blktrace.N`) or [`super::resolve`] finds a format for it (a capture's
 /// `NAME.blktrace.N` files, blktrace's magic, an iolog's version line, a blkparse event line).
 pub fn is_trace(arg: &str) -> bool {
     let p = Path::new(arg);
@@ -226,7 +227,15 @@ pub fn is_trace(arg: &str) -> bool {
     {
         return false;
     }
-    super::resolve(p).is_ok()
+    // A trace's own name is taken as one even when its content does not read as one, so
+    // the error is the trace reader's ("not blkparse's format…"), not a YAML parser's.
+    let named = ["blkparse", "iolog"]
+        .iter()
+        .any(|x| x.eq_ignore_ascii_case(ext))
+        || p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.contains(".blktrace."));
+    named || super::resolve(p).is_ok()
 }
 
 /// `qsim run TRACE`: the trace replayed on the machine of the scenario `machine` names (its
