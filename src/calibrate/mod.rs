@@ -154,8 +154,7 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibration, InputError> {
     let machine = machine_text(&host, &fitted, &inputs.fio);
     let mut report = describe(&fitted, &host);
     report.push_str(
-        "\nResiduals: each job measured, and the fitted machine simulated on the same job \
-         (policy none):\n",
+        "\nResiduals: each job measured, and simulated on the fitted machine (policy none):\n",
     );
     residuals(&fitted, &host, &jobs, false, &mut report)?;
     if let Some(cj) = &crypt_jobs {

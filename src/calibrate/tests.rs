@@ -10,7 +10,10 @@ struct Temp(std::path::PathBuf);
 
 impl Temp {
     fn new(name: &str, text: &str) -> Temp {
-        let p = std::env::temp_dir().join(format!("qsim-cal-{}-{name}", std::process::id()));
+        // Unique per call: tests run in parallel threads and two may measure the same job.
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("qsim-cal-{}-{n}-{name}", std::process::id()));
         std::fs::write(&p, text).unwrap();
         Temp(p)
     }

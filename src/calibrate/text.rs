@@ -76,7 +76,7 @@ pub(super) fn seek_full(s: &super::Spinning, capacity: u64, region: u64) -> f64 
     s.seek_min + s.seek_span * scale
 }
 
-/// What was fitted and how, parameter by parameter.
+/// What was fitted and how, parameter by parameter, within 80 columns.
 pub(super) fn describe(fitted: &Fitted, host: &Host) -> String {
     let mut t = String::new();
     match fitted {
@@ -104,6 +104,12 @@ pub(super) fn describe(fitted: &Fitted, host: &Host) -> String {
             c.encrypt / 1048576.0,
             c.decrypt / 1048576.0
         );
+    } else {
+        t.push_str(
+            "Cipher: not measured (no --cryptsetup): the machine file gives no rates, so the \
+             scenario's cipher applies (a job file's or trace's default machine: aes-2009, \
+             60 MB/s, a 2009 laptop's)\n",
+        );
     }
     for (what, v) in [("CPUs", host.cpus.map(|c| c.to_string()))] {
         if let Some(v) = v {
@@ -113,11 +119,32 @@ pub(super) fn describe(fitted: &Fitted, host: &Host) -> String {
     if let Some((release, v)) = &host.kernel {
         let _ = writeln!(
             t,
-            "Kernel: {release}, modelled as {} (the newest modelled version not newer)",
+            "Kernel: {release}, modelled as {} (the newest one modelled not newer)",
             v.name()
         );
     }
-    t
+    within_80(&t)
+}
+
+/// Where a parameter row's explanation starts: two spaces, the name, the value and its unit.
+const EXPLAINED_AT: usize = 37;
+
+/// `t` within 80 columns, as every text qsim prints: a parameter row's explanation continues
+/// under itself, any other long line as [`crate::textfit::fit`] wraps it.
+fn within_80(t: &str) -> String {
+    let mut out = String::with_capacity(t.len() + 64);
+    for line in t.lines() {
+        let row = line.starts_with("  ") && !line[2..].starts_with(' ');
+        let wide = line.chars().count() > crate::textfit::WIDTH;
+        let text = if row && wide {
+            crate::textfit::wrap(line, crate::textfit::WIDTH, EXPLAINED_AT).join("\n")
+        } else {
+            crate::textfit::fit(line)
+        };
+        out.push_str(&text);
+        out.push('\n');
+    }
+    out
 }
 
 /// The flash fit's rows.
@@ -132,17 +159,12 @@ fn describe_flash(t: &mut String, kind: &str, f: &super::Flash, queue_depth: u32
         t,
         "latency",
         f.latency,
-        "QD1 mean latency less the 4KiB bottleneck time",
+        "QD1 mean less the 4KiB bottleneck time",
     );
-    row(
-        t,
-        "overhead",
-        f.overhead(),
-        "4KiB bottleneck time (1/deep IOPS) less 4KiB/rate",
-    );
+    row(t, "overhead", f.overhead(), "1/(deep IOPS), less 4KiB/rate");
     let _ = writeln!(
         t,
-        "  {:<14}{:>14.3} MB/s  (1MiB − 4KiB) / (1MiB bottleneck time − 4KiB's)",
+        "  {:<14}{:>14.3} MB/s  1020KiB / (1MiB − 4KiB bottleneck times)",
         "transfer_rate",
         f.rate() / 1e6
     );
