@@ -66,6 +66,8 @@ fn a_sata_ssd_calibrates_back_to_its_preset_through_the_binary() {
         "{}",
         r.stdout
     );
+    // Mailable, as every text qsim prints: the fit's explanations wrap under themselves.
+    r.stdout_fits_80();
     let text = std::fs::read_to_string(out).unwrap();
     assert!(text.starts_with("# qsim machine file"), "{text}");
     // sata-ssd: latency 66.72us, 560MB/s, a 4KiB read 10.204us in the bottleneck.

@@ -12,6 +12,7 @@
 use super::{RunArgs, apply_overrides, load_input};
 use crate::engine::SimDuration;
 use crate::model::base::config::DeviceConfig;
+use crate::model::base::obs::RunEnd;
 use crate::report::Report;
 use crate::report::answer::{Input, Recommendation, holds, render_holds};
 use crate::scenario::{Scenario, units};
@@ -190,13 +191,21 @@ pub(super) fn check(
         v.scenario.replications = rec.replications as u32;
     }
     let bar = super::Progress::new(args.quiet);
-    let valve = crate::model::Valve::until(None);
+    // The study gets its own `--time-limit` budget: bounded, like the comparison before it.
+    let deadline =
+        (!args.time_limit.is_zero()).then(|| std::time::Instant::now() + args.time_limit);
+    let valve = crate::model::Valve::until(deadline);
     let rep = crate::experiment::run_replicated(&sc2, args.jobs, None, false, valve, &|d, t| {
         bar.tick(d, t)
     })?;
     bar.finish();
     let mut report = Report::new(&sc2, &rep.pooled);
     report.attach_replications(&rep.samples, None);
+    let stopped = report.policies.iter().any(|p| p.end == RunEnd::TimeLimit);
+    if stopped {
+        eprintln!("note: --robust: not checked: --time-limit stopped the study's runs");
+        return Ok(());
+    }
     let Some(h) = holds(&report, rec.metric, &knobs) else {
         anyhow::bail!("the robustness study's report lacks a run (a qsim bug)");
     };
