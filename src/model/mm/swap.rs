@@ -461,7 +461,6 @@ impl Swap {
             } else if let Some(slot) = slot {
                 // Clean in the swap cache: freed with no write.
                 self.procs[proc as usize][page as usize] = AnonPage::Swapped { slot };
-                mem.free(0, PageState::Anon);
                 out.reclaimed += 1;
             } else if !may_write {
                 self.push_lru_unreferenced(proc, page, None);
@@ -479,6 +478,9 @@ impl Swap {
                 self.push_lru_unreferenced(proc, page, None);
             }
         }
+        // The clean pages go back to the zone together: nothing above reads the zone, so this
+        // is exactly their frees one by one (the same coalescing draws in the same order).
+        mem.free_pages(out.reclaimed, PageState::Anon);
         self.obs.anon_scanned += out.scanned;
         self.obs.anon_dropped += out.reclaimed;
         self.obs.swap_outs += out.written;

@@ -397,7 +397,33 @@ impl Zone {
         );
         self.allocated -= pages;
         self.free += pages;
-        let mut o = order as usize;
+        self.place(order as usize, uniform);
+    }
+
+    /// Returns `n` single pages, exactly as `n` calls of [`Zone::free`]`(0, uniform)`: the
+    /// counts move once, and each page still draws its merges in turn.
+    ///
+    /// # Panics
+    /// If more pages are returned than are allocated.
+    #[inline]
+    pub fn free_order0(&mut self, n: u64, uniform: &mut impl FnMut() -> f64) {
+        assert!(
+            n <= self.allocated,
+            "freeing {n} pages with only {} allocated",
+            self.allocated
+        );
+        self.allocated -= n;
+        self.free += n;
+        for _ in 0..n {
+            self.place(0, uniform);
+        }
+    }
+
+    /// Puts a freed block of `order` on a free list, merging it up while a block of its order
+    /// is free and the draw says the buddy is that one.
+    #[inline(always)]
+    fn place(&mut self, order: usize, uniform: &mut impl FnMut() -> f64) {
+        let mut o = order;
         while o < MAX_ORDER - 1 && self.nr_free[o] > 0 && uniform() < self.coalesce_prob {
             // The buddy leaves its free list; the pair is one block an order up.
             self.nr_free[o] -= 1;
@@ -858,6 +884,38 @@ mod tests {
             assert_eq!(z.free_pages(), total);
             // With p = 0 every free with a same-order buddy still draws once.
             assert!(draws > 0);
+        }
+    }
+
+    /// `free_order0(n)` is `n` order-0 frees (same lists, counts and draws) on a zone
+    /// fragmented by a random history, for coalescing probabilities 0, ½ and 1.
+    #[test]
+    fn freeing_a_run_of_pages_is_freeing_them_one_by_one() {
+        for p in [0.0, 0.5, 1.0] {
+            let (mut a, mut u) = (Zone::new(1 << 14, laptop_marks(), p), Uniform(0x9e37));
+            for _ in 0..3000 {
+                let order = u.below(4) as u32;
+                if u.next() < 0.7 {
+                    a.alloc(order);
+                } else if a.allocated_pages() >= 1 << order {
+                    a.free(order, &mut || u.next());
+                }
+            }
+            let (mut b, n) = (a.clone(), a.allocated_pages().min(700));
+            let (mut ua, mut ub) = (Uniform(7), Uniform(7));
+            (0..n).for_each(|_| a.free(0, &mut || ua.next()));
+            b.free_order0(n, &mut || ub.next());
+            assert_eq!(
+                (a.nr_free(), a.free_pages()),
+                (b.nr_free(), b.free_pages()),
+                "{p}"
+            );
+            assert_eq!(
+                (ua.0, a.allocated_pages()),
+                (ub.0, b.allocated_pages()),
+                "{p}"
+            );
+            b.check_conservation().unwrap();
         }
     }
 

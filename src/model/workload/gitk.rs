@@ -253,10 +253,12 @@ impl Gitk {
             .get_or_insert_with(|| log + self.inserts_rng.random_range(0..mapped))
     }
 
-    /// The insert under way touched its page (in memory now).
-    pub fn inserted(&mut self) {
+    /// The insert under way touched its page (in memory now). Returns whether inserts are
+    /// still due.
+    pub fn inserted(&mut self) -> bool {
         self.insert_at = None;
         self.inserts -= 1;
+        self.inserts > 0
     }
 
     /// The buffer was freed: the loop ends; the last one finishes the copy at `now`.
