@@ -7,7 +7,7 @@
 //! events are read and checked, not replayed. A `Q` without data (a flush, `FN`, or any `N`)
 //! is counted as skipped.
 
-use super::{Event, MAX_LINE, Op, Reader, TraceError, rwbs};
+use super::{Event, Op, Reader, TraceError, rwbs};
 use std::io::BufRead;
 
 /// blkparse's action letters (`blkparse_fmt.c`): remap, bounce, complete, issue, front merge,
@@ -49,18 +49,10 @@ impl<R: BufRead> Blkparse<R> {
 
     /// The next line, without its end; `None` at the end of the file.
     fn read_line(&mut self) -> Result<Option<String>, TraceError> {
-        let read = super::read_capped_line(&mut self.input, &mut self.buf)
-            .map_err(|e| TraceError::io(&self.file, &e))?;
-        let Some(whole) = read else {
+        let hint = "blkparse's default format writes short lines: is this blkparse text?";
+        let (file, line) = (&self.file, &mut self.line);
+        if !super::read_capped_line(&mut self.input, &mut self.buf, file, line, hint)? {
             return Ok(None);
-        };
-        self.line += 1;
-        if !whole {
-            return Err(self.err(
-                "line",
-                format!("the line is longer than {MAX_LINE} bytes"),
-                "blkparse's default format writes short lines: is this blkparse text?",
-            ));
         }
         while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
             self.buf.pop();
@@ -268,6 +260,7 @@ pub fn looks_like(first_line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::replay::MAX_LINE;
 
     fn all(text: &str) -> Result<Vec<Event>, TraceError> {
         let mut r = Blkparse::new(std::io::Cursor::new(text.as_bytes().to_vec()), "t.txt");
@@ -289,6 +282,21 @@ CPU0 (loop0):
  Reads Queued:           1,        4KiB\t Writes Queued:           1,        8KiB
 Total (loop0):
 ";
+
+    /// A line of MAX_LINE bytes is read; one byte more is refused at its own line number.
+    #[test]
+    fn a_line_longer_than_the_cap_is_refused_at_its_line() {
+        let first = TEXT.lines().next().unwrap();
+        let pad = |n: usize| format!("{first}{}\n", " ".repeat(n - first.len() - 1));
+        let at_cap = pad(MAX_LINE as usize);
+        assert_eq!(all(&format!("{first}\n{at_cap}")).unwrap().len(), 2);
+        let e = all(&format!("{first}\n{}", pad(MAX_LINE as usize + 1))).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("t.txt:2: line: the line is longer"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn queue_events_are_read_and_the_summary_ends_them() {

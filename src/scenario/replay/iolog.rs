@@ -148,18 +148,10 @@ impl<R: BufRead> Iolog<R> {
 impl<R: BufRead + Send + std::fmt::Debug> Reader for Iolog<R> {
     fn next_event(&mut self) -> Result<Option<Event>, TraceError> {
         loop {
-            let read = super::read_capped_line(&mut self.input, &mut self.buf)
-                .map_err(|e| TraceError::io(&self.file, &e))?;
-            let Some(whole) = read else {
+            let hint = "fio reads iolog lines of up to 4096 bytes";
+            let (file, line) = (&self.file, &mut self.line);
+            if !super::read_capped_line(&mut self.input, &mut self.buf, file, line, hint)? {
                 return Ok(None);
-            };
-            self.line += 1;
-            if !whole {
-                return Err(self.err(
-                    "line",
-                    format!("the line is longer than {MAX_LINE} bytes"),
-                    "fio reads iolog lines of up to 4096 bytes",
-                ));
             }
             let text = String::from_utf8_lossy(&self.buf).into_owned();
             if text.trim().is_empty() {
@@ -199,6 +191,22 @@ mod tests {
             out.push(e);
         }
         Ok(out)
+    }
+
+    /// A line of MAX_LINE bytes is read; one byte more is refused at its own line number.
+    #[test]
+    fn a_line_longer_than_the_cap_is_refused_at_its_line() {
+        let read = "/dev/x read 0 4096";
+        let pad = |n: usize| format!("{read}{}\n", " ".repeat(n - read.len() - 1));
+        let head = "fio version 2 iolog\n/dev/x add\n";
+        let ok = all(&format!("{head}{}", pad(MAX_LINE as usize))).unwrap();
+        assert_eq!(ok.len(), 1);
+        let e = all(&format!("{head}{}", pad(MAX_LINE as usize + 1))).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("t.log:3: line: the line is longer"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -229,17 +229,28 @@ pub(crate) fn shorten(s: &str) -> String {
 /// lines, and fio reads iolog lines of up to 4096 bytes.
 pub(crate) const MAX_LINE: u64 = 4096;
 
-/// One line of a text trace read into `buf` (cleared first, its end kept), reading at most
-/// [`MAX_LINE`] + 1 bytes: `Ok(None)` at the end of the file, `Ok(Some(false))` for a line
-/// longer than [`MAX_LINE`] (the caller refuses it at its line), `Ok(Some(true))` otherwise.
+/// One line of text trace `file` read into `buf` (cleared first, its end kept) and counted in
+/// `line`, reading at most [`MAX_LINE`] + 1 bytes: `Ok(false)` at the end of the file; a longer
+/// line is refused at its line number with `hint`.
 pub(crate) fn read_capped_line<R: std::io::BufRead>(
     input: &mut R,
     buf: &mut Vec<u8>,
-) -> std::io::Result<Option<bool>> {
+    file: &str,
+    line: &mut u64,
+    hint: &str,
+) -> Result<bool, TraceError> {
     buf.clear();
-    let n =
-        std::io::BufRead::read_until(&mut std::io::Read::take(input, MAX_LINE + 1), b'\n', buf)?;
-    Ok((n > 0).then_some(buf.len() as u64 <= MAX_LINE))
+    let n = std::io::BufRead::read_until(&mut std::io::Read::take(input, MAX_LINE + 1), b'\n', buf)
+        .map_err(|e| TraceError::io(file, &e))?;
+    if n == 0 {
+        return Ok(false);
+    }
+    *line += 1;
+    if buf.len() as u64 > MAX_LINE {
+        let message = format!("the line is longer than {MAX_LINE} bytes");
+        return Err(TraceError::at_line(file, *line, "line", message, hint));
+    }
+    Ok(true)
 }
 
 /// Opens a trace file for reading.
