@@ -55,7 +55,10 @@ pub(super) fn write_exports(
         files.push((path, export::report_csv(report).into_bytes()));
     }
     if let Some(path) = &opts.markdown_file {
-        files.push((path, export::markdown(&report.metrics).into_bytes()));
+        files.push((
+            path,
+            export::markdown(&report.metrics, &report.pairing()).into_bytes(),
+        ));
     }
     if let Some(path) = &opts.json_file {
         let mut buf = Vec::new();

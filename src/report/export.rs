@@ -13,7 +13,7 @@
 
 use super::metrics::{METRICS, MetricId, Metrics};
 use super::plots::PlotData;
-use super::replications::{reference_index, values, zero_everywhere};
+use super::replications::{Pairing, values, zero_everywhere};
 use crate::stats::compare::{Interval, Summary, Verdict, paired_diff, ratio, verdict};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -43,6 +43,11 @@ pub struct MetricRow {
     pub relative: Option<Interval>,
     /// `lower`, `higher` or `within noise` against the reference (`None` as above).
     pub verdict: Option<&'static str>,
+    /// The run this one is compared against, when runs have references of their own
+    /// (variants crossed with policies: [`Pairing::two_way`]); absent when it is the export's
+    /// one reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub against: Option<String>,
     /// hyperfine's `parameters` of a scan: the swept paths and this run's values (a study's
     /// run: its knob and value); absent outside a sweep ([`super::sweep::parameters`]).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -51,14 +56,17 @@ pub struct MetricRow {
 
 /// Every measured metric of every run, run-major, in the summary's metric order; metrics not
 /// measured in a run (no memory model) or zero everywhere are left out, as in the text
-/// summary. Returns the reference run's label too.
-pub fn metric_rows(runs: &[(String, Vec<Metrics>)]) -> (String, Vec<MetricRow>) {
-    let r = reference_index(runs);
-    let Some((ref_label, reference)) = runs.get(r) else {
+/// summary. Each run is compared with its reference in `pairing`. Returns the base
+/// reference's label too.
+pub fn metric_rows(runs: &[(String, Vec<Metrics>)], pairing: &Pairing) -> (String, Vec<MetricRow>) {
+    let Some((base_label, _)) = runs.get(pairing.base) else {
         return (String::new(), Vec::new());
     };
+    let varies = pairing.varies();
     let mut rows = Vec::new();
-    for (label, reps) in runs {
+    for (i, (label, reps)) in runs.iter().enumerate() {
+        let r = pairing.refs.get(i).copied().unwrap_or(pairing.base);
+        let (ref_label, reference) = &runs[r];
         for (id, m) in MetricId::all() {
             if zero_everywhere(id, runs) {
                 continue;
@@ -68,7 +76,7 @@ pub fn metric_rows(runs: &[(String, Vec<Metrics>)]) -> (String, Vec<MetricRow>) 
                 continue;
             }
             let rs = values(reference, id);
-            let vs_ref = label != ref_label;
+            let vs_ref = r != i;
             let difference = vs_ref.then(|| paired_diff(&xs, &rs).ok()).flatten();
             rows.push(MetricRow {
                 command: label.clone(),
@@ -86,10 +94,11 @@ pub fn metric_rows(runs: &[(String, Vec<Metrics>)]) -> (String, Vec<MetricRow>) 
                 difference,
                 times: xs,
                 parameters: Default::default(),
+                against: (varies && vs_ref).then(|| ref_label.clone()),
             });
         }
     }
-    (ref_label.clone(), rows)
+    (base_label.clone(), rows)
 }
 
 /// Median of `xs` (NaN when empty).
@@ -121,9 +130,10 @@ fn csv_num(x: f64) -> String {
     }
 }
 
-/// The CSV export: a header, then one line per run and metric.
+/// The CSV export: a header, then one line per run and metric, every run against the first
+/// (or `baseline`).
 pub fn csv(runs: &[(String, Vec<Metrics>)]) -> String {
-    csv_with_parameters(runs, &[])
+    csv_with_parameters(runs, &Pairing::single(runs), &[])
 }
 
 /// The CSV export of `report`: [`csv`], with hyperfine's `parameter_<name>` columns when the
@@ -133,19 +143,26 @@ pub fn report_csv(report: &super::Report) -> String {
     let params: Vec<_> = (0..report.metrics.len())
         .map(|i| super::sweep::parameters(report, i))
         .collect();
-    csv_with_parameters(&report.metrics, &params)
+    csv_with_parameters(&report.metrics, &report.pairing(), &params)
 }
 
-/// [`csv`] with `params[i]` (run `i`'s swept values) as trailing `parameter_<name>` columns.
+/// [`csv`] with each run against its reference in `pairing` (a `against` column names it
+/// when runs have references of their own) and `params[i]` (run `i`'s swept values) as
+/// trailing `parameter_<name>` columns.
 fn csv_with_parameters(
     runs: &[(String, Vec<Metrics>)],
+    pairing: &Pairing,
     params: &[std::collections::BTreeMap<String, String>],
 ) -> String {
-    let (_, rows) = metric_rows(runs);
+    let (_, rows) = metric_rows(runs, pairing);
     let names: std::collections::BTreeSet<&String> = params.iter().flat_map(|p| p.keys()).collect();
+    let varies = pairing.varies();
     let mut s = String::from(
         "command,metric,unit,mean,stddev,median,min,max,ci95_half,relative,relative_ci95_half,verdict",
     );
+    if varies {
+        s.push_str(",against");
+    }
     for n in &names {
         s.push(',');
         s.push_str(&csv_field(&format!("parameter_{n}")));
@@ -170,6 +187,10 @@ fn csv_with_parameters(
             rel.map_or(String::new(), |i| csv_num(i.half_width())),
             r.verdict.unwrap_or("")
         );
+        if varies {
+            s.push(',');
+            s.push_str(&csv_field(r.against.as_deref().unwrap_or("")));
+        }
         for n in &names {
             let v = run.and_then(|i| params.get(i)).and_then(|p| p.get(*n));
             s.push(',');
@@ -198,17 +219,28 @@ fn cell(x: f64, dec: usize) -> String {
 }
 
 /// The Markdown export: per metric, hyperfine's table (`Mean ± σ`, min, max, and the mean
-/// relative to the reference with its propagated σ) plus a verdict column from the paired
-/// 95 % interval.
-pub fn markdown(runs: &[(String, Vec<Metrics>)]) -> String {
-    let (ref_label, rows) = metric_rows(runs);
+/// relative to the run's reference with its propagated σ) plus a verdict column from the paired
+/// 95 % interval; an `Against` column names each run's reference when runs have their own
+/// ([`Pairing::two_way`]).
+pub fn markdown(runs: &[(String, Vec<Metrics>)], pairing: &Pairing) -> String {
+    let (base_label, rows) = metric_rows(runs, pairing);
     let reps = runs.iter().map(|(_, m)| m.len()).max().unwrap_or(0);
+    let varies = pairing.varies();
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "Mean ± σ over {reps} replications; Relative is against `{ref_label}` (± σ); the \
-         verdict uses the paired 95% confidence interval."
-    );
+    if varies {
+        let _ = writeln!(
+            s,
+            "Mean ± σ over {reps} replications; Relative is against the run in Against (± σ), \
+             a variant's first policy against `{base_label}`; the verdict uses the paired 95% \
+             confidence interval."
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "Mean ± σ over {reps} replications; Relative is against `{base_label}` (± σ); the \
+             verdict uses the paired 95% confidence interval."
+        );
+    }
     for m in METRICS {
         let of_metric: Vec<&MetricRow> = rows.iter().filter(|r| r.metric == m.label).collect();
         if of_metric.is_empty() {
@@ -219,16 +251,26 @@ pub fn markdown(runs: &[(String, Vec<Metrics>)]) -> String {
         } else {
             format!(" [{}]", m.unit)
         };
+        let (head, rule) = if varies {
+            (" Against |", ":---|")
+        } else {
+            ("", "")
+        };
         let _ = writeln!(s, "\n### {}{unit}\n", m.label);
         let _ = writeln!(
             s,
-            "| Command | Mean{unit} | Min{unit} | Max{unit} | Relative | Verdict |"
+            "| Command | Mean{unit} | Min{unit} | Max{unit} | Relative | Verdict |{head}"
         );
-        let _ = writeln!(s, "|:---|---:|---:|---:|---:|:---|");
-        let reference = of_metric.iter().find(|r| r.command == ref_label);
+        let _ = writeln!(s, "|:---|---:|---:|---:|---:|:---|{rule}");
         for r in &of_metric {
+            let i = runs.iter().position(|(l, _)| *l == r.command);
+            let ref_label = i
+                .and_then(|i| pairing.refs.get(i))
+                .map_or(base_label.as_str(), |&j| runs[j].0.as_str());
+            let is_ref = r.command == ref_label;
+            let reference = of_metric.iter().find(|x| x.command == ref_label);
             let relative = match reference {
-                _ if r.command == ref_label => "1.00".to_string(),
+                _ if is_ref => "1.00".to_string(),
                 Some(b) if b.summary.mean != 0.0 => {
                     let q = r.summary.mean / b.summary.mean;
                     let rel = |x: &Summary| x.stddev / x.mean;
@@ -238,20 +280,21 @@ pub fn markdown(runs: &[(String, Vec<Metrics>)]) -> String {
                 _ => "-".to_string(),
             };
             let dec = decimals(r.summary.mean);
+            let against = match (varies, is_ref) {
+                (false, _) => String::new(),
+                (true, true) => " - |".to_string(),
+                (true, false) => format!(" `{ref_label}` |"),
+            };
             let _ = writeln!(
                 s,
-                "| `{}` | {} ± {} | {} | {} | {} | {} |",
+                "| `{}` | {} ± {} | {} | {} | {} | {} |{against}",
                 r.command,
                 cell(r.summary.mean, dec),
                 cell(r.summary.stddev, dec),
                 cell(r.summary.min, dec),
                 cell(r.summary.max, dec),
                 relative,
-                r.verdict.unwrap_or(if r.command == ref_label {
-                    "reference"
-                } else {
-                    "-"
-                })
+                r.verdict.unwrap_or(if is_ref { "reference" } else { "-" })
             );
         }
     }
@@ -263,7 +306,8 @@ pub fn markdown(runs: &[(String, Vec<Metrics>)]) -> String {
 pub struct ResultsQsim<'a> {
     /// Layout version of this object ([`super::SCHEMA_VERSION`]).
     pub schema_version: u32,
-    /// The run that every other is compared against.
+    /// The run every other is compared against, or, when runs have references of their own
+    /// (a summary row's `against`), the one those lead to.
     pub reference: String,
     /// Replications per run (the largest, if variants differ).
     pub replications: u32,
@@ -281,7 +325,7 @@ impl<'a> ResultsQsim<'a> {
     /// qsim's part of the export of `report`: its metrics compared with the reference run,
     /// its precision line and its plot series.
     pub fn of(report: &'a super::Report) -> ResultsQsim<'a> {
-        let (reference, mut summary) = metric_rows(&report.metrics);
+        let (reference, mut summary) = metric_rows(&report.metrics, &report.pairing());
         for row in &mut summary {
             if let Some(i) = report.metrics.iter().position(|(l, _)| *l == row.command) {
                 row.parameters = super::sweep::parameters(report, i);
@@ -327,9 +371,60 @@ mod tests {
         ]
     }
 
+    /// Two variants crossed with two policies: b/split equals b/fifo, both three times a/fifo.
+    fn crossed() -> (Vec<(String, Vec<Metrics>)>, Pairing) {
+        let slow = vec![m(30.0, 10.0), m(32.0, 12.0), m(31.0, 11.0), m(29.0, 13.0)];
+        let fast = vec![m(10.0, 10.0), m(11.0, 12.0), m(10.5, 11.0), m(9.5, 13.0)];
+        let runs = vec![
+            ("a/fifo".to_string(), slow.clone()),
+            ("a/split".to_string(), slow),
+            ("b/fifo".to_string(), fast.clone()),
+            ("b/split".to_string(), fast),
+        ];
+        let cells: Vec<(String, String)> =
+            [("a", "fifo"), ("a", "split"), ("b", "fifo"), ("b", "split")]
+                .iter()
+                .map(|(v, p)| (v.to_string(), p.to_string()))
+                .collect();
+        (runs, Pairing::two_way(&cells))
+    }
+
+    #[test]
+    fn crossed_runs_name_their_reference_in_every_export() {
+        let (runs, pairing) = crossed();
+        let (base, rows) = metric_rows(&runs, &pairing);
+        assert_eq!(base, "a/fifo");
+        let p99 = |cmd: &str| {
+            rows.iter()
+                .find(|r| r.command == cmd && r.metric == "read p99")
+                .unwrap()
+        };
+        assert_eq!(p99("b/split").against.as_deref(), Some("b/fifo"));
+        assert_eq!(p99("b/split").verdict, Some("within noise"));
+        assert_eq!(p99("b/fifo").against.as_deref(), Some("a/fifo"));
+        assert_eq!(p99("b/fifo").verdict, Some("lower"));
+        assert!(p99("a/fifo").against.is_none());
+        let text = csv_with_parameters(&runs, &pairing, &[]);
+        assert!(
+            text.lines().next().unwrap().ends_with(",verdict,against"),
+            "{text}"
+        );
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("b/split,read p99,") && l.ends_with(",within noise,b/fifo")),
+            "{text}"
+        );
+        let md = markdown(&runs, &pairing);
+        assert!(md.contains("| Relative | Verdict | Against |"), "{md}");
+        assert!(md.contains("| within noise | `b/fifo` |"), "{md}");
+        // One reference for all: no extra column anywhere.
+        assert!(!csv(&runs).contains("against"));
+        assert!(!markdown(&runs, &Pairing::single(&runs)).contains("Against"));
+    }
+
     #[test]
     fn rows_compare_each_run_with_the_reference() {
-        let (reference, rows) = metric_rows(&runs());
+        let (reference, rows) = metric_rows(&runs(), &Pairing::single(&runs()));
         assert_eq!(reference, "fifo");
         let p99 = rows
             .iter()
@@ -358,7 +453,7 @@ mod tests {
         let mut params = vec![std::collections::BTreeMap::new(); runs.len()];
         params[0].insert("crypt.encrypt_rate".to_string(), "60MB/s".to_string());
         params[1].insert("crypt.encrypt_rate".to_string(), "1,2".to_string());
-        let text = csv_with_parameters(&runs, &params);
+        let text = csv_with_parameters(&runs, &Pairing::single(&runs), &params);
         let mut lines = text.lines();
         assert!(
             lines
@@ -369,14 +464,17 @@ mod tests {
         let first = lines.next().unwrap();
         assert!(first.ends_with(",60MB/s"), "{first}");
         assert!(text.contains(",\"1,2\"\n"), "{text}");
-        assert_eq!(csv_with_parameters(&runs, &[]), csv(&runs));
+        assert_eq!(
+            csv_with_parameters(&runs, &Pairing::single(&runs), &[]),
+            csv(&runs)
+        );
         assert!(!csv(&runs).contains("parameter_"));
     }
 
     #[test]
     fn csv_has_one_line_per_row_and_quotes_commas() {
         let text = csv(&runs());
-        let (_, rows) = metric_rows(&runs());
+        let (_, rows) = metric_rows(&runs(), &Pairing::single(&runs()));
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), rows.len() + 1);
         assert!(lines[0].starts_with("command,metric,unit,mean,stddev,median,min,max"));
@@ -390,7 +488,7 @@ mod tests {
 
     #[test]
     fn markdown_has_a_hyperfine_table_per_metric() {
-        let text = markdown(&runs());
+        let text = markdown(&runs(), &Pairing::single(&runs()));
         assert!(text.contains("### read p99 [ms]"), "{text}");
         assert!(
             text.contains("| Command | Mean [ms] | Min [ms] | Max [ms] | Relative | Verdict |")

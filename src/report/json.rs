@@ -566,7 +566,7 @@ mod tests {
         render_plus(&r, &mut plus).unwrap();
         let plus: Value = serde_json::from_slice(&plus).unwrap();
         assert_eq!(v["jobs"], plus["jobs"]);
-        let (reference, rows) = super::super::export::metric_rows(&r.metrics);
+        let (reference, rows) = super::super::export::metric_rows(&r.metrics, &r.pairing());
         assert_eq!(v["qsim"]["reference"], reference.as_str());
         assert_eq!(v["qsim"]["summary"].as_array().unwrap().len(), rows.len());
         assert_eq!(

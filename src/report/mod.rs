@@ -599,6 +599,26 @@ impl Report {
         }
     }
 
+    /// Which run each run's replications are compared against: with variants crossed with
+    /// policies [`replications::Pairing::two_way`], else every run against one.
+    pub fn pairing(&self) -> replications::Pairing {
+        let cells: Option<Vec<(String, String)>> = self
+            .policies
+            .iter()
+            .map(|p| {
+                p.variant
+                    .as_ref()
+                    .map(|v| (v.name.clone(), v.policy.clone()))
+            })
+            .collect();
+        match cells {
+            Some(c) if !c.is_empty() && c.len() == self.metrics.len() => {
+                replications::Pairing::two_way(&c)
+            }
+            _ => replications::Pairing::single(&self.metrics),
+        }
+    }
+
     /// Adds what the replications contribute beyond the pooled blocks: each run's spread and
     /// registry metrics from `samples` (`samples[i]`, one per replication, for
     /// `policies[i]`), and with `timelines` (replication 0's, per run) the plot series.

@@ -1,6 +1,7 @@
 //! The "is it noise?" summary: each run's headline metrics across its replications (mean and
-//! 95 % confidence half-width), and each run against the reference run (the first of the
-//! plan) as a paired difference over common random numbers, tagged better, worse or within
+//! 95 % confidence half-width), and each run against its reference run ([`Pairing`]: the
+//! first of the plan, or with variants and policies the first policy of its variant) as a
+//! paired difference over common random numbers, tagged better, worse or within
 //! noise, in hyperfine's manner. With finite jobs, a last table in the shape of Mel Gorman's
 //! 2009 kernel comparison follows: per run, the elapsed time and the GFP_ATOMIC failures as
 //! mean and sample standard deviation. Text only, within 80 columns.
@@ -57,24 +58,101 @@ pub fn reference_index(runs: &[(String, Vec<Metrics>)]) -> usize {
         .unwrap_or(0)
 }
 
-/// Renders the summary of `runs` (label, one [`Metrics`] per replication). The reference is
-/// the first run of the variant named `baseline` if there is one, else the first run. Nothing
-/// when every run has a single replication.
-pub fn render(runs: &[(String, Vec<Metrics>)], out: &mut String) {
-    let Some((ref_label, reference)) = runs.get(reference_index(runs)) else {
+/// Which run each run is compared against (docs/output.md §2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pairing {
+    /// Per run, the index of the run it is compared against (its own index for a reference).
+    pub refs: Vec<usize>,
+    /// The reference every other reference leads to: the first run of the base variant.
+    pub base: usize,
+}
+
+impl Pairing {
+    /// Every run against one: the first run of the variant named `baseline`, else the first.
+    pub fn single(runs: &[(String, Vec<Metrics>)]) -> Pairing {
+        let base = reference_index(runs);
+        Pairing {
+            refs: vec![base; runs.len()],
+            base,
+        }
+    }
+
+    /// Runs of variants crossed with policies, `cells[i]` being run `i`'s (variant, policy):
+    /// within a variant each policy is paired against the variant's first policy, which is
+    /// paired against the same policy of the base variant (the one named `baseline`, else the
+    /// first), or that variant's first run when it did not run the policy. A variant changes
+    /// the machine or the load, a policy only the queueing: a policy's effect is read against
+    /// its own variant, never against another load.
+    pub fn two_way(cells: &[(String, String)]) -> Pairing {
+        let base_variant = cells
+            .iter()
+            .find(|(v, _)| v == "baseline")
+            .or(cells.first())
+            .map_or("", |(v, _)| v.as_str());
+        let first_of = |v: &str| cells.iter().position(|(w, _)| w == v).unwrap_or(0);
+        let base = first_of(base_variant);
+        let refs = cells
+            .iter()
+            .enumerate()
+            .map(|(i, (v, p))| {
+                let first = first_of(v);
+                if i != first {
+                    first
+                } else if v != base_variant {
+                    cells
+                        .iter()
+                        .position(|(w, q)| w == base_variant && q == p)
+                        .unwrap_or(base)
+                } else {
+                    i
+                }
+            })
+            .collect();
+        Pairing { refs, base }
+    }
+
+    /// Whether some run is compared against another run than the base (the report then names
+    /// each run's reference).
+    pub fn varies(&self) -> bool {
+        self.refs
+            .iter()
+            .enumerate()
+            .any(|(i, &r)| r != i && r != self.base)
+    }
+}
+
+/// Renders the summary of `runs` (label, one [`Metrics`] per replication), each run compared
+/// with its reference in `pairing`. Nothing when every run has a single replication.
+pub fn render(runs: &[(String, Vec<Metrics>)], pairing: &Pairing, out: &mut String) {
+    let Some((base_label, _)) = runs.get(pairing.base) else {
         return;
     };
     let reps = runs.iter().map(|(_, m)| m.len()).max().unwrap_or(0);
     if reps < 2 {
         return;
     }
-    let _ = writeln!(
-        out,
-        "\nAcross {reps} replications (mean ± 95% CI half-width; paired against {}):",
-        shown(ref_label)
-    );
-    for (label, reps) in runs {
-        let _ = writeln!(out, "  {}:", shown(label));
+    let varies = pairing.varies();
+    if varies {
+        let _ = writeln!(
+            out,
+            "\nAcross {reps} replications (mean ± 95% CI half-width; each run paired\n\
+             against the run named after `vs`):"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "\nAcross {reps} replications (mean ± 95% CI half-width; paired against {}):",
+            shown(base_label)
+        );
+    }
+    for (i, (label, reps)) in runs.iter().enumerate() {
+        let r = pairing.refs.get(i).copied().unwrap_or(pairing.base);
+        let (ref_label, reference) = &runs[r];
+        if varies && r != i {
+            let _ = writeln!(out, "  {} (vs {}):", shown(label), shown(ref_label));
+        } else {
+            let _ = writeln!(out, "  {}:", shown(label));
+        }
         for (id, m) in MetricId::all().filter(|(_, m)| m.summary) {
             let xs = values(reps, id);
             // Not measured (no memory model), or zero in every replication of every run.
@@ -86,7 +164,7 @@ pub fn render(runs: &[(String, Vec<Metrics>)], out: &mut String) {
             let rs = values(reference, id);
             // A reference without the metric (unfinished, or no memory model) has nothing to
             // compare against.
-            if label != ref_label && !rs.iter().any(|x| x.is_nan()) {
+            if r != i && !rs.iter().any(|x| x.is_nan()) {
                 line.push_str(&compare(&xs, &rs, m.lower_is_better, m.unit));
             }
             let _ = writeln!(out, "{line}");
@@ -201,6 +279,73 @@ fn compare(xs: &[f64], rs: &[f64], lower_is_better: bool, unit: &str) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The summary with every run paired against one, as a scenario without variants has it.
+    fn render(runs: &[(String, Vec<Metrics>)], out: &mut String) {
+        super::render(runs, &Pairing::single(runs), out);
+    }
+
+    fn cells(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn policies_pair_within_their_variant_and_variants_policy_by_policy() {
+        let c = cells(&[
+            ("both", "none"),
+            ("both", "dm-crypt"),
+            ("small", "none"),
+            ("small", "dm-crypt"),
+            ("large", "dm-crypt"),
+        ]);
+        let p = Pairing::two_way(&c);
+        // small/dm-crypt against small/none, small/none against both/none; large ran no
+        // `none`... its first policy is dm-crypt, paired against both/dm-crypt.
+        assert_eq!(p.refs, [0, 0, 0, 2, 1]);
+        assert_eq!(p.base, 0);
+        assert!(p.varies());
+        // One policy per variant: every variant against the first, as with one reference.
+        let p = Pairing::two_way(&cells(&[("2.6.30", "fifo"), ("2.6.31", "fifo")]));
+        assert_eq!(p.refs, [0, 0]);
+        assert!(!p.varies());
+        // A variant named baseline is the base wherever it stands.
+        let p = Pairing::two_way(&cells(&[
+            ("patched", "fifo"),
+            ("patched", "split"),
+            ("baseline", "fifo"),
+            ("baseline", "split"),
+        ]));
+        assert_eq!(p.refs, [2, 0, 2, 2]);
+        assert_eq!(p.base, 2);
+    }
+
+    #[test]
+    fn a_varying_pairing_names_each_runs_reference() {
+        let base: Vec<Metrics> = [30.0, 32.0, 31.0, 29.0].iter().map(|&x| m(x)).collect();
+        let fast: Vec<Metrics> = [10.0, 11.0, 10.5, 9.5].iter().map(|&x| m(x)).collect();
+        let runs: Vec<(String, Vec<Metrics>)> = vec![
+            ("a/fifo".into(), base.clone()),
+            ("a/split".into(), fast.clone()),
+            ("b/fifo".into(), fast.clone()),
+            ("b/split".into(), fast),
+        ];
+        let c = cells(&[("a", "fifo"), ("a", "split"), ("b", "fifo"), ("b", "split")]);
+        let mut out = String::new();
+        super::render(&runs, &Pairing::two_way(&c), &mut out);
+        assert!(out.contains("  a/split (vs a/fifo):"), "{out}");
+        assert!(out.contains("  b/fifo (vs a/fifo):"), "{out}");
+        // b/split equals its reference b/fifo: within noise, where against a/fifo it would be
+        // three times lower.
+        let b_split = out
+            .split("  b/split (vs b/fifo):")
+            .nth(1)
+            .expect("b/split block");
+        let p99 = b_split.lines().find(|l| l.contains("read p99 ")).unwrap();
+        assert!(p99.ends_with("within noise"), "{out}");
+        assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
+    }
 
     fn m(p99: f64) -> Metrics {
         Metrics::with_read_p99(p99)

@@ -95,7 +95,7 @@ pub fn render_run_with(
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
     let mut summary = String::new();
-    super::replications::render(&report.metrics, &mut summary);
+    super::replications::render(&report.metrics, &report.pairing(), &mut summary);
     super::flags::render(report, &mut summary);
     super::sweep::render(report, &mut summary);
     if let Some(p) = &report.precision {

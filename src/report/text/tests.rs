@@ -319,7 +319,7 @@ fn a_run_renders_its_summary_and_precision_before_the_per_run_blocks() {
     render_run(&r, &mut whole).unwrap();
     let whole = String::from_utf8(whole).unwrap();
     let mut summary = String::new();
-    super::super::replications::render(&r.metrics, &mut summary);
+    super::super::replications::render(&r.metrics, &r.pairing(), &mut summary);
     assert!(summary.contains("Across 2 replications"), "{summary}");
     let precision = r.precision.as_ref().unwrap().line();
     let report = rendered(&r);
