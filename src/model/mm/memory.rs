@@ -72,7 +72,6 @@ use crate::model::base::obs::{AllocFailure, MemoryObs, PageStates};
 use crate::model::mm::zone::{AllocClass, MAX_ORDER, Mark, Watermarks, Zone, zone_watermark_ok};
 use crate::stats::Histogram;
 use rand::RngExt;
-use rand_distr::{Binomial, Distribution as _};
 
 /// `SWAP_CLUSTER_MAX`: reclaim's batch and its "enough progress" mark.
 pub const SWAP_CLUSTER_MAX: u64 = 32;
@@ -645,7 +644,7 @@ fn draw_hypergeometric(rng: &mut SimRng, n: u64, good: u64, total: u64) -> u64 {
         return n;
     }
     let p = good as f64 / total as f64;
-    let k = Binomial::new(n, p).expect("valid binomial").sample(rng);
+    let k = crate::model::mm::binomial::sample(rng, n, p);
     let bad = total - good;
     k.min(good).max(n.saturating_sub(bad))
 }

@@ -9,6 +9,7 @@
 //! zone-only processes (kswapd, direct reclaim, GFP_ATOMIC, the mempool) reach inside.
 
 pub mod atomic;
+pub mod binomial;
 pub mod cwait;
 pub mod kswapd;
 pub mod memory;
