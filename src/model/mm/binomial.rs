@@ -21,7 +21,7 @@ use rand_distr::{Binomial, Distribution as _};
 const BINV_THRESHOLD: f64 = 10.0;
 /// rand_distr's cap on BINV's walk: past it the walk starts over with a new uniform.
 const BINV_MAX_X: u64 = 110;
-/// One unit in the last place of a number in [0.5, 1): 2⁻⁵².
+/// One unit in the last place relative to the value, at its largest (2⁻⁵², `f64::EPSILON`).
 const ULP: f64 = f64::EPSILON;
 
 /// A draw from the binomial distribution of `n` trials with success probability `p`, equal
