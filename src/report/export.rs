@@ -65,7 +65,7 @@ pub fn metric_rows(runs: &[(String, Vec<Metrics>)], pairing: &Pairing) -> (Strin
     let varies = pairing.varies();
     let mut rows = Vec::new();
     for (i, (label, reps)) in runs.iter().enumerate() {
-        let r = pairing.refs.get(i).copied().unwrap_or(pairing.base);
+        let r = pairing.of(i);
         let (ref_label, reference) = &runs[r];
         for (id, m) in MetricId::all() {
             if zero_everywhere(id, runs) {
@@ -263,10 +263,8 @@ pub fn markdown(runs: &[(String, Vec<Metrics>)], pairing: &Pairing) -> String {
         );
         let _ = writeln!(s, "|:---|---:|---:|---:|---:|:---|{rule}");
         for r in &of_metric {
-            let i = runs.iter().position(|(l, _)| *l == r.command);
-            let ref_label = i
-                .and_then(|i| pairing.refs.get(i))
-                .map_or(base_label.as_str(), |&j| runs[j].0.as_str());
+            // A row names its reference when references vary; otherwise it is the base.
+            let ref_label = r.against.as_deref().unwrap_or(&base_label);
             let is_ref = r.command == ref_label;
             let reference = of_metric.iter().find(|x| x.command == ref_label);
             let relative = match reference {

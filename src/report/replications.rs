@@ -58,7 +58,7 @@ pub fn reference_index(runs: &[(String, Vec<Metrics>)]) -> usize {
         .unwrap_or(0)
 }
 
-/// Which run each run is compared against (docs/output.md §2).
+/// Which run each run is compared against (docs/output.md §3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pairing {
     /// Per run, the index of the run it is compared against (its own index for a reference).
@@ -111,6 +111,12 @@ impl Pairing {
         Pairing { refs, base }
     }
 
+    /// The index of the run that run `i` is compared against (its own for a reference; the
+    /// base for a run the pairing does not know).
+    pub fn of(&self, i: usize) -> usize {
+        self.refs.get(i).copied().unwrap_or(self.base)
+    }
+
     /// Whether some run is compared against another run than the base (the report then names
     /// each run's reference).
     pub fn varies(&self) -> bool {
@@ -146,7 +152,7 @@ pub fn render(runs: &[(String, Vec<Metrics>)], pairing: &Pairing, out: &mut Stri
         );
     }
     for (i, (label, reps)) in runs.iter().enumerate() {
-        let r = pairing.refs.get(i).copied().unwrap_or(pairing.base);
+        let r = pairing.of(i);
         let (ref_label, reference) = &runs[r];
         if varies && r != i {
             let _ = writeln!(out, "  {} (vs {}):", shown(label), shown(ref_label));
@@ -302,7 +308,7 @@ mod tests {
         ]);
         let p = Pairing::two_way(&c);
         // small/dm-crypt against small/none, small/none against both/none; large ran no
-        // `none`... its first policy is dm-crypt, paired against both/dm-crypt.
+        // `none`: its first policy, dm-crypt, is paired against both/dm-crypt.
         assert_eq!(p.refs, [0, 0, 0, 2, 1]);
         assert_eq!(p.base, 0);
         assert!(p.varies());
