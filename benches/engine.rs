@@ -202,7 +202,8 @@ fn memory_model_per_event(c: &mut Criterion) {
 }
 
 /// The recorder's histogram, recorded into as a completed bio records into it: a spread of
-/// latencies (the fio bins and coarse buckets both vary), and a stage that stays at zero.
+/// latencies (the fio bins and coarse buckets both vary), the same into a counts-only stage
+/// histogram, and a stage that stays at zero.
 fn histogram_record(c: &mut Criterion) {
     let mut group = c.benchmark_group("histogram_record");
     group.throughput(Throughput::Elements(1));
@@ -215,6 +216,17 @@ fn histogram_record(c: &mut Criterion) {
                 .wrapping_add(1442695040888963407);
             // 0 to about 16 ms, log-spread: every group of bins is visited.
             h.record((x >> 40) >> (x & 15));
+        })
+    });
+    // A per-stage histogram: the same values without Welford's update (no stddev is kept).
+    let mut counts = qsim::stats::Histogram::counts_only();
+    let mut y = 0x9e37_79b9_7f4a_7c15_u64;
+    group.bench_function("spread_values_counts_only", |b| {
+        b.iter(|| {
+            y = y
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            counts.record((y >> 40) >> (y & 15));
         })
     });
     let mut zeros = qsim::stats::Histogram::new();

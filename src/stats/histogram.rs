@@ -187,6 +187,9 @@ pub struct Histogram {
     m2: f64,
     /// Values at or above [`CLIP_NS`].
     clipped: u64,
+    /// Whether Welford's pair is kept: false for a histogram made with
+    /// [`Histogram::counts_only`], whose standard deviation nothing reads.
+    spread: bool,
 }
 
 impl Default for Histogram {
@@ -212,6 +215,20 @@ impl Histogram {
             welford_mean: 0.0,
             m2: 0.0,
             clipped: 0,
+            spread: true,
+        }
+    }
+
+    /// An empty histogram that keeps everything but the standard deviation: the counts,
+    /// buckets, percentiles, minimum, maximum, exact sum and mean are those [`Histogram::new`]
+    /// gives, and [`Histogram::stddev`] is NaN. Recording skips Welford's update, a division
+    /// whose latency was the largest single cost of recording a value; the recorder's
+    /// per-stage histograms, of which the report reads only counts, means and percentiles, are
+    /// made this way.
+    pub fn counts_only() -> Self {
+        Histogram {
+            spread: false,
+            ..Histogram::new()
         }
     }
 
@@ -267,10 +284,12 @@ impl Histogram {
         self.min_ns = self.min_ns.min(ns);
         self.max_ns = self.max_ns.max(ns);
         self.sum_ns += u128::from(ns);
-        let x = ns as f64;
-        let delta = x - self.welford_mean;
-        self.welford_mean += delta / self.count as f64;
-        self.m2 += delta * (x - self.welford_mean);
+        if self.spread {
+            let x = ns as f64;
+            let delta = x - self.welford_mean;
+            self.welford_mean += delta / self.count as f64;
+            self.m2 += delta * (x - self.welford_mean);
+        }
     }
 
     /// Number of values recorded.
@@ -291,8 +310,10 @@ impl Histogram {
         if other.count == 0 {
             return;
         }
+        let spread = self.spread && other.spread;
         if self.count == 0 {
             self.clone_from(other);
+            self.keep_spread(spread);
             return;
         }
         for (mine, theirs) in self.bins.iter_mut().zip(other.bins.iter()) {
@@ -301,11 +322,14 @@ impl Histogram {
         for (mine, theirs) in self.lat_buckets.iter_mut().zip(other.lat_buckets.iter()) {
             *mine += *theirs;
         }
-        let (n_a, n_b) = (self.count as f64, other.count as f64);
-        let n = n_a + n_b;
-        let delta = other.welford_mean - self.welford_mean;
-        self.welford_mean += delta * n_b / n;
-        self.m2 += other.m2 + delta * delta * n_a * n_b / n;
+        if spread {
+            let (n_a, n_b) = (self.count as f64, other.count as f64);
+            let n = n_a + n_b;
+            let delta = other.welford_mean - self.welford_mean;
+            self.welford_mean += delta * n_b / n;
+            self.m2 += other.m2 + delta * delta * n_a * n_b / n;
+        }
+        self.keep_spread(spread);
         self.count += other.count;
         self.min_ns = self.min_ns.min(other.min_ns);
         self.max_ns = self.max_ns.max(other.max_ns);
@@ -322,9 +346,27 @@ impl Histogram {
         }
     }
 
-    /// Sample standard deviation in ns (divides by n - 1, as fio does); 0 below two values.
+    /// Whether the standard deviation is kept (not a [`Histogram::counts_only`] histogram, nor
+    /// a merge with one).
+    pub fn keeps_spread(&self) -> bool {
+        self.spread
+    }
+
+    /// Drops Welford's pair unless `keep`: a merge with a histogram that has none has none.
+    fn keep_spread(&mut self, keep: bool) {
+        if !keep {
+            self.spread = false;
+            self.welford_mean = 0.0;
+            self.m2 = 0.0;
+        }
+    }
+
+    /// Sample standard deviation in ns (divides by n - 1, as fio does); 0 below two values;
+    /// NaN for a histogram that does not keep it ([`Histogram::counts_only`]).
     pub fn stddev(&self) -> f64 {
-        if self.count < 2 {
+        if !self.spread {
+            f64::NAN
+        } else if self.count < 2 {
             0.0
         } else {
             (self.m2.max(0.0) / (self.count - 1) as f64).sqrt()
@@ -465,6 +507,18 @@ struct ExactHistogram {
     welford_mean: u64,
     m2: u64,
     clipped: u64,
+    /// Written only for a histogram that does not keep its spread, so that every other
+    /// histogram's exact form is what it was before the field existed.
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    spread: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_yes(b: &bool) -> bool {
+    *b
 }
 
 impl Histogram {
@@ -482,6 +536,7 @@ impl Histogram {
             welford_mean: self.welford_mean.to_bits(),
             m2: self.m2.to_bits(),
             clipped: self.clipped,
+            spread: self.spread,
         }
     }
 
@@ -506,6 +561,7 @@ impl Histogram {
         h.welford_mean = f64::from_bits(e.welford_mean);
         h.m2 = f64::from_bits(e.m2);
         h.clipped = e.clipped;
+        h.spread = e.spread;
         Ok(h)
     }
 }
@@ -767,6 +823,67 @@ mod tests {
             e
         });
         assert_eq!(empty.percentile(99.0), all.percentile(99.0));
+    }
+
+    /// A counts-only histogram is a full one without the spread: the same buckets, extremes,
+    /// sum and percentiles after the same values, a NaN standard deviation, and a merge with
+    /// one keeps no spread either way round. Its exact form says so and reads back; a full
+    /// histogram's exact form has no `spread` key.
+    #[test]
+    fn counts_only_keeps_everything_but_the_spread() {
+        let mut rng = SplitMix(5);
+        let values: Vec<u64> = (0..4_000).map(|_| rng.latency()).collect();
+        let (mut full, mut counts) = (Histogram::new(), Histogram::counts_only());
+        counts.record_zeros(3);
+        full.record_zeros(3);
+        for &v in &values {
+            full.record(v);
+            counts.record(v);
+        }
+        assert_eq!(
+            full.bins().collect::<Vec<_>>(),
+            counts.bins().collect::<Vec<_>>()
+        );
+        assert_eq!(full.lat_bucket_counts(), counts.lat_bucket_counts());
+        assert_eq!(
+            (
+                full.count(),
+                full.min(),
+                full.max(),
+                full.sum(),
+                full.clipped()
+            ),
+            (
+                counts.count(),
+                counts.min(),
+                counts.max(),
+                counts.sum(),
+                counts.clipped()
+            )
+        );
+        assert_eq!(full.mean().to_bits(), counts.mean().to_bits());
+        assert_eq!(full.percentile(99.99), counts.percentile(99.99));
+        assert!(full.keeps_spread() && full.stddev() > 0.0);
+        assert!(!counts.keeps_spread() && counts.stddev().is_nan());
+        for (mut a, b) in [
+            (full.clone(), counts.clone()),
+            (counts.clone(), full.clone()),
+            (Histogram::new(), counts.clone()),
+            (Histogram::counts_only(), full.clone()),
+        ] {
+            let want = a.count() + b.count();
+            a.merge(&b);
+            assert!(!a.keeps_spread() && a.stddev().is_nan());
+            assert_eq!(a.count(), want);
+        }
+        let text = crate::stats::exact::with_exact(|| serde_json::to_string(&counts)).unwrap();
+        assert!(text.contains("\"spread\":false"), "{text}");
+        let back: Histogram = serde_json::from_str(&text).unwrap();
+        assert!(back == counts);
+        let text = crate::stats::exact::with_exact(|| serde_json::to_string(&full)).unwrap();
+        assert!(!text.contains("spread"), "{text}");
+        let back: Histogram = serde_json::from_str(&text).unwrap();
+        assert!(back == full);
     }
 
     #[test]

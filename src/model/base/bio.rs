@@ -166,6 +166,15 @@ impl BioSlab {
         self.live -= 1;
         bio
     }
+    /// Frees a finished bio's slot without moving the bio out (for a caller done reading it
+    /// in place): the slab is then as [`BioSlab::remove`] leaves it.
+    pub fn release(&mut self, id: BioId) {
+        let slot = &mut self.slots[id as usize];
+        assert!(slot.is_some(), "bio freed twice");
+        *slot = None;
+        self.free.push(id);
+        self.live -= 1;
+    }
     /// Bios in flight.
     pub fn live(&self) -> usize {
         self.live
@@ -226,5 +235,27 @@ mod tests {
         assert_eq!(c, a);
         assert_eq!(s[b].dir, Dir::Write);
         assert_eq!(s.live(), 2);
+        // Releasing in place frees the slot as removing does: the next insert takes it.
+        s.release(b);
+        assert_eq!(s.live(), 1);
+        assert_eq!(s.iter().count(), 1);
+        let d = s.insert(Bio::new(Dir::Read, true, 512, 0, Origin::Job(0), t));
+        assert_eq!(d, b);
+    }
+
+    #[test]
+    #[should_panic(expected = "bio freed twice")]
+    fn releasing_a_free_slot_panics() {
+        let mut s = BioSlab::default();
+        let a = s.insert(Bio::new(
+            Dir::Read,
+            true,
+            512,
+            0,
+            Origin::Job(0),
+            SimTime::ZERO,
+        ));
+        s.release(a);
+        s.release(a);
     }
 }

@@ -104,7 +104,10 @@ impl DirectionObs {
             lat: Histogram::new(),
             bw_kib_s: Running::new(),
             iops: Running::new(),
-            stages: (0..Stage::COUNT).map(|_| Histogram::new()).collect(),
+            // The report reads a stage's count, mean, 99th percentile and sum, never its spread.
+            stages: (0..Stage::COUNT)
+                .map(|_| Histogram::counts_only())
+                .collect(),
             issued: 0,
             dropped: 0,
         }
