@@ -207,28 +207,25 @@ fn memory_model_per_event(c: &mut Criterion) {
 fn histogram_record(c: &mut Criterion) {
     let mut group = c.benchmark_group("histogram_record");
     group.throughput(Throughput::Elements(1));
-    let mut h = qsim::stats::Histogram::new();
-    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
-    group.bench_function("spread_values", |b| {
-        b.iter(|| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            // 0 to about 16 ms, log-spread: every group of bins is visited.
-            h.record((x >> 40) >> (x & 15));
-        })
-    });
-    // A per-stage histogram: the same values without Welford's update (no stddev is kept).
-    let mut counts = qsim::stats::Histogram::counts_only();
-    let mut y = 0x9e37_79b9_7f4a_7c15_u64;
-    group.bench_function("spread_values_counts_only", |b| {
-        b.iter(|| {
-            y = y
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            counts.record((y >> 40) >> (y & 15));
-        })
-    });
+    // A per-stage histogram records the same values without Welford's update (no stddev).
+    for (name, mut h) in [
+        ("spread_values", qsim::stats::Histogram::new()),
+        (
+            "spread_values_counts_only",
+            qsim::stats::Histogram::counts_only(),
+        ),
+    ] {
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // 0 to about 16 ms, log-spread: every group of bins is visited.
+                h.record((x >> 40) >> (x & 15));
+            })
+        });
+    }
     let mut zeros = qsim::stats::Histogram::new();
     group.bench_function("zeros", |b| {
         b.iter(|| zeros.record(std::hint::black_box(0)))
