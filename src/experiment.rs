@@ -25,17 +25,20 @@ pub use crate::report::precision::{HeadlineMetric, Precision, PrecisionOutcome};
 use crate::report::spread::RepSample;
 use crate::scenario::Scenario;
 use crate::stats::{Summary, next_replications, precise_enough};
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod files;
+mod pool;
+mod same;
 pub mod shard;
 pub mod trace;
 
 use files::{per_io_sinks, write_exports};
+use pool::{parallel, parallel_fold};
+use same::{Copies, SameModel};
 
 /// Options of `qsim run` that change how a scenario runs or prints.
 #[derive(Debug, Clone, Default)]
@@ -292,6 +295,7 @@ fn run_replicated_into(
         .map(|r| policy::find(r.policy).ok_or_else(|| Error::UnknownPolicy(r.policy.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     let mut acc = Fold::new(runs.len());
+    let same = SameModel::of(&runs, &infos, sinks.is_empty());
     // Replications wanted per run in this round.
     let mut want = first_round(&runs, precision);
     let mut done = 0;
@@ -300,21 +304,27 @@ fn run_replicated_into(
         let index = round_jobs(|i| acc.gathered[i].samples.len(), &want);
         let total = done + index.len();
         let finished = AtomicUsize::new(done);
+        let mut copies = Copies::default();
         parallel_fold(
             index.len(),
             jobs,
             |k| {
                 let (i, rep) = index[k];
-                let sink = match (rep, sinks.get(i)) {
-                    (0, Some(slot)) => slot.lock().expect("a run thread panicked").take(),
-                    _ => None,
-                }
-                .map(|make| make());
-                let r = run_one_logged(&runs[i], infos[i], rep, first, valve, sink);
+                let r = same.source[i].is_none().then(|| {
+                    let sink = match (rep, sinks.get(i)) {
+                        (0, Some(slot)) => slot.lock().expect("a run thread panicked").take(),
+                        _ => None,
+                    }
+                    .map(|make| make());
+                    run_one_logged(&runs[i], infos[i], rep, first, valve, sink)
+                });
                 progress(finished.fetch_add(1, Ordering::Relaxed) + 1, total);
                 r
             },
-            |k, r| acc.add(index[k].0, index[k].1, r),
+            |k, r| {
+                let (i, rep) = index[k];
+                acc.add(i, rep, copies.settle(&same, i, rep, &runs[i].label, r))
+            },
         );
         done = total;
         let Some(p) = precision else {
@@ -516,65 +526,6 @@ impl Replicated {
             precision,
         }
     }
-}
-
-/// Runs `f(0..n)` over `jobs` threads (0 = all cores) and returns the results by index.
-fn parallel<T: Send>(n: usize, jobs: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let mut out: Vec<T> = Vec::with_capacity(n);
-    parallel_fold(n, jobs, f, |_, r| out.push(r));
-    out
-}
-
-/// Runs `f(0..n)` over `jobs` threads (0 = all cores) and hands each result to `fold` in
-/// index order, as soon as every earlier one has been folded. Results that finish early wait
-/// in a small reorder buffer, so memory holds about one result per thread, not `n`.
-fn parallel_fold<T: Send>(
-    n: usize,
-    jobs: usize,
-    f: impl Fn(usize) -> T + Sync,
-    fold: impl FnMut(usize, T) + Send,
-) {
-    let threads = if jobs == 0 {
-        std::thread::available_parallelism().map_or(1, |c| c.get())
-    } else {
-        jobs
-    }
-    .min(n)
-    .max(1);
-    struct Order<T, F> {
-        next: usize,
-        waiting: BTreeMap<usize, T>,
-        fold: F,
-    }
-    let order = Mutex::new(Order {
-        next: 0,
-        waiting: BTreeMap::new(),
-        fold,
-    });
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n {
-                        break;
-                    }
-                    let r = f(i);
-                    let mut o = order.lock().expect("a run thread panicked");
-                    o.waiting.insert(i, r);
-                    loop {
-                        let k = o.next;
-                        let Some(r) = o.waiting.remove(&k) else {
-                            break;
-                        };
-                        (o.fold)(k, r);
-                        o.next += 1;
-                    }
-                }
-            });
-        }
-    });
 }
 
 /// Runs every run of the scenario and writes the report to `out` in one piece, so a failure
@@ -800,25 +751,6 @@ mod tests {
     }
 
     #[test]
-    fn parallel_fold_sees_results_in_index_order_whatever_the_threads() {
-        for jobs in [1, 2, 7] {
-            let mut seen = Vec::new();
-            parallel_fold(
-                50,
-                jobs,
-                |i| {
-                    // Later indices finish first more often than not.
-                    std::thread::sleep(std::time::Duration::from_micros(((50 - i) * 20) as u64));
-                    i * i
-                },
-                |k, v| seen.push((k, v)),
-            );
-            let want: Vec<(usize, usize)> = (0..50).map(|i| (i, i * i)).collect();
-            assert_eq!(seen, want, "jobs {jobs}");
-        }
-    }
-
-    #[test]
     fn pooled_replications_add_up_and_keep_the_first_one_whole() {
         let mut sc = tiny("fifo");
         sc.replications = 3;
@@ -851,7 +783,7 @@ mod tests {
     }
 
     /// A 1 s scenario on a 1 ms generic device with the given policies.
-    fn tiny(policies: &str) -> Scenario {
+    pub(super) fn tiny(policies: &str) -> Scenario {
         crate::scenario::load_str(
             "t.yaml",
             &format!(
@@ -863,7 +795,7 @@ mod tests {
     }
 
     /// `base` with variants built in Rust: each (name, policies, device service in ms).
-    fn with_variants(base: &Scenario, variants: &[(&str, &[&str], u64)]) -> Scenario {
+    pub(super) fn with_variants(base: &Scenario, variants: &[(&str, &[&str], u64)]) -> Scenario {
         use crate::scenario::{DeviceConfig, Distribution, Variant};
         let mut sc = base.clone();
         sc.variants = variants

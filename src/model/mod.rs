@@ -68,6 +68,54 @@ pub struct RunResult {
     pub io_sink: Option<Box<dyn observe::recorder::IoSink>>,
 }
 
+impl RunResult {
+    /// A copy of this result for another run of the same model (see [`model_key`]), labelled
+    /// `policy`; `None` when it holds an I/O sink, which belongs to one run alone.
+    pub fn copy_as(&self, policy: &str) -> Option<RunResult> {
+        if self.io_sink.is_some() {
+            return None;
+        }
+        let mut obs = self.obs.clone();
+        obs.policy = policy.to_string();
+        Some(RunResult {
+            obs,
+            violations: self.violations.clone(),
+            invariants: self.invariants.clone(),
+            issue_trace: self.issue_trace.clone(),
+            trace: self.trace.clone(),
+            io_sink: None,
+        })
+    }
+}
+
+/// Everything the model reads of `sc` when it runs under policy `info`, as one string: two runs
+/// with the same key simulate the same thing, draw for draw, so one can stand for the other.
+///
+/// It is the scenario as resolved, less what only the report reads (the name, description,
+/// variants, sweep plan, the fio options as written, the machine file's name) and less the
+/// patch list, which loading has already turned into the switches the model reads
+/// (`scenario::kernel`); `crypt.io_queues` is replaced by what it decides for this policy
+/// (`mason_io` in `world`: Mason's io threads exist only in the queued layout), so a
+/// dm-crypt patch on a run without dm-crypt leaves the key as it was.
+pub fn model_key(sc: &Scenario, info: &PolicyInfo) -> String {
+    use base::config::{FioGiven, IoQueues};
+    let mut s = sc.clone();
+    s.name.clear();
+    s.description.clear();
+    s.variants.clear();
+    s.sweep = None;
+    s.fio_given = FioGiven::default();
+    s.machine_file = None;
+    s.kernel.patches.clear();
+    s.crypt.io_queues = if world::mason_io(sc, info) {
+        IoQueues::MasonV3
+    } else {
+        IoQueues::One
+    };
+    let body = serde_json::to_string(&s).expect("a scenario serialises");
+    format!("{}\n{body}", info.name)
+}
+
 /// Runs replication 0 of the scenario under one policy to its horizon (or its work budget).
 pub fn run_policy(sc: &Scenario, info: &'static PolicyInfo) -> RunResult {
     run_replication(sc, info, 0)

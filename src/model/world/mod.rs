@@ -63,6 +63,7 @@ use crate::model::workload::{Job, WorkloadEvent, Writer};
 use cast::cast;
 
 pub use crate::model::world::event::Event;
+pub(in crate::model) use cast::mason_io;
 
 /// One policy's world.
 #[derive(Debug)]
