@@ -48,7 +48,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 pub struct EventId(u64);
 
 /// Dead heap keys tolerated beyond the live count before the heap is rebuilt without them.
-const DEAD_KEYS_SLACK: usize = 64;
+const DEAD_KEYS_SLACK: usize = 4;
 
 /// Ring slots tolerated beyond `4 ×` the live count before the oldest are retired.
 const RECENT_SLACK: usize = 256;

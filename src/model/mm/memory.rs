@@ -71,7 +71,7 @@ use crate::model::base::config::MemoryConfig;
 use crate::model::base::obs::{AllocFailure, MemoryObs, PageStates};
 use crate::model::mm::zone::{AllocClass, MAX_ORDER, Mark, Watermarks, Zone, zone_watermark_ok};
 use crate::stats::Histogram;
-use rand::RngExt;
+use rand::Rng;
 
 /// `SWAP_CLUSTER_MAX`: reclaim's batch and its "enough progress" mark.
 pub const SWAP_CLUSTER_MAX: u64 = 32;
@@ -462,7 +462,7 @@ impl Mem {
         *f -= n;
         self.pages_scanned = 0;
         let rng = &mut self.rng;
-        self.zone.free_order0(n, &mut || rng.random::<f64>());
+        self.zone.free_order0(n, &mut || rng.next_u64());
         // The free count only rose: its last value is the highest.
         self.free_range.1 = self.free_range.1.max(self.zone.free_pages());
     }
@@ -502,7 +502,7 @@ impl Mem {
         *f -= n;
         self.pages_scanned = 0;
         let rng = &mut self.rng;
-        self.zone.free(order, &mut || rng.random::<f64>());
+        self.zone.free(order, &mut || rng.next_u64());
         self.free_range.1 = self.free_range.1.max(self.zone.free_pages());
     }
 
@@ -765,7 +765,7 @@ mod batch_tests {
                 b.free(0, PageState::Clean);
             }
             same(&a, &b);
-            assert_eq!(a.rng.random::<u64>(), b.rng.random::<u64>());
+            assert_eq!(a.rng.next_u64(), b.rng.next_u64());
         }
     }
 }

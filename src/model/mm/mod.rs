@@ -17,6 +17,7 @@ pub mod mempool;
 pub mod pressure;
 pub mod reclaim;
 pub mod swap;
+pub mod watermarks;
 pub mod zone;
 
 use crate::engine::SimTime;
