@@ -118,14 +118,26 @@ mod tests {
     use crate::report::spread::RepSample;
     use crate::scenario::Scenario;
 
-    /// The runs `SameModel` finds repeated, as (repeat, source) labels.
-    fn repeats(sc: &Scenario) -> Vec<(String, String)> {
+    /// The plan of `sc`, its runs' policies and the repeats among them.
+    fn planned(
+        sc: &Scenario,
+    ) -> (
+        Vec<PlannedRun<'_>>,
+        Vec<&'static policy::PolicyInfo>,
+        SameModel,
+    ) {
         let runs = plan(sc);
         let infos: Vec<_> = runs
             .iter()
             .map(|r| policy::find(r.policy).unwrap())
             .collect();
         let same = SameModel::of(&runs, &infos, true);
+        (runs, infos, same)
+    }
+
+    /// The runs `SameModel` finds repeated, as (repeat, source) labels.
+    fn repeats(sc: &Scenario) -> Vec<(String, String)> {
+        let (runs, _, same) = planned(sc);
         (0..runs.len())
             .filter_map(|i| same.source[i].map(|j| (runs[i].label.clone(), runs[j].label.clone())))
             .collect()
@@ -168,12 +180,7 @@ mod tests {
             }
             sc.duration = sc.duration.min(short);
             sc.warmup = sc.warmup.min(half);
-            let runs = plan(&sc);
-            let infos: Vec<_> = runs
-                .iter()
-                .map(|r| policy::find(r.policy).unwrap())
-                .collect();
-            let same = SameModel::of(&runs, &infos, true);
+            let (runs, infos, same) = planned(&sc);
             for (i, j) in (0..runs.len()).filter_map(|i| same.source[i].map(|j| (i, j))) {
                 let own = run_one(
                     &runs[i],
