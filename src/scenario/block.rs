@@ -587,6 +587,22 @@ fn describe_elevator(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
                 ),
             );
             row(o, 4, "quantum", &b.cfq_quantum.to_string());
+            let next = if b.cfq.next_after_each_dispatch {
+                "re-chosen at every dispatch"
+            } else {
+                "re-chosen when it is dispatched"
+            };
+            row(
+                o,
+                4,
+                "request order",
+                &format!(
+                    "sector order, back seeks up to 16MiB at 2x cost; a slice starts with \
+                     the oldest if queued {}+ (sync) or {}+ (async); next {next}",
+                    k.hz_div(8),
+                    k.hz_div(4)
+                ),
+            );
             describe_cfq(o, b, k);
         }
     }

@@ -10,8 +10,10 @@ use serde::{Deserialize, Serialize};
 
 mod app;
 mod blkmq;
+mod cfq;
 pub use app::*;
 pub use blkmq::*;
+pub use cfq::*;
 
 /// A scenario ready to run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -257,6 +259,7 @@ impl KernelVersion {
             ramp_from_delayed_sync: self >= V2_6_33,
             target_latency: self >= V2_6_33,
             lone_sync_queue_idles: self >= V2_6_33,
+            next_after_each_dispatch: self >= V2_6_32,
         }
     }
 }
@@ -307,31 +310,6 @@ impl DmCryptRules {
         }
         f
     }
-}
-
-/// The version-derived rules of CFQ that differ between 2.6.31, 2.6.32 and 2.6.33
-/// (docs/model/block.md §5). Not settable: they follow `kernel.version`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CfqRules {
-    /// The `low_latency` tunable exists (2.6.32+); before it, `block.low_latency` is refused.
-    pub has_low_latency: bool,
-    /// `cfq_may_dispatch`: a sync queue with an idle window waits until no async request is in
-    /// the driver (2.6.32+).
-    pub drain_async_before_sync: bool,
-    /// `cfq_update_idle_window`: a seeky sync queue on an NCQ disk keeps its idle window when
-    /// `low_latency` is on (2.6.32); 2.6.31 drops it whenever the disk is NCQ.
-    pub seeky_idle_with_latency: bool,
-    /// The async ramp counts from the last sync request that took at least the sync FIFO expiry
-    /// (HZ/8) from allocation to completion (`last_delayed_sync`, 2.6.33), not from the last
-    /// sync completion (`last_end_sync_rq`, 2.6.32).
-    pub ramp_from_delayed_sync: bool,
-    /// With `low_latency`, a new slice is scaled so that every busy queue's slice fits into
-    /// `cfq_target_latency` = 300 ms (`cfq_set_prio_slice`, 2.6.33).
-    pub target_latency: bool,
-    /// `cfq_should_idle` (2.6.33): a sync queue that is the last of its service tree idles
-    /// whatever its seek pattern, for the full `slice_idle`; qsim keeps no per-workload service
-    /// trees, so it takes every sync queue to be the last of its tree.
-    pub lone_sync_queue_idles: bool,
 }
 
 /// Which global `congestion_wait` queue the mm and writeback call sites sleep on.

@@ -6,6 +6,11 @@
 //! disks, and 2.6.33's target latency. docs/model/block.md §5 gives each rule with its kernel
 //! function.
 //!
+//! Within a queue, requests go in one-way elevator order from the head's position, with short
+//! back seeks at twice the cost (`cfq_choose_req`, `cfq_find_next_rq`), except that the first
+//! dispatch of a slice takes the queue's oldest request if it has waited past its FIFO expiry
+//! (`cfq_check_fifo`).
+//!
 //! The io context is the submitter's: a process submitting its own I/O (a fio job's or a
 //! fake-gitk copy's context, policy `none` or `inline`) gets its own sync queue with its own
 //! seek statistics and idle window (`cfq_get_queue` keyed by the task's `cfq_io_context`); I/O
@@ -16,7 +21,7 @@ use crate::model::base::bio::BioId;
 use crate::model::base::config::{BlockConfig, CfqRules, KernelConfig};
 use crate::model::base::ids::ActorId;
 use crate::model::block::queue::BlockEvent;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 /// Index of the SYNC class in per-class arrays.
 const SYNC: usize = 0;
@@ -40,6 +45,67 @@ const HIST_DIVISOR: u32 = 4;
 const SLICE_SCALE: i64 = 5;
 /// The default best-effort priority every qsim context has (`IOPRIO_NORM`).
 const PRIO_NORM: i64 = 4;
+/// `cfq_back_max`: a request up to 16 MiB (in sectors) behind the head may be chosen by a
+/// back seek (2.6.30 to 2.6.33).
+const BACK_MAX_SECTORS: u64 = 16 * 1024 * 2;
+/// `cfq_back_penalty`: a back seek counts twice its distance.
+const BACK_PENALTY: u64 = 2;
+
+/// One queued request: its bio, when it was queued (`rq->start_time`), its first sector and
+/// length, and its insertion number (which orders requests at the same sector).
+#[derive(Debug, Clone, Copy)]
+struct Rq {
+    id: BioId,
+    start: SimTime,
+    pos: u64,
+    sectors: u64,
+    seq: u64,
+}
+
+/// A request's place in its queue's sector order (`cfqq->sort_list`): first sector, then
+/// insertion number.
+type SortKey = (u64, u64);
+
+/// `cfq_choose_req`: of two requests of one queue, the one to serve first from the head at
+/// `last`: the nearer ahead, a back seek of at most [`BACK_MAX_SECTORS`] counting
+/// [`BACK_PENALTY`] times its distance; farther behind "wraps", and of two wrapped requests the
+/// lower goes first (one back seek). Equal distances take the higher sector.
+fn choose(a: Option<SortKey>, b: Option<SortKey>, last: u64) -> Option<SortKey> {
+    let (Some(r1), Some(r2)) = (a, b) else {
+        return a.or(b);
+    };
+    if r1 == r2 {
+        return Some(r2);
+    }
+    let dist = |s: u64| {
+        if s >= last {
+            Some(s - last)
+        } else if s + BACK_MAX_SECTORS >= last {
+            Some((last - s) * BACK_PENALTY)
+        } else {
+            None
+        }
+    };
+    let (s1, s2) = (r1.0, r2.0);
+    Some(match (dist(s1), dist(s2)) {
+        (Some(d1), Some(d2)) => {
+            if d1 < d2 || (d1 == d2 && s1 >= s2) {
+                r1
+            } else {
+                r2
+            }
+        }
+        (Some(_), None) => r1,
+        (None, Some(_)) => r2,
+        (None, None) => {
+            if s1 <= s2 {
+                r1
+            } else {
+                r2
+            }
+        }
+    })
+}
 
 /// `cfq_update_io_seektime`: the decaying mean seek distance of one io context, in sectors.
 #[derive(Debug, Clone, Copy, Default)]
@@ -84,8 +150,14 @@ struct CfqQueue {
     /// The io context (`None`: the async queue, or the sync queue of dm-crypt's threads).
     ctx: Option<ActorId>,
     sync: bool,
-    /// Queued requests, each with its start time (allocation, `rq->start_time`).
-    fifo: VecDeque<(BioId, SimTime)>,
+    /// Queued requests in arrival order (`cfqq->fifo`).
+    fifo: VecDeque<Rq>,
+    /// The same requests in sector order (`cfqq->sort_list`).
+    sorted: BTreeSet<SortKey>,
+    /// The request the queue serves next unless its FIFO has expired (`cfqq->next_rq`).
+    next_rq: Option<SortKey>,
+    /// The FIFO was checked in this slice (`CFQ_CFQQ_FLAG_fifo_expire`).
+    fifo_checked: bool,
     /// Requests of this queue in the driver (`cfqq->dispatched`).
     dispatched: u32,
     /// The context's seek statistics (`cic->seek_*`).
@@ -104,6 +176,9 @@ impl CfqQueue {
             ctx,
             sync,
             fifo: VecDeque::new(),
+            sorted: BTreeSet::new(),
+            next_rq: None,
+            fifo_checked: false,
             dispatched: 0,
             seek: Seek::default(),
             idle_window: sync && idles,
@@ -129,6 +204,10 @@ pub(in crate::model) struct Cfq {
     last_sync: i64,
     /// Insertions into the service tree so far (orders equal keys).
     tree_seq: u64,
+    /// Where the last request handed to the device ends (`cfqd->last_position`), in sectors.
+    last_position: u64,
+    /// Requests queued so far (orders requests at the same sector).
+    rq_seq: u64,
     /// `busy_queues_avg` of the one group (2.6.33's target latency).
     busy_avg: u32,
     cfg: BlockConfig,
@@ -156,6 +235,8 @@ impl Cfq {
                 0
             },
             tree_seq: 0,
+            last_position: 0,
+            rq_seq: 0,
             busy_avg: 0,
             cfg: cfg.clone(),
             rules,
@@ -220,7 +301,20 @@ impl Cfq {
         now: SimTime,
     ) {
         let q = self.queue_of(sync, ctx);
-        self.queues[q].fifo.push_back((id, now));
+        self.rq_seq += 1;
+        let rq = Rq {
+            id,
+            start: now,
+            pos,
+            sectors,
+            seq: self.rq_seq,
+        };
+        let last = self.last_position;
+        let queue = &mut self.queues[q];
+        queue.fifo.push_back(rq);
+        queue.sorted.insert((pos, rq.seq));
+        // `cfq_add_rq_rb`: the new request may be the better next one.
+        queue.next_rq = choose(queue.next_rq, Some((pos, rq.seq)), last);
         if self.queues[q].fifo.len() == 1 {
             self.service_tree_add(q, now);
         }
@@ -335,6 +429,7 @@ impl Cfq {
             let Some(a) = self.active else {
                 let pick = self.pick()?;
                 self.active = Some(pick);
+                self.queues[pick].fifo_checked = false;
                 self.dispatched_in_slice = 0;
                 self.slice_end = now + self.new_slice(pick);
                 continue;
@@ -381,7 +476,8 @@ impl Cfq {
         if !self.may_dispatch(a, now) {
             return None;
         }
-        let (id, start) = self.queues[a].fifo.pop_front()?;
+        let rq = self.take_request(a, now)?;
+        let (id, start) = (rq.id, rq.start);
         if let Some(t) = self.idle_timer.take() {
             sched.cancel(t);
         }
@@ -395,6 +491,42 @@ impl Cfq {
         self.queues[a].dispatched += 1;
         self.dispatched_in_slice += 1;
         Some(id)
+    }
+
+    /// The request queue `a` dispatches now, removed from its lists (`cfq_check_fifo`, then
+    /// `cfqq->next_rq`; `cfq_dispatch_insert`), the head then moving to its end
+    /// (`cfq_activate_request`).
+    fn take_request(&mut self, a: usize, now: SimTime) -> Option<Rq> {
+        let last = self.last_position;
+        let expire = if self.queues[a].sync {
+            self.hz / 8
+        } else {
+            self.hz / 4
+        };
+        let front_start = self.queues[a].fifo.front()?.start;
+        let expired = self.jiffies(now) >= self.jiffies(front_start) + i64::from(expire);
+        let queue = &mut self.queues[a];
+        // The first dispatch of a slice checks the FIFO: an expired oldest request goes first.
+        let from_fifo = !queue.fifo_checked && expired;
+        queue.fifo_checked = true;
+        let i = if from_fifo {
+            0
+        } else {
+            let (_, seq) = queue.next_rq.expect("a queue with requests has a next one");
+            queue.fifo.iter().position(|r| r.seq == seq)?
+        };
+        let rq = queue.fifo.remove(i)?;
+        let key = (rq.pos, rq.seq);
+        if self.rules.next_after_each_dispatch || queue.next_rq == Some(key) {
+            // `cfq_find_next_rq`: the neighbours in sector order, the lowest when none follows.
+            let after = queue.sorted.range((key.0, key.1 + 1)..).next().copied();
+            let after = after.or_else(|| queue.sorted.first().copied().filter(|&k| k != key));
+            let before = queue.sorted.range(..key).next_back().copied();
+            queue.next_rq = choose(after, before, last);
+        }
+        queue.sorted.remove(&key);
+        self.last_position = rq.pos + rq.sectors;
+        Some(rq)
     }
 
     fn arm_idle<E: From<BlockEvent>>(&mut self, q: usize, sched: &mut Scheduler<E>, now: SimTime) {
@@ -464,372 +596,4 @@ impl Cfq {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::base::config::{Elevator, KernelVersion, QueueMode};
-    use crate::model::world::Event;
-
-    fn cfq(v: KernelVersion, idle_ms: u64) -> Cfq {
-        let mut k = KernelConfig::new(1000);
-        k.version = v;
-        let cfg = BlockConfig {
-            mode: QueueMode::Legacy,
-            nr_requests: 128,
-            elevator: Elevator::Cfq,
-            plug: false,
-            unplug_threshold: 4,
-            low_latency: v.cfq().has_low_latency,
-            cfq_slice_sync: k.hz_div(10),
-            cfq_slice_async: k.hz_div(25),
-            cfq_slice_idle: SimDuration::from_ms(idle_ms),
-            cfq_quantum: 4,
-            cfq: v.cfq(),
-            hw_tag: true,
-            mq: Default::default(),
-        };
-        Cfq::new(&cfg, &k)
-    }
-
-    fn ms(t: u64) -> SimTime {
-        SimTime::ZERO + SimDuration::from_ms(t)
-    }
-
-    /// Dispatches everything CFQ releases at `t`.
-    fn drain(c: &mut Cfq, s: &mut Scheduler<Event>, t: SimTime) -> Vec<BioId> {
-        std::iter::from_fn(|| c.next(s, t)).collect()
-    }
-
-    /// 2.6.32: after a sync completion one async request at a time runs until a sync slice
-    /// (100 ms) has passed, then the depth grows one per slice up to the quantum.
-    #[test]
-    fn the_2_6_32_ramp_counts_from_the_last_sync_completion() {
-        let mut s = Scheduler::new();
-        let mut c = cfq(KernelVersion::V2_6_32, 0);
-        c.insert(1, true, None, (0, 8), ms(0));
-        assert_eq!(drain(&mut c, &mut s, ms(0)), [1]);
-        for id in 10..30 {
-            c.insert(id, false, None, (1000 * u64::from(id), 8), ms(1));
-        }
-        // Sync in flight: async waits.
-        assert!(drain(&mut c, &mut s, ms(1)).is_empty());
-        c.completed(1, true, &mut s, ms(5));
-        assert_eq!(drain(&mut c, &mut s, ms(5)), [10]);
-        assert!(
-            drain(&mut c, &mut s, ms(50)).is_empty(),
-            "depth 1 until 100 ms"
-        );
-        c.completed(10, false, &mut s, ms(60));
-        assert_eq!(drain(&mut c, &mut s, ms(60)), [11]);
-        assert!(
-            drain(&mut c, &mut s, ms(105)).is_empty(),
-            "depth 1 after 100 ms"
-        );
-        assert!(drain(&mut c, &mut s, ms(204)).is_empty());
-        assert_eq!(drain(&mut c, &mut s, ms(205)), [12], "depth 2 after 200 ms");
-        assert_eq!(drain(&mut c, &mut s, ms(305)), [13], "depth 3 after 300 ms");
-        assert_eq!(
-            drain(&mut c, &mut s, ms(405)),
-            [14],
-            "capped at the quantum, 4"
-        );
-        assert_eq!(c.in_driver[ASYNC], 4);
-        assert!(drain(&mut c, &mut s, ms(900)).is_empty());
-    }
-
-    /// 2.6.31 has no ramp: with nothing sync in flight async runs at the quantum at once.
-    #[test]
-    fn the_2_6_31_async_queue_waits_only_for_sync_in_flight() {
-        let mut s = Scheduler::new();
-        let mut c = cfq(KernelVersion::V2_6_31, 0);
-        assert!(!c.cfg.low_latency);
-        c.insert(1, true, None, (0, 8), ms(0));
-        assert_eq!(drain(&mut c, &mut s, ms(0)), [1]);
-        for id in 10..20 {
-            c.insert(id, false, None, (0, 8), ms(1));
-        }
-        assert!(drain(&mut c, &mut s, ms(1)).is_empty());
-        c.completed(1, true, &mut s, ms(2));
-        assert_eq!(drain(&mut c, &mut s, ms(2)), [10, 11, 12, 13]);
-    }
-
-    /// 2.6.32 drains async requests before a sync queue with an idle window dispatches;
-    /// 2.6.31 sends the sync request at once.
-    #[test]
-    fn sync_io_waits_for_the_async_drain_from_2_6_32() {
-        for (v, first) in [
-            (KernelVersion::V2_6_32, vec![]),
-            (KernelVersion::V2_6_31, vec![2]),
-        ] {
-            let mut s = Scheduler::new();
-            let mut c = cfq(v, 8);
-            c.insert(1, false, None, (0, 8), ms(0));
-            assert_eq!(drain(&mut c, &mut s, ms(0)), [1]);
-            c.insert(2, true, None, (0, 8), ms(1));
-            assert_eq!(drain(&mut c, &mut s, ms(1)), first, "{v:?}");
-            c.completed(1, false, &mut s, ms(3));
-            let rest = drain(&mut c, &mut s, ms(3));
-            assert_eq!(rest.len() + first.len(), 1, "{v:?}");
-        }
-    }
-
-    /// 2.6.33 ramps from the last *delayed* sync request: a fast read does not restart the
-    /// ramp, one that took HZ/8 (125 ms) from allocation to completion does.
-    #[test]
-    fn the_2_6_33_ramp_counts_from_the_last_delayed_sync_request() {
-        let mut s = Scheduler::new();
-        let mut c = cfq(KernelVersion::V2_6_33, 0);
-        // At start the ramp is as if the last delayed request were HZ ago: depth 4 (quantum).
-        for id in 10..20 {
-            c.insert(id, false, None, (0, 8), ms(0));
-        }
-        assert_eq!(drain(&mut c, &mut s, ms(0)).len(), 4);
-        for id in 10..14 {
-            c.completed(id, false, &mut s, ms(1));
-        }
-        // A fast read (5 ms) leaves the ramp alone.
-        c.insert(1, true, None, (0, 8), ms(1));
-        assert_eq!(drain(&mut c, &mut s, ms(1)), [1]);
-        c.completed(1, true, &mut s, ms(6));
-        assert_eq!(drain(&mut c, &mut s, ms(6)).len(), 4);
-        for id in 14..18 {
-            c.completed(id, false, &mut s, ms(7));
-        }
-        // A read that started 130 ms before it completed is delayed: depth 1 again.
-        c.insert(2, true, None, (0, 8), ms(7));
-        assert_eq!(drain(&mut c, &mut s, ms(7)), [2]);
-        c.completed(2, true, &mut s, ms(137));
-        assert_eq!(drain(&mut c, &mut s, ms(137)), [18]);
-        assert!(drain(&mut c, &mut s, ms(336)).is_empty());
-        assert_eq!(
-            drain(&mut c, &mut s, ms(337)),
-            [19],
-            "depth 2, 200 ms after it"
-        );
-    }
-
-    /// Seeky sync I/O on an NCQ disk: 2.6.31 drops the idle window (no drain, no idling),
-    /// 2.6.32 with low_latency keeps it, 2.6.32 without drops it.
-    #[test]
-    fn seeky_queues_keep_idling_only_with_low_latency() {
-        for (v, ll, keeps) in [
-            (KernelVersion::V2_6_31, false, false),
-            (KernelVersion::V2_6_32, true, true),
-            (KernelVersion::V2_6_32, false, false),
-            (KernelVersion::V2_6_33, true, true),
-        ] {
-            let mut c = cfq(v, 8);
-            c.cfg.low_latency = ll;
-            for i in 0..100u64 {
-                // 1 GiB apart: a seek every time.
-                c.insert(i as BioId, true, None, ((i % 2) * (1 << 21), 8), ms(i));
-            }
-            let q = &c.queues[1];
-            assert!(q.seek.seeky() && q.seek.valid());
-            assert_eq!(q.idle_window, keeps, "{v:?} low_latency {ll}");
-        }
-        let mut c = cfq(KernelVersion::V2_6_31, 8);
-        let q = c.queue_of(true, None);
-        assert!(c.queues[q].idle_window, "a new queue idles");
-    }
-
-    /// 2.6.33's target latency scales slices only when the busy queues' sync slices exceed
-    /// 300 ms: never with qsim's two queues at the default 100 ms, but with 200 ms slices.
-    #[test]
-    fn target_latency_scales_long_slices_in_2_6_33() {
-        let mut c = cfq(KernelVersion::V2_6_33, 8);
-        c.insert(1, true, None, (0, 8), ms(0));
-        c.insert(2, false, None, (0, 8), ms(0));
-        c.busy_avg = 2;
-        assert_eq!(c.new_slice(1), SimDuration::from_ms(100));
-        c.cfg.cfq_slice_sync = SimDuration::from_ms(200);
-        // expect 2 × 200 = 400 ms > 300 ms: 200 × 300 / 400 = 150 ms.
-        assert_eq!(c.new_slice(1), SimDuration::from_ms(150));
-        let mut old = cfq(KernelVersion::V2_6_32, 8);
-        old.cfg.cfq_slice_sync = SimDuration::from_ms(200);
-        old.insert(1, true, None, (0, 8), ms(0));
-        old.insert(2, false, None, (0, 8), ms(0));
-        assert_eq!(old.new_slice(1), SimDuration::from_ms(200));
-    }
-
-    const A: Option<ActorId> = Some(ActorId(1));
-    const B: Option<ActorId> = Some(ActorId(2));
-
-    /// Two sequential readers with idle windows take the disk by turns: A keeps it for its
-    /// 100 ms slice while B waits (CFQ idles for A's next request), then B has it, and B's idle
-    /// wait holds A off until the idle timer ends B's slice.
-    #[test]
-    fn two_sync_readers_with_idle_windows_alternate_by_slices() {
-        let mut s = Scheduler::new();
-        let mut c = cfq(KernelVersion::V2_6_32, 8);
-        c.insert(1, true, A, (0, 128), ms(0));
-        assert_eq!(drain(&mut c, &mut s, ms(0)), [1]);
-        c.insert(2, true, B, (1 << 21, 128), ms(1));
-        assert!(
-            drain(&mut c, &mut s, ms(1)).is_empty(),
-            "A's read in flight"
-        );
-        c.completed(1, true, &mut s, ms(2));
-        assert!(c.idle_timer.is_some(), "A idles for its next read");
-        assert!(drain(&mut c, &mut s, ms(2)).is_empty());
-        for k in 0..33u32 {
-            let t = 3 + 3 * u64::from(k);
-            c.insert(10 + k, true, A, (128 * u64::from(k + 1), 128), ms(t));
-            assert_eq!(
-                drain(&mut c, &mut s, ms(t)),
-                [10 + k],
-                "A's slice at {t} ms"
-            );
-            c.completed(10 + k, true, &mut s, ms(t + 1));
-        }
-        // A's slice (100 ms) is used up: B's turn.
-        assert_eq!(drain(&mut c, &mut s, ms(100)), [2]);
-        c.insert(50, true, A, (128 * 40, 128), ms(101));
-        assert!(
-            drain(&mut c, &mut s, ms(101)).is_empty(),
-            "B's read in flight"
-        );
-        c.completed(2, true, &mut s, ms(105));
-        assert!(
-            drain(&mut c, &mut s, ms(105)).is_empty(),
-            "B idles though A waits"
-        );
-        c.idle_timer();
-        assert_eq!(drain(&mut c, &mut s, ms(113)), [50]);
-    }
-
-    /// Per-context seek statistics: a seeky reader loses its idle window (2.6.32 without
-    /// low_latency, NCQ) and idles only CFQ_MIN_TT, while a sequential reader beside it keeps
-    /// its own; the same two streams merged into one queue would look seeky.
-    #[test]
-    fn a_seeky_reader_loses_its_idle_window_without_affecting_the_other() {
-        let mut c = cfq(KernelVersion::V2_6_32, 8);
-        c.cfg.low_latency = false;
-        let mut merged = cfq(KernelVersion::V2_6_32, 8);
-        merged.cfg.low_latency = false;
-        for i in 0..100u32 {
-            let seeky = (u64::from(i) % 2) * (1 << 21);
-            let sequential = (1 << 22) + 128 * u64::from(i);
-            c.insert(2 * i, true, A, (seeky, 8), ms(u64::from(i)));
-            c.insert(2 * i + 1, true, B, (sequential, 128), ms(u64::from(i)));
-            merged.insert(
-                2 * i,
-                true,
-                None,
-                (128 * u64::from(i), 128),
-                ms(u64::from(i)),
-            );
-            merged.insert(2 * i + 1, true, None, (sequential, 128), ms(u64::from(i)));
-        }
-        let (qa, qb) = (c.queue_of(true, A), c.queue_of(true, B));
-        assert!(c.queues[qa].seek.seeky() && !c.queues[qa].idle_window);
-        assert!(!c.queues[qb].seek.seeky() && c.queues[qb].idle_window);
-        assert_eq!(c.idle_len(qa), SimDuration::from_ms(2));
-        assert_eq!(c.idle_len(qb), SimDuration::from_ms(8));
-        let q = merged.queue_of(true, None);
-        assert!(
-            merged.queues[q].seek.seeky(),
-            "two sequential streams interleaved"
-        );
-    }
-
-    /// The async queue waits while any sync queue has a request in the driver.
-    #[test]
-    fn the_async_queue_waits_while_any_sync_request_is_in_flight() {
-        let mut s = Scheduler::new();
-        let mut c = cfq(KernelVersion::V2_6_31, 0);
-        c.insert(1, true, A, (0, 8), ms(0));
-        c.insert(2, true, B, (1 << 20, 8), ms(0));
-        c.insert(3, false, None, (1 << 22, 8), ms(0));
-        // Without idling, A's slice ends as its queue empties and B's starts.
-        assert_eq!(drain(&mut c, &mut s, ms(0)), [1, 2]);
-        c.completed(1, true, &mut s, ms(1));
-        assert!(
-            drain(&mut c, &mut s, ms(1)).is_empty(),
-            "B's read in flight"
-        );
-        c.completed(2, true, &mut s, ms(2));
-        assert_eq!(drain(&mut c, &mut s, ms(2)), [3]);
-    }
-
-    /// A scripted mix of sync and async requests with idling: the order CFQ dispatches in.
-    fn scripted(ctx: Option<ActorId>) -> Vec<(u64, BioId)> {
-        let mut s = Scheduler::new();
-        let mut c = cfq(KernelVersion::V2_6_32, 8);
-        let (mut out, mut flight) = (Vec::new(), Vec::<(u64, BioId, bool)>::new());
-        let mut fire: Option<SimTime> = None;
-        let mut next: BioId = 0;
-        for t in 0..600u64 {
-            let now = ms(t);
-            if fire.is_some_and(|f| f <= now) {
-                c.idle_timer();
-                fire = None;
-            }
-            let done: Vec<_> = flight.iter().filter(|&&(d, ..)| d <= t).copied().collect();
-            flight.retain(|&(d, ..)| d > t);
-            for (_, id, sync) in done {
-                c.completed(id, sync, &mut s, now);
-            }
-            for (every, sync) in [(7, true), (5, false)] {
-                if t % every == 0 {
-                    let far = if t % 49 == 0 { 1 << 22 } else { 0 };
-                    c.insert(next, sync, ctx.filter(|_| sync), (far + 128 * t, 128), now);
-                    next += 1;
-                }
-            }
-            for id in drain(&mut c, &mut s, now) {
-                let sync = c.sync_started.iter().any(|&(b, ..)| b == id);
-                out.push((t, id));
-                flight.push((t + 3, id, sync));
-            }
-            match (c.idle_timer, c.active) {
-                (Some(_), Some(a)) if fire.is_none() => {
-                    fire = Some((now + c.idle_len(a)).min(c.slice_end.max(now)));
-                }
-                (None, _) => fire = None,
-                _ => {}
-            }
-        }
-        out
-    }
-
-    /// One process submitting its own I/O is served exactly as the crypt threads' shared
-    /// queue was: the per-context queues change nothing with a single context.
-    #[test]
-    fn one_process_behaves_as_the_shared_sync_queue() {
-        let own = scripted(A);
-        assert!(own.len() > 100, "{} dispatched", own.len());
-        assert_eq!(own, scripted(None));
-    }
-
-    /// Three readers with backlogs share the disk round-robin by slices: each becomes busy
-    /// `(busy − 1) × 80 ms` after the one before on the service tree, and a queue expired with
-    /// requests left goes back behind the others.
-    #[test]
-    fn busy_sync_queues_take_turns_in_service_tree_order() {
-        let mut s = Scheduler::new();
-        let mut c = cfq(KernelVersion::V2_6_32, 8);
-        let ctxs = [A, B, Some(ActorId(3))];
-        for (i, &ctx) in ctxs.iter().enumerate() {
-            for k in 0..1000u64 {
-                let id = (1000 * i as u64 + k) as BioId;
-                c.insert(id, true, ctx, ((i as u64) << 22 | (128 * k), 128), ms(0));
-            }
-        }
-        let keys: Vec<i64> = (1..4).map(|q| c.queues[q].rb_key.0).collect();
-        assert_eq!(keys, [0, 80, 160], "cfq_slice_offset at HZ=1000");
-        let (mut owners, mut flight) = (Vec::new(), Vec::new());
-        for t in 0..450u64 {
-            for id in flight.drain(..) {
-                c.completed(id, true, &mut s, ms(t));
-            }
-            for id in drain(&mut c, &mut s, ms(t)) {
-                let owner = id / 1000;
-                if owners.last() != Some(&owner) {
-                    owners.push(owner);
-                }
-                flight.push(id);
-            }
-        }
-        assert_eq!(owners, [0, 1, 2, 0, 1]);
-    }
-}
+mod tests;
