@@ -25,6 +25,7 @@ use super::describe::{Rows, on_off, row};
 use super::schema::{names, raw_section};
 use super::types::*;
 use super::units::Duration;
+use crate::engine::SimDuration;
 use crate::model::block::blkmq::{default_irq_cpus, map_queues};
 use serde_saphyr::Spanned;
 
@@ -587,6 +588,9 @@ fn describe_elevator(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
                 ),
             );
             row(o, 4, "quantum", &b.cfq_quantum.to_string());
+            let expiry = |sync| {
+                SimDuration::from_ns(u64::from(cfq_fifo_expire(k.hz, sync)) * k.jiffy().as_ns())
+            };
             let next = if b.cfq.next_after_each_dispatch {
                 "re-chosen at every dispatch"
             } else {
@@ -597,10 +601,12 @@ fn describe_elevator(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
                 4,
                 "request order",
                 &format!(
-                    "sector order, back seeks up to 16MiB at 2x cost; a slice starts with \
+                    "sector order, back seeks up to {}MiB at {}x cost; a slice starts with \
                      the oldest if queued {}+ (sync) or {}+ (async); next {next}",
-                    k.hz_div(8),
-                    k.hz_div(4)
+                    (CFQ_BACK_MAX_SECTORS * 512) >> 20,
+                    CFQ_BACK_PENALTY,
+                    expiry(true),
+                    expiry(false),
                 ),
             );
             describe_cfq(o, b, k);

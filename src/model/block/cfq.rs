@@ -18,7 +18,9 @@
 
 use crate::engine::{EventId, Scheduler, SimDuration, SimTime};
 use crate::model::base::bio::BioId;
-use crate::model::base::config::{BlockConfig, CfqRules, KernelConfig};
+use crate::model::base::config::{
+    BlockConfig, CFQ_BACK_MAX_SECTORS, CFQ_BACK_PENALTY, CfqRules, KernelConfig, cfq_fifo_expire,
+};
 use crate::model::base::ids::ActorId;
 use crate::model::block::queue::BlockEvent;
 use std::collections::{BTreeSet, VecDeque};
@@ -45,11 +47,6 @@ const HIST_DIVISOR: u32 = 4;
 const SLICE_SCALE: i64 = 5;
 /// The default best-effort priority every qsim context has (`IOPRIO_NORM`).
 const PRIO_NORM: i64 = 4;
-/// `cfq_back_max`: a request up to 16 MiB (in sectors) behind the head may be chosen by a
-/// back seek (2.6.30 to 2.6.33).
-const BACK_MAX_SECTORS: u64 = 16 * 1024 * 2;
-/// `cfq_back_penalty`: a back seek counts twice its distance.
-const BACK_PENALTY: u64 = 2;
 
 /// One queued request: its bio, when it was queued (`rq->start_time`), its first sector and
 /// length, and its insertion number (which orders requests at the same sector).
@@ -67,8 +64,8 @@ struct Rq {
 type SortKey = (u64, u64);
 
 /// `cfq_choose_req`: of two requests of one queue, the one to serve first from the head at
-/// `last`: the nearer ahead, a back seek of at most [`BACK_MAX_SECTORS`] counting
-/// [`BACK_PENALTY`] times its distance; farther behind "wraps", and of two wrapped requests the
+/// `last`: the nearer ahead, a back seek of at most [`CFQ_BACK_MAX_SECTORS`] counting
+/// [`CFQ_BACK_PENALTY`] times its distance; farther behind "wraps", and of two wrapped requests the
 /// lower goes first (one back seek). Equal distances take the higher sector.
 fn choose(a: Option<SortKey>, b: Option<SortKey>, last: u64) -> Option<SortKey> {
     let (Some(r1), Some(r2)) = (a, b) else {
@@ -80,8 +77,8 @@ fn choose(a: Option<SortKey>, b: Option<SortKey>, last: u64) -> Option<SortKey> 
     let dist = |s: u64| {
         if s >= last {
             Some(s - last)
-        } else if s + BACK_MAX_SECTORS >= last {
-            Some((last - s) * BACK_PENALTY)
+        } else if s + CFQ_BACK_MAX_SECTORS >= last {
+            Some((last - s) * CFQ_BACK_PENALTY)
         } else {
             None
         }
@@ -498,16 +495,13 @@ impl Cfq {
     /// (`cfq_activate_request`).
     fn take_request(&mut self, a: usize, now: SimTime) -> Option<Rq> {
         let last = self.last_position;
-        let expire = if self.queues[a].sync {
-            self.hz / 8
-        } else {
-            self.hz / 4
-        };
-        let front_start = self.queues[a].fifo.front()?.start;
-        let expired = self.jiffies(now) >= self.jiffies(front_start) + i64::from(expire);
-        let queue = &mut self.queues[a];
         // The first dispatch of a slice checks the FIFO: an expired oldest request goes first.
-        let from_fifo = !queue.fifo_checked && expired;
+        let from_fifo = !self.queues[a].fifo_checked && {
+            let expire = i64::from(cfq_fifo_expire(self.hz, self.queues[a].sync));
+            let front_start = self.queues[a].fifo.front()?.start;
+            self.jiffies(now) >= self.jiffies(front_start) + expire
+        };
+        let queue = &mut self.queues[a];
         queue.fifo_checked = true;
         let i = if from_fifo {
             0
@@ -556,7 +550,7 @@ impl Cfq {
         let now_j = self.jiffies(now);
         if self.rules.ramp_from_delayed_sync {
             // Delayed: it took at least the sync FIFO expiry (HZ/8) since it started.
-            let expire = i64::from(self.hz / 8);
+            let expire = i64::from(cfq_fifo_expire(self.hz, true));
             if self.jiffies(start) + expire <= now_j {
                 self.last_sync = now_j;
             }

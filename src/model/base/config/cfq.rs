@@ -3,7 +3,19 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The version-derived rules of CFQ that differ between 2.6.31, 2.6.32 and 2.6.33
+/// `cfq_back_max`: a request up to 16 MiB (in 512-byte sectors) behind the head may be chosen
+/// by a back seek (the same in 2.6.30 to 2.6.33).
+pub const CFQ_BACK_MAX_SECTORS: u64 = 16 * 1024 * 2;
+/// `cfq_back_penalty`: a back seek counts this many times its distance.
+pub const CFQ_BACK_PENALTY: u64 = 2;
+
+/// `cfq_fifo_expire`: how many jiffies a request waits before the FIFO takes it out of sector
+/// order, HZ/8 for sync and HZ/4 for async (the same in 2.6.30 to 2.6.33).
+pub fn cfq_fifo_expire(hz: u32, sync: bool) -> u32 {
+    if sync { hz / 8 } else { hz / 4 }
+}
+
+/// The version-derived rules of CFQ that differ between 2.6.30 and 2.6.33
 /// (docs/model/block.md §5). Not settable: they follow `kernel.version`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CfqRules {
