@@ -655,6 +655,18 @@ fn describe_cfq(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
         (false, true) => format!("seeky queues do not idle ({ncq})"),
     };
     row(o, 4, "seeky idle", &seeky);
+    if !r.lone_sync_queue_idles {
+        let past = if r.idle_within_slice_only {
+            ", nor past the slice's end"
+        } else {
+            ""
+        };
+        let think = format!(
+            "idle only while a context's mean think time is at most {}{past}",
+            b.cfq_slice_idle
+        );
+        row(o, 4, "think time", &think);
+    }
     if r.target_latency && b.low_latency {
         row(o, 4, "target latency", "slices scaled into 300ms (HZ*3/10)");
     }

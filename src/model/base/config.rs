@@ -260,6 +260,7 @@ impl KernelVersion {
             target_latency: self >= V2_6_33,
             lone_sync_queue_idles: self >= V2_6_33,
             next_after_each_dispatch: self >= V2_6_32,
+            idle_within_slice_only: self >= V2_6_32,
         }
     }
 }

@@ -141,6 +141,30 @@ impl Seek {
     }
 }
 
+/// `cfq_update_io_thinktime`: the decaying mean time, in jiffies, from an io context's last
+/// sync completion to its next request, each sample capped at twice `slice_idle`.
+#[derive(Debug, Clone, Copy, Default)]
+struct ThinkTime {
+    /// `cic->last_end_request`, in jiffies.
+    last_end: i64,
+    samples: u64,
+    total: u64,
+    mean: u64,
+}
+
+impl ThinkTime {
+    /// A request arrives at jiffy `now`.
+    fn update(&mut self, now: i64, cap: u64) {
+        let t = ((now - self.last_end).max(0) as u64).min(cap);
+        self.samples = (7 * self.samples + 256) / 8;
+        self.total = (7 * self.total + 256 * t) / 8;
+        self.mean = (self.total + 128) / self.samples;
+    }
+    fn valid(&self) -> bool {
+        self.samples > SAMPLES_VALID
+    }
+}
+
 /// One `cfq_queue`: a sync queue of one io context, or the shared async queue.
 #[derive(Debug)]
 struct CfqQueue {
@@ -159,6 +183,8 @@ struct CfqQueue {
     dispatched: u32,
     /// The context's seek statistics (`cic->seek_*`).
     seek: Seek,
+    /// The context's think time (`cic->ttime_*`), from its sync requests.
+    think: ThinkTime,
     /// `cfq_cfqq_idle_window` (or 2.6.33's `cfq_should_idle`).
     idle_window: bool,
     /// Place on the service tree: `rb_key` in jiffies, then the order of insertion (the
@@ -178,6 +204,7 @@ impl CfqQueue {
             fifo_checked: false,
             dispatched: 0,
             seek: Seek::default(),
+            think: ThinkTime::default(),
             idle_window: sync && idles,
             rb_key: (0, 0),
         }
@@ -248,7 +275,7 @@ impl Cfq {
 
     /// The queue of a request (`cfq_get_queue`): the shared async queue, or the sync queue of
     /// io context `ctx`, created on its first request.
-    fn queue_of(&mut self, sync: bool, ctx: Option<ActorId>) -> usize {
+    fn queue_of(&mut self, sync: bool, ctx: Option<ActorId>, now: SimTime) -> usize {
         if !sync {
             return ASYNC_Q;
         }
@@ -256,8 +283,16 @@ impl Cfq {
             return i;
         }
         let idles = !self.cfg.cfq_slice_idle.is_zero();
-        self.queues.push(CfqQueue::new(ctx, true, idles));
+        let mut queue = CfqQueue::new(ctx, true, idles);
+        // `cfq_alloc_io_context`: the context's think time counts from its creation.
+        queue.think.last_end = self.jiffies(now);
+        self.queues.push(queue);
         self.queues.len() - 1
+    }
+
+    /// `slice_idle` in whole jiffies.
+    fn slice_idle_jiffies(&self) -> u64 {
+        self.cfg.cfq_slice_idle.as_ns() / self.jiffy_ns
     }
 
     /// Queues with requests waiting (`busy_queues`: a queue leaves the tree when its last
@@ -297,7 +332,7 @@ impl Cfq {
         (pos, sectors): (u64, u64),
         now: SimTime,
     ) {
-        let q = self.queue_of(sync, ctx);
+        let q = self.queue_of(sync, ctx, now);
         self.rq_seq += 1;
         let rq = Rq {
             id,
@@ -316,12 +351,18 @@ impl Cfq {
             self.service_tree_add(q, now);
         }
         if sync {
+            // `cfq_rq_enqueued`: think time, seek distance, then the idle window.
+            let (now_j, cap) = (self.jiffies(now), 2 * self.slice_idle_jiffies());
+            self.queues[q].think.update(now_j, cap);
             self.queues[q].seek.update(pos, sectors);
             self.queues[q].idle_window = self.update_idle_window(q);
         }
     }
 
-    /// `cfq_update_idle_window` (think time not modelled).
+    /// `cfq_update_idle_window`: none without `slice_idle`; none for a seeky context on an NCQ
+    /// disk (unless 2.6.32's `low_latency` keeps it); else, once the think time has 80 samples,
+    /// idle while the context thinks no longer than `slice_idle` (2.6.32: `CFQ_MIN_TT` for a
+    /// seeky one); before that, as it was.
     fn update_idle_window(&self, q: usize) -> bool {
         if self.cfg.cfq_slice_idle.is_zero() {
             return false;
@@ -330,8 +371,30 @@ impl Cfq {
             // 2.6.33: a sync queue alone on its service tree idles.
             return true;
         }
+        let queue = &self.queues[q];
         let keeps = self.rules.seeky_idle_with_latency && self.cfg.low_latency;
-        !(self.cfg.hw_tag && self.queues[q].seek.seeky() && !keeps)
+        if self.cfg.hw_tag && queue.seek.seeky() && !keeps {
+            return false;
+        }
+        if !queue.think.valid() {
+            return queue.idle_window;
+        }
+        let limit =
+            if self.rules.seeky_idle_with_latency && queue.seek.valid() && queue.seek.seeky() {
+                (MIN_TT_MS * u64::from(self.hz)).div_ceil(1000)
+            } else {
+                self.slice_idle_jiffies()
+            };
+        queue.think.mean <= limit
+    }
+
+    /// `cfq_arm_slice_timer` (2.6.32+): no idling when the context's mean think time exceeds
+    /// what is left of the slice.
+    fn thinks_past_slice(&self, q: usize, now: SimTime) -> bool {
+        let think = &self.queues[q].think;
+        self.rules.idle_within_slice_only
+            && think.valid()
+            && self.jiffies(self.slice_end) - self.jiffies(now) < think.mean as i64
     }
 
     /// How long the idle timer waits for queue `q`: `slice_idle`, at most `CFQ_MIN_TT` for a
@@ -454,7 +517,7 @@ impl Cfq {
                 if self.idle_timer.is_some() || self.queues[a].dispatched > 0 {
                     return None;
                 }
-                if self.in_driver == [0, 0] {
+                if self.in_driver == [0, 0] && !self.thinks_past_slice(a, now) {
                     self.arm_idle(a, sched, now);
                     return None;
                 }
@@ -548,6 +611,7 @@ impl Cfq {
         let (_, start, q) = self.sync_started.swap_remove(i);
         self.queues[q].dispatched -= 1;
         let now_j = self.jiffies(now);
+        self.queues[q].think.last_end = now_j;
         if self.rules.ramp_from_delayed_sync {
             // Delayed: it took at least the sync FIFO expiry (HZ/8) since it started.
             let expire = i64::from(cfq_fifo_expire(self.hz, true));
@@ -564,6 +628,7 @@ impl Cfq {
             && self.queues[q].idle_window
             && !self.cfg.cfq_slice_idle.is_zero()
             && self.idle_timer.is_none()
+            && !self.thinks_past_slice(q, now)
         {
             self.arm_idle(q, sched, now);
         }

@@ -42,4 +42,7 @@ pub struct CfqRules {
     /// dispatched one's neighbours in sector order (2.6.32+); before, the next request is
     /// re-chosen only when it is itself the one dispatched (a FIFO-expired request leaves it).
     pub next_after_each_dispatch: bool,
+    /// `cfq_arm_slice_timer`: no idling when the context's mean think time exceeds what is
+    /// left of the slice (2.6.32+).
+    pub idle_within_slice_only: bool,
 }

@@ -156,15 +156,15 @@ fn seeky_queues_keep_idling_only_with_low_latency() {
         let mut c = cfq(v, 8);
         c.cfg.low_latency = ll;
         for i in 0..100u64 {
-            // 1 GiB apart: a seek every time.
-            c.insert(i as BioId, true, None, ((i % 2) * (1 << 21), 8), ms(i));
+            // 1 GiB apart: a seek every time; all at once, so the think time stays 0.
+            c.insert(i as BioId, true, None, ((i % 2) * (1 << 21), 8), ms(0));
         }
         let q = &c.queues[1];
         assert!(q.seek.seeky() && q.seek.valid());
         assert_eq!(q.idle_window, keeps, "{v:?} low_latency {ll}");
     }
     let mut c = cfq(KernelVersion::V2_6_31, 8);
-    let q = c.queue_of(true, None);
+    let q = c.queue_of(true, None, ms(0));
     assert!(c.queues[q].idle_window, "a new queue idles");
 }
 
@@ -245,23 +245,17 @@ fn a_seeky_reader_loses_its_idle_window_without_affecting_the_other() {
     for i in 0..100u32 {
         let seeky = (u64::from(i) % 2) * (1 << 21);
         let sequential = (1 << 22) + 128 * u64::from(i);
-        c.insert(2 * i, true, A, (seeky, 8), ms(u64::from(i)));
-        c.insert(2 * i + 1, true, B, (sequential, 128), ms(u64::from(i)));
-        merged.insert(
-            2 * i,
-            true,
-            None,
-            (128 * u64::from(i), 128),
-            ms(u64::from(i)),
-        );
-        merged.insert(2 * i + 1, true, None, (sequential, 128), ms(u64::from(i)));
+        c.insert(2 * i, true, A, (seeky, 8), ms(0));
+        c.insert(2 * i + 1, true, B, (sequential, 128), ms(0));
+        merged.insert(2 * i, true, None, (128 * u64::from(i), 128), ms(0));
+        merged.insert(2 * i + 1, true, None, (sequential, 128), ms(0));
     }
-    let (qa, qb) = (c.queue_of(true, A), c.queue_of(true, B));
+    let (qa, qb) = (c.queue_of(true, A, ms(0)), c.queue_of(true, B, ms(0)));
     assert!(c.queues[qa].seek.seeky() && !c.queues[qa].idle_window);
     assert!(!c.queues[qb].seek.seeky() && c.queues[qb].idle_window);
     assert_eq!(c.idle_len(qa), SimDuration::from_ms(2));
     assert_eq!(c.idle_len(qb), SimDuration::from_ms(8));
-    let q = merged.queue_of(true, None);
+    let q = merged.queue_of(true, None, ms(0));
     assert!(
         merged.queues[q].seek.seeky(),
         "two sequential streams interleaved"
@@ -454,4 +448,58 @@ fn an_unexpired_oldest_request_waits_its_turn_in_sector_order() {
     c.completed(3, true, &mut s, ms(3));
     // Same slice (ends at 101 ms); 4 is older than 5 but not expired: 5 lies ahead.
     assert_eq!(drain(&mut c, &mut s, ms(3)), [5, 4]);
+}
+
+/// One reader from `from` ms: each request completes 1 ms after it arrives, and the next
+/// arrives `think` ms after that (HZ=1000). Returns when the next would arrive.
+fn think_rounds(c: &mut Cfq, s: &mut Scheduler<Event>, from: u64, rounds: u64, think: u64) -> u64 {
+    let mut t = from;
+    for i in from..from + rounds {
+        c.insert(i as BioId, true, None, (i * 8, 8), ms(t));
+        assert_eq!(drain(c, s, ms(t)), [i as BioId]);
+        c.completed(i as BioId, true, s, ms(t + 1));
+        c.idle_timer();
+        t += 1 + think;
+    }
+    t
+}
+
+/// `cfq_update_io_thinktime` and `cfq_update_idle_window`: once its think time counts, a
+/// context whose mean think time exceeds `slice_idle` (8 ms) loses its idle window, one that
+/// thinks 5 ms keeps it, on both kernels; each sample is capped at twice `slice_idle`.
+#[test]
+fn a_context_that_thinks_longer_than_slice_idle_loses_its_idle_window() {
+    for v in [KernelVersion::V2_6_31, KernelVersion::V2_6_32] {
+        for (think, idles) in [(5, true), (12, false), (500, false)] {
+            let (mut s, mut c) = (Scheduler::new(), cfq(v, 8));
+            // `sample_valid`: the decaying count (256 per sample) passes 80 at the third.
+            let t = think_rounds(&mut c, &mut s, 0, 2, think);
+            assert!(!c.queues[1].think.valid() && c.queues[1].idle_window);
+            think_rounds(&mut c, &mut s, t, 100, think);
+            let tt = c.queues[1].think;
+            assert!(
+                tt.valid() && tt.mean == think.min(16),
+                "{v:?} {think}: {tt:?}"
+            );
+            assert_eq!(c.queues[1].idle_window, idles, "{v:?} think {think} ms");
+        }
+    }
+}
+
+/// `cfq_arm_slice_timer` (2.6.32): a context thinking 5 ms on average is not waited for when
+/// less than that is left of its slice; 2.6.31 arms the timer (up to the slice's end).
+#[test]
+fn linux_2_6_32_does_not_idle_past_the_slice_for_a_slow_thinker() {
+    for (v, arms) in [
+        (KernelVersion::V2_6_31, true),
+        (KernelVersion::V2_6_32, false),
+    ] {
+        let (mut s, mut c) = (Scheduler::new(), cfq(v, 8));
+        let t = think_rounds(&mut c, &mut s, 0, 100, 5);
+        // A new slice starts at t; its request completes 97 ms in, 3 ms before the end.
+        c.insert(500, true, None, (10_000, 8), ms(t));
+        assert_eq!(drain(&mut c, &mut s, ms(t)), [500]);
+        c.completed(500, true, &mut s, ms(t + 97));
+        assert_eq!(c.idle_timer.is_some(), arms, "{v:?}");
+    }
 }
