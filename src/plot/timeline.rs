@@ -205,8 +205,12 @@ pub(super) fn cut(v: f64, ymax: f64) -> f64 {
     if v.is_nan() { v } else { v.max(0.0).min(ymax) }
 }
 
-/// Drops repeated points and the middle of straight horizontal or vertical runs.
+/// Drops repeated points and the middle of straight horizontal or vertical runs. A middle
+/// point is dropped only when it lies between its neighbours: a spike that goes up and comes
+/// back down within one pixel column (a bucket narrower than a pixel) is a turn, not a run,
+/// and is kept.
 fn simplify(pts: Vec<(i32, i32)>) -> Vec<(i32, i32)> {
+    let between = |a: i32, b: i32, c: i32| (a <= b && b <= c) || (c <= b && b <= a);
     let mut out: Vec<(i32, i32)> = Vec::with_capacity(pts.len());
     for p in pts {
         if out.last() == Some(&p) {
@@ -215,7 +219,9 @@ fn simplify(pts: Vec<(i32, i32)>) -> Vec<(i32, i32)> {
         let n = out.len();
         if n >= 2 {
             let (a, b) = (out[n - 2], out[n - 1]);
-            if (a.0 == b.0 && b.0 == p.0) || (a.1 == b.1 && b.1 == p.1) {
+            let vertical = a.0 == b.0 && b.0 == p.0 && between(a.1, b.1, p.1);
+            let horizontal = a.1 == b.1 && b.1 == p.1 && between(a.0, b.0, p.0);
+            if vertical || horizontal {
                 out[n - 1] = p;
                 continue;
             }
@@ -245,42 +251,62 @@ pub(super) fn runs_of(v: &[f64]) -> Vec<(usize, usize)> {
     out
 }
 
-/// Step line through `v` per bucket (one pixel path per run of visited buckets).
-fn step_paths<DB: DrawingBackend>(
-    chart: &Chart<'_, DB>,
-    grid: &Grid,
-    v: &[f64],
-) -> Vec<Vec<(i32, i32)>> {
-    runs_of(v)
-        .into_iter()
-        .map(|(a, b)| {
-            let mut pts = Vec::with_capacity(2 * (b - a));
-            for (i, &y) in v.iter().enumerate().take(b).skip(a) {
-                let (x0, x1) = edges(grid, i);
-                pts.push(chart.backend_coord(&(x0, y)));
-                pts.push(chart.backend_coord(&(x1, y)));
-            }
-            simplify(pts)
-        })
-        .collect()
+/// Which side of a gauge's band its solid line follows.
+#[derive(Clone, Copy)]
+enum Edge {
+    /// The highest level in each bucket.
+    Max,
+    /// The lowest level in each bucket.
+    Min,
 }
 
-/// Draws a gauge as its min–max band (translucent) with the `edge` side as a solid line,
-/// values cut into `[0, ymax]`; buckets without data (NaN) are gaps in both, never drawn
-/// at the axis' top or bottom.
+/// Buckets `a..b` gathered into the pixel columns they start in: each column's time span
+/// (from its first bucket's start to its last bucket's end) and the highest and the lowest
+/// level of its buckets. A bucket narrower than a pixel then shares a column with its
+/// neighbours and its peak stays visible, where a step line drawn bucket by bucket would go
+/// up and back down inside one column and lose it.
+fn columns<DB: DrawingBackend>(
+    chart: &Chart<'_, DB>,
+    grid: &Grid,
+    g: &Gauge,
+    (a, b): (usize, usize),
+) -> Vec<(f64, f64, f64, f64)> {
+    let mut out: Vec<(f64, f64, f64, f64)> = Vec::new();
+    let mut column = None;
+    for i in a..b {
+        let (x0, x1) = edges(grid, i);
+        let px = chart.backend_coord(&(x0, 0.0)).0;
+        match out.last_mut() {
+            Some(c) if column == Some(px) => {
+                c.1 = x1;
+                c.2 = c.2.max(g.max[i]);
+                c.3 = c.3.min(g.min[i]);
+            }
+            _ => {
+                out.push((x0, x1, g.max[i], g.min[i]));
+                column = Some(px);
+            }
+        }
+    }
+    out
+}
+
+/// Draws a gauge as its min–max band (translucent) with the `edge` side as a solid step line,
+/// one step per pixel column, values cut into `[0, ymax]`; buckets without data (NaN) are
+/// gaps in both, never drawn at the axis' top or bottom.
 fn draw_gauge<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &Chart<'_, DB>,
     grid: &Grid,
     g: &Gauge,
     colour: RGBColor,
-    edge: &[f64],
+    edge: Edge,
     ymax: f64,
 ) -> Drawn<(), DB> {
     let n = g.min.len().min(g.max.len()).min(grid.buckets);
     let both: Vec<f64> = (0..n)
         .map(|i| {
-            if g.min[i].is_nan() {
+            if g.min[i].is_nan() || g.max[i].is_nan() {
                 f64::NAN
             } else {
                 g.max[i]
@@ -288,23 +314,28 @@ fn draw_gauge<DB: DrawingBackend>(
         })
         .collect();
     let cut = |v: f64| cut(v, ymax);
-    for (a, b) in runs_of(&both) {
-        let mut poly = Vec::with_capacity(4 * (b - a));
-        for i in a..b {
-            let (x0, x1) = edges(grid, i);
-            poly.push(chart.backend_coord(&(x0, cut(g.max[i]))));
-            poly.push(chart.backend_coord(&(x1, cut(g.max[i]))));
+    for run in runs_of(&both) {
+        let cols = columns(chart, grid, g, run);
+        let mut poly = Vec::with_capacity(4 * cols.len());
+        for &(x0, x1, hi, _) in &cols {
+            poly.push(chart.backend_coord(&(x0, cut(hi))));
+            poly.push(chart.backend_coord(&(x1, cut(hi))));
         }
-        for i in (a..b).rev() {
-            let (x0, x1) = edges(grid, i);
-            poly.push(chart.backend_coord(&(x1, cut(g.min[i]))));
-            poly.push(chart.backend_coord(&(x0, cut(g.min[i]))));
+        for &(x0, x1, _, lo) in cols.iter().rev() {
+            poly.push(chart.backend_coord(&(x1, cut(lo))));
+            poly.push(chart.backend_coord(&(x0, cut(lo))));
         }
         fill(root, simplify(poly), colour.mix(0.3))?;
-    }
-    let edge: Vec<f64> = edge.iter().take(n).map(|&v| cut(v)).collect();
-    for path in step_paths(chart, grid, &edge) {
-        polyline(root, &path, colour.to_rgba(), 2, &[])?;
+        let mut line = Vec::with_capacity(2 * cols.len());
+        for &(x0, x1, hi, lo) in &cols {
+            let y = cut(match edge {
+                Edge::Max => hi,
+                Edge::Min => lo,
+            });
+            line.push(chart.backend_coord(&(x0, y)));
+            line.push(chart.backend_coord(&(x1, y)));
+        }
+        polyline(root, &simplify(line), colour.to_rgba(), 2, &[])?;
     }
     Ok(())
 }
@@ -459,7 +490,7 @@ pub(super) fn timeline<DB: DrawingBackend>(
             Panel::Kswapd(s) => draw_states(root, &chart, &grid, s)?,
             Panel::Gauges { gauges, .. } => {
                 for &(g, colour) in gauges {
-                    draw_gauge(root, &chart, &grid, g, colour, &g.max, yhi)?;
+                    draw_gauge(root, &chart, &grid, g, colour, Edge::Max, yhi)?;
                 }
             }
         }
@@ -556,7 +587,7 @@ fn draw_free<DB: DrawingBackend>(
         polyline(root, &[a, b], colour.to_rgba(), w, dash)?;
         ys.push(a.1);
     }
-    draw_gauge(root, chart, grid, g, GAUGE_COLOURS[0], &g.min, ymax)?;
+    draw_gauge(root, chart, grid, g, GAUGE_COLOURS[0], Edge::Min, ymax)?;
     if let Some(c) = f.failures {
         for (i, &n) in c.counts.iter().take(grid.buckets).enumerate() {
             if n == 0 {
@@ -658,5 +689,20 @@ mod tests {
         let tl = data.runs[1].timeline.as_ref().unwrap();
         let got: Vec<&str> = panels(tl).iter().map(|p| panel_y(p).1).collect();
         assert_eq!(got, ["requests", "requests"]);
+    }
+
+    #[test]
+    fn simplify_keeps_a_spike_inside_one_pixel_column_and_drops_straight_runs() {
+        // A step line at 1 (y = 50 px) with one bucket at 3 (y = 10 px) narrower than a
+        // pixel: the path goes up and back down at x = 7. Dropping the up-stroke as the middle
+        // of a vertical run would hide the peak (two-queue's timeline lost a crypt-queue
+        // bucket at 3 requests this way).
+        let pts = vec![(5, 50), (7, 50), (7, 10), (7, 10), (7, 50), (9, 50)];
+        assert_eq!(simplify(pts), [(5, 50), (7, 50), (7, 10), (7, 50), (9, 50)]);
+        // Straight runs lose their middle points, in both directions.
+        let pts = vec![(0, 5), (1, 5), (2, 5), (2, 6), (2, 9), (3, 9)];
+        assert_eq!(simplify(pts), [(0, 5), (2, 5), (2, 9), (3, 9)]);
+        let pts = vec![(4, 9), (4, 6), (4, 2), (3, 2), (0, 2)];
+        assert_eq!(simplify(pts), [(4, 9), (4, 2), (0, 2)]);
     }
 }
