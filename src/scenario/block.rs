@@ -667,6 +667,14 @@ fn describe_cfq(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
         );
         row(o, 4, "think time", &think);
     }
+    let stats = if r.seek_per_context {
+        "a context's own async requests (a direct reclaimer's swap-outs) move its think time \
+         and seek statistics"
+    } else {
+        "a context's own async requests (a direct reclaimer's swap-outs) move its think time; \
+         seek statistics are per queue"
+    };
+    row(o, 4, "context stats", stats);
     if r.target_latency && b.low_latency {
         row(o, 4, "target latency", "slices scaled into 300ms (HZ*3/10)");
     }

@@ -5,6 +5,7 @@
 //! bios in flight, never by simulated duration.
 
 use crate::engine::SimTime;
+use crate::model::base::ids::ActorId;
 use crate::model::base::obs::Stage;
 
 /// Index of a bio in the slab.
@@ -30,8 +31,15 @@ pub enum Origin {
     Proc(u32),
     /// A fake-gitk process's major fault: a plain READ of its page from swap (not READ_SYNC).
     SwapIn(u32),
-    /// Reclaim's swap-out of anonymous pages (async write of contiguous swap slots).
-    SwapOut,
+    /// Reclaim's swap-out of anonymous pages (async write of contiguous swap slots). `cic` is
+    /// the io context of the task that reclaimed: a direct reclaimer's own submitting context
+    /// (a fake-gitk copy's, a reading job's), `None` for kswapd and a buffered writer. CFQ
+    /// charges the request to it when the swap writer submits it straight to the disk (in the
+    /// kernel `pageout()` submits in the reclaimer's context); through dm-crypt, kcryptd submits.
+    SwapOut {
+        /// The reclaiming task's io context.
+        cic: Option<ActorId>,
+    },
     /// A piece of this bio, cut off by dm-crypt's `crypt_map()` (6.11's `max_read_size` /
     /// `max_write_size`): its own `dm_crypt_io`, completed into the bio it came from.
     Piece(BioId),

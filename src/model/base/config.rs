@@ -261,6 +261,7 @@ impl KernelVersion {
             lone_sync_queue_idles: self >= V2_6_33,
             next_after_each_dispatch: self >= V2_6_32,
             idle_within_slice_only: self >= V2_6_32,
+            seek_per_context: self < V2_6_33,
         }
     }
 }

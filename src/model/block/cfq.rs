@@ -350,12 +350,24 @@ impl Cfq {
         if self.queues[q].fifo.len() == 1 {
             self.service_tree_add(q, now);
         }
+        let (now_j, cap) = (self.jiffies(now), 2 * self.slice_idle_jiffies());
         if sync {
             // `cfq_rq_enqueued`: think time, seek distance, then the idle window.
-            let (now_j, cap) = (self.jiffies(now), 2 * self.slice_idle_jiffies());
             self.queues[q].think.update(now_j, cap);
             self.queues[q].seek.update(pos, sectors);
             self.queues[q].idle_window = self.update_idle_window(q);
+        } else if let Some(c) = ctx {
+            // An async request of a process's own (a direct reclaimer's swap-out): it goes to
+            // the shared async queue, but `cfq_rq_enqueued` still moves its io context's think
+            // time and, before 2.6.33, its seek statistics. qsim keeps a context's statistics
+            // in its sync queue, created here if the context has none yet; its idle window is
+            // recomputed at its next sync request (`cfq_update_idle_window` skips an async
+            // queue).
+            let s = self.queue_of(true, Some(c), now);
+            self.queues[s].think.update(now_j, cap);
+            if self.rules.seek_per_context {
+                self.queues[s].seek.update(pos, sectors);
+            }
         }
     }
 

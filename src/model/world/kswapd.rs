@@ -62,7 +62,8 @@ impl World {
     ) -> Scan {
         let congested = self.write_congested();
         if self.pr().swap.enabled() {
-            let scan = self.shrink_lists(prio, may_writepage, stop, sched);
+            let cic = self.reclaimer_context(tag);
+            let scan = self.shrink_lists(prio, may_writepage, stop, cic, sched);
             let p = self.pr();
             if scan.dirty > 0 && congested {
                 p.mem.zone_congested = true;

@@ -311,13 +311,14 @@ impl World {
         self.enter(bio, Stage::BlockQueue, now);
         let b = &self.bios[bio];
         let (sync, at) = (b.sync, (b.offset, b.bytes, b.dir));
-        // CFQ's io context: a process submitting its own I/O has its own; dm-crypt's threads
-        // (and the flusher and swap writer, whose writes are async) share one.
-        let ctx = matches!(
-            self.actors[a.index()].kind,
-            ActorKind::JobCtx(_) | ActorKind::ProcCtx(_)
-        )
-        .then_some(a);
+        // CFQ's io context: a process submitting its own I/O has its own; the swap writer
+        // submits a direct reclaimer's swap-out in that reclaimer's; dm-crypt's threads, the
+        // flusher and kswapd's swap-outs share one.
+        let ctx = match (self.actors[a.index()].kind, b.origin) {
+            (ActorKind::JobCtx(_) | ActorKind::ProcCtx(_), _) => Some(a),
+            (ActorKind::SwapWriter, Origin::SwapOut { cic }) => cic,
+            _ => None,
+        };
         self.queue.insert(bio, sync, at, unplug, ctx, sched);
         self.dispatch(sched);
         true
@@ -542,7 +543,7 @@ impl World {
             Origin::Writeback(w) => self.writeback_completed(w, bio.bytes, sched),
             Origin::Proc(p) => self.gitk_read_done(p, sched),
             Origin::SwapIn(_) => self.swapin_done(&bio, sched),
-            Origin::SwapOut => self.swapout_done(&bio),
+            Origin::SwapOut { .. } => self.swapout_done(&bio),
             Origin::Piece(_) => unreachable!("pieces complete through piece_done"),
         }
     }

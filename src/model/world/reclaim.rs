@@ -2,7 +2,7 @@
 //! pages handed to the reader, writer or fault that asked.
 
 use crate::engine::{Scheduler, SimDuration};
-use crate::model::base::ids::{QueueClass, ReclaimSlot, TaskOwner};
+use crate::model::base::ids::{ActorId, QueueClass, ReclaimSlot, TaskOwner};
 use crate::model::mm::cwait::CwWho;
 use crate::model::mm::memory::{Gfp, PageState};
 use crate::model::mm::reclaim::*;
@@ -72,6 +72,23 @@ impl World {
         let scan = self.shrink(prio, may_writepage, stop, tag, sched);
         let p = self.pr();
         p.reclaim.scanned(&mut p.mem, slot, scan);
+    }
+
+    /// The io context a reclaim scan's swap-outs are charged to in CFQ: a direct reclaimer's
+    /// own submitting context (the reading job's, the fake-gitk copy's); `None` for kswapd and
+    /// for a buffered writer, whose writes the flusher submits.
+    pub(in crate::model) fn reclaimer_context(&mut self, tag: TaskOwner) -> Option<ActorId> {
+        let TaskOwner::Reclaim(slot) = tag else {
+            return None;
+        };
+        let who = self.pr().reclaim.get(slot).who;
+        match who {
+            ReclaimWho::Read { ctx, .. } => Some(ctx),
+            ReclaimWho::Anon { proc } | ReclaimWho::Map { proc } | ReclaimWho::Fault { proc } => {
+                Some(self.procs[proc as usize].ctx)
+            }
+            ReclaimWho::Writer(_) => None,
+        }
     }
 
     /// A direct reclaimer's scan finished on the CPU.

@@ -20,6 +20,7 @@ impl World {
         prio: i32,
         may_writepage: bool,
         stop: Option<u64>,
+        cic: Option<ActorId>,
         sched: &mut Scheduler<Event>,
     ) -> Scan {
         let p = self.pr();
@@ -44,7 +45,7 @@ impl World {
                 let a = p.swap.scan(&mut p.mem, n, may_writepage);
                 total.scanned += a.scanned;
                 total.reclaimed += a.reclaimed;
-                self.swap_write(sched);
+                self.swap_write(cic, sched);
             }
             if nr[1] > 0 {
                 let n = nr[1].min(SWAP_CLUSTER_MAX);
@@ -69,8 +70,13 @@ impl World {
     }
 
     /// Issues the pending swap-out writes: runs of contiguous slots, each one async WRITE bio
-    /// of at most [`SWAP_WRITE_PAGES`] pages through dm-crypt, from the swap writer's context.
-    pub(in crate::model) fn swap_write(&mut self, sched: &mut Scheduler<Event>) {
+    /// of at most [`SWAP_WRITE_PAGES`] pages through dm-crypt, from the swap writer's context,
+    /// on behalf of the reclaiming task's io context `cic`.
+    pub(in crate::model) fn swap_write(
+        &mut self,
+        cic: Option<ActorId>,
+        sched: &mut Scheduler<Event>,
+    ) {
         let mut slots = self.pr().swap.take_writes();
         if slots.is_empty() {
             return;
@@ -95,7 +101,7 @@ impl World {
                 false,
                 bytes,
                 offset,
-                Origin::SwapOut,
+                Origin::SwapOut { cic },
                 sched.now(),
             );
             let rng = &mut p.swap_rng;

@@ -45,4 +45,8 @@ pub struct CfqRules {
     /// `cfq_arm_slice_timer`: no idling when the context's mean think time exceeds what is
     /// left of the slice (2.6.32+).
     pub idle_within_slice_only: bool,
+    /// `cfq_update_io_seektime(cfqd, cic, rq)`: the seek statistics belong to the io context
+    /// and every request of it, async ones included, moves them (2.6.30 to 2.6.32); 2.6.33
+    /// keeps them per queue (`cfqq->seek_*`), so only the sync queue's own requests count.
+    pub seek_per_context: bool,
 }

@@ -503,3 +503,51 @@ fn linux_2_6_32_does_not_idle_past_the_slice_for_a_slow_thinker() {
         assert_eq!(c.idle_timer.is_some(), arms, "{v:?}");
     }
 }
+
+/// `cfq_rq_enqueued` moves an io context's statistics on every request of it, async ones
+/// included. A process's own swap-outs (async, 1 GiB from its sequential reads) make it seeky
+/// before 2.6.33, so an NCQ disk drops its idle window at its next read (2.6.31); the same
+/// writes from kswapd (no context of the reader's) leave it idling; 2.6.33 keeps the seek
+/// statistics per queue, so the reader's own writes leave its sync queue sequential.
+#[test]
+fn a_processs_own_async_writes_move_its_context_statistics() {
+    let reader = Some(ActorId(7));
+    for (v, writer, seeky) in [
+        (KernelVersion::V2_6_31, reader, true),
+        (KernelVersion::V2_6_31, None, false),
+        (KernelVersion::V2_6_33, reader, false),
+    ] {
+        let mut c = cfq(v, 8);
+        for i in 0..20u64 {
+            // All at 0 ms, so the think time stays 0: only the seek statistics move.
+            let (id, pos) = (2 * i as BioId, i * 8);
+            c.insert(id, true, reader, (pos, 8), ms(0));
+            c.insert(id + 1, false, writer, ((1 << 21) + pos, 8), ms(0));
+        }
+        c.insert(40, true, reader, (160, 8), ms(0));
+        let q = &c.queues[1];
+        assert_eq!(q.ctx, reader);
+        assert!(q.seek.valid());
+        assert_eq!(q.seek.seeky(), seeky, "{v:?} writes from {writer:?}");
+        if v == KernelVersion::V2_6_31 {
+            assert_eq!(q.idle_window, !seeky, "{v:?} writes from {writer:?}");
+        }
+    }
+    // A reader whose read completes at 1 ms and whose own swap-out comes at 50 ms: the write
+    // is a think-time sample of 49 ms, capped at twice `slice_idle` (16). After the read's
+    // own sample of 0: samples (7 × 32 + 256) / 8 = 60, total (7 × 0 + 256 × 16) / 8 = 512.
+    let (mut s, mut c) = (Scheduler::new(), cfq(KernelVersion::V2_6_32, 8));
+    c.insert(1, true, reader, (0, 8), ms(0));
+    assert_eq!(drain(&mut c, &mut s, ms(0)), [1]);
+    c.completed(1, true, &mut s, ms(1));
+    c.insert(2, false, reader, (1 << 21, 8), ms(50));
+    let q = &c.queues[1];
+    assert_eq!((q.think.samples, q.think.total), (60, 512));
+    // kswapd's write (no context) moves nothing and creates no queue.
+    c.insert(3, false, None, (1 << 21, 8), ms(60));
+    assert_eq!(c.queues.len(), 2);
+    assert_eq!(c.queues[1].think.total, 512);
+    // A context whose first request is async gets its statistics in an empty sync queue.
+    c.insert(4, false, Some(ActorId(8)), (0, 8), ms(70));
+    assert!(c.queues.len() == 3 && c.queues[2].sync && c.queues[2].fifo.is_empty());
+}
