@@ -181,9 +181,11 @@ struct CfqQueue {
     fifo_checked: bool,
     /// Requests of this queue in the driver (`cfqq->dispatched`).
     dispatched: u32,
-    /// The context's seek statistics (`cic->seek_*`).
+    /// The seek statistics: the context's (`cic->seek_*`, its own async requests included)
+    /// before 2.6.33, the queue's (`cfqq->seek_*`) from it.
     seek: Seek,
-    /// The context's think time (`cic->ttime_*`), from its sync requests.
+    /// The context's think time (`cic->ttime_*`), from every request of the context (its own
+    /// async ones included) since its last sync completion.
     think: ThinkTime,
     /// `cfq_cfqq_idle_window` (or 2.6.33's `cfq_should_idle`).
     idle_window: bool,
