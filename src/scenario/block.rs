@@ -668,10 +668,10 @@ fn describe_cfq(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
         row(o, 4, "think time", &think);
     }
     let stats = if r.seek_per_context {
-        "a context's own async requests (a direct reclaimer's swap-outs) move its think time \
+        "a context's own async requests (a direct reclaimer's pageouts) move its think time \
          and seek statistics"
     } else {
-        "a context's own async requests (a direct reclaimer's swap-outs) move its think time; \
+        "a context's own async requests (a direct reclaimer's pageouts) move its think time; \
          seek statistics are per queue"
     };
     row(o, 4, "context stats", stats);

@@ -31,15 +31,8 @@ pub enum Origin {
     Proc(u32),
     /// A fake-gitk process's major fault: a plain READ of its page from swap (not READ_SYNC).
     SwapIn(u32),
-    /// Reclaim's swap-out of anonymous pages (async write of contiguous swap slots). `cic` is
-    /// the io context of the task that reclaimed: a direct reclaimer's own submitting context
-    /// (a fake-gitk copy's, a reading job's), `None` for kswapd and a buffered writer. CFQ
-    /// charges the request to it when the swap writer submits it straight to the disk (in the
-    /// kernel `pageout()` submits in the reclaimer's context); through dm-crypt, kcryptd submits.
-    SwapOut {
-        /// The reclaiming task's io context.
-        cic: Option<ActorId>,
-    },
+    /// Reclaim's swap-out of anonymous pages (async write of contiguous swap slots).
+    SwapOut,
     /// A piece of this bio, cut off by dm-crypt's `crypt_map()` (6.11's `max_read_size` /
     /// `max_write_size`): its own `dm_crypt_io`, completed into the bio it came from.
     Piece(BioId),
@@ -92,6 +85,12 @@ pub struct Bio {
     pub submit_cpu: u32,
     /// Pieces of it still in flight (dm-crypt split it; 0 otherwise).
     pub pieces_left: u32,
+    /// The io context CFQ charges the request to when a helper context (the swap writer, a
+    /// flusher) submits it straight to the disk on a task's behalf: a direct reclaimer's own
+    /// submitting context (a fake-gitk copy's, a reading job's) for the pages its `pageout()`
+    /// writes, as the kernel submits them in the reclaimer; `None` otherwise (the helper's own,
+    /// shared context). Through a queued dm-crypt, kcryptd submits and this is not read.
+    pub cic: Option<ActorId>,
 }
 
 impl Bio {
@@ -117,6 +116,7 @@ impl Bio {
             syncio: dir == Dir::Write && sync,
             submit_cpu: 0,
             pieces_left: 0,
+            cic: None,
         }
     }
 

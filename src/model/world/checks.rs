@@ -74,8 +74,7 @@ impl World {
             match b.origin {
                 Origin::Job(j) => job_bios[j as usize] += 1,
                 Origin::Writeback(w) => writer_bytes[w as usize] += u64::from(b.bytes),
-                Origin::SwapOut { .. } => {}
-                Origin::Proc(_) | Origin::SwapIn(_) | Origin::Piece(_) => {}
+                Origin::Proc(_) | Origin::SwapIn(_) | Origin::SwapOut | Origin::Piece(_) => {}
             }
         }
         for (j, found) in job_bios.into_iter().enumerate() {

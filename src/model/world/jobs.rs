@@ -336,13 +336,20 @@ impl World {
             }
             let wr = &self.writers[w as usize];
             let n = wr.cfg.chunk.min(wr.dirty);
-            self.writer_write(w, n, sched);
+            self.writer_write(w, n, None, sched);
         }
     }
 
     /// Takes `n` dirty bytes of writer `w` to writeback as one async bio through dm-crypt (the
-    /// flusher's chunks and reclaim's pageout).
-    pub(in crate::model) fn writer_write(&mut self, w: u32, n: u64, sched: &mut Scheduler<Event>) {
+    /// flusher's chunks, with `cic` `None`, and reclaim's pageout, charged to the reclaimer's
+    /// io context `cic`).
+    pub(in crate::model) fn writer_write(
+        &mut self,
+        w: u32,
+        n: u64,
+        cic: Option<ActorId>,
+        sched: &mut Scheduler<Event>,
+    ) {
         {
             let wr = &mut self.writers[w as usize];
             wr.dirty -= n;
@@ -362,6 +369,7 @@ impl World {
             );
             bio.service_u = wr.service.random();
             bio.crypt_u = wr.crypt.random();
+            bio.cic = cic;
             let ctx = wr.ctx;
             self.memory.transition(
                 n / crate::model::mm::memory::PAGE_SIZE,

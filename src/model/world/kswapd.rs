@@ -2,7 +2,7 @@
 //! `congestion_wait`, naps) and pageout.
 
 use crate::engine::Scheduler;
-use crate::model::base::ids::TaskOwner;
+use crate::model::base::ids::{ActorId, TaskOwner};
 use crate::model::mm::cwait::CwWho;
 use crate::model::mm::kswapd::*;
 use crate::model::mm::memory::{PAGE_SIZE, Scan};
@@ -61,8 +61,8 @@ impl World {
         sched: &mut Scheduler<Event>,
     ) -> Scan {
         let congested = self.write_congested();
+        let cic = self.reclaimer_context(tag);
         if self.pr().swap.enabled() {
-            let cic = self.reclaimer_context(tag);
             let scan = self.shrink_lists(prio, may_writepage, stop, cic, sched);
             let p = self.pr();
             if scan.dirty > 0 && congested {
@@ -82,7 +82,7 @@ impl World {
             p.mem.obs.pageout_pages += scan.pageout;
         }
         let cost = p.scan_cost * scan.scanned.max(1);
-        self.pageout(scan.pageout, sched);
+        self.pageout(scan.pageout, cic, sched);
         self.start_cpu(tag, cost, sched);
         scan
     }
@@ -114,8 +114,14 @@ impl World {
     // ----- pageout ---------------------------------------------------------------------------
 
     /// Sends `pages` dirty pages to writeback: the writer holding the most dirty data writes
-    /// them as async bios (at most 512 KiB each) through dm-crypt.
-    pub(in crate::model) fn pageout(&mut self, pages: u64, sched: &mut Scheduler<Event>) {
+    /// them as async bios (at most 512 KiB each) through dm-crypt, on behalf of the reclaiming
+    /// task's io context `cic`.
+    pub(in crate::model) fn pageout(
+        &mut self,
+        pages: u64,
+        cic: Option<ActorId>,
+        sched: &mut Scheduler<Event>,
+    ) {
         let mut left = pages * PAGE_SIZE;
         while left > 0 {
             let Some(w) = (0..self.writers.len()).max_by_key(|&w| self.writers[w].dirty_bytes())
@@ -127,7 +133,7 @@ impl World {
                 return;
             }
             let n = left.min(have).min(512 * 1024);
-            self.writer_write(w as u32, n, sched);
+            self.writer_write(w as u32, n, cic, sched);
             left -= n;
         }
     }

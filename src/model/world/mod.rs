@@ -311,12 +311,12 @@ impl World {
         self.enter(bio, Stage::BlockQueue, now);
         let b = &self.bios[bio];
         let (sync, at) = (b.sync, (b.offset, b.bytes, b.dir));
-        // CFQ's io context: a process submitting its own I/O has its own; the swap writer
-        // submits a direct reclaimer's swap-out in that reclaimer's; dm-crypt's threads, the
-        // flusher and kswapd's swap-outs share one.
-        let ctx = match (self.actors[a.index()].kind, b.origin) {
-            (ActorKind::JobCtx(_) | ActorKind::ProcCtx(_), _) => Some(a),
-            (ActorKind::SwapWriter, Origin::SwapOut { cic }) => cic,
+        // CFQ's io context: a process submitting its own I/O has its own; the swap writer and
+        // a flusher submit a direct reclaimer's pageout in that reclaimer's; dm-crypt's threads,
+        // the flushers' writeback and kswapd's pageout share one.
+        let ctx = match self.actors[a.index()].kind {
+            ActorKind::JobCtx(_) | ActorKind::ProcCtx(_) => Some(a),
+            ActorKind::SwapWriter | ActorKind::FlusherCtx(_) => b.cic,
             _ => None,
         };
         self.queue.insert(bio, sync, at, unplug, ctx, sched);
@@ -543,7 +543,7 @@ impl World {
             Origin::Writeback(w) => self.writeback_completed(w, bio.bytes, sched),
             Origin::Proc(p) => self.gitk_read_done(p, sched),
             Origin::SwapIn(_) => self.swapin_done(&bio, sched),
-            Origin::SwapOut { .. } => self.swapout_done(&bio),
+            Origin::SwapOut => self.swapout_done(&bio),
             Origin::Piece(_) => unreachable!("pieces complete through piece_done"),
         }
     }

@@ -60,7 +60,7 @@ impl World {
                 total.reclaimed += s.reclaimed;
                 total.dirty += s.dirty;
                 total.pageout += s.pageout;
-                self.pageout(s.pageout, sched);
+                self.pageout(s.pageout, cic, sched);
             }
             if stop.is_some_and(|s| total.reclaimed >= s) {
                 break;
@@ -101,9 +101,10 @@ impl World {
                 false,
                 bytes,
                 offset,
-                Origin::SwapOut { cic },
+                Origin::SwapOut,
                 sched.now(),
             );
+            bio.cic = cic;
             let rng = &mut p.swap_rng;
             bio.service_u = rng.random();
             bio.crypt_u = rng.random();

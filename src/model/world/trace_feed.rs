@@ -64,7 +64,7 @@ impl World {
             Origin::Writeback(_) => "writeback".into(),
             Origin::Proc(p) => format!("gitk/{p} read"),
             Origin::SwapIn(p) => format!("gitk/{p} swap-in"),
-            Origin::SwapOut { .. } => "swap-out".into(),
+            Origin::SwapOut => "swap-out".into(),
             // Pieces are named by [`World::trace_bio`], which knows the parent's traced index.
             Origin::Piece(_) => "piece".into(),
         }
