@@ -260,32 +260,48 @@ enum Edge {
     Min,
 }
 
-/// Buckets `a..b` gathered into the pixel columns they start in: each column's time span
-/// (from its first bucket's start to its last bucket's end) and the highest and the lowest
-/// level of its buckets. A bucket narrower than a pixel then shares a column with its
-/// neighbours and its peak stays visible, where a step line drawn bucket by bucket would go
-/// up and back down inside one column and lose it.
+/// Buckets gathered into one pixel column of a timeline: the time they span and the highest
+/// and lowest level among them.
+#[derive(Clone, Copy)]
+struct Column {
+    /// The pixel column the buckets start in.
+    px: i32,
+    /// The first bucket's start, s.
+    t0: f64,
+    /// The last bucket's end, s.
+    t1: f64,
+    /// The highest level in the column.
+    hi: f64,
+    /// The lowest level in the column.
+    lo: f64,
+}
+
+/// Buckets `a..b` gathered into the pixel columns they start in. A bucket narrower than a
+/// pixel then shares a column with its neighbours and its peak stays visible, where a step
+/// line drawn bucket by bucket would go up and back down inside one column and lose it.
 fn columns<DB: DrawingBackend>(
     chart: &Chart<'_, DB>,
     grid: &Grid,
     g: &Gauge,
     (a, b): (usize, usize),
-) -> Vec<(f64, f64, f64, f64)> {
-    let mut out: Vec<(f64, f64, f64, f64)> = Vec::new();
-    let mut column = None;
+) -> Vec<Column> {
+    let mut out: Vec<Column> = Vec::new();
     for i in a..b {
-        let (x0, x1) = edges(grid, i);
-        let px = chart.backend_coord(&(x0, 0.0)).0;
+        let (t0, t1) = edges(grid, i);
+        let px = chart.backend_coord(&(t0, 0.0)).0;
         match out.last_mut() {
-            Some(c) if column == Some(px) => {
-                c.1 = x1;
-                c.2 = c.2.max(g.max[i]);
-                c.3 = c.3.min(g.min[i]);
+            Some(c) if c.px == px => {
+                c.t1 = t1;
+                c.hi = c.hi.max(g.max[i]);
+                c.lo = c.lo.min(g.min[i]);
             }
-            _ => {
-                out.push((x0, x1, g.max[i], g.min[i]));
-                column = Some(px);
-            }
+            _ => out.push(Column {
+                px,
+                t0,
+                t1,
+                hi: g.max[i],
+                lo: g.min[i],
+            }),
         }
     }
     out
@@ -317,23 +333,23 @@ fn draw_gauge<DB: DrawingBackend>(
     for run in runs_of(&both) {
         let cols = columns(chart, grid, g, run);
         let mut poly = Vec::with_capacity(4 * cols.len());
-        for &(x0, x1, hi, _) in &cols {
-            poly.push(chart.backend_coord(&(x0, cut(hi))));
-            poly.push(chart.backend_coord(&(x1, cut(hi))));
+        for c in &cols {
+            poly.push(chart.backend_coord(&(c.t0, cut(c.hi))));
+            poly.push(chart.backend_coord(&(c.t1, cut(c.hi))));
         }
-        for &(x0, x1, _, lo) in cols.iter().rev() {
-            poly.push(chart.backend_coord(&(x1, cut(lo))));
-            poly.push(chart.backend_coord(&(x0, cut(lo))));
+        for c in cols.iter().rev() {
+            poly.push(chart.backend_coord(&(c.t1, cut(c.lo))));
+            poly.push(chart.backend_coord(&(c.t0, cut(c.lo))));
         }
         fill(root, simplify(poly), colour.mix(0.3))?;
         let mut line = Vec::with_capacity(2 * cols.len());
-        for &(x0, x1, hi, lo) in &cols {
+        for c in &cols {
             let y = cut(match edge {
-                Edge::Max => hi,
-                Edge::Min => lo,
+                Edge::Max => c.hi,
+                Edge::Min => c.lo,
             });
-            line.push(chart.backend_coord(&(x0, y)));
-            line.push(chart.backend_coord(&(x1, y)));
+            line.push(chart.backend_coord(&(c.t0, y)));
+            line.push(chart.backend_coord(&(c.t1, y)));
         }
         polyline(root, &simplify(line), colour.to_rgba(), 2, &[])?;
     }
