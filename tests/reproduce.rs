@@ -67,10 +67,68 @@ fn figures_and_claims_get_verdicts_both_ways_and_the_command_succeeds() {
     assert_eq!(v["scenarios"][0]["claims"][2]["noise"], "within noise");
 }
 
+/// Issue 27: a miss says why, in the scenario's words, and a figure that reproduces although
+/// the scenario says why not is called out of date.
+#[test]
+fn a_miss_says_why_and_a_reproduced_figure_calls_its_why_stale() {
+    let dir = TempDir::new();
+    let text = FIXTURE
+        .replacen(
+            "value: 1000, within: 5% }",
+            "value: 1000, within: 5%,\n        why: &twice \"The slow device takes 2 ms\n          a read.\" }\n    \
+             - { name: \"slow IOPS again\", variant: slow, metric: read_iops, value: 1000, \
+             within: 5%, why: *twice }",
+            1,
+        )
+        .replacen(
+            "stddev: 10, within: 5% }",
+            "stddev: 10, within: 5%, why: \"stale\" }",
+            1,
+        )
+        .replacen(
+            "noise: [slow, fast] }",
+            "noise: [slow, fast], why: \"It is twice as slow.\" }",
+            1,
+        )
+        .replacen(
+            "noise: [twin, fast] }",
+            "noise: [twin, fast], why: \"never shown\" }",
+            1,
+        );
+    let file = dir.file("fixture.yaml", &text);
+    let run = Run::of(&["reproduce", &file]);
+    run.assert_ok().stdout_fits_80().stdout_has_words(&[
+        // One reason, said once for the two figures it covers, the name said once.
+        "  why these figures are not reproduced:\n    slow IOPS [slow], slow IOPS again [slow]:\n      \
+         The slow device takes 2 ms a read.\n",
+        "reproduced, though the scenario says why not (its `why:` is out of date): fast IOPS \
+         [fast]",
+        "(ratio 2.00)\n    why:\n      It is twice as slow.\n",
+        "(reproduced, though the scenario says why not: its `why:` is out of date)",
+        "2 of 4 figures and 2 of 4 claims reproduced",
+    ]);
+    assert!(!run.stdout.contains("never shown") && !run.stdout.contains("stale\n"));
+    let json = Run::of(&["reproduce", &file, "--format", "json"]);
+    json.assert_ok();
+    let v: Value = serde_json::from_str(&json.stdout).expect("JSON");
+    let (rows, claims) = (&v["scenarios"][0]["rows"], &v["scenarios"][0]["claims"]);
+    assert_eq!(rows[0]["why"], Value::Null);
+    assert_eq!(rows[0]["stale_why"], true);
+    assert_eq!(rows[1]["why"], "The slow device takes 2 ms a read.");
+    assert_eq!(rows[2]["why"], rows[1]["why"]);
+    assert_eq!(rows[1]["stale_why"], false);
+    assert_eq!(claims[2]["stale_why"], true);
+    assert_eq!(claims[3]["why"], "It is twice as slow.");
+}
+
 #[test]
 fn a_bad_published_section_is_a_located_error() {
     let dir = TempDir::new();
-    let cases: [(&str, &str, &[&str]); 9] = [
+    let long = format!(
+        "within: 5%, why: \"{}\" }}\n    - {{ name: \"slow p50\"",
+        "x".repeat(1001)
+    );
+    let cases: [(&str, &str, &[&str]); 11] = [
         (
             "metric: read_iops,",
             "metric: read_iosp,",
@@ -138,6 +196,19 @@ fn a_bad_published_section_is_a_located_error() {
             "value: 2, range: [1.9, 2.1]",
             "value: 2, range: [-1, 2.1]",
             &["published.rows[2].range: the range [-1, 2.1] reaches below 0"],
+        ),
+        (
+            "noise: [twin, fast] }",
+            "noise: [twin, fast], why: \"  \" }",
+            &["published.claims[2].why: `why` is empty", "leave `why` out"],
+        ),
+        (
+            "within: 5% }\n    - { name: \"slow p50\"",
+            &long,
+            &[
+                "published.rows[1].why: `why` is 1001 characters long",
+                "1000 characters",
+            ],
         ),
     ];
     for (from, to, needles) in cases {

@@ -59,6 +59,11 @@ pub struct RowResult {
     pub reproduced: bool,
     /// "reproduced", or "not reproduced: the model shows …".
     pub verdict: String,
+    /// Why the model misses it, in the scenario's words: given only when it is not reproduced.
+    pub why: Option<String>,
+    /// The scenario says why the model misses it, but it is reproduced: the `why:` is out of
+    /// date.
+    pub stale_why: bool,
 }
 
 /// One published claim against the model.
@@ -88,6 +93,11 @@ pub struct ClaimResult {
     pub reproduced: bool,
     /// "reproduced", or "not reproduced: the model shows …".
     pub verdict: String,
+    /// Why the model misses it, in the scenario's words: given only when it is not reproduced.
+    pub why: Option<String>,
+    /// The scenario says why the model misses it, but it is reproduced: the `why:` is out of
+    /// date.
+    pub stale_why: bool,
 }
 
 /// The reproduction of one scenario.
@@ -202,6 +212,8 @@ fn row_result(row: &Row, runs: &[RunMetrics]) -> RowResult {
         rule: rule_text(row.rule, m.unit),
         reproduced,
         verdict,
+        why: row.why.clone().filter(|_| !reproduced),
+        stale_why: reproduced && row.why.is_some(),
     }
 }
 
@@ -291,6 +303,8 @@ fn claim_result(c: &Claim, runs: &[RunMetrics]) -> ClaimResult {
         } else {
             format!("not reproduced: the model shows {shows}")
         },
+        why: c.why.clone().filter(|_| !reproduced),
+        stale_why: reproduced && c.why.is_some(),
     }
 }
 
@@ -449,6 +463,67 @@ fn rows_table(r: &Reproduction, out: &mut String) {
     }
     out.push('\n');
     out.push_str(&t.render(super::text::fit::WIDTH));
+    rows_why(r, out);
+}
+
+/// Under the table: the scenario's reasons for the figures that miss, each reason once with
+/// the figures it covers, and the figures that reproduce although the scenario says why not.
+fn rows_why(r: &Reproduction, out: &mut String) {
+    let mut reasons: Vec<(&str, Vec<&RowResult>)> = Vec::new();
+    for row in &r.rows {
+        let Some(why) = row.why.as_deref() else {
+            continue;
+        };
+        match reasons.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, rows)) => rows.push(row),
+            None => reasons.push((why, vec![row])),
+        }
+    }
+    if !reasons.is_empty() {
+        out.push_str("\n  why these figures are not reproduced:\n");
+    }
+    for (why, rows) in &reasons {
+        let _ = writeln!(out, "    {}:", labels(rows, r));
+        out.push_str(&indented(why, 6));
+    }
+    let stale: Vec<&RowResult> = r.rows.iter().filter(|x| x.stale_why).collect();
+    if !stale.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n  reproduced, though the scenario says why not (its `why:` is out of date): {}",
+            labels(&stale, r)
+        );
+    }
+}
+
+/// The figures' labels, a name said once for the runs that follow it:
+/// `elapsed [2.6.32-rc6], [2.6.32-rc6 + 1..5], failures [2.6.30]`.
+fn labels(rows: &[&RowResult], r: &Reproduction) -> String {
+    let mut out = String::new();
+    let mut last: Option<&str> = None;
+    for row in rows {
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        let full = label(&row.name, &row.run, r);
+        match full.strip_prefix(row.name.as_str()) {
+            Some(run) if last == Some(row.name.as_str()) && !run.is_empty() => {
+                out.push_str(run.trim_start())
+            }
+            _ => out.push_str(&full),
+        }
+        last = Some(&row.name);
+    }
+    out
+}
+
+/// `text` filled to the report's width, every line indented by `indent` spaces.
+fn indented(text: &str, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    crate::textfit::fill(text, super::text::fit::WIDTH - indent)
+        .lines()
+        .map(|l| format!("{pad}{l}\n"))
+        .collect()
 }
 
 /// The text report of one scenario.
@@ -501,6 +576,15 @@ fn scenario_text(r: &Reproduction, out: &mut String) {
             },
             c.verdict
         );
+        if let Some(why) = &c.why {
+            out.push_str("    why:\n");
+            out.push_str(&indented(why, 6));
+        }
+        if c.stale_why {
+            out.push_str(
+                "    (reproduced, though the scenario says why not: its `why:` is out of date)\n",
+            );
+        }
     }
     let (rr, rn, cr, cn) = r.counts();
     let claims = if cn > 0 {
@@ -625,6 +709,7 @@ mod tests {
             value,
             stddev: None,
             rule,
+            why: None,
         };
         let claim = |kind| Claim {
             name: "a over b".into(),
@@ -632,6 +717,7 @@ mod tests {
             a: runs[0].run.clone(),
             b: runs[1].run.clone(),
             kind,
+            why: None,
         };
         let p = Published {
             source: "test".into(),
@@ -676,6 +762,7 @@ mod tests {
             a: runs[a].run.clone(),
             b: runs[b].run.clone(),
             kind,
+            why: None,
         };
         let p = Published {
             source: "test".into(),
@@ -729,6 +816,7 @@ mod tests {
             a: runs[a].run.clone(),
             b: runs[b].run.clone(),
             kind,
+            why: None,
         };
         let p = Published {
             source: "test".into(),

@@ -13,11 +13,13 @@
 //!       value: 191500           # the published mean, or the centre of a published range
 //!       stddev: 1500            # optional
 //!       within: 5%              # or factor: 2, range: [lo, hi], at_least: x, at_most: x
+//!       why: "..."              # optional: why the model misses it, printed when it does
 //!   claims:                     # relations between two runs
 //!     - name: "2.6.32-rc6 at least 1.8x slower than 2.6.30"
 //!       metric: elapsed_s
 //!       ratio: ["2.6.32-rc6", "2.6.30"]   # run a over run b ("variant" or "variant/policy")
 //!       at_least: 1.8                      # the same rules as a row, on the ratio
+//!       why: "..."                         # as a row's
 //!     - name: "dm-crypt at 13 % of the plain ramdisk's MB/s"
 //!       metric: read_mib_s
 //!       ratio: ["dm-crypt", "none"]
@@ -49,6 +51,10 @@
 //! sits below the report, so metric keys are checked against the list the caller passes (the
 //! `metrics` argument of [`super::resolve_published`]); `qsim check` and `qsim run` check
 //! everything else.
+//!
+//! A `why:` is the scenario author's sentence on why the model misses a figure or claim and
+//! which measurement would decide it; `qsim reproduce` prints it under the miss, and flags it
+//! as out of date when the figure reproduces after all.
 
 use super::Error;
 use super::check::{Checker, at, loc};
@@ -98,6 +104,8 @@ raw_section! {
         [value] at_least: f64,
         /// Rule: at most this.
         [value] at_most: f64,
+        /// Why the model misses the figure, printed when it does.
+        [value] why: String,
     }
 }
 
@@ -128,6 +136,8 @@ raw_section! {
         [value] at_least: f64,
         /// Rule on the ratio: at most this.
         [value] at_most: f64,
+        /// Why the model misses the claim, printed when it does.
+        [value] why: String,
     }
 }
 
@@ -213,6 +223,8 @@ pub struct Row {
     pub stddev: Option<f64>,
     /// The verdict rule on the simulated mean.
     pub rule: Rule,
+    /// Why the model misses it (the scenario's words, whitespace collapsed), when given.
+    pub why: Option<String>,
 }
 
 /// What a claim compares.
@@ -242,6 +254,8 @@ pub struct Claim {
     pub b: RunRef,
     /// Ratio, noise, spread or better.
     pub kind: ClaimKind,
+    /// Why the model misses it (the scenario's words, whitespace collapsed), when given.
+    pub why: Option<String>,
 }
 
 /// A resolved `published:` section.
@@ -340,6 +354,35 @@ fn name(
             "name the published figure, e.g. `name: \"read IOPS\"`",
         )),
     }
+}
+
+/// Longest `why:`, characters: a few sentences, not a chapter (the docs hold the chapter).
+pub const MAX_WHY_CHARS: usize = 1000;
+
+/// The `why:` of a row or claim: its words with runs of whitespace (a folded YAML string's
+/// line breaks) made single spaces; refused when empty or longer than [`MAX_WHY_CHARS`].
+fn why(c: &Checker, w: &Option<Spanned<String>>, path: &str) -> Result<Option<String>, Error> {
+    let Some(w) = w else {
+        return Ok(None);
+    };
+    let text = w.value.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.is_empty() {
+        return Err(c.at(&at(path, "why"), w).bad_value(
+            "`why` is empty",
+            "say in a sentence why the model misses the figure, or leave `why` out",
+        ));
+    }
+    let n = text.chars().count();
+    if n > MAX_WHY_CHARS {
+        return Err(c.at(&at(path, "why"), w).bad_value(
+            format!("`why` is {n} characters long"),
+            format!(
+                "keep it to {MAX_WHY_CHARS} characters: a sentence or two, with a pointer to \
+                 the docs that explain the rest"
+            ),
+        ));
+    }
+    Ok(Some(text))
 }
 
 /// The metric key, checked against `metrics` when given.
@@ -566,6 +609,7 @@ fn row(
         value: value.value,
         stddev,
         rule,
+        why: why(c, &v.why, path)?,
     })
 }
 
@@ -660,6 +704,7 @@ fn claim(
         a: named_run(c, sc, a, &fpath)?,
         b: named_run(c, sc, b, &fpath)?,
         kind,
+        why: why(c, &v.why, path)?,
     })
 }
 
@@ -838,151 +883,4 @@ fn long_label(sc: &Scenario, label: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scenario::ErrorKind;
-    use crate::scenario::testutil::*;
-
-    /// Two policies, two variants.
-    const TWO: &str = "device: { kind: hdd5400 }\nworkloads:\n  - kind: fio\n\
-                       policies: [fifo, none]\n\
-                       variants:\n  - { name: a, set: {} }\n  - { name: b, set: {} }\n";
-
-    #[test]
-    fn rows_must_name_their_run_when_there_are_several() {
-        let row = |extra: &str| {
-            format!(
-                "{TWO}published:\n  source: s\n  rows:\n    - {{ name: r, metric: read_iops, \
-                 value: 1, within: 5%{extra} }}\n"
-            )
-        };
-        let e = err(&row(""));
-        assert_eq!(
-            (e.kind(), e.path()),
-            (ErrorKind::Missing, Some("published.rows[0].variant"))
-        );
-        assert!(e.hint().unwrap().contains("`a`, `b`"), "{e}");
-        let e = err(&row(", variant: a"));
-        assert_eq!(e.path(), Some("published.rows[0].policy"));
-        let e = err(&row(", variant: a, policy: prio"));
-        assert_eq!((e.kind(), e.line()), (ErrorKind::UnknownName, Some(11)));
-        ok(&row(", variant: a, policy: none"));
-        let e = err(&format!("{TWO}published:\n  source: s\n"));
-        assert_eq!(e.path(), Some("published"));
-        let e = err(&format!(
-            "{TWO}published:\n  rows:\n    - {{ name: r, metric: m, value: 1, within: 5% }}\n"
-        ));
-        assert_eq!(e.path(), Some("published.source"));
-        let e = err(&format!(
-            "{TWO}published:\n  source: s\n  claims:\n    - {{ name: c, metric: m, \
-             noise: [a/fifo, b/none], within: 5% }}\n"
-        ));
-        assert_eq!(
-            (e.kind(), e.path()),
-            (ErrorKind::Conflict, Some("published.claims[0]"))
-        );
-        ok(&format!(
-            "{TWO}published:\n  source: s\n  claims:\n    - {{ name: c, metric: m, \
-             ratio: [a/fifo, b/none], factor: 2 }}\n"
-        ));
-        ok(&format!(
-            "{TWO}published:\n  source: s\n  claims:\n    - {{ name: c, metric: m, \
-             ratio: [a/fifo, b/none], value: 0.13, within: 20% }}\n    - {{ name: d, \
-             metric: m, better: [a/fifo, b/none] }}\n"
-        ));
-        for (bad, path) in [
-            (
-                "better: [a/fifo, b/none], at_least: 1",
-                "published.claims[0]",
-            ),
-            (
-                "noise: [a/fifo, b/none], value: 2",
-                "published.claims[0].value",
-            ),
-            (
-                "ratio: [a/fifo, b/none], value: -1, within: 5%",
-                "published.claims[0].value",
-            ),
-        ] {
-            let e = err(&format!(
-                "{TWO}published:\n  source: s\n  claims:\n    - {{ name: c, metric: m, \
-                 {bad} }}\n"
-            ));
-            assert_eq!(e.path(), Some(path), "{bad}: {e}");
-        }
-    }
-
-    #[test]
-    fn spread_claims_need_a_rule_and_replications() {
-        let claim = |reps: &str, body: &str| {
-            format!(
-                "{TWO}published:\n  source: s\n{reps}  claims:\n    - {{ name: c, metric: m, \
-                 {body} }}\n"
-            )
-        };
-        let text = claim("", "spread: [a/fifo, b/none], at_least: 1.5");
-        let (_, p) = crate::scenario::load_parts("t.yaml", &text, &[], Some(&["m"])).unwrap();
-        let p = p.expect("published");
-        assert_eq!(p.claims[0].kind, ClaimKind::Spread(Rule::AtLeast(1.5)));
-        assert_eq!(p.claims[0].b.policy, "none");
-        // No rule: the rule's error, at the claim.
-        let e = err(&claim("", "spread: [a/fifo, b/none]"));
-        assert_eq!(
-            (e.kind(), e.path()),
-            (ErrorKind::Missing, Some("published.claims[0].within"))
-        );
-        // One replication has no spread: refused at `spread`, with the line.
-        let e = err(&claim(
-            "  replications: 1\n",
-            "spread: [a/fifo, b/none], at_least: 1.5",
-        ));
-        assert_eq!(
-            (e.kind(), e.path(), e.line()),
-            (
-                ErrorKind::BadValue,
-                Some("published.claims[0].spread"),
-                Some(12)
-            )
-        );
-        assert!(e.hint().unwrap().contains("replications"), "{e}");
-        // Two comparisons in one claim: refused at the second.
-        let e = err(&claim(
-            "",
-            "ratio: [a/fifo, b/none], spread: [a/fifo, b/none], factor: 2",
-        ));
-        assert_eq!(
-            (e.kind(), e.path()),
-            (ErrorKind::Conflict, Some("published.claims[0].spread"))
-        );
-        let e = err(&claim("", "spread: [a/fifo], factor: 2"));
-        assert_eq!(e.path(), Some("published.claims[0].spread"));
-        let e = err(&claim("", "spread: [a/fifo, c], factor: 2"));
-        assert_eq!(e.kind(), ErrorKind::UnknownName);
-    }
-
-    #[test]
-    fn a_variant_cannot_set_published_figures() {
-        let e = err(&format!(
-            "{BASE}variants:\n  - name: v\n    set: {{ published: {{ source: s }} }}\n"
-        ));
-        assert_eq!(e.kind(), ErrorKind::Conflict);
-        assert_eq!(e.path(), Some("variants[0].set.published"));
-    }
-
-    #[test]
-    fn rules_judge_values() {
-        assert!(Rule::Within(0.05).holds(1.04, 1.0));
-        assert!(!Rule::Within(0.05).holds(0.94, 1.0));
-        assert!(Rule::Factor(2.0).holds(6.1, 12.2) && !Rule::Factor(2.0).holds(6.0, 12.2));
-        assert!(Rule::Range(347.0, 478.0).holds(400.0, 0.0));
-        assert!(Rule::AtLeast(1.8).holds(1.8, 1.0) && !Rule::AtMost(0.1).holds(0.2, 1.0));
-        assert!(!Rule::AtLeast(0.0).holds(f64::NAN, 1.0));
-        // A ratio over zero: more than any bound, less than none.
-        assert!(Rule::AtLeast(1.01).holds(f64::INFINITY, 1.0));
-        assert!(!Rule::AtMost(1e9).holds(f64::INFINITY, 1.0));
-        assert!(!Rule::Factor(2.0).holds(f64::INFINITY, 1.0));
-        assert!(!Rule::Range(0.0, 1e9).holds(f64::INFINITY, 0.0));
-        assert_eq!(Rule::Within(0.05).describe(), "within 5%");
-        assert_eq!(Rule::Range(347.0, 478.5).describe(), "in [347, 478.5]");
-    }
-}
+mod tests;
