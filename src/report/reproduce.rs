@@ -125,6 +125,17 @@ impl Reproduction {
             self.claims.len(),
         )
     }
+
+    /// (figures and claims not reproduced, those of them whose scenario says no why).
+    pub fn misses(&self) -> (usize, usize) {
+        let rows = self.rows.iter().map(|r| (r.reproduced, r.why.is_some()));
+        let claims = self.claims.iter().map(|c| (c.reproduced, c.why.is_some()));
+        rows.chain(claims)
+            .filter(|&(reproduced, _)| !reproduced)
+            .fold((0, 0), |(n, bare), (_, why)| {
+                (n + 1, bare + usize::from(!why))
+            })
+    }
 }
 
 /// The registry's keys, for the scenario loader to check `metric:` fields against.
@@ -616,12 +627,16 @@ fn ratio(q: f64) -> String {
 /// The closing summary of several scenarios.
 pub fn render_summary(all: &[Reproduction], out: &mut String) {
     let (mut rr, mut rn, mut cr, mut cn) = (0, 0, 0, 0);
+    let (mut misses, mut bare) = (0, 0);
     for r in all {
         let (a, b, c, d) = r.counts();
         rr += a;
         rn += b;
         cr += c;
         cn += d;
+        let (m, w) = r.misses();
+        misses += m;
+        bare += w;
     }
     let n = all.len();
     let scenarios = if n == 1 { "scenario" } else { "scenarios" };
@@ -630,10 +645,15 @@ pub fn render_summary(all: &[Reproduction], out: &mut String) {
     } else {
         String::new()
     };
-    let _ = writeln!(
-        out,
-        "Summary: {n} {scenarios}; {rr} of {rn} published figures{claims} reproduced"
-    );
+    let why = match (misses, bare) {
+        (0, _) => String::new(),
+        (m, 0) => format!("; each of the {m} misses says why"),
+        (m, b) => format!("; {b} of the {m} misses say no why (add `why:` to the scenario)"),
+    };
+    let line =
+        format!("Summary: {n} {scenarios}; {rr} of {rn} published figures{claims} reproduced{why}");
+    out.push_str(&super::text::fit::fit(&line));
+    out.push('\n');
 }
 
 /// The JSON document of one or several reproductions.
@@ -645,11 +665,15 @@ pub fn render_json(all: &[Reproduction]) -> String {
         figures: usize,
         claims_reproduced: usize,
         claims: usize,
+        /// Figures and claims not reproduced whose scenario says no why.
+        misses_without_why: usize,
     }
     let mut t = (0, 0, 0, 0);
+    let mut bare = 0;
     for r in all {
         let c = r.counts();
         t = (t.0 + c.0, t.1 + c.1, t.2 + c.2, t.3 + c.3);
+        bare += r.misses().1;
     }
     let doc = Doc {
         scenarios: all,
@@ -657,6 +681,7 @@ pub fn render_json(all: &[Reproduction]) -> String {
         figures: t.1,
         claims_reproduced: t.2,
         claims: t.3,
+        misses_without_why: bare,
     };
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');
@@ -745,6 +770,29 @@ mod tests {
         assert!(
             s.contains("1 of 2 figures and 1 of 3 claims reproduced"),
             "{s}"
+        );
+        // The summary counts the misses that give no reason, then says when all do.
+        assert_eq!(r.misses(), (3, 3));
+        let mut sum = String::new();
+        render_summary(std::slice::from_ref(&r), &mut sum);
+        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words(&sum).ends_with("; 3 of the 3 misses say no why (add `why:` to the scenario)"),
+            "{sum}"
+        );
+        assert!(sum.lines().all(|l| l.chars().count() <= 80), "{sum}");
+        let mut p = p.clone();
+        p.rows[1].why = Some("because".into());
+        p.claims[1].why = Some("because".into());
+        p.claims[2].why = Some("because".into());
+        let r = reproduce("t", &p, 3, &runs);
+        assert_eq!(r.misses(), (3, 0));
+        let mut sum = String::new();
+        render_summary(&[r.clone(), r], &mut sum);
+        assert_eq!(
+            words(&sum),
+            "Summary: 2 scenarios; 2 of 4 published figures and 2 of 6 claims reproduced; each \
+             of the 6 misses says why"
         );
     }
 
