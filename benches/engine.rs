@@ -126,54 +126,6 @@ fn hold_with_cancelled_timeouts(c: &mut Criterion) {
     group.finish();
 }
 
-/// Buffers in one GFP_ATOMIC burst, as in the `iwlagn` stream of two-queue.
-const BURST: usize = 64;
-
-/// A burst's frees: each step pops one burst's worth of events and schedules a new burst of 64
-/// at their own delays (mean 1 µs each, so about two bursts stay pending, ~130 events, near
-/// two-queue's 150), one `schedule` at a time against one `schedule_batch`. Throughput is in
-/// events (one pop and one schedule each).
-fn bursts(c: &mut Criterion) {
-    let values = increments_ns();
-    let mut group = c.benchmark_group("burst_64");
-    group.throughput(Throughput::Elements(STEPS_PER_ITER));
-    for batch in [false, true] {
-        let name = if batch { "schedule_batch" } else { "schedule" };
-        group.bench_function(name, |b| {
-            let mut inc = Increments {
-                values: values.clone(),
-                next: 0,
-            };
-            let mut cal: Calendar<u32> = Calendar::new();
-            let mut now = SimTime::ZERO;
-            let burst = |cal: &mut Calendar<u32>, now: SimTime, inc: &mut Increments| {
-                let items =
-                    (0..BURST as u32).map(|i| (now + SimDuration::from_ns(inc.next_ns()), i));
-                if batch {
-                    cal.schedule_batch(items);
-                } else {
-                    for (at, i) in items {
-                        cal.schedule(at, i);
-                    }
-                }
-            };
-            burst(&mut cal, now, &mut inc);
-            burst(&mut cal, now, &mut inc);
-            b.iter(|| {
-                for _ in 0..STEPS_PER_ITER / BURST as u64 {
-                    for _ in 0..BURST {
-                        let (at, _, ev) = cal.pop().expect("two bursts pending");
-                        now = at;
-                        black_box(ev);
-                    }
-                    burst(&mut cal, now, &mut inc);
-                }
-            });
-        });
-    }
-    group.finish();
-}
-
 /// M/M/1 at utilisation 0.8 through the real model (open Poisson workload, generic device with
 /// exponential service, `none` policy): every event goes through the same handlers a user's
 /// scenario does. Throughput is in engine events, counted by a first run.
@@ -287,7 +239,6 @@ criterion_group!(
     config = Criterion::default().without_plots();
     targets = hold,
     hold_with_cancelled_timeouts,
-    bursts,
     mm1_through_the_model,
     memory_model_per_event,
     histogram_record

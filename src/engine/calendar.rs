@@ -24,16 +24,6 @@
 //! the cancelled key stays in the heap and is skipped when it reaches the top. The top of the heap
 //! is kept live, so [`Calendar::peek_time`] is a plain read.
 //!
-//! # Batches
-//!
-//! [`Calendar::schedule_batch`] schedules many events at once that will never be cancelled (a
-//! burst's buffer frees). They take consecutive sequence numbers, as as many calls to
-//! [`Calendar::schedule`] would, but live apart from the heap: each batch is sorted once and kept
-//! as a run (`batch.rs`), and [`Calendar::pop`] takes whichever of the heap's top and the runs'
-//! smallest key comes first. The order is exactly the one single schedules give; the heap stays
-//! as small as the events that may be cancelled, and a batched event costs a sort's share and a
-//! sift among the runs in flight instead of a push and a pop through every pending event.
-//!
 //! # Memory
 //!
 //! Everything is bounded by the number of pending events `n` (plus small constants). The ring is
@@ -44,7 +34,6 @@
 //! cancellations. When the calendar empties, every side structure is cleared. A run that
 //! schedules and cancels millions of timers therefore does not grow.
 
-use super::batch::Batches;
 use super::time::SimTime;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
@@ -88,9 +77,6 @@ pub struct Calendar<E> {
     dead: usize,
     /// The sequence number the next scheduled event will get.
     next_seq: u64,
-    /// Events scheduled in batches ([`Calendar::schedule_batch`]), never in `heap`; their ring
-    /// slots are `Finished` from the start.
-    batches: Batches<E>,
 }
 
 /// What became of one scheduled event.
@@ -118,7 +104,6 @@ impl<E> Calendar<E> {
             live: 0,
             dead: 0,
             next_seq: 0,
-            batches: Batches::new(),
         }
     }
 
@@ -140,25 +125,6 @@ impl<E> Calendar<E> {
         self.live += 1;
         self.check_counts();
         EventId(seq)
-    }
-
-    /// Schedules each `(at, ev)` of `items` in turn, exactly as that many calls to
-    /// [`schedule`](Calendar::schedule) would (consecutive sequence numbers, so the same order
-    /// among ties), for events that are never cancelled: no ids are returned. See the
-    /// [module docs](self) on batches.
-    pub fn schedule_batch(&mut self, items: impl ExactSizeIterator<Item = (SimTime, E)>) {
-        let n = items.len() as u64;
-        let first = self.next_seq;
-        self.next_seq = first
-            .checked_add(n)
-            .expect("calendar sequence number overflowed u64");
-        self.trim_recent();
-        // The ring covers every sequence number; a batched event's slot has nothing to hold.
-        self.recent
-            .extend(std::iter::repeat_with(|| Slot::Finished).take(n as usize));
-        self.batches
-            .push_run(first, items.map(|(at, ev)| (at.as_ns(), ev)));
-        self.check_counts();
     }
 
     /// Cancels a pending event. Returns `true` iff it was still pending; `false` if it has
@@ -186,16 +152,6 @@ impl<E> Calendar<E> {
     /// first, and among equal times the one scheduled first. `None` when nothing is pending.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, EventId, E)> {
-        if let Some(b) = self.batches.peek_key()
-            && self.heap.peek().is_none_or(|&Reverse(key)| b < key)
-        {
-            let (key, ev) = self.batches.pop().expect("a batched event is pending");
-            return Some((
-                SimTime::from_ns((key >> 64) as u64),
-                EventId(key as u64),
-                ev,
-            ));
-        }
         let Reverse(key) = self.heap.pop()?;
         let seq = key as u64;
         let ev = self
@@ -216,25 +172,20 @@ impl<E> Calendar<E> {
     /// are never reported).
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        let top = self.heap.peek().map(|&Reverse(key)| {
+        self.heap.peek().map(|&Reverse(key)| {
             debug_assert!(self.is_pending(key as u64));
-            key
-        });
-        let key = match (top, self.batches.peek_key()) {
-            (Some(a), Some(b)) => a.min(b),
-            (a, b) => a.or(b)?,
-        };
-        Some(SimTime::from_ns((key >> 64) as u64))
+            SimTime::from_ns((key >> 64) as u64)
+        })
     }
 
     /// Number of pending events (cancelled ones are not counted).
     pub fn len(&self) -> usize {
-        self.live + self.batches.len()
+        self.live
     }
 
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.live == 0
     }
 
     /// Takes the payload of event `seq` if it is pending, leaving it finished.
@@ -294,7 +245,7 @@ impl<E> Calendar<E> {
             self.recent.pop_front();
             self.base += 1;
         }
-        if self.recent.len() > 4 * self.len() + RECENT_SLACK {
+        if self.recent.len() > 4 * self.live + RECENT_SLACK {
             self.retire_recent();
         }
     }
@@ -304,7 +255,7 @@ impl<E> Calendar<E> {
     #[cold]
     #[inline(never)]
     fn retire_recent(&mut self) {
-        let keep = 2 * self.len() + RECENT_SLACK / 2;
+        let keep = 2 * self.live + RECENT_SLACK / 2;
         while self.recent.len() > keep {
             if let Some(Slot::Pending(ev)) = self.recent.pop_front() {
                 self.old.insert(self.base, ev);
@@ -353,13 +304,7 @@ impl<E> Calendar<E> {
 /// integer order is `(time, seq)` order.
 #[inline]
 fn pack(at: SimTime, seq: u64) -> u128 {
-    pack_ns(at.as_ns(), seq)
-}
-
-/// [`pack`] of a time in nanoseconds.
-#[inline]
-pub(super) fn pack_ns(at_ns: u64, seq: u64) -> u128 {
-    (u128::from(at_ns) << 64) | u128::from(seq)
+    (u128::from(at.as_ns()) << 64) | u128::from(seq)
 }
 
 /// Hasher for the `old` map's sequence-number keys: one multiply (Fibonacci hashing). Keys are
@@ -605,8 +550,6 @@ mod tests {
         let mut shadow: BTreeMap<(u64, u64), u32> = BTreeMap::new();
         let mut time_of: HashMap<u64, u64> = HashMap::new();
         let mut issued: Vec<EventId> = Vec::new();
-        // Sequence numbers of batched events: never cancellable.
-        let mut batched: std::collections::HashSet<u64> = std::collections::HashSet::new();
         let mut base = 0u64;
         let mut payload = 0u32;
         let mut old_max = 0;
@@ -620,25 +563,7 @@ mod tests {
                 _ => (20, 30),
             };
             let roll = rng.random_range(0..100u32);
-            if roll < 1 && phase != 2 {
-                // A batch of up to 20 events, times near `base` (ties with single events and
-                // within the batch are common), now and then an empty one.
-                let n = rng.random_range(0..20u64) as usize;
-                let items: Vec<(u64, u32)> = (0..n)
-                    .map(|_| {
-                        payload += 1;
-                        (base + rng.random_range(0..40u64), payload)
-                    })
-                    .collect();
-                cal.schedule_batch(items.iter().map(|&(at, p)| (t(at), p)));
-                for &(at, p) in &items {
-                    let seq = issued.len() as u64;
-                    shadow.insert((at, seq), p);
-                    time_of.insert(seq, at);
-                    batched.insert(seq);
-                    issued.push(EventId(seq));
-                }
-            } else if roll < w_schedule {
+            if roll < w_schedule {
                 // Mostly few distinct times near `base`, so ties are common; sometimes far
                 // ahead, so long-pending events retire from the ring into the `old` index.
                 // Now and then before the last popped time, which the calendar allows.
@@ -653,17 +578,13 @@ mod tests {
                 shadow.insert((at, id.0), payload);
                 time_of.insert(id.0, at);
                 issued.push(id);
-                assert!(cal.recent.len() <= 4 * cal.len() + RECENT_SLACK);
+                assert!(cal.recent.len() <= 4 * cal.live + RECENT_SLACK);
             } else if roll < w_schedule + w_cancel {
                 if issued.is_empty() {
                     continue;
                 }
                 // Any id ever issued: live, fired or already cancelled.
                 let id = issued[rng.random_range(0..issued.len() as u64) as usize];
-                if batched.contains(&id.0) {
-                    assert!(!cal.cancel(id), "a batched event is never cancelled");
-                    continue;
-                }
                 let expected = shadow.remove(&(time_of[&id.0], id.0)).is_some();
                 assert_eq!(cal.cancel(id), expected, "cancel({id:?}) at round {round}");
             } else if roll < 97 {
@@ -696,6 +617,5 @@ mod tests {
         check_invariants(&cal);
         assert!(issued.len() > 50_000, "the fuzz exercised enough schedules");
         assert!(old_max > 0, "the fuzz exercised the old index");
-        assert!(batched.len() > 5_000, "the fuzz exercised batches");
     }
 }

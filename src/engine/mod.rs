@@ -7,7 +7,6 @@
 //! do, at a work budget (events plus the model's own work units), or when the model asks it to ([`Scheduler::request_stop`]), whichever
 //! comes first.
 
-mod batch;
 pub mod calendar;
 pub mod rng;
 pub mod time;
@@ -91,20 +90,6 @@ impl<E> Scheduler<E> {
     pub fn schedule_in(&mut self, d: SimDuration, ev: E) -> EventId {
         let at = self.now + d;
         self.calendar.schedule(at, ev)
-    }
-
-    /// Schedules each `(d, ev)` of `items` after the delay `d` from now, exactly as that many
-    /// calls to [`schedule_in`](Scheduler::schedule_in) would, for events that are never
-    /// cancelled (no ids): cheaper per event when a model schedules many at once.
-    ///
-    /// # Panics
-    ///
-    /// If `now + d` overflows the simulated clock.
-    #[inline]
-    pub fn schedule_batch_in(&mut self, items: impl ExactSizeIterator<Item = (SimDuration, E)>) {
-        let now = self.now;
-        self.calendar
-            .schedule_batch(items.map(move |(d, ev)| (now + d, ev)));
     }
 
     /// Cancels a pending event; `true` iff it was still pending (not fired, not cancelled).

@@ -102,9 +102,6 @@ pub struct World {
     /// Every statistic, behind the warm-up gate.
     rec: Recorder,
     scratch: Vec<Done<TaskOwner>>,
-    /// A GFP_ATOMIC burst's buffer frees, gathered to be scheduled as one batch (kept for its
-    /// allocation).
-    frees: Vec<(crate::engine::SimDuration, Event)>,
     /// Pieces of split bios in the slab (not requests of their own: the system's books
     /// subtract them).
     pieces_live: u64,
@@ -198,7 +195,6 @@ impl World {
             links: crate::model::workload::serve::Links::for_scenario(sc),
             cw: CongestionWaits::default(),
             scratch: Vec::new(),
-            frees: Vec::new(),
             cpu_at_warmup: [0; CpuContext::COUNT],
             pieces_live: 0,
             cpu_busy_at_warmup: Vec::new(),

@@ -51,18 +51,15 @@ impl World {
     // ----- GFP_ATOMIC ------------------------------------------------------------------------
 
     /// A GFP_ATOMIC stream's arrival: the next one is scheduled first, then the burst's
-    /// granted buffers' frees, in allocation order, as one batch (they are never cancelled).
+    /// granted buffers' frees, in allocation order.
     pub(in crate::model) fn atomic_arrival(&mut self, i: u32, sched: &mut Scheduler<Event>) {
         let now = sched.now();
-        let p = zone(&mut self.memory);
+        let p = self.pr();
         let gap = p.atomic.gap(i as usize);
         sched.schedule_in(gap, Event::Memory(MemEvent::AtomicArrival { stream: i }));
-        let frees = &mut self.frees;
-        frees.clear();
         let wake = p.atomic.arrive(i as usize, &mut p.mem, now, |hold, order| {
-            frees.push((hold, Event::Memory(MemEvent::AtomicFree { order })));
+            sched.schedule_in(hold, Event::Memory(MemEvent::AtomicFree { order }));
         });
-        sched.schedule_batch_in(frees.drain(..));
         if let Some(order) = wake {
             self.wake_kswapd(order, sched);
         }
