@@ -4,7 +4,8 @@
 //! difference within noise) with both values and its verdict. Text for people, JSON for machines.
 //!
 //! A reproduction report is not a test: a row the model misses says "not reproduced: the model
-//! shows …", with the simulated value, and the command still succeeds.
+//! shows …", with the simulated value, and the scenario's reason when it gives one (`why:`,
+//! flagged as out of date if the row reproduces after all); the command still succeeds.
 
 use super::metrics::{METRICS, Metric, Metrics};
 use crate::scenario::published::{Claim, ClaimKind, Published, Row, Rule, RunRef};
