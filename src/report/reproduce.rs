@@ -532,7 +532,7 @@ fn labels(rows: &[&RowResult], r: &Reproduction) -> String {
 /// `text` filled to the report's width, every line indented by `indent` spaces.
 fn indented(text: &str, indent: usize) -> String {
     let pad = " ".repeat(indent);
-    crate::textfit::fill(text, super::text::fit::WIDTH - indent)
+    super::text::fit::fill(text, super::text::fit::WIDTH - indent)
         .lines()
         .map(|l| format!("{pad}{l}\n"))
         .collect()
