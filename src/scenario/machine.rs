@@ -369,11 +369,26 @@ mod tests {
         }
     }
 
-    /// A directory of its own for one test's files.
-    fn dir(name: &str) -> std::path::PathBuf {
+    /// A directory of its own for one test's files, removed when the test ends (pass or fail).
+    struct Dir(std::path::PathBuf);
+
+    impl std::ops::Deref for Dir {
+        type Target = std::path::Path;
+        fn deref(&self) -> &std::path::Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn dir(name: &str) -> Dir {
         let d = std::env::temp_dir().join(format!("qsim-machine-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
-        d
+        Dir(d)
     }
 
     const BOX: &str = "# test machine\ncpus: 4\nkernel: { version: \"6.6\" }\n\
