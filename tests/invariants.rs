@@ -92,11 +92,16 @@ fn checked(args: &[&str], policies: usize) -> Vec<Table> {
         }
         // Six laws always; five more (zone, bounce, dirty, writeback and filling pages) with a
         // memory model.
-        // One more per TCP receive path, and one for anonymous memory and swap.
+        // One more per TCP receive path, one for anonymous memory and swap, and one for the
+        // pages fake-gitk's copies share.
         let rx = t
             .conservation
             .iter()
-            .filter(|c| c.starts_with("receive path") || c.starts_with("anonymous pages"))
+            .filter(|c| {
+                c.starts_with("receive path")
+                    || c.starts_with("anonymous pages")
+                    || c.starts_with("shared log pages")
+            })
             .count();
         let n = t.conservation.len() - rx;
         assert!(n == 6 || n == 11, "{}: {n} conservation rows", t.policy);
@@ -125,7 +130,7 @@ fn checks_pages(t: &Table) -> bool {
 /// mel-2009-swap's rsync is a TCP receive path read by a writer: its ring and socket agree with
 /// the zone's books under every kernel, and its line shows in the report.
 #[test]
-fn mel_2009_swap_keeps_the_receive_paths_books() {
+fn mel_2009_swap_keeps_the_receive_paths_and_shared_pages_books() {
     let args = ["mel-2009-swap", "-r", "1", "--duration", "30s"];
     let tables = checked(&args, 7);
     for t in &tables {
@@ -135,6 +140,15 @@ fn mel_2009_swap_keeps_the_receive_paths_books() {
             .find(|c| c.starts_with("receive path"))
             .unwrap_or_else(|| panic!("{}: {:?}", t.policy, t.conservation));
         assert!(row.contains("255 ring"), "{}: {row}", t.policy);
+        // The fake-gitk copies' shared log pages are checked too (and held: `checked`).
+        assert!(
+            t.conservation
+                .iter()
+                .any(|c| c.starts_with("shared log pages")),
+            "{}: {:?}",
+            t.policy,
+            t.conservation
+        );
     }
     let run = Run::of(&["run", args[0], args[1], args[2], args[3], args[4]]);
     assert!(

@@ -392,6 +392,10 @@ pub struct ProcObs {
     /// Of its major faults, those its hash-map inserts took.
     #[serde(default)]
     pub insert_faults: u64,
+    /// Pages of its logs it asked for, by where they were: `[in the page cache, under another
+    /// copy's read (waited for), read by itself]`.
+    #[serde(default)]
+    pub log_pages: [u64; 3],
 }
 
 impl SwapObs {

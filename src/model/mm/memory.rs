@@ -219,6 +219,9 @@ pub struct Mem {
     printk: Ratelimit,
     /// Work done since time zero ([`Mem::work`]).
     work: u64,
+    /// The page-cache identity of the files several processes read (their pages are among
+    /// the clean ones); none unless set.
+    pub files: crate::model::mm::filecache::FileCache,
 }
 
 /// The counters of a zone of `total` pages with watermarks `marks`, before anything ran.
@@ -302,6 +305,10 @@ impl Mem {
             pages,
             cfg: cfg.clone(),
             rng: streams.stream("memory/zone"),
+            files: crate::model::mm::filecache::FileCache::new(
+                &[],
+                streams.stream("memory/shared-files"),
+            ),
             obs,
             measuring,
             since: SimTime::ZERO,
@@ -578,6 +585,7 @@ impl Mem {
             let c = draw_hypergeometric(&mut self.rng, n, clean, lru);
             let d = draw_hypergeometric(&mut self.rng, n - c, dirty_avail, others);
             self.work += 1 + c;
+            self.files.reclaimed(c, clean);
             self.free_pages(c, PageState::Clean);
             out.dirty += d;
             if may_writepage {
@@ -636,7 +644,7 @@ impl Mem {
 /// Successes in `n` draws without replacement from `total` items of which `good` are good,
 /// drawn as a binomial with the good share, capped by what exists (exact at the extremes, close
 /// when `n` is small against `total`, which a 32-page batch against an LRU of thousands is).
-fn draw_hypergeometric(rng: &mut SimRng, n: u64, good: u64, total: u64) -> u64 {
+pub(super) fn draw_hypergeometric(rng: &mut SimRng, n: u64, good: u64, total: u64) -> u64 {
     if n == 0 || good == 0 {
         return 0;
     }

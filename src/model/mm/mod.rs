@@ -11,6 +11,7 @@
 pub mod atomic;
 pub mod binomial;
 pub mod cwait;
+pub mod filecache;
 pub mod kswapd;
 pub mod memory;
 pub mod mempool;

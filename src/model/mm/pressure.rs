@@ -78,6 +78,11 @@ pub enum MemEvent {
         /// The process.
         proc: u32,
     },
+    /// A fake-gitk process found every page of its read in the page cache.
+    ProcReadHit {
+        /// The process.
+        proc: u32,
+    },
 }
 
 /// Everything the memory processes keep, boxed into the world when there is a `memory:`
@@ -107,12 +112,18 @@ impl Pressure {
         actors: usize,
         measuring: bool,
         proc_pages: &[u32],
+        file_pages: &[u32],
     ) -> Option<Box<Pressure>> {
         let cfg = sc.memory.as_ref()?;
+        let mut mem = Mem::new(cfg, streams, measuring);
+        mem.files = crate::model::mm::filecache::FileCache::new(
+            file_pages,
+            streams.stream("memory/shared-files"),
+        );
         Some(Box::new(Pressure {
             swap: crate::model::mm::swap::Swap::new(cfg, proc_pages),
             swap_rng: crate::model::mm::swap::swap_rng(streams),
-            mem: Mem::new(cfg, streams, measuring),
+            mem,
             vm: sc.kernel.vm,
             kswapd: Kswapd::new(),
             reclaim: DirectReclaim::default(),

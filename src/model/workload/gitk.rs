@@ -64,6 +64,12 @@ pub struct Gitk {
     label: String,
     /// Its submitting context.
     pub ctx: ActorId,
+    /// The shared file its logs are (one per fake-gitk workload: its copies share it).
+    pub file: u32,
+    /// Reads the read under way still waits for (its own and other copies' of its pages).
+    pub(in crate::model) pending_reads: u32,
+    /// Pages of its logs asked for: cached, waited for, read itself ([`ProcObs::log_pages`]).
+    pub(in crate::model) log_pages: [u64; 3],
     loops: u32,
     read: u64,
     grown: u32,
@@ -97,8 +103,8 @@ pub struct Gitk {
 }
 
 impl Gitk {
-    /// Copy `copy` of the workload `name`.
-    pub fn new(name: &str, copy: u32, cfg: &FakeGitk, streams: &RngStreams) -> Gitk {
+    /// Copy `copy` of the workload `name`, whose logs are shared file `file`.
+    pub fn new(name: &str, copy: u32, file: u32, cfg: &FakeGitk, streams: &RngStreams) -> Gitk {
         let s = |what: &str| streams.stream(&format!("{name}.{copy}/{what}"));
         Gitk {
             cfg: cfg.clone(),
@@ -108,6 +114,9 @@ impl Gitk {
                 name.to_string()
             },
             ctx: ActorId(0),
+            file,
+            pending_reads: 0,
+            log_pages: [0; 3],
             loops: 0,
             read: 0,
             grown: 0,
@@ -140,8 +149,19 @@ impl Gitk {
         self.log_pages() + self.map_pages()
     }
 
-    fn log_pages(&self) -> u32 {
+    /// Pages of its logs (the shared file's size).
+    pub fn log_pages(&self) -> u32 {
         (self.cfg.size / PAGE_SIZE) as u32
+    }
+
+    /// The page of its logs at device offset `offset`.
+    pub fn log_page(&self, offset: u64) -> u32 {
+        ((offset - self.cfg.offset) / PAGE_SIZE) as u32
+    }
+
+    /// The device offset of page `page` of its logs.
+    pub fn log_offset(&self, page: u32) -> u64 {
+        self.cfg.offset + u64::from(page) * PAGE_SIZE
     }
 
     fn map_pages(&self) -> u32 {
@@ -330,6 +350,7 @@ impl Gitk {
             major_faults: self.faults,
             fault_ns: self.fault_time.as_ns(),
             insert_faults: self.insert_faults,
+            log_pages: self.log_pages,
         }
     }
 
@@ -356,11 +377,24 @@ impl Gitk {
 /// The fake-gitk copies of a scenario, in workload order.
 pub(in crate::model) fn processes(sc: &Scenario, streams: &RngStreams) -> Vec<Gitk> {
     let mut out = Vec::new();
+    let mut file = 0;
     for wl in &sc.workloads {
         if let WorkloadKind::FakeGitk(g) = &wl.kind {
             for copy in 0..g.numjobs {
-                out.push(Gitk::new(&wl.name, copy, g, streams));
+                out.push(Gitk::new(&wl.name, copy, file, g, streams));
             }
+            file += 1;
+        }
+    }
+    out
+}
+
+/// The pages of each shared file (one per fake-gitk workload, in order) that `procs` read.
+pub(in crate::model) fn file_pages(procs: &[Gitk]) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    for g in procs {
+        if out.len() <= g.file as usize {
+            out.push(g.log_pages());
         }
     }
     out
@@ -407,7 +441,7 @@ mod tests {
             map: 3 * PAGE_SIZE,
             ..cfg()
         };
-        let mut g = Gitk::new("g", 0, &c, &RngStreams::new(1, 0));
+        let mut g = Gitk::new("g", 0, 0, &c, &RngStreams::new(1, 0));
         assert_eq!(g.buffer_pages(), 8, "the region holds buffer and map");
         g.start(SimTime::ZERO);
         for bytes in [2u32, 2, 1] {
@@ -467,7 +501,7 @@ mod tests {
             commits: 10,
             ..cfg()
         };
-        let mut g = Gitk::new("g", 0, &c, &RngStreams::new(1, 0));
+        let mut g = Gitk::new("g", 0, 0, &c, &RngStreams::new(1, 0));
         let steps = inserts_of_a_loop(&mut g);
         let counts: Vec<u64> = steps.iter().map(|(left, _)| *left).collect();
         assert_eq!(counts, [4, 4, 2]);
@@ -481,11 +515,12 @@ mod tests {
             commits: 10,
             ..cfg()
         };
-        let mut g = Gitk::new("g", 0, &c, &RngStreams::new(1, 0));
+        let mut g = Gitk::new("g", 0, 0, &c, &RngStreams::new(1, 0));
         assert_eq!(inserts_of_a_loop(&mut g), [(2, vec![5, 5])]);
         // Without commits there is no insert.
         let mut g = Gitk::new(
             "g",
+            0,
             0,
             &FakeGitk {
                 map: PAGE_SIZE,
@@ -498,7 +533,7 @@ mod tests {
 
     #[test]
     fn the_gitk_machine_reads_grows_walks_frees_and_loops() {
-        let mut g = Gitk::new("g", 0, &cfg(), &RngStreams::new(1, 0));
+        let mut g = Gitk::new("g", 0, 0, &cfg(), &RngStreams::new(1, 0));
         let t = |ms| SimTime::ZERO + SimDuration::from_ms(ms);
         g.start(t(0));
         for lp in 0..2u64 {
@@ -534,7 +569,7 @@ mod tests {
 
     #[test]
     fn the_longest_progress_gap_is_the_stall() {
-        let mut g = Gitk::new("g", 0, &cfg(), &RngStreams::new(1, 0));
+        let mut g = Gitk::new("g", 0, 0, &cfg(), &RngStreams::new(1, 0));
         let t = |ms| SimTime::ZERO + SimDuration::from_ms(ms);
         g.start(t(100));
         g.grown(3, t(110));

@@ -229,7 +229,44 @@ impl World {
             return Vec::new();
         }
         let r = p.swap.check(&p.mem);
-        vec![ConservationCheck {
+        let files = &p.mem.files;
+        let log_bios = self
+            .bios
+            .iter()
+            .filter(|b| matches!(b.origin, Origin::Proc(_)))
+            .count();
+        let shared = files.check().and_then(|()| {
+            if files.cached() > p.mem.pages.clean {
+                Err(format!(
+                    "{} shared log pages cached, only {} clean pages",
+                    files.cached(),
+                    p.mem.pages.clean
+                ))
+            } else if files.reads_in_flight() != log_bios {
+                Err(format!(
+                    "{} shared log reads in flight, {} log read bios live",
+                    files.reads_in_flight(),
+                    log_bios
+                ))
+            } else {
+                Ok(())
+            }
+        });
+        let shared_check = ConservationCheck {
+            law: "shared log pages",
+            detail: match &shared {
+                Ok(()) => format!(
+                    "cached {} <= clean {}; reads in flight {} = log read bios {}",
+                    files.cached(),
+                    p.mem.pages.clean,
+                    files.reads_in_flight(),
+                    log_bios
+                ),
+                Err(e) => e.clone(),
+            },
+            holds: shared.is_ok(),
+        };
+        let mut out = vec![ConservationCheck {
             law: "anonymous pages and swap slots",
             detail: match &r {
                 Ok(()) => format!(
@@ -241,7 +278,11 @@ impl World {
                 Err(e) => e.clone(),
             },
             holds: r.is_ok(),
-        }]
+        }];
+        if !self.procs.is_empty() {
+            out.push(shared_check);
+        }
+        out
     }
 
     /// Pages that readers' live bios hold as cache being filled.

@@ -102,6 +102,8 @@ pub struct World {
     /// Every statistic, behind the warm-up gate.
     rec: Recorder,
     scratch: Vec<Done<TaskOwner>>,
+    /// Processes a completed read of shared pages wakes (kept for its allocation).
+    woken: Vec<u32>,
     /// Pieces of split bios in the slab (not requests of their own: the system's books
     /// subtract them).
     pieces_live: u64,
@@ -158,6 +160,7 @@ impl World {
             c.actors.len(),
             sc.warmup.is_zero(),
             &proc_pages,
+            &crate::model::workload::gitk::file_pages(&procs),
         );
         let mut w = World {
             sc: sc.clone(),
@@ -195,6 +198,7 @@ impl World {
             links: crate::model::workload::serve::Links::for_scenario(sc),
             cw: CongestionWaits::default(),
             scratch: Vec::new(),
+            woken: Vec::new(),
             cpu_at_warmup: [0; CpuContext::COUNT],
             pieces_live: 0,
             cpu_busy_at_warmup: Vec::new(),
@@ -541,7 +545,7 @@ impl World {
         match bio.origin {
             Origin::Job(j) => self.job_completed(j, bio.bytes, sched),
             Origin::Writeback(w) => self.writeback_completed(w, bio.bytes, sched),
-            Origin::Proc(p) => self.gitk_read_done(p, sched),
+            Origin::Proc(p) => self.gitk_file_read_done(p, &bio, sched),
             Origin::SwapIn(_) => self.swapin_done(&bio, sched),
             Origin::SwapOut => self.swapout_done(&bio),
             Origin::Piece(_) => unreachable!("pieces complete through piece_done"),

@@ -40,6 +40,7 @@ impl World {
             MemEvent::KswapdNapEnd => self.kswapd_nap_end(sched),
             MemEvent::MempoolTimeout { actor } => self.mempool_timeout(actor, sched),
             MemEvent::ProcStart { proc } => self.gitk_start(proc, sched),
+            MemEvent::ProcReadHit { proc } => self.gitk_read_done(proc, sched),
         }
     }
 

@@ -86,6 +86,10 @@ fn swap_lines(m: &MemoryReport, s: &mut String) {
         if p.insert_faults > 0 {
             kv.push(format!("insert_faults={}", p.insert_faults));
         }
+        let [cached, waited, read] = p.log_pages;
+        kv.push(format!(
+            "log_pages={read}/{waited}/{cached} (read/waited/cached)"
+        ));
         kv_lines("fake-gitk", &kv, s);
     }
 }

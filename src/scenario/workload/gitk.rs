@@ -151,6 +151,15 @@ pub(super) fn describe(o: &mut Rows, name: &str, g: &FakeGitk) {
             format_bytes(g.progress_every)
         ),
     );
+    if g.numjobs > 1 {
+        row(
+            o,
+            4,
+            "page cache",
+            "the copies read one set of logs: a page one copy read is a hit for the others \
+             while it stays cached, and a page under a copy's read is waited for",
+        );
+    }
     if g.map > 0 {
         row(
             o,
