@@ -79,14 +79,10 @@ pub struct FileCache {
 }
 
 impl FileCache {
-    /// Shared files of `pages[i]` pages each, nothing cached; `rng` draws which reclaimed clean
-    /// pages were theirs.
-    pub fn new(pages: &[u32], rng: SimRng) -> FileCache {
+    /// No shared file yet; `rng` draws which reclaimed clean pages were the files'.
+    pub fn new(rng: SimRng) -> FileCache {
         FileCache {
-            files: pages
-                .iter()
-                .map(|&n| vec![Slot::Absent; n as usize])
-                .collect(),
+            files: Vec::new(),
             fifo: VecDeque::new(),
             reads: Vec::new(),
             free_reads: Vec::new(),
@@ -95,6 +91,12 @@ impl FileCache {
             rng,
             obs: FileCacheObs::default(),
         }
+    }
+
+    /// Adds shared files of `pages[i]` pages each, none of them cached.
+    pub fn add_files(&mut self, pages: &[u32]) {
+        self.files
+            .extend(pages.iter().map(|&n| vec![Slot::Absent; n as usize]));
     }
 
     /// Pages of the shared files in the page cache.
@@ -250,7 +252,9 @@ mod tests {
     use rand::SeedableRng;
 
     fn cache(pages: u32) -> FileCache {
-        FileCache::new(&[pages], SimRng::seed_from_u64(7))
+        let mut c = FileCache::new(SimRng::seed_from_u64(7));
+        c.add_files(&[pages]);
+        c
     }
 
     /// Two copies reading the same 16 pages: the first reads them, the second waits for that

@@ -220,7 +220,7 @@ pub struct Mem {
     /// Work done since time zero ([`Mem::work`]).
     work: u64,
     /// The page-cache identity of the files several processes read (their pages are among
-    /// the clean ones); none unless set.
+    /// the clean ones); no file unless the world adds them.
     pub files: crate::model::mm::filecache::FileCache,
 }
 
@@ -306,7 +306,6 @@ impl Mem {
             cfg: cfg.clone(),
             rng: streams.stream("memory/zone"),
             files: crate::model::mm::filecache::FileCache::new(
-                &[],
                 streams.stream("memory/shared-files"),
             ),
             obs,

@@ -116,10 +116,7 @@ impl Pressure {
     ) -> Option<Box<Pressure>> {
         let cfg = sc.memory.as_ref()?;
         let mut mem = Mem::new(cfg, streams, measuring);
-        mem.files = crate::model::mm::filecache::FileCache::new(
-            file_pages,
-            streams.stream("memory/shared-files"),
-        );
+        mem.files.add_files(file_pages);
         Some(Box::new(Pressure {
             swap: crate::model::mm::swap::Swap::new(cfg, proc_pages),
             swap_rng: crate::model::mm::swap::swap_rng(streams),
