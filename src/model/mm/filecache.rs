@@ -26,8 +26,8 @@ enum Slot {
     Absent,
     /// Being read by read `r` (an index into [`FileCache::reads`]).
     Reading(u32),
-    /// In the page cache; the generation of its entry in the FIFO.
-    Cached(u32),
+    /// In the page cache (and in the FIFO, once).
+    Cached,
 }
 
 /// A read in flight and the processes waiting for it (its issuer first).
@@ -66,13 +66,12 @@ pub struct FileCacheObs {
 #[derive(Debug)]
 pub struct FileCache {
     files: Vec<Vec<Slot>>,
-    /// Cached pages in the order they were cached: `(file, page, generation)`; an entry whose
-    /// page is no longer cached under that generation is stale and skipped.
-    fifo: VecDeque<(u32, u32, u32)>,
+    /// Cached pages in the order they were cached, `(file, page)`: a page leaves the cache only
+    /// from the front, so each cached page is here exactly once.
+    fifo: VecDeque<(u32, u32)>,
     reads: Vec<Read>,
     free_reads: Vec<u32>,
     cached: u64,
-    generation: u32,
     rng: SimRng,
     /// Counters.
     pub obs: FileCacheObs,
@@ -87,7 +86,6 @@ impl FileCache {
             reads: Vec::new(),
             free_reads: Vec::new(),
             cached: 0,
-            generation: 0,
             rng,
             obs: FileCacheObs::default(),
         }
@@ -118,7 +116,7 @@ impl FileCache {
         let mut run: Option<(u32, u32)> = None;
         for pg in first..first + n {
             match self.files[file as usize][pg as usize] {
-                Slot::Cached(_) => out.pages[0] += 1,
+                Slot::Cached => out.pages[0] += 1,
                 Slot::Reading(r) => {
                     out.pages[1] += 1;
                     if !waited.contains(&r) {
@@ -184,9 +182,8 @@ impl FileCache {
         for pg in first..first + n {
             let slot = &mut self.files[file as usize][pg as usize];
             debug_assert_eq!(*slot, Slot::Reading(r), "a read covers its whole run");
-            self.generation = self.generation.wrapping_add(1);
-            *slot = Slot::Cached(self.generation);
-            self.fifo.push_back((file, pg, self.generation));
+            *slot = Slot::Cached;
+            self.fifo.push_back((file, pg));
         }
         self.cached += u64::from(n);
         woken.append(&mut self.reads[r as usize].waiters);
@@ -201,28 +198,25 @@ impl FileCache {
         }
         debug_assert!(self.cached <= clean_total, "shared pages are clean pages");
         let n = super::memory::draw_hypergeometric(&mut self.rng, clean, self.cached, clean_total);
-        let mut left = n;
-        while left > 0 {
-            let (file, pg, generation) = self.fifo.pop_front().expect("cached pages are queued");
+        for _ in 0..n {
+            let (file, pg) = self.fifo.pop_front().expect("cached pages are queued");
             let slot = &mut self.files[file as usize][pg as usize];
-            if *slot == Slot::Cached(generation) {
-                *slot = Slot::Absent;
-                left -= 1;
-            }
+            debug_assert_eq!(*slot, Slot::Cached, "the FIFO holds cached pages only");
+            *slot = Slot::Absent;
         }
         self.cached -= n;
         self.obs.evicted += n;
         n
     }
 
-    /// Checks the books: the cached count is the cached slots, every page being read belongs
-    /// to a read in flight, and the FIFO holds every cached page.
+    /// Checks the books: the cached count is the cached slots and the FIFO's length, and every
+    /// page being read belongs to a read in flight.
     pub fn check(&self) -> Result<(), String> {
         let mut cached = 0u64;
         for (f, pages) in self.files.iter().enumerate() {
             for (pg, slot) in pages.iter().enumerate() {
                 match *slot {
-                    Slot::Cached(_) => cached += 1,
+                    Slot::Cached => cached += 1,
                     Slot::Reading(r) if self.free_reads.contains(&r) => {
                         return Err(format!("file {f} page {pg}: read {r} is not in flight"));
                     }
@@ -236,7 +230,16 @@ impl FileCache {
                 self.cached
             ));
         }
-        if (self.fifo.len() as u64) < cached {
+        if let Some(&(f, pg)) = self
+            .fifo
+            .iter()
+            .find(|&&(f, pg)| self.files[f as usize][pg as usize] != Slot::Cached)
+        {
+            return Err(format!(
+                "file {f} page {pg} is queued for reclaim but not cached"
+            ));
+        }
+        if self.fifo.len() as u64 != cached {
             return Err(format!(
                 "shared file pages: {cached} cached, {} in the FIFO",
                 self.fifo.len()
@@ -312,7 +315,7 @@ mod tests {
     }
 
     /// Reclaim takes the oldest cached pages first; pages cached again after an eviction are
-    /// queued afresh and their stale entries skipped.
+    /// queued afresh, behind the others.
     #[test]
     fn reclaim_takes_the_oldest_cached_pages() {
         let mut c = cache(8);
