@@ -36,30 +36,15 @@ struct Read {
     waiters: Vec<u32>,
 }
 
-/// What a process asking for pages of a shared file must do.
+/// What a process asking for pages of a shared file must do; the runs of absent pages it must
+/// read itself are in the vector it passed to [`FileCache::request`].
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Request {
-    /// Runs of absent pages `(first, pages)` it must read itself: each is now being read, under
-    /// a read it waits for.
-    pub runs: Vec<(u32, u32)>,
     /// Reads it waits for: its own runs plus reads of others already in flight. Zero: every
     /// page was cached (a hit).
     pub waits: u32,
     /// Of the pages asked for: found cached, found under another read, to be read.
     pub pages: [u32; 3],
-}
-
-/// Counters of the shared files.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FileCacheObs {
-    /// Pages asked for and found cached.
-    pub hit_pages: u64,
-    /// Pages asked for and found under another process's read (waited for).
-    pub wait_pages: u64,
-    /// Pages read from the device.
-    pub read_pages: u64,
-    /// Cached pages reclaimed.
-    pub evicted: u64,
 }
 
 /// The shared files' pages; see the [module docs](self).
@@ -73,8 +58,8 @@ pub struct FileCache {
     free_reads: Vec<u32>,
     cached: u64,
     rng: SimRng,
-    /// Counters.
-    pub obs: FileCacheObs,
+    /// The reads in flight one request waits for (kept for its allocation).
+    waited: Vec<u32>,
 }
 
 impl FileCache {
@@ -87,7 +72,7 @@ impl FileCache {
             free_reads: Vec::new(),
             cached: 0,
             rng,
-            obs: FileCacheObs::default(),
+            waited: Vec::new(),
         }
     }
 
@@ -109,51 +94,49 @@ impl FileCache {
 
     /// Process `proc` asks for pages `first..first + n` of `file`: cached pages are hits, pages
     /// under a read in flight make it wait for that read, and each run of absent pages becomes a
-    /// read of its own that it issues and waits for.
-    pub fn request(&mut self, file: u32, first: u32, n: u32, proc: u32) -> Request {
+    /// read of its own that it issues and waits for, put in `runs` as `(first, pages)` (the
+    /// vector is cleared first).
+    pub fn request(
+        &mut self,
+        file: u32,
+        first: u32,
+        n: u32,
+        proc: u32,
+        runs: &mut Vec<(u32, u32)>,
+    ) -> Request {
         let mut out = Request::default();
-        let mut waited: Vec<u32> = Vec::new();
+        runs.clear();
+        self.waited.clear();
         let mut run: Option<(u32, u32)> = None;
         for pg in first..first + n {
             match self.files[file as usize][pg as usize] {
+                Slot::Absent => {
+                    out.pages[2] += 1;
+                    // Any other page ends a run, so an absent page always extends it.
+                    run = Some(run.map_or((pg, 1), |(a, len)| (a, len + 1)));
+                    continue;
+                }
                 Slot::Cached => out.pages[0] += 1,
                 Slot::Reading(r) => {
                     out.pages[1] += 1;
-                    if !waited.contains(&r) {
-                        waited.push(r);
+                    if !self.waited.contains(&r) {
+                        self.waited.push(r);
                     }
                 }
-                Slot::Absent => {
-                    out.pages[2] += 1;
-                    run = match run {
-                        Some((a, len)) if a + len == pg => Some((a, len + 1)),
-                        Some(done) => {
-                            out.runs.push(done);
-                            Some((pg, 1))
-                        }
-                        None => Some((pg, 1)),
-                    };
-                    continue;
-                }
             }
-            if let Some(done) = run.take() {
-                out.runs.push(done);
-            }
+            runs.extend(run.take());
         }
-        out.runs.extend(run);
-        self.obs.hit_pages += u64::from(out.pages[0]);
-        self.obs.wait_pages += u64::from(out.pages[1]);
-        self.obs.read_pages += u64::from(out.pages[2]);
-        for &r in &waited {
+        runs.extend(run);
+        for &r in &self.waited {
             self.reads[r as usize].waiters.push(proc);
         }
-        for &(a, len) in &out.runs {
+        for &(a, len) in runs.iter() {
             let r = self.new_read(proc);
             for slot in &mut self.files[file as usize][a as usize..(a + len) as usize] {
                 *slot = Slot::Reading(r);
             }
         }
-        out.waits = (waited.len() + out.runs.len()) as u32;
+        out.waits = (self.waited.len() + runs.len()) as u32;
         out
     }
 
@@ -205,7 +188,6 @@ impl FileCache {
             *slot = Slot::Absent;
         }
         self.cached -= n;
-        self.obs.evicted += n;
         n
     }
 
@@ -260,37 +242,35 @@ mod tests {
         c
     }
 
+    /// `proc` asks for pages `first..first + n` of file 0: the runs it must read, and the rest.
+    fn ask(c: &mut FileCache, first: u32, n: u32, proc: u32) -> (Vec<(u32, u32)>, Request) {
+        let mut runs = vec![(99, 99)];
+        let r = c.request(0, first, n, proc, &mut runs);
+        (runs, r)
+    }
+
     /// Two copies reading the same 16 pages: the first reads them, the second waits for that
     /// read, both wake when it completes; then a third finds them cached.
     #[test]
     fn a_follower_waits_for_the_leaders_read_then_hits() {
         let mut c = cache(32);
-        let lead = c.request(0, 0, 16, 0);
-        assert_eq!((lead.runs.clone(), lead.waits), (vec![(0, 16)], 1));
-        let follow = c.request(0, 0, 16, 1);
+        let (runs, lead) = ask(&mut c, 0, 16, 0);
         assert_eq!(
-            (follow.runs.len(), follow.waits, follow.pages),
-            (0, 1, [0, 16, 0])
+            (runs, lead.waits, lead.pages),
+            (vec![(0, 16)], 1, [0, 0, 16])
         );
+        let (runs, follow) = ask(&mut c, 0, 16, 1);
+        assert_eq!((runs.len(), follow.waits, follow.pages), (0, 1, [0, 16, 0]));
         assert_eq!(c.reads_in_flight(), 1);
         let mut woken = Vec::new();
         c.read_done(0, 0, 16, &mut woken);
         assert_eq!(woken, vec![0, 1], "the issuer first, then the waiter");
         assert_eq!((c.cached(), c.reads_in_flight()), (16, 0));
-        let third = c.request(0, 0, 16, 2);
+        let (runs, third) = ask(&mut c, 0, 16, 2);
         assert_eq!(
-            (third.runs.len(), third.waits, third.pages),
+            (runs.len(), third.waits, third.pages),
             (0, 0, [16, 0, 0]),
             "a hit: nothing to read, nothing to wait for"
-        );
-        assert_eq!(
-            c.obs,
-            FileCacheObs {
-                hit_pages: 16,
-                wait_pages: 16,
-                read_pages: 16,
-                evicted: 0
-            }
         );
         c.check().unwrap();
     }
@@ -300,12 +280,12 @@ mod tests {
     #[test]
     fn a_mixed_request_reads_only_the_absent_runs() {
         let mut c = cache(16);
-        c.request(0, 2, 2, 0); // read A: pages 2, 3
+        ask(&mut c, 2, 2, 0); // read A: pages 2, 3
         let mut woken = Vec::new();
-        c.request(0, 6, 1, 0); // read B: page 6
+        ask(&mut c, 6, 1, 0); // read B: page 6
         c.read_done(0, 6, 1, &mut woken); // page 6 cached
-        let r = c.request(0, 0, 10, 1);
-        assert_eq!(r.runs, vec![(0, 2), (4, 2), (7, 3)]);
+        let (runs, r) = ask(&mut c, 0, 10, 1);
+        assert_eq!(runs, vec![(0, 2), (4, 2), (7, 3)]);
         assert_eq!(r.waits, 4, "read A plus its own three runs");
         assert_eq!(r.pages, [1, 2, 7]);
         woken.clear();
@@ -321,18 +301,18 @@ mod tests {
         let mut c = cache(8);
         let mut woken = Vec::new();
         for pg in 0..8 {
-            c.request(0, pg, 1, 0);
+            ask(&mut c, pg, 1, 0);
             c.read_done(0, pg, 1, &mut woken);
         }
         // Every clean page of the zone is a shared one: all four freed are.
         assert_eq!(c.reclaimed(4, 8), 4);
         assert_eq!(c.cached(), 4);
-        let r = c.request(0, 0, 8, 1);
-        assert_eq!(r.runs, vec![(0, 4)], "pages 0-3 went first");
+        let (runs, _) = ask(&mut c, 0, 8, 1);
+        assert_eq!(runs, vec![(0, 4)], "pages 0-3 went first");
         c.read_done(0, 0, 4, &mut woken);
         assert_eq!(c.reclaimed(4, 8), 4);
-        let r = c.request(0, 0, 8, 1);
-        assert_eq!(r.runs, vec![(4, 4)], "then 4-7, the oldest left");
+        let (runs, _) = ask(&mut c, 0, 8, 1);
+        assert_eq!(runs, vec![(4, 4)], "then 4-7, the oldest left");
         c.check().unwrap();
         // No shared page cached: no draw, nothing evicted.
         let mut empty = cache(4);

@@ -104,6 +104,8 @@ pub struct World {
     scratch: Vec<Done<TaskOwner>>,
     /// Processes a completed read of shared pages wakes (kept for its allocation).
     woken: Vec<u32>,
+    /// The runs of log pages a fake-gitk read must fetch (kept for its allocation).
+    log_runs: Vec<(u32, u32)>,
     /// Pieces of split bios in the slab (not requests of their own: the system's books
     /// subtract them).
     pieces_live: u64,
@@ -199,6 +201,7 @@ impl World {
             cw: CongestionWaits::default(),
             scratch: Vec::new(),
             woken: Vec::new(),
+            log_runs: Vec::new(),
             cpu_at_warmup: [0; CpuContext::COUNT],
             pieces_live: 0,
             cpu_busy_at_warmup: Vec::new(),
