@@ -92,8 +92,8 @@ fn checked(args: &[&str], policies: usize) -> Vec<Table> {
         }
         // Six laws always; five more (zone, bounce, dirty, writeback and filling pages) with a
         // memory model.
-        // One more per TCP receive path, one for anonymous memory and swap, and one for the
-        // pages fake-gitk's copies share.
+        // One more per TCP receive path, one for anonymous memory and swap, one for the
+        // pages fake-gitk's copies share, and one for CFQ's own count of waiting requests.
         let rx = t
             .conservation
             .iter()
@@ -101,6 +101,7 @@ fn checked(args: &[&str], policies: usize) -> Vec<Table> {
                 c.starts_with("receive path")
                     || c.starts_with("anonymous pages")
                     || c.starts_with("shared log pages")
+                    || c.starts_with("cfq queued")
             })
             .count();
         let n = t.conservation.len() - rx;
@@ -140,15 +141,16 @@ fn mel_2009_swap_keeps_the_receive_paths_and_shared_pages_books() {
             .find(|c| c.starts_with("receive path"))
             .unwrap_or_else(|| panic!("{}: {:?}", t.policy, t.conservation));
         assert!(row.contains("255 ring"), "{}: {row}", t.policy);
-        // The fake-gitk copies' shared log pages are checked too (and held: `checked`).
-        assert!(
-            t.conservation
-                .iter()
-                .any(|c| c.starts_with("shared log pages")),
-            "{}: {:?}",
-            t.policy,
-            t.conservation
-        );
+        // The fake-gitk copies' shared log pages, and CFQ's count of waiting requests, are
+        // checked too (and held: `checked`).
+        for law in ["shared log pages", "cfq queued"] {
+            assert!(
+                t.conservation.iter().any(|c| c.starts_with(law)),
+                "{}: {law}: {:?}",
+                t.policy,
+                t.conservation
+            );
+        }
     }
     let run = Run::of(&["run", args[0], args[1], args[2], args[3], args[4]]);
     assert!(

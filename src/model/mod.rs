@@ -423,7 +423,7 @@ pub mod testing {
                 cfq_slice_idle: kernel.hz_div(125),
                 cfq_quantum: 4,
                 cfq: kernel.version.cfq(),
-                hw_tag: false,
+                ncq_capable: false,
                 mq: Default::default(),
             },
             kernel,

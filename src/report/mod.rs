@@ -515,6 +515,9 @@ pub struct BlockReport {
     pub dispatched: u64,
     /// Device busy time, ns.
     pub device_busy_ns: u64,
+    /// CFQ's estimates of whether the disk queues commands (`cfq_update_hw_tag`, every 51
+    /// completions under load), then how many found it not queueing; zero for other elevators.
+    pub ncq_estimates: [u64; 2],
     /// Device busy time over the measured window, percent (at most 100).
     pub device_util_pct: f64,
     /// Requests the device completed, reads then writes (`Disk stats` `ios`).
@@ -862,6 +865,7 @@ impl BlockReport {
             threshold_unplugs: b.threshold_unplugs,
             dispatched: b.dispatched,
             device_busy_ns: b.device_busy.as_ns(),
+            ncq_estimates: b.ncq_estimates,
             device_util_pct,
             completed: b.completed,
             ticks_ns: [b.ticks[0].as_ns(), b.ticks[1].as_ns()],

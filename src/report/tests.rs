@@ -50,7 +50,7 @@ pub(crate) fn scenario() -> Scenario {
             cfq_slice_idle: SimDuration::from_ms(8),
             cfq_quantum: 8,
             cfq: crate::model::base::config::KernelVersion::V2_6_32.cfq(),
-            hw_tag: true,
+            ncq_capable: true,
             mq: Default::default(),
         },
         crypt: CryptConfig {
@@ -177,6 +177,7 @@ pub(crate) fn run(policy: &str, end: RunEnd) -> RunObs {
             device_busy: SimDuration::from_ms(8_731),
             completed: [24_120, 12_060],
             ticks: [SimDuration::from_ms(15_001), SimDuration::from_ms(230_499)],
+            ncq_estimates: [0, 0],
         },
         writeback: WritebackObs {
             dirtied_bytes: 300 << 20,

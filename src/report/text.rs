@@ -605,6 +605,13 @@ fn device_lines(p: &PolicyReport, s: &mut String) {
         b.dispatched,
         b.device_util_pct
     );
+    if b.ncq_estimates[0] > 0 {
+        let _ = writeln!(
+            s,
+            "  cfq hw_tag   : estimates={}, cleared={} (the disk taken as not queueing)",
+            b.ncq_estimates[0], b.ncq_estimates[1]
+        );
+    }
     let w = &p.writeback;
     if w.dirtied_bytes > 0 || w.written_back_bytes > 0 || w.throttled_ns > 0 || p.memory.is_some() {
         let _ = writeln!(

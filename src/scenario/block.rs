@@ -16,8 +16,9 @@
 //!
 //! `low_latency` follows `kernel.version`: off and refused when set to true before 2.6.32 (the
 //! tunable does not exist there), on by default from 2.6.32. The version's other CFQ rules
-//! ([`KernelVersion::cfq`]) are not settable; `hw_tag` (the disk queues commands) follows the
-//! device's queue depth.
+//! ([`KernelVersion::cfq`]) are not settable; CFQ estimates `hw_tag` (the disk queues
+//! commands) during the run, and whether the device's queue depth lets it stay set is checked
+//! here.
 
 use super::Error;
 use super::check::{Checker, Zero, val};
@@ -141,9 +142,9 @@ pub(crate) const INT_RANGES: &[(&str, u64, u64)] = &[
 /// queueing commands (`hw_tag`).
 pub const CFQ_HW_QUEUE_MIN: u32 = 5;
 
-/// `hw_tag` for `device`: its queue depth reaches [`CFQ_HW_QUEUE_MIN`] (the kernel estimates
-/// it from the peak depth the driver reaches under load, which is the device's queue depth).
-fn hw_tag(device: &DeviceConfig) -> bool {
+/// Whether `device`'s queue depth reaches [`CFQ_HW_QUEUE_MIN`], so that CFQ's estimate of
+/// `hw_tag` can find it queueing (the estimate itself is the run's: `src/model/block/cfq.rs`).
+fn ncq_capable(device: &DeviceConfig) -> bool {
     let depth = match device {
         DeviceConfig::Hdd(h) => h.queue_depth,
         DeviceConfig::Nvme(n) => n.queue_depth,
@@ -244,7 +245,7 @@ pub(crate) fn block(
         )?,
         cfq_quantum: c.int(&b.quantum, "block.quantum", 4)?,
         cfq: kernel.version.cfq(),
-        hw_tag: hw_tag(device),
+        ncq_capable: ncq_capable(device),
         mq: blk_mq(c, b, mode, kernel, device, cpus)?,
     })
 }
@@ -645,16 +646,26 @@ fn describe_cfq(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
         "none"
     };
     row(o, 4, "async drain", drain);
-    let ncq = if b.hw_tag { "NCQ disk" } else { "no NCQ" };
-    let seeky = match (r.lone_sync_queue_idles, b.hw_tag) {
-        (true, _) => "the lone sync queue always idles (cfq_should_idle)".to_string(),
-        (false, false) => format!("seeky queues idle ({ncq})"),
-        (false, true) if r.seeky_idle_with_latency && b.low_latency => {
-            format!("seeky queues keep idling ({ncq}, low_latency on)")
-        }
-        (false, true) => format!("seeky queues do not idle ({ncq})"),
+    let seeky = if r.lone_sync_queue_idles {
+        "the lone sync queue always idles (cfq_should_idle)"
+    } else if r.seeky_idle_with_latency && b.low_latency {
+        "seeky queues keep idling (low_latency on)"
+    } else {
+        "seeky queues do not idle while CFQ takes the disk as queueing (hw_tag)"
     };
-    row(o, 4, "seeky idle", &seeky);
+    row(o, 4, "seeky idle", seeky);
+    if !r.lone_sync_queue_idles {
+        let depth = if b.ncq_capable {
+            "this disk is deep enough to keep it set"
+        } else {
+            "this disk's depth is under 5, so the first estimate clears it"
+        };
+        let ncq = format!(
+            "set at start, re-estimated every 51 completions under load from the driver's \
+             peak depth (5 or more: queueing); {depth}"
+        );
+        row(o, 4, "hw_tag", &ncq);
+    }
     if !r.lone_sync_queue_idles {
         let past = if r.idle_within_slice_only {
             ", nor past the slice's end"

@@ -262,6 +262,7 @@ impl KernelVersion {
             next_after_each_dispatch: self >= V2_6_32,
             idle_within_slice_only: self >= V2_6_32,
             seek_per_context: self < V2_6_33,
+            sole_queue_unlimited: self >= V2_6_33,
         }
     }
 }
@@ -637,9 +638,10 @@ pub struct BlockConfig {
     pub cfq_quantum: u32,
     /// The version's CFQ rules (`KernelVersion::cfq`).
     pub cfq: CfqRules,
-    /// The disk queues commands (CFQ's `hw_tag`): its queue depth reaches
-    /// `CFQ_HW_QUEUE_MIN` = 5.
-    pub hw_tag: bool,
+    /// The disk can take `CFQ_HW_QUEUE_MIN` = 5 commands at once, so CFQ's estimate of
+    /// `hw_tag` (set at start, re-estimated under load from the driver's peak depth) can stay
+    /// set; a shallower disk has it cleared at the first estimate.
+    pub ncq_capable: bool,
     /// blk-mq's hardware queues, interrupt CPUs and scheduler (ignored by a legacy queue except
     /// for the interrupt CPU of [`crate::model::block::queue::RequestQueue::completion_site`]).
     pub mq: BlkMqConfig,

@@ -154,6 +154,9 @@ pub struct BlockObs {
     /// Time those requests spent in the request queue and on the device, from insertion to
     /// completion, summed, reads then writes (the disk's read and write `ticks`).
     pub ticks: [SimDuration; 2],
+    /// CFQ's estimates of whether the disk queues commands (`cfq_update_hw_tag`), then how
+    /// many of them found it not queueing (`hw_tag` cleared).
+    pub ncq_estimates: [u64; 2],
 }
 
 impl BlockObs {
@@ -176,6 +179,7 @@ impl BlockObs {
                 self.ticks[0].saturating_sub(earlier.ticks[0]),
                 self.ticks[1].saturating_sub(earlier.ticks[1]),
             ],
+            ncq_estimates: pair(self.ncq_estimates, earlier.ncq_estimates),
         }
     }
 }
@@ -818,6 +822,7 @@ impl RunObs {
         self.block.device_busy += b.device_busy;
         add2(&mut self.block.completed, &b.completed);
         add2(&mut self.block.ticks, &b.ticks);
+        add2(&mut self.block.ncq_estimates, &b.ncq_estimates);
         self.writeback.dirtied_bytes += other.writeback.dirtied_bytes;
         self.writeback.written_back_bytes += other.writeback.written_back_bytes;
         self.writeback.throttled += other.writeback.throttled;

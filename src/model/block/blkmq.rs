@@ -108,7 +108,7 @@ mod tests {
             cfq_slice_idle: k.hz_div(125),
             cfq_quantum: 4,
             cfq: k.version.cfq(),
-            hw_tag: true,
+            ncq_capable: true,
             mq: BlkMqConfig {
                 hw_queues: queues,
                 irq_cpus: default_irq_cpus(cpus, queues),

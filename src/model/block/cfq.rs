@@ -35,6 +35,11 @@ const ASYNC_Q: usize = 0;
 /// CFQ async requests per slice: 2 × (2 + 2 × 3) for the default priority 4
 /// (`cfq_prio_to_maxrq`).
 const ASYNC_RQ_PER_SLICE: u32 = 16;
+/// `CFQ_HW_QUEUE_MIN`: the driver depth (and queue length) that counts as load, and the peak
+/// depth that counts as a queueing disk.
+const HW_QUEUE_MIN: u32 = 5;
+/// Completions under load between two `hw_tag` estimates, less one (`hw_tag_samples++ < 50`).
+const HW_TAG_SAMPLES: u32 = 50;
 /// `CIC_SEEK_THR`: a context whose mean seek distance exceeds this many sectors is seeky.
 const SEEK_THR: u64 = 8 * 1024;
 /// `sample_valid()`: the seek statistics count once they hold more than this many samples.
@@ -236,6 +241,16 @@ pub(in crate::model) struct Cfq {
     rq_seq: u64,
     /// `busy_queues_avg` of the one group (2.6.33's target latency).
     busy_avg: u32,
+    /// Requests waiting in the queues (`cfqd->rq_queued`).
+    queued: u32,
+    /// CFQ's estimate that the disk queues commands (`cfqd->hw_tag`): it starts set and is
+    /// re-estimated from the peak in-driver depth of every 50 completions under load
+    /// (`cfq_update_hw_tag`).
+    hw_tag: bool,
+    /// Completions under load counted towards the next estimate (`hw_tag_samples`).
+    hw_tag_samples: u32,
+    /// The deepest the driver has been since the last estimate (`rq_in_driver_peak`).
+    in_driver_peak: u32,
     cfg: BlockConfig,
     rules: CfqRules,
     hz: u32,
@@ -264,6 +279,10 @@ impl Cfq {
             last_position: 0,
             rq_seq: 0,
             busy_avg: 0,
+            queued: 0,
+            hw_tag: true,
+            hw_tag_samples: 0,
+            in_driver_peak: 0,
             cfg: cfg.clone(),
             rules,
             hz: kernel.hz,
@@ -344,6 +363,7 @@ impl Cfq {
             seq: self.rq_seq,
         };
         let last = self.last_position;
+        self.queued += 1;
         let queue = &mut self.queues[q];
         queue.fifo.push_back(rq);
         queue.sorted.insert((pos, rq.seq));
@@ -387,7 +407,7 @@ impl Cfq {
         }
         let queue = &self.queues[q];
         let keeps = self.rules.seeky_idle_with_latency && self.cfg.low_latency;
-        if self.cfg.hw_tag && queue.seek.seeky() && !keeps {
+        if self.hw_tag && queue.seek.seeky() && !keeps {
             return false;
         }
         if !queue.think.valid() {
@@ -441,6 +461,18 @@ impl Cfq {
             return false;
         }
         let mut max = self.cfg.cfq_quantum.max(1);
+        if q.dispatched >= max {
+            // At its quantum, only the one busy queue goes on: to 4 × quantum, or (2.6.33)
+            // without limit.
+            if self.busy() > 1 {
+                return false;
+            }
+            max = if self.rules.sole_queue_unlimited {
+                u32::MAX
+            } else {
+                max.saturating_mul(4)
+            };
+        }
         if !q.sync && self.cfg.low_latency {
             // The async depth ramps up one request per sync slice since the last sync request
             // (completed, or delayed in 2.6.33).
@@ -587,6 +619,7 @@ impl Cfq {
             queue.fifo.iter().position(|r| r.seq == seq)?
         };
         let rq = queue.fifo.remove(i)?;
+        self.queued -= 1;
         let key = (rq.pos, rq.seq);
         if self.rules.next_after_each_dispatch || queue.next_rq == Some(key) {
             // `cfq_find_next_rq`: the neighbours in sector order, the lowest when none follows.
@@ -605,22 +638,24 @@ impl Cfq {
         self.idle_timer = Some(sched.schedule_at(at, E::from(BlockEvent::CfqIdle)));
     }
 
-    /// Request `id` of class `sync` completed at `now` (`cfq_completed_request`).
+    /// Request `id` of class `sync` completed at `now` (`cfq_completed_request`); the new
+    /// `hw_tag` if the completion made an estimate of it.
     pub(in crate::model) fn completed<E: From<BlockEvent>>(
         &mut self,
         id: BioId,
         sync: bool,
         sched: &mut Scheduler<E>,
         now: SimTime,
-    ) {
+    ) -> Option<bool> {
+        let estimate = self.update_hw_tag();
         if !sync {
             self.in_driver[ASYNC] -= 1;
             self.queues[ASYNC_Q].dispatched -= 1;
-            return;
+            return estimate;
         }
         self.in_driver[SYNC] -= 1;
         let Some(i) = self.sync_started.iter().position(|&(b, ..)| b == id) else {
-            return;
+            return estimate;
         };
         let (_, start, q) = self.sync_started.swap_remove(i);
         self.queues[q].dispatched -= 1;
@@ -646,6 +681,36 @@ impl Cfq {
         {
             self.arm_idle(q, sched, now);
         }
+        estimate
+    }
+
+    /// `cfq_update_hw_tag`, at each completion (the completing request still counted in the
+    /// driver): only completions with more than `CFQ_HW_QUEUE_MIN` requests queued or in the
+    /// driver count, and every 51st sets `hw_tag` if the driver held at least that many at once
+    /// since the last estimate. A disk whose driver never reaches that depth, because the
+    /// disk's queue is shallower or CFQ's own limits keep it so, is taken as not queueing.
+    /// The new `hw_tag` when this completion made an estimate.
+    fn update_hw_tag(&mut self) -> Option<bool> {
+        let in_driver = self.in_driver[SYNC] + self.in_driver[ASYNC];
+        self.in_driver_peak = self.in_driver_peak.max(in_driver);
+        if self.queued <= HW_QUEUE_MIN && in_driver <= HW_QUEUE_MIN {
+            return None;
+        }
+        self.hw_tag_samples += 1;
+        if self.hw_tag_samples <= HW_TAG_SAMPLES {
+            return None;
+        }
+        self.hw_tag = self.in_driver_peak >= HW_QUEUE_MIN;
+        self.hw_tag_samples = 0;
+        self.in_driver_peak = 0;
+        Some(self.hw_tag)
+    }
+
+    /// CFQ's books: the requests it counts as waiting (`rq_queued`, which its `hw_tag`
+    /// estimate reads), then the requests in its queues; the two must agree.
+    pub(in crate::model) fn queued_books(&self) -> (u64, u64) {
+        let in_queues: usize = self.queues.iter().map(|q| q.fifo.len()).sum();
+        (u64::from(self.queued), in_queues as u64)
     }
 
     /// The idle timer fired: the active slice ends.

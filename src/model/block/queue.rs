@@ -166,6 +166,15 @@ impl RequestQueue {
         self.queued
     }
 
+    /// CFQ's own books, when CFQ is the elevator: the requests it counts as waiting, then
+    /// those in its queues (both must equal [`RequestQueue::queued`]).
+    pub fn cfq_books(&self) -> Option<(u64, u64)> {
+        match &self.elevator {
+            ElevatorState::Cfq(c) => Some(c.queued_books()),
+            _ => None,
+        }
+    }
+
     /// Tries to allocate a request of `class` for a submitter with batching state `batch`.
     /// On `false` the caller must [`RequestQueue::sleep`].
     pub fn get_request(&mut self, class: QueueClass, batch: &mut BatchState, now: SimTime) -> bool {
@@ -338,8 +347,11 @@ impl RequestQueue {
         sync: bool,
         sched: &mut Scheduler<E>,
     ) {
-        if let ElevatorState::Cfq(c) = &mut self.elevator {
-            c.completed(id, sync, sched, sched.now());
+        if let ElevatorState::Cfq(c) = &mut self.elevator
+            && let Some(hw_tag) = c.completed(id, sync, sched, sched.now())
+        {
+            self.counters.ncq_estimates[0] += 1;
+            self.counters.ncq_estimates[1] += u64::from(!hw_tag);
         }
         // A completion runs the queue, which removes the plug.
         self.unplug(sched);
@@ -381,7 +393,7 @@ mod tests {
             cfq_slice_idle: k.hz_div(125),
             cfq_quantum: 4,
             cfq: k.version.cfq(),
-            hw_tag: true,
+            ncq_capable: true,
             mq: Default::default(),
         }
     }

@@ -265,6 +265,8 @@ pub struct Snapshot {
     pub crypt_queued: u64,
     /// Pieces of split bios in flight (each may hold a crypt item of its own).
     pub pieces: u64,
+    /// The elevator's own books (CFQ's; empty for the others).
+    pub elevator: Vec<ConservationCheck>,
     /// Further conservation laws of the memory model (empty without one).
     pub memory: Vec<ConservationCheck>,
     /// The CPU books' laws ([`cpu_laws`]; empty on 2.6.x's shared pool).
@@ -386,6 +388,7 @@ impl InvariantReport {
                 holds: s.crypt_queued <= s.live + s.pieces,
             },
         ];
+        conservation.extend(s.elevator.iter().cloned());
         conservation.extend(s.memory.iter().cloned());
         conservation.extend(s.cpu.iter().cloned());
         conservation.push(ConservationCheck {
@@ -534,6 +537,7 @@ mod tests {
             tags_on_device: 0,
             crypt_queued: 0,
             pieces: 0,
+            elevator: Vec::new(),
             memory: Vec::new(),
             cpu: Vec::new(),
         }

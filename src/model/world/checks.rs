@@ -41,10 +41,27 @@ impl World {
             tags_on_device: u64::from(self.device.inflight()),
             crypt_queued: self.policy.len() as u64,
             pieces: self.pieces_live,
+            elevator: self.elevator_checks(),
             memory: self.memory_checks(held),
             cpu: self.cpu_checks(now),
         };
         InvariantReport::check(&snapshot)
+    }
+
+    /// CFQ's count of waiting requests (which its `hw_tag` estimate reads) against the
+    /// requests in its queues and in the request queue's elevator; none for other elevators.
+    fn elevator_checks(&self) -> Vec<ConservationCheck> {
+        let Some((counted, in_queues)) = self.queue.cfq_books() else {
+            return Vec::new();
+        };
+        let in_elevator = u64::from(self.queue.queued());
+        vec![ConservationCheck {
+            law: "cfq queued",
+            detail: format!(
+                "counted {counted} = in its queues {in_queues} = in the elevator {in_elevator}"
+            ),
+            holds: counted == in_queues && counted == in_elevator,
+        }]
     }
 
     /// The per-CPU machine's books ([`cpu_laws`](crate::model::observe::invariants::cpu_laws)) as they stand,

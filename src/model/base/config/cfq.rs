@@ -49,4 +49,7 @@ pub struct CfqRules {
     /// and every request of it, async ones included, moves them (2.6.30 to 2.6.32); 2.6.33
     /// keeps them per queue (`cfqq->seek_*`), so only the sync queue's own requests count.
     pub seek_per_context: bool,
+    /// `cfq_may_dispatch`: the one busy queue, at its quantum, may go on without limit
+    /// (2.6.33); before, up to 4 × quantum.
+    pub sole_queue_unlimited: bool,
 }

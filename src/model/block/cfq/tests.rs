@@ -20,7 +20,7 @@ fn cfq(v: KernelVersion, idle_ms: u64) -> Cfq {
         cfq_slice_idle: SimDuration::from_ms(idle_ms),
         cfq_quantum: 4,
         cfq: v.cfq(),
-        hw_tag: true,
+        ncq_capable: true,
         mq: Default::default(),
     };
     Cfq::new(&cfg, &k)
@@ -63,16 +63,14 @@ fn the_2_6_32_ramp_counts_from_the_last_sync_completion() {
     assert!(drain(&mut c, &mut s, ms(204)).is_empty());
     assert_eq!(drain(&mut c, &mut s, ms(205)), [12], "depth 2 after 200 ms");
     assert_eq!(drain(&mut c, &mut s, ms(305)), [13], "depth 3 after 300 ms");
-    assert_eq!(
-        drain(&mut c, &mut s, ms(405)),
-        [14],
-        "capped at the quantum, 4"
-    );
-    assert_eq!(c.in_driver[ASYNC], 4);
-    assert!(drain(&mut c, &mut s, ms(900)).is_empty());
+    assert_eq!(drain(&mut c, &mut s, ms(405)), [14], "depth 4 after 400 ms");
+    // The one busy queue goes past the quantum, still held to the ramp's depth.
+    assert_eq!(drain(&mut c, &mut s, ms(905)), [15, 16, 17, 18, 19]);
+    assert_eq!(c.in_driver[ASYNC], 9);
 }
 
-/// 2.6.31 has no ramp: with nothing sync in flight async runs at the quantum at once.
+/// 2.6.31 has no ramp: with nothing sync in flight async runs at once, to the quantum while
+/// another queue has requests, to 4 × quantum while it is the one busy queue.
 #[test]
 fn the_2_6_31_async_queue_waits_only_for_sync_in_flight() {
     let mut s = Scheduler::new();
@@ -80,12 +78,118 @@ fn the_2_6_31_async_queue_waits_only_for_sync_in_flight() {
     assert!(!c.cfg.low_latency);
     c.insert(1, true, None, (0, 8), ms(0));
     assert_eq!(drain(&mut c, &mut s, ms(0)), [1]);
-    for id in 10..20 {
+    for id in 10..40 {
         c.insert(id, false, None, (0, 8), ms(1));
     }
     assert!(drain(&mut c, &mut s, ms(1)).is_empty());
     c.completed(1, true, &mut s, ms(2));
-    assert_eq!(drain(&mut c, &mut s, ms(2)), [10, 11, 12, 13]);
+    assert_eq!(drain(&mut c, &mut s, ms(2)), (10..26).collect::<Vec<_>>());
+}
+
+/// `cfq_may_dispatch`: a queue at its quantum goes on only while no other queue has requests
+/// waiting: to 4 × quantum up to 2.6.32, without limit in 2.6.33.
+#[test]
+fn only_the_one_busy_queue_goes_past_the_quantum() {
+    for (v, alone) in [(KernelVersion::V2_6_32, 16), (KernelVersion::V2_6_33, 30)] {
+        let mut s = Scheduler::new();
+        let mut c = cfq(v, 0);
+        c.cfg.low_latency = false;
+        for id in 0..30 {
+            c.insert(id, true, Some(ActorId(1)), (8 * u64::from(id), 8), ms(0));
+        }
+        c.insert(99, true, Some(ActorId(2)), (0, 8), ms(0));
+        assert_eq!(
+            drain(&mut c, &mut s, ms(0)).len(),
+            4,
+            "{v:?}: two busy queues"
+        );
+        let mut s = Scheduler::new();
+        let mut c = cfq(v, 0);
+        c.cfg.low_latency = false;
+        for id in 0..30 {
+            c.insert(id, true, Some(ActorId(1)), (8 * u64::from(id), 8), ms(0));
+        }
+        assert_eq!(
+            drain(&mut c, &mut s, ms(0)).len(),
+            alone,
+            "{v:?}: one busy queue"
+        );
+    }
+}
+
+/// `cfq_update_hw_tag`: every 51st completion with more than 5 requests queued or in the
+/// driver re-estimates `hw_tag` from the deepest the driver has been since the last estimate.
+/// A seeky reader with one request in flight at a time, while writes wait, never takes the
+/// driver to 5: 2.6.32 with `low_latency` off then takes the disk as not queueing, and the
+/// reader, seeky as it is, gets its idle window back.
+#[test]
+fn a_driver_never_five_deep_clears_hw_tag_and_gives_seeky_readers_their_idle_window() {
+    let mut s = Scheduler::new();
+    let mut c = cfq(KernelVersion::V2_6_32, 8);
+    c.cfg.low_latency = false;
+    for id in 1000..1010 {
+        c.insert(id, false, None, (0, 8), ms(0));
+    }
+    let mut estimates = Vec::new();
+    for i in 0..120u64 {
+        // 1 GiB apart: every read seeks; each is queued as the last completes (no think time).
+        c.insert(
+            i as BioId,
+            true,
+            Some(ActorId(1)),
+            ((i % 2) * (1 << 21), 8),
+            ms(i),
+        );
+        assert_eq!(
+            drain(&mut c, &mut s, ms(i)),
+            [i as BioId],
+            "the async queue waits"
+        );
+        if let Some(hw_tag) = c.completed(i as BioId, true, &mut s, ms(i + 1)) {
+            estimates.push((i, hw_tag));
+        }
+    }
+    assert_eq!(estimates, [(50, false), (101, false)]);
+    assert_eq!(c.queued_books(), (10, 10), "ten writes wait");
+    let q = c.queue_of(true, Some(ActorId(1)), ms(120));
+    assert!(c.queues[q].seek.seeky());
+    assert!(
+        c.queues[q].idle_window,
+        "not queueing: the seeky reader idles"
+    );
+    // The same with the driver 5 deep at one completion keeps hw_tag.
+    let mut c = cfq(KernelVersion::V2_6_32, 8);
+    c.cfg.low_latency = false;
+    for id in 2000..2005 {
+        c.insert(
+            id,
+            true,
+            Some(ActorId(1)),
+            (8 * u64::from(id - 2000), 8),
+            ms(0),
+        );
+    }
+    assert_eq!(drain(&mut c, &mut s, ms(0)).len(), 5, "one busy sync queue");
+    for id in 1000..1010 {
+        c.insert(id, false, None, (0, 8), ms(0));
+    }
+    assert_eq!(c.completed(2000, true, &mut s, ms(1)), None);
+    for id in 2001..2005 {
+        c.completed(id, true, &mut s, ms(1));
+    }
+    let mut last = None;
+    for i in 0..60u64 {
+        c.insert(
+            i as BioId,
+            true,
+            Some(ActorId(1)),
+            ((i % 2) * (1 << 21), 8),
+            ms(2 + i),
+        );
+        drain(&mut c, &mut s, ms(2 + i));
+        last = c.completed(i as BioId, true, &mut s, ms(3 + i)).or(last);
+    }
+    assert_eq!(last, Some(true), "the peak of 5 counts");
 }
 
 /// 2.6.32 drains async requests before a sync queue with an idle window dispatches;
@@ -114,31 +218,32 @@ fn sync_io_waits_for_the_async_drain_from_2_6_32() {
 fn the_2_6_33_ramp_counts_from_the_last_delayed_sync_request() {
     let mut s = Scheduler::new();
     let mut c = cfq(KernelVersion::V2_6_33, 0);
-    // At start the ramp is as if the last delayed request were HZ ago: depth 4 (quantum).
-    for id in 10..20 {
+    // At start the ramp is as if the last delayed request were HZ ago: depth 10, and the one
+    // busy queue is not held to the quantum.
+    for id in 10..40 {
         c.insert(id, false, None, (0, 8), ms(0));
     }
-    assert_eq!(drain(&mut c, &mut s, ms(0)).len(), 4);
-    for id in 10..14 {
+    assert_eq!(drain(&mut c, &mut s, ms(0)).len(), 10);
+    for id in 10..20 {
         c.completed(id, false, &mut s, ms(1));
     }
     // A fast read (5 ms) leaves the ramp alone.
     c.insert(1, true, None, (0, 8), ms(1));
     assert_eq!(drain(&mut c, &mut s, ms(1)), [1]);
     c.completed(1, true, &mut s, ms(6));
-    assert_eq!(drain(&mut c, &mut s, ms(6)).len(), 4);
-    for id in 14..18 {
+    assert_eq!(drain(&mut c, &mut s, ms(6)).len(), 10);
+    for id in 20..30 {
         c.completed(id, false, &mut s, ms(7));
     }
     // A read that started 130 ms before it completed is delayed: depth 1 again.
     c.insert(2, true, None, (0, 8), ms(7));
     assert_eq!(drain(&mut c, &mut s, ms(7)), [2]);
     c.completed(2, true, &mut s, ms(137));
-    assert_eq!(drain(&mut c, &mut s, ms(137)), [18]);
+    assert_eq!(drain(&mut c, &mut s, ms(137)), [30]);
     assert!(drain(&mut c, &mut s, ms(336)).is_empty());
     assert_eq!(
         drain(&mut c, &mut s, ms(337)),
-        [19],
+        [31],
         "depth 2, 200 ms after it"
     );
 }
@@ -410,6 +515,8 @@ fn an_expired_request_goes_first_in_a_new_slice_and_2_6_32_rechooses_the_next() 
     ] {
         let mut s = Scheduler::new();
         let mut c = cfq(v, 0);
+        // A waiting write keeps the reader from being the one busy queue (held to the quantum).
+        c.insert(99, false, None, (0, 8), ms(0));
         c.insert(10, true, None, (200_000, 8), ms(0));
         for (id, pos) in [(1, 4_936), (2, 4_944), (3, 4_952), (4, 4_960)] {
             c.insert(id, true, None, (pos, 8), ms(0));
