@@ -588,7 +588,16 @@ fn describe_elevator(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
                     b.cfq_slice_sync, b.cfq_slice_async, b.cfq_slice_idle
                 ),
             );
-            row(o, 4, "quantum", &b.cfq_quantum.to_string());
+            let alone = if b.cfq.sole_queue_unlimited {
+                "no limit".to_string()
+            } else {
+                (4 * b.cfq_quantum).to_string()
+            };
+            let quantum = format!(
+                "{} in flight per queue; the one busy queue: {alone}",
+                b.cfq_quantum
+            );
+            row(o, 4, "quantum", &quantum);
             let expiry = |sync| {
                 SimDuration::from_ns(u64::from(cfq_fifo_expire(k.hz, sync)) * k.jiffy().as_ns())
             };
@@ -630,7 +639,7 @@ fn describe_cfq(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
     let ramp = match (b.low_latency, r.ramp_from_delayed_sync) {
         (false, _) => "none: async waits only while sync I/O is in flight".to_string(),
         (true, false) => format!(
-            "one async request per {} since the last sync completion, at most quantum",
+            "one async request per {} since the last sync completion, within the quantum",
             b.cfq_slice_sync
         ),
         (true, true) => format!(
