@@ -17,8 +17,9 @@ pub struct OutputArgs {
     #[arg(long, value_enum, default_value_t = Format::Normal)]
     pub format: Format,
     /// After the report, print each policy's run invariants (Little's law per queue and for the
-    /// whole system, conservation of requests, tags and bounce pages, the CPU books, the clock)
-    /// and exit 1 if any fails. With --format json the tables go to stderr.
+    /// whole system, conservation of requests, tags and bounce pages, CFQ's count of waiting
+    /// requests, the CPU books, the clock) and exit 1 if any fails. With --format json the
+    /// tables go to stderr.
     #[arg(long)]
     pub check_invariants: bool,
     /// Also write the full results as JSON: fio-compatible json+ jobs (one per run, pooled over

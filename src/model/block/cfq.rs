@@ -244,7 +244,7 @@ pub(in crate::model) struct Cfq {
     /// Requests waiting in the queues (`cfqd->rq_queued`).
     queued: u32,
     /// CFQ's estimate that the disk queues commands (`cfqd->hw_tag`): it starts set and is
-    /// re-estimated from the peak in-driver depth of every 50 completions under load
+    /// re-estimated from the peak in-driver depth at every 51st completion under load
     /// (`cfq_update_hw_tag`).
     hw_tag: bool,
     /// Completions under load counted towards the next estimate (`hw_tag_samples`).

@@ -117,6 +117,17 @@ fn only_the_one_busy_queue_goes_past_the_quantum() {
     }
 }
 
+/// Read `i` of context 1, 1 GiB from the last: every such read seeks.
+fn seeky_read(c: &mut Cfq, i: u64, t: SimTime) {
+    c.insert(
+        i as BioId,
+        true,
+        Some(ActorId(1)),
+        ((i % 2) * (1 << 21), 8),
+        t,
+    );
+}
+
 /// `cfq_update_hw_tag`: every 51st completion with more than 5 requests queued or in the
 /// driver re-estimates `hw_tag` from the deepest the driver has been since the last estimate.
 /// A seeky reader with one request in flight at a time, while writes wait, never takes the
@@ -132,14 +143,8 @@ fn a_driver_never_five_deep_clears_hw_tag_and_gives_seeky_readers_their_idle_win
     }
     let mut estimates = Vec::new();
     for i in 0..120u64 {
-        // 1 GiB apart: every read seeks; each is queued as the last completes (no think time).
-        c.insert(
-            i as BioId,
-            true,
-            Some(ActorId(1)),
-            ((i % 2) * (1 << 21), 8),
-            ms(i),
-        );
+        // Each read is queued as the last completes (no think time).
+        seeky_read(&mut c, i, ms(i));
         assert_eq!(
             drain(&mut c, &mut s, ms(i)),
             [i as BioId],
@@ -179,13 +184,7 @@ fn a_driver_never_five_deep_clears_hw_tag_and_gives_seeky_readers_their_idle_win
     }
     let mut last = None;
     for i in 0..60u64 {
-        c.insert(
-            i as BioId,
-            true,
-            Some(ActorId(1)),
-            ((i % 2) * (1 << 21), 8),
-            ms(2 + i),
-        );
+        seeky_read(&mut c, i, ms(2 + i));
         drain(&mut c, &mut s, ms(2 + i));
         last = c.completed(i as BioId, true, &mut s, ms(3 + i)).or(last);
     }
