@@ -502,9 +502,19 @@ impl Swap {
         self.recent_rotated[l] += rotated;
     }
 
-    /// The slots sent to swap-out since the last call, in scan order.
+    /// The slots sent to swap-out since the last call, in scan order. Hand the vector back
+    /// with [`Swap::return_writes`] so the next scan reuses its allocation.
     pub fn take_writes(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.writes)
+    }
+
+    /// A vector [`Swap::take_writes`] gave out, done with: emptied, it becomes the list of
+    /// pending writes again unless new writes were queued meanwhile (then it is dropped).
+    pub fn return_writes(&mut self, mut used: Vec<u32>) {
+        if self.writes.is_empty() {
+            used.clear();
+            self.writes = used;
+        }
     }
 
     /// The write of `slot` completed: its page is freed (or, touched meanwhile, mapped again
@@ -693,6 +703,27 @@ mod tests {
             );
             swap.add(0, pg);
         }
+    }
+
+    /// A returned write list keeps its allocation for the next scan, unless writes were
+    /// queued while it was out: those are kept and the returned list is dropped.
+    #[test]
+    fn a_returned_write_list_is_reused_and_never_hides_new_writes() {
+        let (mut mem, mut swap) = setup(100, 8);
+        grow(&mut mem, &mut swap, 8);
+        // New pages are referenced: the first pass only rotates them.
+        swap.scan(&mut mem, 8, true);
+        swap.scan(&mut mem, 4, true);
+        let out = swap.take_writes();
+        let (len, cap) = (out.len(), out.capacity());
+        assert!(len > 0 && swap.writes.is_empty());
+        swap.return_writes(out);
+        assert_eq!((swap.writes.len(), swap.writes.capacity()), (0, cap));
+        swap.scan(&mut mem, 4, true);
+        let out = swap.take_writes();
+        swap.writes.push(99);
+        swap.return_writes(out);
+        assert_eq!(swap.writes, [99]);
     }
 
     #[test]

@@ -79,6 +79,7 @@ impl World {
     ) {
         let mut slots = self.pr().swap.take_writes();
         if slots.is_empty() {
+            self.pr().swap.return_writes(slots);
             return;
         }
         slots.sort_unstable();
@@ -111,6 +112,7 @@ impl World {
             self.issue(bio, ctx, sched);
             i += n;
         }
+        self.pr().swap.return_writes(slots);
     }
 
     /// The swap writer's submitting context.
