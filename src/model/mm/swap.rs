@@ -149,6 +149,8 @@ pub struct Swap {
     saved: [u64; 2],
     swappiness: u64,
     writes: Vec<u32>,
+    /// The slots a fault reads, before they are cut into runs (kept for its allocation).
+    read: Vec<u32>,
     /// Counters (kept while the zone is measuring).
     pub obs: SwapObs,
 }
@@ -176,6 +178,7 @@ impl Swap {
             saved: [0; 2],
             swappiness: u64::from(cfg.swappiness.min(100)),
             writes: Vec::new(),
+            read: Vec::new(),
             obs: SwapObs {
                 total_slots: total as u64,
                 ..SwapObs::default()
@@ -326,21 +329,23 @@ impl Swap {
 
     /// A major fault on `page` has `budget` pages (counted `Anon`): the faulting page and the
     /// window's other swapped pages (in slot order, while the budget lasts) go under read,
-    /// unused pages are freed. Returns the runs of contiguous slots to read, `(first, count)`,
-    /// or `None` when the page is no longer only in swap (its pages all freed: the process
-    /// touches it again).
+    /// unused pages are freed. Fills `runs` with the runs of contiguous slots to read,
+    /// `(first, count)`, and returns true; or returns false, `runs` empty, when the page is no
+    /// longer only in swap (its pages all freed: the process touches it again).
     pub fn fault_start(
         &mut self,
         mem: &mut Mem,
-        proc: u32,
-        page: u32,
+        (proc, page): (u32, u32),
         budget: u32,
-    ) -> Option<Vec<(u32, u32)>> {
+        runs: &mut Vec<(u32, u32)>,
+    ) -> bool {
+        runs.clear();
         let target = match self.page(proc, page) {
             AnonPage::Swapped { slot } if budget > 0 => Some(slot),
             _ => None,
         };
-        let mut read = Vec::new();
+        let mut read = std::mem::take(&mut self.read);
+        read.clear();
         if let Some(t) = target {
             self.procs[proc as usize][page as usize] = AnonPage::SwapIn {
                 slot: t,
@@ -364,17 +369,18 @@ impl Swap {
             u64::from(budget.saturating_sub(read.len() as u32)),
             PageState::Anon,
         );
-        target?;
-        self.obs.readahead_pages += read.len() as u64 - 1;
-        read.sort_unstable();
-        let mut runs: Vec<(u32, u32)> = Vec::new();
-        for s in read {
-            match runs.last_mut() {
-                Some((first, n)) if *first + *n == s => *n += 1,
-                _ => runs.push((s, 1)),
+        if target.is_some() {
+            self.obs.readahead_pages += read.len() as u64 - 1;
+            read.sort_unstable();
+            for &s in &read {
+                match runs.last_mut() {
+                    Some((first, n)) if *first + *n == s => *n += 1,
+                    _ => runs.push((s, 1)),
+                }
             }
         }
-        Some(runs)
+        self.read = read;
+        target.is_some()
     }
 
     /// The read of `slot` completed. A page its process waits for is mapped and resident
@@ -695,6 +701,21 @@ mod tests {
         (mem, swap)
     }
 
+    /// `fault_start` of `page` with `budget` pages: the runs to read, or `None`. The runs
+    /// vector starts with a junk entry, so a `fault_start` that does not clear it fails.
+    fn fault(
+        swap: &mut Swap,
+        mem: &mut Mem,
+        proc: u32,
+        page: u32,
+        budget: u32,
+    ) -> Option<Vec<(u32, u32)>> {
+        let mut runs = vec![(u32::MAX, 1)];
+        let started = swap.fault_start(mem, (proc, page), budget, &mut runs);
+        assert!(started || runs.is_empty());
+        started.then_some(runs)
+    }
+
     fn grow(mem: &mut Mem, swap: &mut Swap, pages: u32) {
         for pg in 0..pages {
             assert!(
@@ -787,7 +808,7 @@ mod tests {
         // valid_swaphandles: the allocated run around slot 2 inside slots 0..8.
         assert_eq!(swap.fault_pages(0, 2), 8);
         alloc(&mut mem, 8);
-        assert_eq!(swap.fault_start(&mut mem, 0, 2, 8), Some(vec![(0, 8)]));
+        assert_eq!(fault(&mut swap, &mut mem, 0, 2, 8), Some(vec![(0, 8)]));
         assert_eq!(swap.check(&mem), Ok(()));
         let woken: Vec<_> = (0..8).filter_map(|s| swap.read_done(&mut mem, s)).collect();
         assert_eq!(woken, vec![0], "only the faulting page's process waited");
@@ -818,7 +839,7 @@ mod tests {
         let (mut mem, mut swap) = swapped(12, 10);
         swap.touch(0, 3);
         alloc(&mut mem, 1);
-        assert_eq!(swap.fault_start(&mut mem, 0, 3, 1), Some(vec![(3, 1)]));
+        assert_eq!(fault(&mut swap, &mut mem, 0, 3, 1), Some(vec![(3, 1)]));
         assert_eq!(swap.read_done(&mut mem, 3), Some(0));
         assert!(matches!(
             swap.page(0, 3),
@@ -838,18 +859,18 @@ mod tests {
         swap.touch(0, 0);
         // The budget ran short (two pages): the faulting page and the next one.
         alloc(&mut mem, 2);
-        assert_eq!(swap.fault_start(&mut mem, 0, 0, 2), Some(vec![(0, 2)]));
+        assert_eq!(fault(&mut swap, &mut mem, 0, 0, 2), Some(vec![(0, 2)]));
         assert_eq!(swap.read_done(&mut mem, 0), Some(0));
         assert_eq!(swap.touch(0, 1), Touch::Wait);
         assert_eq!(swap.read_done(&mut mem, 1), Some(0));
         // A fault whose page left swap meanwhile gives its pages back.
         alloc(&mut mem, 3);
-        assert_eq!(swap.fault_start(&mut mem, 0, 1, 3), None);
+        assert_eq!(fault(&mut swap, &mut mem, 0, 1, 3), None);
         assert_eq!(mem.zone.free_pages(), free0 - 2);
         // Page 2 faults with page 3 read ahead; the buffer is freed before page 3 arrives.
         swap.touch(0, 2);
         alloc(&mut mem, 2);
-        assert_eq!(swap.fault_start(&mut mem, 0, 2, 2), Some(vec![(2, 2)]));
+        assert_eq!(fault(&mut swap, &mut mem, 0, 2, 2), Some(vec![(2, 2)]));
         assert_eq!(swap.read_done(&mut mem, 2), Some(0));
         swap.free_all(&mut mem, 0);
         assert_eq!(swap.check(&mem), Ok(()));

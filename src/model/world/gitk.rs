@@ -259,12 +259,14 @@ impl World {
         let (page, n) = (g.fault_page, g.fault_pages);
         pr.mem
             .transition(u64::from(n), PageState::Filling, PageState::Anon);
-        let Some(runs) = pr.swap.fault_start(&mut pr.mem, p, page, n) else {
+        let mut runs = std::mem::take(&mut self.fault_runs);
+        if !pr.swap.fault_start(&mut pr.mem, (p, page), n, &mut runs) {
+            self.fault_runs = runs;
             self.end_fault(p, now);
             self.gitk_next(p, sched);
             return;
-        };
-        for (slot, pages) in runs {
+        }
+        for &(slot, pages) in &runs {
             let pr = zone(&mut self.memory);
             let offset = pr.swap.slot_offset(slot);
             let g = &mut self.procs[p as usize];
@@ -275,6 +277,7 @@ impl World {
             bio.crypt_u = g.crypt.random();
             self.issue(bio, ctx, sched);
         }
+        self.fault_runs = runs;
     }
 
     /// Process `p`'s fault (or wait for a read ahead page) ends at `now`.
@@ -295,14 +298,17 @@ impl World {
         let now = sched.now();
         let pr = zone(&mut self.memory);
         let first = pr.swap.slot_at(bio.offset);
-        let mut woken = Vec::new();
+        let mut woken = std::mem::take(&mut self.woken);
+        woken.clear();
         for s in first..first + (u64::from(bio.bytes) / PAGE_SIZE) as u32 {
             woken.extend(pr.swap.read_done(&mut pr.mem, s));
         }
-        for q in woken {
+        for &q in &woken {
             self.end_fault(q, now);
             self.gitk_next(q, sched);
         }
+        woken.clear();
+        self.woken = woken;
     }
 
     /// Schedules every process's start and finds the contexts cast for them.
