@@ -56,7 +56,7 @@ impl World {
     fn gitk_read(&mut self, p: u32, offset: u64, bytes: u32, sched: &mut Scheduler<Event>) {
         let g = &self.procs[p as usize];
         let (file, first) = (g.file, g.log_page(offset));
-        let mut runs = std::mem::take(&mut self.log_runs);
+        let mut runs = std::mem::take(&mut self.page_runs);
         let req =
             zone(&mut self.memory)
                 .mem
@@ -97,7 +97,7 @@ impl World {
                 self.route(id, ctx, sched);
             }
         }
-        self.log_runs = runs;
+        self.page_runs = runs;
     }
 
     /// A read of process `p`'s logs completed: its pages are cached, and every copy that waited
@@ -259,9 +259,9 @@ impl World {
         let (page, n) = (g.fault_page, g.fault_pages);
         pr.mem
             .transition(u64::from(n), PageState::Filling, PageState::Anon);
-        let mut runs = std::mem::take(&mut self.fault_runs);
+        let mut runs = std::mem::take(&mut self.page_runs);
         if !pr.swap.fault_start(&mut pr.mem, (p, page), n, &mut runs) {
-            self.fault_runs = runs;
+            self.page_runs = runs;
             self.end_fault(p, now);
             self.gitk_next(p, sched);
             return;
@@ -277,7 +277,7 @@ impl World {
             bio.crypt_u = g.crypt.random();
             self.issue(bio, ctx, sched);
         }
-        self.fault_runs = runs;
+        self.page_runs = runs;
     }
 
     /// Process `p`'s fault (or wait for a read ahead page) ends at `now`.

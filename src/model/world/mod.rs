@@ -105,10 +105,9 @@ pub struct World {
     /// Processes a completed read wakes, of shared log pages or from swap (kept for its
     /// allocation).
     woken: Vec<u32>,
-    /// The runs of log pages a fake-gitk read must fetch (kept for its allocation).
-    log_runs: Vec<(u32, u32)>,
-    /// The runs of swap slots a fake-gitk fault reads (kept for its allocation).
-    fault_runs: Vec<(u32, u32)>,
+    /// The runs of pages a fake-gitk log read or fault must fetch (kept for its allocation;
+    /// taken while in use, so a nested use allocates its own).
+    page_runs: Vec<(u32, u32)>,
     /// Pieces of split bios in the slab (not requests of their own: the system's books
     /// subtract them).
     pieces_live: u64,
@@ -204,8 +203,7 @@ impl World {
             cw: CongestionWaits::default(),
             scratch: Vec::new(),
             woken: Vec::new(),
-            log_runs: Vec::new(),
-            fault_runs: Vec::new(),
+            page_runs: Vec::new(),
             cpu_at_warmup: [0; CpuContext::COUNT],
             pieces_live: 0,
             cpu_busy_at_warmup: Vec::new(),
