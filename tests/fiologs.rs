@@ -397,7 +397,8 @@ fn per_io_logs_are_replication_0s() {
         .find(|r| r["command"] == "fifo" && r["metric"] == "read mean")
         .expect("fifo's read mean")["times"];
     let (rep0, rep1) = (times[0].as_f64().unwrap(), times[1].as_f64().unwrap());
-    assert!((rep0 - rep1).abs() > 1e-3 * rep0, "the replications differ");
+    // Distinguishable at far more than the tolerance the log is held to below.
+    assert!((rep0 - rep1).abs() > 1e-5 * rep0, "the replications differ");
     let lat = lines(
         &out.join("fifo").join(format!("{TQ_PREFIX}_lat.1.log")),
         false,

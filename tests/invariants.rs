@@ -93,7 +93,8 @@ fn checked(args: &[&str], policies: usize) -> Vec<Table> {
         // Six laws always; five more (zone, bounce, dirty, writeback and filling pages) with a
         // memory model.
         // One more per TCP receive path, one for anonymous memory and swap, one for the
-        // pages fake-gitk's copies share, and one for CFQ's own count of waiting requests.
+        // pages fake-gitk's copies share, and two for CFQ (its own count of waiting requests,
+        // and its priority tree).
         let rx = t
             .conservation
             .iter()
@@ -102,6 +103,7 @@ fn checked(args: &[&str], policies: usize) -> Vec<Table> {
                     || c.starts_with("anonymous pages")
                     || c.starts_with("shared log pages")
                     || c.starts_with("cfq queued")
+                    || c.starts_with("cfq prio tree")
             })
             .count();
         let n = t.conservation.len() - rx;
@@ -141,9 +143,9 @@ fn mel_2009_swap_keeps_the_receive_paths_and_shared_pages_books() {
             .find(|c| c.starts_with("receive path"))
             .unwrap_or_else(|| panic!("{}: {:?}", t.policy, t.conservation));
         assert!(row.contains("255 ring"), "{}: {row}", t.policy);
-        // The fake-gitk copies' shared log pages, and CFQ's count of waiting requests, are
-        // checked too (and held: `checked`).
-        for law in ["shared log pages", "cfq queued"] {
+        // The fake-gitk copies' shared log pages, CFQ's count of waiting requests and its
+        // priority tree are checked too (and held: `checked`).
+        for law in ["shared log pages", "cfq queued", "cfq prio tree"] {
             assert!(
                 t.conservation.iter().any(|c| c.starts_with(law)),
                 "{}: {law}: {:?}",

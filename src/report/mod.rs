@@ -518,6 +518,10 @@ pub struct BlockReport {
     /// CFQ's estimates of whether the disk queues commands (`cfq_update_hw_tag`, every 51
     /// completions under load), then how many found it not queueing; zero for other elevators.
     pub ncq_estimates: [u64; 2],
+    /// CFQ slices handed to a busy queue whose next request lies close to the head instead of
+    /// idling (`cfq_close_cooperator`), then preemptions of an idling queue by a close request
+    /// (`cfq_rq_close`); zero for other elevators and from 2.6.33.
+    pub cfq_coop: [u64; 2],
     /// Device busy time over the measured window, percent (at most 100).
     pub device_util_pct: f64,
     /// Requests the device completed, reads then writes (`Disk stats` `ios`).
@@ -866,6 +870,7 @@ impl BlockReport {
             dispatched: b.dispatched,
             device_busy_ns: b.device_busy.as_ns(),
             ncq_estimates: b.ncq_estimates,
+            cfq_coop: b.cfq_coop,
             device_util_pct,
             completed: b.completed,
             ticks_ns: [b.ticks[0].as_ns(), b.ticks[1].as_ns()],

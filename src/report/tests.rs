@@ -178,6 +178,7 @@ pub(crate) fn run(policy: &str, end: RunEnd) -> RunObs {
             completed: [24_120, 12_060],
             ticks: [SimDuration::from_ms(15_001), SimDuration::from_ms(230_499)],
             ncq_estimates: [0, 0],
+            cfq_coop: [0, 0],
         },
         writeback: WritebackObs {
             dirtied_bytes: 300 << 20,

@@ -612,6 +612,13 @@ fn device_lines(p: &PolicyReport, s: &mut String) {
             b.ncq_estimates[0], b.ncq_estimates[1]
         );
     }
+    if b.cfq_coop != [0, 0] {
+        let _ = writeln!(
+            s,
+            "  cfq coop     : jumps={}, preempts={} (a close queue ran instead of idling)",
+            b.cfq_coop[0], b.cfq_coop[1]
+        );
+    }
     let w = &p.writeback;
     if w.dirtied_bytes > 0 || w.written_back_bytes > 0 || w.throttled_ns > 0 || p.memory.is_some() {
         let _ = writeln!(

@@ -695,9 +695,25 @@ fn describe_cfq(o: &mut Rows, b: &BlockConfig, k: &KernelConfig) {
          seek statistics are per queue"
     };
     row(o, 4, "context stats", stats);
+    describe_cooperators(o, &r);
     if r.target_latency && b.low_latency {
         row(o, 4, "target latency", "slices scaled into 300ms (HZ*3/10)");
     }
+}
+
+/// CFQ's close-cooperator row: how a queue near the head takes the disk from an idling one.
+fn describe_cooperators(o: &mut Rows, r: &CfqRules) {
+    let coop = if !r.close_cooperator {
+        "not modelled (2.6.33 merges cooperating sync queues instead)"
+    } else if r.coop_preempt_marks {
+        "a busy queue whose next request lies within the active context's mean seek distance \
+         of the head runs instead of idling; a request that close preempts an idling queue \
+         unless its queue is already marked a cooperator"
+    } else {
+        "a busy queue whose next request lies within the active context's mean seek distance \
+         of the head runs instead of idling; a request that close preempts an idling queue"
+    };
+    row(o, 4, "cooperators", coop);
 }
 
 #[cfg(test)]

@@ -263,6 +263,8 @@ impl KernelVersion {
             idle_within_slice_only: self >= V2_6_32,
             seek_per_context: self < V2_6_33,
             sole_queue_unlimited: self >= V2_6_33,
+            close_cooperator: self < V2_6_33,
+            coop_preempt_marks: self == V2_6_32,
         }
     }
 }

@@ -157,6 +157,9 @@ pub struct BlockObs {
     /// CFQ's estimates of whether the disk queues commands (`cfq_update_hw_tag`), then how
     /// many of them found it not queueing (`hw_tag` cleared).
     pub ncq_estimates: [u64; 2],
+    /// CFQ slices handed to a close cooperator instead of idling (`cfq_close_cooperator`),
+    /// then preemptions of an idling queue by a close request (`cfq_rq_close`).
+    pub cfq_coop: [u64; 2],
 }
 
 impl BlockObs {
@@ -180,6 +183,7 @@ impl BlockObs {
                 self.ticks[1].saturating_sub(earlier.ticks[1]),
             ],
             ncq_estimates: pair(self.ncq_estimates, earlier.ncq_estimates),
+            cfq_coop: pair(self.cfq_coop, earlier.cfq_coop),
         }
     }
 }
@@ -823,6 +827,7 @@ impl RunObs {
         add2(&mut self.block.completed, &b.completed);
         add2(&mut self.block.ticks, &b.ticks);
         add2(&mut self.block.ncq_estimates, &b.ncq_estimates);
+        add2(&mut self.block.cfq_coop, &b.cfq_coop);
         self.writeback.dirtied_bytes += other.writeback.dirtied_bytes;
         self.writeback.written_back_bytes += other.writeback.written_back_bytes;
         self.writeback.throttled += other.writeback.throttled;

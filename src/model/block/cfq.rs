@@ -11,6 +11,12 @@
 //! dispatch of a slice takes the queue's oldest request if it has waited past its FIFO expiry
 //! (`cfq_check_fifo`).
 //!
+//! 2.6.30 to 2.6.32 also file every busy queue by its next request's sector (`prio_trees`,
+//! [`prio_tree`]): a queue running empty hands the disk to a queue whose next request lies
+//! within the active io context's mean seek distance of the head instead of idling
+//! (`cfq_close_cooperator`), and a request that close preempts an idling queue
+//! (`cfq_rq_close` in `cfq_should_preempt`).
+//!
 //! The io context is the submitter's: a process submitting its own I/O (a fio job's or a
 //! fake-gitk copy's context, policy `none` or `inline`) gets its own sync queue with its own
 //! seek statistics and idle window (`cfq_get_queue` keyed by the task's `cfq_io_context`); I/O
@@ -23,7 +29,10 @@ use crate::model::base::config::{
 };
 use crate::model::base::ids::ActorId;
 use crate::model::block::queue::BlockEvent;
+use prio_tree::{RbTree, Search};
 use std::collections::{BTreeSet, VecDeque};
+
+mod prio_tree;
 
 /// Index of the SYNC class in per-class arrays.
 const SYNC: usize = 0;
@@ -53,11 +62,13 @@ const SLICE_SCALE: i64 = 5;
 /// The default best-effort priority every qsim context has (`IOPRIO_NORM`).
 const PRIO_NORM: i64 = 4;
 
-/// One queued request: its bio, when it was queued (`rq->start_time`), its first sector and
-/// length, and its insertion number (which orders requests at the same sector).
+/// One queued request: its bio, its io context (`RQ_CIC`), when it was queued
+/// (`rq->start_time`), its first sector and length, and its insertion number (which orders
+/// requests at the same sector).
 #[derive(Debug, Clone, Copy)]
 struct Rq {
     id: BioId,
+    ctx: Option<ActorId>,
     start: SimTime,
     pos: u64,
     sectors: u64,
@@ -107,6 +118,12 @@ fn choose(a: Option<SortKey>, b: Option<SortKey>, last: u64) -> Option<SortKey> 
             }
         }
     })
+}
+
+/// The sector of queue `n`'s next request, the key `prio_trees` compare against (a filed queue
+/// always has one: it leaves the tree when its last request is dispatched).
+fn next_pos(queues: &[CfqQueue], n: usize) -> u64 {
+    queues[n].next_rq.map_or(0, |(pos, _)| pos)
 }
 
 /// `cfq_update_io_seektime`: the decaying mean seek distance of one io context, in sectors.
@@ -197,6 +214,12 @@ struct CfqQueue {
     /// Place on the service tree: `rb_key` in jiffies, then the order of insertion (the
     /// red-black tree puts an equal key to the right).
     rb_key: (i64, u64),
+    /// The queue took the disk as a close cooperator, and may not again until it is next
+    /// chosen from the service tree (`CFQ_CFQQ_FLAG_coop`).
+    coop: bool,
+    /// The queue preempted as a close cooperator, so its first selection keeps `coop`
+    /// (`CFQ_CFQQ_FLAG_coop_preempt`, 2.6.32).
+    coop_preempt: bool,
 }
 
 impl CfqQueue {
@@ -214,6 +237,8 @@ impl CfqQueue {
             think: ThinkTime::default(),
             idle_window: sync && idles,
             rb_key: (0, 0),
+            coop: false,
+            coop_preempt: false,
         }
     }
 }
@@ -251,6 +276,20 @@ pub(in crate::model) struct Cfq {
     hw_tag_samples: u32,
     /// The deepest the driver has been since the last estimate (`rq_in_driver_peak`).
     in_driver_peak: u32,
+    /// Every busy queue filed by the sector of its next request as it was when the queue was
+    /// last filed (`prio_trees`; qsim's queues all have the default priority, so one tree).
+    prio: RbTree,
+    /// The io context of the slice's first dispatched request (`cfqd->active_cic`): `None`
+    /// before it, then the queue whose seek statistics are that context's (`None` inside: a
+    /// context whose statistics qsim does not keep, which counts as having no valid samples).
+    active_cic: Option<Option<usize>>,
+    /// The queue that preempted the last slice, served next (`cfq_preempt_queue` puts it at
+    /// the front of the service tree).
+    front: Option<usize>,
+    /// A sync request arrived while the async queue had the disk (`cfq_should_preempt`).
+    sync_arrived: bool,
+    /// Slices handed to a close cooperator, and preemptions by a close request.
+    coop_counts: [u64; 2],
     cfg: BlockConfig,
     rules: CfqRules,
     hz: u32,
@@ -283,6 +322,11 @@ impl Cfq {
             hw_tag: true,
             hw_tag_samples: 0,
             in_driver_peak: 0,
+            prio: RbTree::default(),
+            active_cic: None,
+            front: None,
+            sync_arrived: false,
+            coop_counts: [0; 2],
             cfg: cfg.clone(),
             rules,
             hz: kernel.hz,
@@ -344,19 +388,22 @@ impl Cfq {
 
     /// A request of `sectors` sectors at sector `pos` from io context `ctx` is queued
     /// (`cfq_insert_request`, `cfq_add_cfqq_rr` for a queue that was empty, then
-    /// `cfq_rq_enqueued`'s seek and idle-window updates for a sync one).
-    pub(in crate::model) fn insert(
+    /// `cfq_rq_enqueued`'s seek and idle-window updates for a sync one, and its preemption
+    /// check).
+    pub(in crate::model) fn insert<E: From<BlockEvent>>(
         &mut self,
         id: BioId,
         sync: bool,
         ctx: Option<ActorId>,
         (pos, sectors): (u64, u64),
+        sched: &mut Scheduler<E>,
         now: SimTime,
     ) {
         let q = self.queue_of(sync, ctx, now);
         self.rq_seq += 1;
         let rq = Rq {
             id,
+            ctx,
             start: now,
             pos,
             sectors,
@@ -367,10 +414,19 @@ impl Cfq {
         let queue = &mut self.queues[q];
         queue.fifo.push_back(rq);
         queue.sorted.insert((pos, rq.seq));
-        // `cfq_add_rq_rb`: the new request may be the better next one.
-        queue.next_rq = choose(queue.next_rq, Some((pos, rq.seq)), last);
+        // `cfq_add_rq_rb`: the new request may be the better next one, and the queue is then
+        // filed again by its sector.
+        let prev = queue.next_rq;
+        queue.next_rq = choose(prev, Some((pos, rq.seq)), last);
+        let refile = queue.next_rq != prev;
         if self.queues[q].fifo.len() == 1 {
             self.service_tree_add(q, now);
+        }
+        if refile {
+            self.prio_tree_add(q);
+        }
+        if sync && self.active.is_some_and(|a| !self.queues[a].sync) {
+            self.sync_arrived = true;
         }
         let (now_j, cap) = (self.jiffies(now), 2 * self.slice_idle_jiffies());
         if sync {
@@ -391,6 +447,103 @@ impl Cfq {
                 self.queues[s].seek.update(pos, sectors);
             }
         }
+        if self.preempts_as_close(q, pos) {
+            // `cfq_preempt_queue`: the idling slice ends and this queue is served next.
+            self.coop_counts[1] += 1;
+            self.expire(sched, now);
+            self.front = Some(q);
+        }
+    }
+
+    /// The last rule of `cfq_should_preempt` (2.6.30 to 2.6.32): a request of queue `q` at
+    /// sector `pos` preempts the active queue while that queue idles for its next request, if
+    /// it lies as close to the head as the active context's requests do (`cfq_rq_close`);
+    /// 2.6.32 lets a queue already marked a cooperator do so only as the one busy queue, and
+    /// marks it (`coop`, and `coop_preempt` so that its selection keeps the mark).
+    fn preempts_as_close(&mut self, q: usize, pos: u64) -> bool {
+        let (Some(a), Some(cic)) = (self.active, self.active_cic) else {
+            return false;
+        };
+        if !self.rules.close_cooperator
+            || a == q
+            || self.idle_timer.is_none()
+            || !self.rq_close(cic, pos)
+        {
+            return false;
+        }
+        if self.rules.coop_preempt_marks {
+            if self.queues[q].coop && self.busy() > 1 {
+                return false;
+            }
+            self.queues[q].coop = true;
+            self.queues[q].coop_preempt = true;
+        }
+        true
+    }
+
+    /// `cfq_rq_close`: a request at sector `pos` is as close to the head as the active
+    /// context's requests are, within its mean seek distance (`CIC_SEEK_THR` while its
+    /// statistics are not yet valid, or not kept: `cic` is the queue holding them).
+    fn rq_close(&self, cic: Option<usize>, pos: u64) -> bool {
+        let sdist = match cic.map(|c| &self.queues[c].seek) {
+            Some(seek) if seek.valid() => seek.mean,
+            _ => SEEK_THR,
+        };
+        pos.abs_diff(self.last_position) <= sdist
+    }
+
+    /// `cfq_prio_tree_add`: queue `q` is filed again by its next request's sector, or left
+    /// out while it has none, or while another queue's next request starts at that same
+    /// sector as the search finds it.
+    fn prio_tree_add(&mut self, q: usize) {
+        if !self.rules.close_cooperator {
+            return;
+        }
+        if self.prio.contains(q) {
+            self.prio.erase(q);
+        }
+        let Some((sector, _)) = self.queues[q].next_rq else {
+            return;
+        };
+        let queues = &self.queues;
+        if let Search::Vacant { parent, right } =
+            self.prio.search(|n| sector.cmp(&next_pos(queues, n)))
+        {
+            self.prio.insert(q, parent, right);
+        }
+    }
+
+    /// `cfq_close_cooperator` without marking (its `probe`): a busy queue, not already marked
+    /// a cooperator, whose next request lies close to the head (`cfqq_close`): the one the
+    /// search for the head's sector ends at (at once if its next request starts there), else
+    /// its neighbour on the head's side. Needs a request dispatched in this slice.
+    fn close_cooperator(&self) -> Option<usize> {
+        if !self.rules.close_cooperator {
+            return None;
+        }
+        let cic = self.active_cic?;
+        let sector = self.last_position;
+        let found = match self.prio.search(|n| sector.cmp(&next_pos(&self.queues, n))) {
+            Search::Found(n) => n,
+            Search::Vacant { parent, .. } => {
+                let p = parent?;
+                let at = next_pos(&self.queues, p);
+                if self.rq_close(cic, at) {
+                    p
+                } else {
+                    let n = if at < sector {
+                        self.prio.next(p)
+                    } else {
+                        self.prio.prev(p)
+                    }?;
+                    if !self.rq_close(cic, next_pos(&self.queues, n)) {
+                        return None;
+                    }
+                    n
+                }
+            }
+        };
+        (!self.queues[found].coop).then_some(found)
     }
 
     /// `cfq_update_idle_window`: none without `slice_idle`; none for a seeky context on an NCQ
@@ -533,16 +686,23 @@ impl Cfq {
         // dispatches or waits, so this ends within three passes.
         for _ in 0..4 {
             let Some(a) = self.active else {
-                let pick = self.pick()?;
-                self.active = Some(pick);
-                self.queues[pick].fifo_checked = false;
-                self.dispatched_in_slice = 0;
-                self.slice_end = now + self.new_slice(pick);
+                let front = self.front.take();
+                let pick = match front.filter(|&f| !self.queues[f].fifo.is_empty()) {
+                    Some(f) => f,
+                    None => self.pick()?,
+                };
+                // `cfq_set_active_queue(NULL)`: a queue taken from the service tree is no
+                // longer a cooperator, unless it preempted as one (2.6.32).
+                if !self.queues[pick].coop_preempt {
+                    self.queues[pick].coop = false;
+                }
+                self.start_slice(pick, now);
                 continue;
             };
             let sync = self.queues[a].sync;
-            // A sync request preempts an async slice.
-            let preempt = !sync && self.queues.iter().any(|q| q.sync && !q.fifo.is_empty());
+            // A sync request that arrived during an async slice preempts it. (The async queue
+            // starts a slice from the service tree only while no sync request waits.)
+            let preempt = !sync && self.sync_arrived;
             let used_up =
                 now >= self.slice_end || (!sync && self.dispatched_in_slice >= ASYNC_RQ_PER_SLICE);
             let other_waits =
@@ -553,6 +713,15 @@ impl Cfq {
             }
             if !self.queues[a].fifo.is_empty() {
                 return self.dispatch(a, sched, now);
+            }
+            // `cfq_select_queue`: a busy queue whose next request lies close to the head takes
+            // the disk rather than the active queue waiting or idling.
+            if let Some(c) = self.close_cooperator() {
+                self.coop_counts[0] += 1;
+                self.queues[c].coop = true;
+                self.expire(sched, now);
+                self.start_slice(c, now);
+                continue;
             }
             // The active queue is empty: idle for more of its sync I/O, or expire.
             if sync
@@ -573,6 +742,16 @@ impl Cfq {
         None
     }
 
+    /// `__cfq_set_active_queue`: queue `q` starts a slice.
+    fn start_slice(&mut self, q: usize, now: SimTime) {
+        self.active = Some(q);
+        self.queues[q].coop_preempt = false;
+        self.queues[q].fifo_checked = false;
+        self.dispatched_in_slice = 0;
+        self.sync_arrived = false;
+        self.slice_end = now + self.new_slice(q);
+    }
+
     fn dispatch<E: From<BlockEvent>>(
         &mut self,
         a: usize,
@@ -584,6 +763,14 @@ impl Cfq {
         }
         let rq = self.take_request(a, now)?;
         let (id, start) = (rq.id, rq.start);
+        if self.active_cic.is_none() {
+            // `cfq_dispatch_request`: the slice's first request names the active context.
+            self.active_cic = Some(if self.queues[a].sync {
+                Some(a)
+            } else {
+                self.stats_queue(rq.ctx)
+            });
+        }
         if let Some(t) = self.idle_timer.take() {
             sched.cancel(t);
         }
@@ -629,7 +816,13 @@ impl Cfq {
             queue.next_rq = choose(after, before, last);
         }
         queue.sorted.remove(&key);
+        let emptied = queue.fifo.is_empty();
         self.last_position = rq.pos + rq.sectors;
+        if emptied && self.prio.contains(a) {
+            // `cfq_del_cfqq_rr`: an empty queue leaves the trees; a busy one keeps its place
+            // however its next request moved.
+            self.prio.erase(a);
+        }
         Some(rq)
     }
 
@@ -678,6 +871,7 @@ impl Cfq {
             && !self.cfg.cfq_slice_idle.is_zero()
             && self.idle_timer.is_none()
             && !self.thinks_past_slice(q, now)
+            && self.close_cooperator().is_none()
         {
             self.arm_idle(q, sched, now);
         }
@@ -717,15 +911,51 @@ impl Cfq {
     pub(in crate::model) fn idle_timer(&mut self) {
         self.idle_timer = None;
         self.active = None;
+        self.active_cic = None;
+    }
+
+    /// Slices handed to a close cooperator (`cfq_close_cooperator`), then preemptions by a
+    /// close request (`cfq_rq_close`), so far.
+    pub(in crate::model) fn coop_counts(&self) -> [u64; 2] {
+        self.coop_counts
+    }
+
+    /// Checks the priority tree: a valid red-black tree holding only busy queues (a busy queue
+    /// may be missing from it, as the kernel leaves out one whose next request starts at
+    /// another's). The first broken rule, if any.
+    pub(in crate::model) fn check_prio_tree(&self) -> Result<(), String> {
+        self.prio.check()?;
+        match self
+            .prio
+            .in_order()
+            .into_iter()
+            .find(|&n| self.queues[n].fifo.is_empty())
+        {
+            Some(n) => Err(format!(
+                "queue {n} is filed in the priority tree with no request"
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The queue holding io context `ctx`'s seek statistics: its sync queue (`None`: a
+    /// context without a process, such as the flusher's or kswapd's, whose statistics qsim
+    /// does not keep).
+    fn stats_queue(&self, ctx: Option<ActorId>) -> Option<usize> {
+        ctx?;
+        self.queues.iter().position(|q| q.sync && q.ctx == ctx)
     }
 
     /// `cfq_slice_expired`: the active queue goes back into the service tree
     /// (`cfq_resort_rr_list`) if it still has requests.
     fn expire<E: From<BlockEvent>>(&mut self, sched: &mut Scheduler<E>, now: SimTime) {
+        self.active_cic = None;
         if let Some(a) = self.active.take()
             && !self.queues[a].fifo.is_empty()
         {
+            // `cfq_resort_rr_list`: back on the service tree, and filed again by its sector.
             self.service_tree_add(a, now);
+            self.prio_tree_add(a);
         }
         if let Some(t) = self.idle_timer.take() {
             sched.cancel(t);

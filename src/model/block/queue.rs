@@ -175,6 +175,15 @@ impl RequestQueue {
         }
     }
 
+    /// CFQ's priority tree checked, when CFQ is the elevator: `Err` names the first broken
+    /// rule (docs/model/block.md §5, close cooperators).
+    pub fn cfq_prio_tree(&self) -> Option<Result<(), String>> {
+        match &self.elevator {
+            ElevatorState::Cfq(c) => Some(c.check_prio_tree()),
+            _ => None,
+        }
+    }
+
     /// Tries to allocate a request of `class` for a submitter with batching state `batch`.
     /// On `false` the caller must [`RequestQueue::sleep`].
     pub fn get_request(&mut self, class: QueueClass, batch: &mut BatchState, now: SimTime) -> bool {
@@ -276,7 +285,8 @@ impl RequestQueue {
             ElevatorState::Cfq(c) => {
                 let (offset, bytes, _) = at;
                 let sectors = u64::from(bytes).div_ceil(512);
-                c.insert(id, sync, ctx, (offset / 512, sectors), sched.now());
+                c.insert(id, sync, ctx, (offset / 512, sectors), sched, sched.now());
+                self.counters.cfq_coop = c.coop_counts();
             }
             ElevatorState::Deadline(d) => {
                 let (offset, bytes, dir) = at;
@@ -330,7 +340,11 @@ impl RequestQueue {
         let now = sched.now();
         let got = match &mut self.elevator {
             ElevatorState::Fifo(q) => q.pop_front(),
-            ElevatorState::Cfq(c) => c.next(sched, now),
+            ElevatorState::Cfq(c) => {
+                let got = c.next(sched, now);
+                self.counters.cfq_coop = c.coop_counts();
+                got
+            }
             ElevatorState::Deadline(d) => d.dispatch(now),
         };
         if got.is_some() {

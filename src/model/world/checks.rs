@@ -49,19 +49,31 @@ impl World {
     }
 
     /// CFQ's count of waiting requests (which its `hw_tag` estimate reads) against the
-    /// requests in its queues and in the request queue's elevator; none for other elevators.
+    /// requests in its queues and in the request queue's elevator, and its priority tree's
+    /// shape and contents; none for other elevators.
     fn elevator_checks(&self) -> Vec<ConservationCheck> {
         let Some((counted, in_queues)) = self.queue.cfq_books() else {
             return Vec::new();
         };
         let in_elevator = u64::from(self.queue.queued());
-        vec![ConservationCheck {
-            law: "cfq queued",
-            detail: format!(
-                "counted {counted} = in its queues {in_queues} = in the elevator {in_elevator}"
-            ),
-            holds: counted == in_queues && counted == in_elevator,
-        }]
+        let tree = self.queue.cfq_prio_tree().unwrap_or(Ok(()));
+        vec![
+            ConservationCheck {
+                law: "cfq queued",
+                detail: format!(
+                    "counted {counted} = in its queues {in_queues} = in the elevator {in_elevator}"
+                ),
+                holds: counted == in_queues && counted == in_elevator,
+            },
+            ConservationCheck {
+                law: "cfq prio tree",
+                detail: match &tree {
+                    Ok(()) => "a red-black tree of busy queues".to_string(),
+                    Err(e) => e.clone(),
+                },
+                holds: tree.is_ok(),
+            },
+        ]
     }
 
     /// The per-CPU machine's books ([`cpu_laws`](crate::model::observe::invariants::cpu_laws)) as they stand,

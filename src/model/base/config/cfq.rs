@@ -52,4 +52,15 @@ pub struct CfqRules {
     /// `cfq_may_dispatch`: the one busy queue, at its quantum, may go on without limit
     /// (2.6.33); before, up to 4 × quantum.
     pub sole_queue_unlimited: bool,
+    /// `cfq_close_cooperator` and `cfq_rq_close` (2.6.30 to 2.6.32): every busy queue is filed
+    /// by its next request's sector (`prio_trees`); when the active queue runs empty, a queue
+    /// whose next request lies within the active io context's mean seek distance of the head
+    /// takes the disk instead of idling, and a new request that close preempts an idling
+    /// queue. 2.6.33 rewrote the rule into the merging of cooperating sync queues, which qsim
+    /// does not model.
+    pub close_cooperator: bool,
+    /// `cfq_should_preempt` (2.6.32): a close request's queue preempts only if it is not
+    /// already marked as a cooperator (or is the one busy queue), and is then marked one
+    /// (`coop`, `coop_preempt`).
+    pub coop_preempt_marks: bool,
 }
