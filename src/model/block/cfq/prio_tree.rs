@@ -14,12 +14,17 @@
 
 use std::cmp::Ordering;
 
+/// The two sides of a node, as indices into [`Node::kids`].
+const LEFT: usize = 0;
+/// See [`LEFT`].
+const RIGHT: usize = 1;
+
 /// One node's links and colour.
 #[derive(Debug, Clone, Copy, Default)]
 struct Node {
     parent: Option<usize>,
-    left: Option<usize>,
-    right: Option<usize>,
+    /// The left and the right child.
+    kids: [Option<usize>; 2],
     red: bool,
     linked: bool,
 }
@@ -58,17 +63,12 @@ impl RbTree {
         let (mut at, mut parent, mut right) = (self.root, None, false);
         while let Some(n) = at {
             parent = Some(n);
-            match cmp(n) {
-                Ordering::Less => {
-                    right = false;
-                    at = self.nodes[n].left;
-                }
-                Ordering::Greater => {
-                    right = true;
-                    at = self.nodes[n].right;
-                }
+            right = match cmp(n) {
+                Ordering::Less => false,
+                Ordering::Greater => true,
                 Ordering::Equal => return Search::Found(n),
-            }
+            };
+            at = self.nodes[n].kids[usize::from(right)];
         }
         Search::Vacant { parent, right }
     }
@@ -82,15 +82,13 @@ impl RbTree {
         debug_assert!(!self.nodes[n].linked, "node {n} is already in the tree");
         self.nodes[n] = Node {
             parent,
-            left: None,
-            right: None,
+            kids: [None; 2],
             red: true,
             linked: true,
         };
         match parent {
             None => self.root = Some(n),
-            Some(p) if right => self.nodes[p].right = Some(n),
-            Some(p) => self.nodes[p].left = Some(n),
+            Some(p) => self.nodes[p].kids[usize::from(right)] = Some(n),
         }
         self.insert_color(n);
     }
@@ -99,43 +97,40 @@ impl RbTree {
         n.is_some_and(|n| self.nodes[n].red)
     }
 
+    /// The side of its parent `p` that child place `n` is on.
+    fn side(&self, p: usize, n: Option<usize>) -> usize {
+        if self.nodes[p].kids[LEFT] == n {
+            LEFT
+        } else {
+            RIGHT
+        }
+    }
+
     /// Replaces `old` by `new` in `old`'s parent (or as the root).
     fn replace_child(&mut self, parent: Option<usize>, old: usize, new: Option<usize>) {
         match parent {
             None => self.root = new,
-            Some(p) if self.nodes[p].left == Some(old) => self.nodes[p].left = new,
-            Some(p) => self.nodes[p].right = new,
+            Some(p) => {
+                let side = self.side(p, Some(old));
+                self.nodes[p].kids[side] = new;
+            }
         }
     }
 
-    fn rotate_left(&mut self, n: usize) {
-        let r = self.nodes[n]
-            .right
-            .expect("rotate_left needs a right child");
+    /// Rotates at `n`, which goes down on side `down` (`__rb_rotate_left` for [`LEFT`],
+    /// `__rb_rotate_right` for [`RIGHT`]): its child on the other side takes its place.
+    fn rotate(&mut self, n: usize, down: usize) {
+        let up = self.nodes[n].kids[1 - down].expect("a rotation needs the rising child");
         let parent = self.nodes[n].parent;
-        let inner = self.nodes[r].left;
-        self.nodes[n].right = inner;
+        let inner = self.nodes[up].kids[down];
+        self.nodes[n].kids[1 - down] = inner;
         if let Some(i) = inner {
             self.nodes[i].parent = Some(n);
         }
-        self.nodes[r].left = Some(n);
-        self.nodes[r].parent = parent;
-        self.replace_child(parent, n, Some(r));
-        self.nodes[n].parent = Some(r);
-    }
-
-    fn rotate_right(&mut self, n: usize) {
-        let l = self.nodes[n].left.expect("rotate_right needs a left child");
-        let parent = self.nodes[n].parent;
-        let inner = self.nodes[l].right;
-        self.nodes[n].left = inner;
-        if let Some(i) = inner {
-            self.nodes[i].parent = Some(n);
-        }
-        self.nodes[l].right = Some(n);
-        self.nodes[l].parent = parent;
-        self.replace_child(parent, n, Some(l));
-        self.nodes[n].parent = Some(l);
+        self.nodes[up].kids[down] = Some(n);
+        self.nodes[up].parent = parent;
+        self.replace_child(parent, n, Some(up));
+        self.nodes[n].parent = Some(up);
     }
 
     /// Restores the colour rules after a red node `n` was linked.
@@ -143,36 +138,21 @@ impl RbTree {
         while let Some(mut p) = self.nodes[n].parent.filter(|&p| self.nodes[p].red) {
             // A red parent is never the root, so the grandparent exists.
             let g = self.nodes[p].parent.expect("a red node has a parent");
-            let parent_is_left = self.nodes[g].left == Some(p);
-            let uncle = if parent_is_left {
-                self.nodes[g].right
-            } else {
-                self.nodes[g].left
-            };
-            if let Some(u) = uncle.filter(|&u| self.nodes[u].red) {
+            let side = self.side(g, Some(p));
+            if let Some(u) = self.nodes[g].kids[1 - side].filter(|&u| self.nodes[u].red) {
                 self.nodes[u].red = false;
                 self.nodes[p].red = false;
                 self.nodes[g].red = true;
                 n = g;
                 continue;
             }
-            if parent_is_left {
-                if self.nodes[p].right == Some(n) {
-                    self.rotate_left(p);
-                    std::mem::swap(&mut p, &mut n);
-                }
-                self.nodes[p].red = false;
-                self.nodes[g].red = true;
-                self.rotate_right(g);
-            } else {
-                if self.nodes[p].left == Some(n) {
-                    self.rotate_right(p);
-                    std::mem::swap(&mut p, &mut n);
-                }
-                self.nodes[p].red = false;
-                self.nodes[g].red = true;
-                self.rotate_left(g);
+            if self.nodes[p].kids[1 - side] == Some(n) {
+                self.rotate(p, side);
+                std::mem::swap(&mut p, &mut n);
             }
+            self.nodes[p].red = false;
+            self.nodes[g].red = true;
+            self.rotate(g, 1 - side);
         }
         if let Some(r) = self.root {
             self.nodes[r].red = false;
@@ -185,48 +165,41 @@ impl RbTree {
         debug_assert!(self.contains(n), "node {n} is not in the tree");
         let Node {
             parent: n_parent,
-            left: n_left,
-            right: n_right,
+            kids: [n_left, n_right],
             red: n_red,
             ..
         } = self.nodes[n];
         let (child, parent, removed_red);
-        match (n_left, n_right) {
-            (Some(l), Some(r)) => {
-                // The successor: the leftmost node of the right subtree.
-                let mut s = r;
-                while let Some(l2) = self.nodes[s].left {
-                    s = l2;
-                }
-                self.replace_child(n_parent, n, Some(s));
-                child = self.nodes[s].right;
-                removed_red = self.nodes[s].red;
-                if s == r {
-                    parent = Some(s);
-                } else {
-                    let sp = self.nodes[s].parent.expect("the successor has a parent");
-                    if let Some(c) = child {
-                        self.nodes[c].parent = Some(sp);
-                    }
-                    self.nodes[sp].left = child;
-                    self.nodes[s].right = Some(r);
-                    self.nodes[r].parent = Some(s);
-                    parent = Some(sp);
-                }
-                self.nodes[s].parent = n_parent;
-                self.nodes[s].red = n_red;
-                self.nodes[s].left = Some(l);
-                self.nodes[l].parent = Some(s);
-            }
-            _ => {
-                child = n_left.or(n_right);
-                parent = n_parent;
-                removed_red = n_red;
+        if let (Some(l), Some(r)) = (n_left, n_right) {
+            // The successor: the leftmost node of the right subtree.
+            let s = self.extreme(r, LEFT);
+            self.replace_child(n_parent, n, Some(s));
+            child = self.nodes[s].kids[RIGHT];
+            removed_red = self.nodes[s].red;
+            if s == r {
+                parent = Some(s);
+            } else {
+                let sp = self.nodes[s].parent.expect("the successor has a parent");
                 if let Some(c) = child {
-                    self.nodes[c].parent = parent;
+                    self.nodes[c].parent = Some(sp);
                 }
-                self.replace_child(parent, n, child);
+                self.nodes[sp].kids[LEFT] = child;
+                self.nodes[s].kids[RIGHT] = Some(r);
+                self.nodes[r].parent = Some(s);
+                parent = Some(sp);
             }
+            self.nodes[s].parent = n_parent;
+            self.nodes[s].red = n_red;
+            self.nodes[s].kids[LEFT] = Some(l);
+            self.nodes[l].parent = Some(s);
+        } else {
+            child = n_left.or(n_right);
+            parent = n_parent;
+            removed_red = n_red;
+            if let Some(c) = child {
+                self.nodes[c].parent = parent;
+            }
+            self.replace_child(parent, n, child);
         }
         self.nodes[n] = Node::default();
         if !removed_red {
@@ -239,88 +212,59 @@ impl RbTree {
     fn erase_color(&mut self, mut n: Option<usize>, mut parent: Option<usize>) {
         while !self.red(n) && n != self.root {
             let p = parent.expect("a node below the root has a parent");
-            if self.nodes[p].left == n {
-                let mut o = self.nodes[p]
-                    .right
-                    .expect("the sibling of a short side exists");
-                if self.nodes[o].red {
-                    self.nodes[o].red = false;
-                    self.nodes[p].red = true;
-                    self.rotate_left(p);
-                    o = self.nodes[p].right.expect("sibling after rotation");
-                }
-                let (ol, or) = (self.nodes[o].left, self.nodes[o].right);
-                if !self.red(ol) && !self.red(or) {
-                    self.nodes[o].red = true;
-                    n = Some(p);
-                    parent = self.nodes[p].parent;
-                } else {
-                    if !self.red(or) {
-                        let ol = ol.expect("a red inner nephew");
-                        self.nodes[ol].red = false;
-                        self.nodes[o].red = true;
-                        self.rotate_right(o);
-                        o = self.nodes[p].right.expect("sibling after rotation");
-                    }
-                    self.nodes[o].red = self.nodes[p].red;
-                    self.nodes[p].red = false;
-                    if let Some(or) = self.nodes[o].right {
-                        self.nodes[or].red = false;
-                    }
-                    self.rotate_left(p);
-                    n = self.root;
-                    break;
-                }
-            } else {
-                let mut o = self.nodes[p]
-                    .left
-                    .expect("the sibling of a short side exists");
-                if self.nodes[o].red {
-                    self.nodes[o].red = false;
-                    self.nodes[p].red = true;
-                    self.rotate_right(p);
-                    o = self.nodes[p].left.expect("sibling after rotation");
-                }
-                let (ol, or) = (self.nodes[o].left, self.nodes[o].right);
-                if !self.red(ol) && !self.red(or) {
-                    self.nodes[o].red = true;
-                    n = Some(p);
-                    parent = self.nodes[p].parent;
-                } else {
-                    if !self.red(ol) {
-                        let or = or.expect("a red inner nephew");
-                        self.nodes[or].red = false;
-                        self.nodes[o].red = true;
-                        self.rotate_left(o);
-                        o = self.nodes[p].left.expect("sibling after rotation");
-                    }
-                    self.nodes[o].red = self.nodes[p].red;
-                    self.nodes[p].red = false;
-                    if let Some(ol) = self.nodes[o].left {
-                        self.nodes[ol].red = false;
-                    }
-                    self.rotate_right(p);
-                    n = self.root;
-                    break;
-                }
+            let side = self.side(p, n);
+            let mut o = self.nodes[p].kids[1 - side].expect("the short side has a sibling");
+            if self.nodes[o].red {
+                self.nodes[o].red = false;
+                self.nodes[p].red = true;
+                self.rotate(p, side);
+                o = self.nodes[p].kids[1 - side].expect("a sibling after the rotation");
             }
+            let [near, far] = [self.nodes[o].kids[side], self.nodes[o].kids[1 - side]];
+            if !self.red(near) && !self.red(far) {
+                self.nodes[o].red = true;
+                n = Some(p);
+                parent = self.nodes[p].parent;
+                continue;
+            }
+            if !self.red(far) {
+                let near = near.expect("a red near nephew");
+                self.nodes[near].red = false;
+                self.nodes[o].red = true;
+                self.rotate(o, 1 - side);
+                o = self.nodes[p].kids[1 - side].expect("a sibling after the rotation");
+            }
+            self.nodes[o].red = self.nodes[p].red;
+            self.nodes[p].red = false;
+            if let Some(f) = self.nodes[o].kids[1 - side] {
+                self.nodes[f].red = false;
+            }
+            self.rotate(p, side);
+            n = self.root;
+            break;
         }
         if let Some(n) = n {
             self.nodes[n].red = false;
         }
     }
 
-    /// The node after `n` in order (`rb_next`).
-    pub(super) fn next(&self, n: usize) -> Option<usize> {
-        if let Some(mut r) = self.nodes[n].right {
-            while let Some(l) = self.nodes[r].left {
-                r = l;
-            }
-            return Some(r);
+    /// The last node reached from `n` going to side `side` only.
+    fn extreme(&self, mut n: usize, side: usize) -> usize {
+        while let Some(k) = self.nodes[n].kids[side] {
+            n = k;
+        }
+        n
+    }
+
+    /// The node after `n` in order on side `side` (`rb_next` for [`RIGHT`], `rb_prev` for
+    /// [`LEFT`]).
+    fn step(&self, n: usize, side: usize) -> Option<usize> {
+        if let Some(k) = self.nodes[n].kids[side] {
+            return Some(self.extreme(k, 1 - side));
         }
         let mut at = n;
         while let Some(p) = self.nodes[at].parent {
-            if self.nodes[p].left == Some(at) {
+            if self.nodes[p].kids[1 - side] == Some(at) {
                 return Some(p);
             }
             at = p;
@@ -328,31 +272,20 @@ impl RbTree {
         None
     }
 
+    /// The node after `n` in order (`rb_next`).
+    pub(super) fn next(&self, n: usize) -> Option<usize> {
+        self.step(n, RIGHT)
+    }
+
     /// The node before `n` in order (`rb_prev`).
     pub(super) fn prev(&self, n: usize) -> Option<usize> {
-        if let Some(mut l) = self.nodes[n].left {
-            while let Some(r) = self.nodes[l].right {
-                l = r;
-            }
-            return Some(l);
-        }
-        let mut at = n;
-        while let Some(p) = self.nodes[at].parent {
-            if self.nodes[p].right == Some(at) {
-                return Some(p);
-            }
-            at = p;
-        }
-        None
+        self.step(n, LEFT)
     }
 
     /// The nodes in order (for the checks and the tests).
     pub(super) fn in_order(&self) -> Vec<usize> {
         let mut out = Vec::new();
-        let mut at = self.root;
-        while let Some(l) = at.and_then(|n| self.nodes[n].left) {
-            at = Some(l);
-        }
+        let mut at = self.root.map(|r| self.extreme(r, LEFT));
         while let Some(n) = at {
             out.push(n);
             at = self.next(n);
@@ -390,7 +323,7 @@ impl RbTree {
         };
         *seen += 1;
         let node = self.nodes[n];
-        for c in [node.left, node.right].into_iter().flatten() {
+        for c in node.kids.into_iter().flatten() {
             if self.nodes[c].parent != Some(n) {
                 return Err(format!("node {c} is a child of {n} but not linked back"));
             }
@@ -399,8 +332,8 @@ impl RbTree {
             }
         }
         let (l, r) = (
-            self.check_below(node.left, seen)?,
-            self.check_below(node.right, seen)?,
+            self.check_below(node.kids[LEFT], seen)?,
+            self.check_below(node.kids[RIGHT], seen)?,
         );
         if l != r {
             return Err(format!("black heights {l} and {r} differ below node {n}"));
@@ -439,14 +372,13 @@ mod tests {
             add(&mut t, &keys, n);
         }
         assert_eq!(t.root, Some(1));
-        assert_eq!(t.nodes[1].left, Some(0));
-        assert_eq!(t.nodes[1].right, Some(2));
+        assert_eq!(t.nodes[1].kids, [Some(0), Some(2)]);
         assert!(!t.nodes[1].red && t.nodes[0].red && t.nodes[2].red);
         t.check().unwrap();
         // Erasing the root with two children splices in its successor, 2, in its colour.
         t.erase(1);
         assert_eq!(t.root, Some(2));
-        assert_eq!(t.nodes[2].left, Some(0));
+        assert_eq!(t.nodes[2].kids, [Some(0), None]);
         assert!(!t.nodes[2].red && t.nodes[0].red);
         assert!(!t.contains(1));
         t.check().unwrap();

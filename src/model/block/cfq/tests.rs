@@ -91,43 +91,20 @@ fn the_2_6_31_async_queue_waits_only_for_sync_in_flight() {
 #[test]
 fn only_the_one_busy_queue_goes_past_the_quantum() {
     for (v, alone) in [(KernelVersion::V2_6_32, 16), (KernelVersion::V2_6_33, 30)] {
-        let mut s = Scheduler::new();
-        let mut c = cfq(v, 0);
-        c.cfg.low_latency = false;
-        for id in 0..30 {
-            c.insert(
-                id,
-                true,
-                Some(ActorId(1)),
-                (8 * u64::from(id), 8),
-                &mut s,
-                ms(0),
-            );
+        for (other, want) in [(true, 4), (false, alone)] {
+            let mut s = Scheduler::new();
+            let mut c = cfq(v, 0);
+            c.cfg.low_latency = false;
+            for id in 0..30 {
+                let at = (8 * u64::from(id), 8);
+                c.insert(id, true, Some(ActorId(1)), at, &mut s, ms(0));
+            }
+            if other {
+                c.insert(99, true, Some(ActorId(2)), (0, 8), &mut s, ms(0));
+            }
+            let got = drain(&mut c, &mut s, ms(0)).len();
+            assert_eq!(got, want, "{v:?}: another busy queue: {other}");
         }
-        c.insert(99, true, Some(ActorId(2)), (0, 8), &mut s, ms(0));
-        assert_eq!(
-            drain(&mut c, &mut s, ms(0)).len(),
-            4,
-            "{v:?}: two busy queues"
-        );
-        let mut s = Scheduler::new();
-        let mut c = cfq(v, 0);
-        c.cfg.low_latency = false;
-        for id in 0..30 {
-            c.insert(
-                id,
-                true,
-                Some(ActorId(1)),
-                (8 * u64::from(id), 8),
-                &mut s,
-                ms(0),
-            );
-        }
-        assert_eq!(
-            drain(&mut c, &mut s, ms(0)).len(),
-            alone,
-            "{v:?}: one busy queue"
-        );
     }
 }
 
