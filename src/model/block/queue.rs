@@ -286,7 +286,6 @@ impl RequestQueue {
                 let (offset, bytes, _) = at;
                 let sectors = u64::from(bytes).div_ceil(512);
                 c.insert(id, sync, ctx, (offset / 512, sectors), sched, sched.now());
-                self.counters.cfq_coop = c.coop_counts();
             }
             ElevatorState::Deadline(d) => {
                 let (offset, bytes, dir) = at;
@@ -340,11 +339,7 @@ impl RequestQueue {
         let now = sched.now();
         let got = match &mut self.elevator {
             ElevatorState::Fifo(q) => q.pop_front(),
-            ElevatorState::Cfq(c) => {
-                let got = c.next(sched, now);
-                self.counters.cfq_coop = c.coop_counts();
-                got
-            }
+            ElevatorState::Cfq(c) => c.next(sched, now),
             ElevatorState::Deadline(d) => d.dispatch(now),
         };
         if got.is_some() {
@@ -371,13 +366,18 @@ impl RequestQueue {
         self.unplug(sched);
     }
 
-    /// Closes the congestion-time accounting at the end of the run.
+    /// Brings [`RequestQueue::counters`] up to `now` before they are read (at the warm-up's
+    /// end and the run's): the congestion time so far, and CFQ's close-cooperator counts,
+    /// which CFQ keeps itself.
     pub fn finish(&mut self, now: SimTime) {
         for class in [SYNC, ASYNC] {
             if self.congested[class] {
                 self.counters.congested[class] += now.since(self.congested_since[class]);
                 self.congested_since[class] = now;
             }
+        }
+        if let ElevatorState::Cfq(c) = &self.elevator {
+            self.counters.cfq_coop = c.coop_counts();
         }
     }
 
