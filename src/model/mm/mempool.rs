@@ -163,6 +163,11 @@ impl Mempool {
         }
     }
 
+    /// Whether the reserve is full: a page freed now goes back to the zone.
+    pub(in crate::model) fn is_full(&self) -> bool {
+        self.reserve >= self.capacity
+    }
+
     /// Returns one bounce page: it refills the reserve first, waking the first sleeper (its
     /// timer for the world to cancel), else goes back to the zone.
     pub(in crate::model) fn free_page(&mut self, mem: &mut Mem) -> Option<(ActorId, EventId)> {

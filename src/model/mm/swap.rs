@@ -236,12 +236,47 @@ impl Swap {
     /// Process `proc` wrote a new page `page` of its buffer (the page is already counted
     /// `Anon` in the zone): it joins the LRU, referenced.
     pub fn add(&mut self, proc: u32, page: u32) {
-        assert_eq!(
-            self.page(proc, page),
-            AnonPage::Absent,
-            "page {page} exists"
-        );
-        self.push_lru(proc, page, None);
+        self.add_run(proc, page..page + 1);
+    }
+
+    /// Process `proc` wrote the new pages `pages` of its buffer or map: [`Swap::add`] of each
+    /// in turn (the same stamps, the same order on the LRU), in one pass over its row.
+    pub fn add_run(&mut self, proc: u32, pages: std::ops::Range<u32>) {
+        let row = &mut self.procs[proc as usize][pages.start as usize..pages.end as usize];
+        self.lru.reserve(row.len());
+        for (pg, state) in pages.zip(row.iter_mut()) {
+            assert_eq!(*state, AnonPage::Absent, "page {pg} exists");
+            let stamp = self.next_gen;
+            self.next_gen = self.next_gen.wrapping_add(1);
+            *state = AnonPage::Resident {
+                stamp,
+                referenced: true,
+                slot: None,
+                mapped: true,
+            };
+            self.lru.push_back((proc, pg, stamp));
+        }
+        self.resident += row.len() as u64;
+    }
+
+    /// Process `proc` touches `page` if it is resident and mapped: the [`Touch::Hit`] of
+    /// [`Swap::touch`], with its one effect (the page is marked referenced), and `true`. Any
+    /// other page is left as it was and `false` returned, for [`Swap::touch`] to handle. The
+    /// hit is nearly every touch of a walk or an insert, so it is kept small enough to inline
+    /// into those loops.
+    #[inline]
+    pub fn touch_hit(&mut self, proc: u32, page: u32) -> bool {
+        match &mut self.procs[proc as usize][page as usize] {
+            AnonPage::Resident {
+                referenced,
+                mapped: true,
+                ..
+            } => {
+                *referenced = true;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Process `proc` touches `page`.
@@ -526,11 +561,27 @@ impl Swap {
     /// The write of `slot` completed: its page is freed (or, touched meanwhile, mapped again
     /// with the slot as its swap-cache copy); a freed buffer's page frees its slot too.
     pub fn write_done(&mut self, mem: &mut Mem, slot: u32) {
+        self.writes_done(mem, slot..slot + 1);
+    }
+
+    /// The write of `slots` completed: [`Swap::write_done`] of each slot in turn, the pages
+    /// freed going back to the zone together at the end. Nothing in between reads the zone, so
+    /// this is exactly their frees one by one (the same coalescing draws in the same order).
+    pub fn writes_done(&mut self, mem: &mut Mem, slots: std::ops::Range<u32>) {
+        let mut freed = 0;
+        for slot in slots {
+            freed += u64::from(self.write_done_kept(mem, slot));
+        }
+        mem.free_pages(freed, PageState::AnonWriteback);
+    }
+
+    /// [`Swap::write_done`] less the free: `true` if `slot`'s page is to be freed.
+    fn write_done_kept(&mut self, mem: &mut Mem, slot: u32) -> bool {
         match self.slots[slot as usize] {
             SlotUse::Orphan => {
-                mem.free(0, PageState::AnonWriteback);
                 self.orphans -= 1;
                 self.free_slot(slot);
+                true
             }
             SlotUse::Page { proc, page } => {
                 let AnonPage::SwapOut { rescued, .. } = self.page(proc, page) else {
@@ -539,9 +590,10 @@ impl Swap {
                 if rescued {
                     mem.transition(1, PageState::AnonWriteback, PageState::Anon);
                     self.push_lru(proc, page, Some(slot));
+                    false
                 } else {
-                    mem.free(0, PageState::AnonWriteback);
                     self.procs[proc as usize][page as usize] = AnonPage::Swapped { slot };
+                    true
                 }
             }
             SlotUse::Free | SlotUse::OrphanIn => {
@@ -778,6 +830,99 @@ mod tests {
             (2, 2, 1)
         );
         assert_eq!(swap.check(&mem), Ok(()));
+    }
+
+    /// Completing a swap-out bio's slots together frees, maps again and orphans exactly as
+    /// completing them one by one: the same pages, LRU, counts, free lists and coalescing
+    /// stream (the zone's next frees draw the same merges).
+    #[test]
+    fn completing_a_run_of_writes_is_completing_them_one_by_one() {
+        for orphaned in [false, true] {
+            let build = || {
+                let (mut mem, mut swap) = setup(100, 16);
+                grow(&mut mem, &mut swap, 16);
+                swap.scan(&mut mem, 16, true);
+                swap.scan(&mut mem, 16, true);
+                let w = swap.take_writes();
+                assert_eq!(w, (0..16).collect::<Vec<_>>());
+                if orphaned {
+                    swap.free_all(&mut mem, 0);
+                } else {
+                    for pg in [1, 5, 6, 15] {
+                        assert_eq!(swap.touch(0, pg), Touch::Minor);
+                    }
+                }
+                (mem, swap)
+            };
+            let (mut mem_a, mut swap_a) = build();
+            let (mut mem_b, mut swap_b) = build();
+            swap_a.writes_done(&mut mem_a, 0..16);
+            for s in 0..16 {
+                swap_b.write_done(&mut mem_b, s);
+            }
+            assert_eq!(swap_a.procs, swap_b.procs);
+            assert_eq!(swap_a.lru, swap_b.lru);
+            assert_eq!(
+                (swap_a.used(), swap_a.resident),
+                (swap_b.used(), swap_b.resident)
+            );
+            assert_eq!(mem_a.pages, mem_b.pages);
+            assert_eq!(mem_a.zone.nr_free(), mem_b.zone.nr_free());
+            assert_eq!(swap_a.check(&mem_a), Ok(()));
+            alloc(&mut mem_a, 40);
+            alloc(&mut mem_b, 40);
+            mem_a.free_pages(40, PageState::Anon);
+            mem_b.free_pages(40, PageState::Anon);
+            assert_eq!(mem_a.zone.nr_free(), mem_b.zone.nr_free());
+        }
+    }
+
+    /// A run of new pages joins the LRU as the same pages added one by one; a hit is the hit
+    /// of `touch` and anything else is left for `touch`.
+    #[test]
+    fn adding_a_run_is_adding_each_page_and_a_hit_is_touchs_hit() {
+        let (_, mut a) = setup(100, 8);
+        let (_, mut b) = setup(100, 8);
+        a.add_run(0, 2..7);
+        for pg in 2..7 {
+            b.add(0, pg);
+        }
+        assert_eq!(
+            (a.procs.clone(), a.lru.clone()),
+            (b.procs.clone(), b.lru.clone())
+        );
+        assert_eq!((a.resident, a.next_gen), (b.resident, b.next_gen));
+        assert!(!a.touch_hit(0, 0), "an absent page is no hit");
+        assert_eq!(a.page(0, 0), AnonPage::Absent);
+        let AnonPage::Resident { stamp, .. } = a.page(0, 3) else {
+            panic!("page 3 is resident")
+        };
+        a.procs[0][3] = AnonPage::Resident {
+            stamp,
+            referenced: false,
+            slot: Some(7),
+            mapped: false,
+        };
+        assert!(
+            !a.touch_hit(0, 3),
+            "an unmapped page is a minor fault, not a hit"
+        );
+        assert_eq!(a.touch(0, 3), Touch::Minor);
+        a.procs[0][3] = AnonPage::Resident {
+            stamp,
+            referenced: false,
+            slot: None,
+            mapped: true,
+        };
+        assert!(a.touch_hit(0, 3));
+        assert!(matches!(
+            a.page(0, 3),
+            AnonPage::Resident {
+                referenced: true,
+                mapped: true,
+                ..
+            }
+        ));
     }
 
     /// `pages` pages grown, written to slots `0..pages` and freed from memory.

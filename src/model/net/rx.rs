@@ -80,6 +80,8 @@ pub fn tcp_rmem(ram_pages: u64) -> [u64; 3] {
 #[derive(Debug)]
 pub struct RxPath {
     cfg: RxConfig,
+    /// The time between two paced transmissions, from the configuration once.
+    pace: SimDuration,
     /// Descriptors holding a buffer.
     filled: u32,
     /// Segments in the socket's receive queue, each holding one buffer.
@@ -115,6 +117,7 @@ impl RxPath {
         let mss = u64::from(cfg.mss);
         RxPath {
             cfg: cfg.clone(),
+            pace: SimDuration::from_secs_f64(f64::from(cfg.mss) / cfg.bandwidth),
             filled: 0,
             queued: 0,
             rmem_alloc: 0,
@@ -166,7 +169,7 @@ impl RxPath {
 
     /// The time between two paced transmissions.
     pub fn pace(&self) -> SimDuration {
-        SimDuration::from_secs_f64(f64::from(self.cfg.mss) / self.cfg.bandwidth)
+        self.pace
     }
 
     /// Whether the sender is waiting for the window.

@@ -152,9 +152,7 @@ impl World {
         pr.mem
             .transition(u64::from(pages), PageState::Filling, PageState::Anon);
         let first = self.procs[p as usize].grown_pages();
-        for pg in first..first + pages {
-            pr.swap.add(p, pg);
-        }
+        pr.swap.add_run(p, first..first + pages);
         self.procs[p as usize].grown(pages, now);
         self.gitk_next(p, sched);
     }
@@ -170,16 +168,22 @@ impl World {
         pr.mem
             .transition(u64::from(pages), PageState::Filling, PageState::Anon);
         let first = self.procs[p as usize].mapped(pages);
-        for pg in first..first + pages {
-            pr.swap.add(p, pg);
-        }
+        pr.swap.add_run(p, first..first + pages);
         self.gitk_next(p, sched);
     }
 
     /// Process `p` touches page `pg`: true if it is in memory (now mapped and referenced);
     /// false if the process blocks, in a major fault (its read from swap, with readahead) or
     /// waiting for a read in flight, and goes on from [`World::gitk_next`] once the page is in.
+    #[inline]
     fn gitk_touch(&mut self, p: u32, pg: u32, sched: &mut Scheduler<Event>) -> bool {
+        zone(&mut self.memory).swap.touch_hit(p, pg) || self.gitk_touch_miss(p, pg, sched)
+    }
+
+    /// [`World::gitk_touch`] of a page that is not resident and mapped: a minor fault, a wait
+    /// for a read under way, or a major fault.
+    #[inline(never)]
+    fn gitk_touch_miss(&mut self, p: u32, pg: u32, sched: &mut Scheduler<Event>) -> bool {
         let now = sched.now();
         let pr = zone(&mut self.memory);
         match pr.swap.touch(p, pg) {

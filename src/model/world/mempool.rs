@@ -6,7 +6,7 @@ use crate::model::base::bio::{Bio, BioId};
 use crate::model::base::ids::ActorId;
 use crate::model::base::obs::Stage;
 use crate::model::mm::cwait::CwWho;
-use crate::model::mm::memory::PAGE_SIZE;
+use crate::model::mm::memory::{PAGE_SIZE, PageState};
 use crate::model::mm::mempool::*;
 use crate::model::mm::pressure::MemEvent;
 use crate::model::world::World;
@@ -110,8 +110,14 @@ impl World {
 
     /// A write's bounce pages come back at its completion, each refill waking a sleeper.
     pub(in crate::model) fn free_bounce(&mut self, pages: u32, sched: &mut Scheduler<Event>) {
-        for _ in 0..pages {
+        for left in (1..=pages).rev() {
             let p = self.pr();
+            if p.pool.is_full() {
+                // Every page left goes back to the zone with nothing in between (only a refill
+                // wakes a sleeper): one run, the same coalescing draws in the same order.
+                p.mem.free_pages(u64::from(left), PageState::Bounce);
+                return;
+            }
             if let Some((actor, timer)) = p.pool.free_page(&mut p.mem) {
                 sched.cancel(timer);
                 self.pool_sleep_end(actor, sched);

@@ -129,8 +129,7 @@ impl World {
     pub(in crate::model) fn swapout_done(&mut self, bio: &Bio) {
         let p = self.pr();
         let first = p.swap.slot_at(bio.offset);
-        for s in first..first + (u64::from(bio.bytes) / PAGE_SIZE) as u32 {
-            p.swap.write_done(&mut p.mem, s);
-        }
+        let n = (u64::from(bio.bytes) / PAGE_SIZE) as u32;
+        p.swap.writes_done(&mut p.mem, first..first + n);
     }
 }
