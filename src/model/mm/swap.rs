@@ -456,12 +456,14 @@ impl Swap {
         if self.used as usize >= n {
             return None;
         }
+        // The slot after `i`, wrapping at the end (a compare, not a division).
+        let after = |i: usize| if i + 1 == n { 0 } else { i + 1 };
         let mut i = self.cursor;
         while self.slots[i] != SlotUse::Free {
-            i = (i + 1) % n;
+            i = after(i);
         }
         self.slots[i] = SlotUse::Page { proc, page };
-        self.cursor = (i + 1) % n;
+        self.cursor = after(i);
         self.used += 1;
         self.obs.used_peak = self.obs.used_peak.max(self.used);
         Some(i as u32)
