@@ -171,7 +171,7 @@ impl Mempool {
     /// Returns one bounce page: it refills the reserve first, waking the first sleeper (its
     /// timer for the world to cancel), else goes back to the zone.
     pub(in crate::model) fn free_page(&mut self, mem: &mut Mem) -> Option<(ActorId, EventId)> {
-        if self.reserve < self.capacity {
+        if !self.is_full() {
             self.reserve += 1;
             self.sleepers.pop_front()
         } else {

@@ -233,14 +233,9 @@ impl Swap {
         self.resident += 1;
     }
 
-    /// Process `proc` wrote a new page `page` of its buffer (the page is already counted
-    /// `Anon` in the zone): it joins the LRU, referenced.
-    pub fn add(&mut self, proc: u32, page: u32) {
-        self.add_run(proc, page..page + 1);
-    }
-
-    /// Process `proc` wrote the new pages `pages` of its buffer or map: [`Swap::add`] of each
-    /// in turn (the same stamps, the same order on the LRU), in one pass over its row.
+    /// Process `proc` wrote the new pages `pages` of its buffer or map (already counted `Anon`
+    /// in the zone): each joins the LRU in turn, referenced and mapped, with a fresh stamp, in
+    /// one pass over the process's row.
     pub fn add_run(&mut self, proc: u32, pages: std::ops::Range<u32>) {
         let row = &mut self.procs[proc as usize][pages.start as usize..pages.end as usize];
         self.lru.reserve(row.len());
@@ -561,14 +556,18 @@ impl Swap {
     }
 
     /// The write of `slot` completed: its page is freed (or, touched meanwhile, mapped again
-    /// with the slot as its swap-cache copy); a freed buffer's page frees its slot too.
+    /// with the slot as its swap-cache copy); a freed buffer's page frees its slot too. The
+    /// model completes whole bios ([`Swap::writes_done`]); tests complete one slot at a time.
+    #[cfg(test)]
     pub fn write_done(&mut self, mem: &mut Mem, slot: u32) {
         self.writes_done(mem, slot..slot + 1);
     }
 
-    /// The write of `slots` completed: [`Swap::write_done`] of each slot in turn, the pages
-    /// freed going back to the zone together at the end. Nothing in between reads the zone, so
-    /// this is exactly their frees one by one (the same coalescing draws in the same order).
+    /// The write of `slots` completed: each slot's page in turn is freed (or, touched meanwhile,
+    /// mapped again with the slot as its swap-cache copy), and a freed buffer's slot is freed
+    /// too. The freed pages go back to the zone together at the end: nothing in between reads
+    /// the zone, so this is exactly their frees one by one (the same coalescing draws in the
+    /// same order).
     pub fn writes_done(&mut self, mem: &mut Mem, slots: std::ops::Range<u32>) {
         let mut freed = 0;
         for slot in slots {

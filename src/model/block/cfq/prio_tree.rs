@@ -362,15 +362,21 @@ mod tests {
         *s >> 33
     }
 
-    #[test]
-    fn ascending_inserts_rotate_as_the_kernel_does() {
-        // 0, 1, 2 in order: the third insert rotates left at the root, so 1 is the root with
-        // 0 and 2 below, all but the root red.
+    /// The tree that keys 10, 20 and 30 inserted in that order make.
+    fn ascending_three() -> RbTree {
         let keys = [10, 20, 30];
         let mut t = RbTree::default();
         for n in 0..3 {
             add(&mut t, &keys, n);
         }
+        t
+    }
+
+    #[test]
+    fn ascending_inserts_rotate_as_the_kernel_does() {
+        // 0, 1, 2 in order: the third insert rotates left at the root, so 1 is the root with
+        // 0 and 2 below, all but the root red.
+        let mut t = ascending_three();
         assert_eq!(t.root, Some(1));
         assert_eq!(t.nodes[1].kids, [Some(0), Some(2)]);
         assert!(!t.nodes[1].red && t.nodes[0].red && t.nodes[2].red);
@@ -432,11 +438,7 @@ mod tests {
 
     #[test]
     fn check_finds_a_broken_tree() {
-        let keys = [10, 20, 30];
-        let mut t = RbTree::default();
-        for n in 0..3 {
-            add(&mut t, &keys, n);
-        }
+        let mut t = ascending_three();
         t.nodes[1].red = true;
         assert!(t.check().is_err());
     }

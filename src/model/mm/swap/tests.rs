@@ -42,7 +42,7 @@ fn grow(mem: &mut Mem, swap: &mut Swap, pages: u32) {
             mem.alloc(0, Gfp::User, PageState::Anon, SimTime::ZERO)
                 .granted
         );
-        swap.add(0, pg);
+        swap.add_run(0, pg..pg + 1);
     }
 }
 
@@ -145,15 +145,16 @@ fn completing_a_run_of_writes_is_completing_them_one_by_one() {
     }
 }
 
-/// A run of new pages joins the LRU as the same pages added one by one; a hit is the hit
-/// of `touch` and anything else is left for `touch`.
+/// A run of new pages joins the LRU as the same pages filed one by one by `push_lru`; a
+/// hit is the hit of `touch` and anything else is left for `touch`.
 #[test]
 fn adding_a_run_is_adding_each_page_and_a_hit_is_touchs_hit() {
     let (_, mut a) = setup(100, 8);
     let (_, mut b) = setup(100, 8);
     a.add_run(0, 2..7);
     for pg in 2..7 {
-        b.add(0, pg);
+        assert_eq!(b.page(0, pg), AnonPage::Absent);
+        b.push_lru(0, pg, None);
     }
     assert_eq!(
         (a.procs.clone(), a.lru.clone()),
