@@ -571,13 +571,14 @@ impl Swap {
     pub fn writes_done(&mut self, mem: &mut Mem, slots: std::ops::Range<u32>) {
         let mut freed = 0;
         for slot in slots {
-            freed += u64::from(self.write_done_kept(mem, slot));
+            freed += u64::from(self.write_done_frees(mem, slot));
         }
         mem.free_pages(freed, PageState::AnonWriteback);
     }
 
-    /// [`Swap::write_done`] less the free: `true` if `slot`'s page is to be freed.
-    fn write_done_kept(&mut self, mem: &mut Mem, slot: u32) -> bool {
+    /// The write of `slot` completed, all but the free of its page: `true` if that page is to
+    /// be freed (the caller frees it), `false` if it was touched meanwhile and stays mapped.
+    fn write_done_frees(&mut self, mem: &mut Mem, slot: u32) -> bool {
         match self.slots[slot as usize] {
             SlotUse::Orphan => {
                 self.orphans -= 1;
